@@ -1,0 +1,108 @@
+//! The traits a game implements: a small required part ([`Game`]) and
+//! optional capabilities that switch on faster solvers.
+
+use crate::value::Value;
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// Why a position's text could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PositionError(pub String);
+
+impl PositionError {
+    /// An error with the given message.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self(message.into())
+    }
+}
+
+impl std::fmt::Display for PositionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PositionError {}
+
+/// A two-player, perfect-information game without chance.
+///
+/// A position holds everything needed to continue, including who moves.
+/// Play ends where [`Game::primitive`] says so; a position that is not
+/// primitive but has no moves is a loss for the player to move (normal play).
+pub trait Game: Send + Sync {
+    /// Everything needed to continue the game, including who moves.
+    type Position: Clone + Eq + Hash + Debug + Send + Sync;
+    /// A move, as small as the game allows.
+    type Move: Copy + Eq + Debug + Send + Sync;
+
+    /// The game's full name with parameters, as accepted on the command line.
+    fn name(&self) -> String;
+
+    /// The usual start position.
+    fn start(&self) -> Self::Position;
+
+    /// The value for the player to move if play has ended, else `None`.
+    fn primitive(&self, position: &Self::Position) -> Option<Value>;
+
+    /// Calls `visit` with every legal move and the position it leads to.
+    /// Only called on positions that are not primitive.
+    fn for_each_move(
+        &self,
+        position: &Self::Position,
+        visit: impl FnMut(Self::Move, Self::Position),
+    );
+
+    /// Reads a position in the game's text form (boards as rows joined by `/`).
+    fn parse_position(&self, text: &str) -> Result<Self::Position, PositionError>;
+
+    /// Writes a position in the form [`Game::parse_position`] reads.
+    fn format_position(&self, position: &Self::Position) -> String;
+
+    /// Names a move made from `position`, in the game's own move notation.
+    fn format_move(&self, position: &Self::Position, mv: Self::Move) -> String;
+
+    /// Draws a position for a person, over several lines. By default the rows
+    /// of the text form, one per line.
+    fn render(&self, position: &Self::Position) -> String {
+        self.format_position(position).replace('/', "\n")
+    }
+}
+
+/// A dense index: every position maps to a distinct number in `0..len`.
+/// Switches on table-based solvers and on-disk tables.
+pub trait Indexed: Game {
+    /// The size of the index space.
+    fn index_len(&self) -> u64;
+
+    /// The index of a position.
+    fn rank(&self, position: &Self::Position) -> u64;
+
+    /// The position with the given index, or `None` where no legal position
+    /// has that index.
+    fn unrank(&self, index: u64) -> Option<Self::Position>;
+}
+
+/// Symmetries of the board: positions in one class have equal values.
+pub trait Symmetric: Game {
+    /// Calls `visit` with every image of `position` under the game's
+    /// symmetry group, the identity included.
+    fn for_each_symmetric(&self, position: &Self::Position, visit: impl FnMut(Self::Position));
+
+    /// The one representative of the class of `position` that every member
+    /// maps to. By default the image with the least index.
+    fn canonical(&self, position: &Self::Position) -> Self::Position
+    where
+        Self: Indexed,
+    {
+        let mut best = position.clone();
+        let mut best_rank = self.rank(position);
+        self.for_each_symmetric(position, |image| {
+            let rank = self.rank(&image);
+            if rank < best_rank {
+                best_rank = rank;
+                best = image;
+            }
+        });
+        best
+    }
+}

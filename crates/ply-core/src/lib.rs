@@ -1,0 +1,16 @@
+//! ply-core: the engine of ply. It knows no concrete game and does no
+//! terminal I/O. A game implements [`Game`] and any optional capabilities
+//! ([`Indexed`], [`Symmetric`], ...); solvers in [`solve`] are chosen from
+//! what the game offers.
+
+pub mod census;
+pub mod game;
+pub mod progress;
+pub mod solve;
+pub mod value;
+
+pub use census::Census;
+pub use game::{Game, Indexed, PositionError, Symmetric};
+pub use progress::{NoProgress, Progress};
+pub use solve::search::{CycleError, MemoSolver};
+pub use value::{Cell, Outcome, Remoteness, Value};

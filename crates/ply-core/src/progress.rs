@@ -1,0 +1,22 @@
+//! Progress reports from long computations, without any terminal I/O.
+
+/// Receives progress from a solver. The `ply` binary draws it as a bar;
+/// libraries and tests pass [`NoProgress`].
+pub trait Progress: Sync {
+    /// A new phase begins, with `total` units of work (0 if unknown).
+    fn begin(&self, phase: &str, total: u64);
+    /// `done` more units of the current phase are finished.
+    fn advance(&self, done: u64);
+    /// The current phase is over.
+    fn end(&self);
+}
+
+/// Discards all progress.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn begin(&self, _phase: &str, _total: u64) {}
+    fn advance(&self, _done: u64) {}
+    fn end(&self) {}
+}

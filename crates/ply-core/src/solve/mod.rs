@@ -1,0 +1,3 @@
+//! Solvers. Each is chosen from the capabilities a game offers.
+
+pub mod search;

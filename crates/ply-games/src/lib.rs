@@ -1,0 +1,8 @@
+//! The built-in games of ply, one module per game. Each module gives the
+//! rules, the text form of positions and moves, and whatever optional
+//! capabilities (index, symmetries, ...) the game has.
+
+pub mod board;
+pub mod euler;
+
+pub use euler::Euler;

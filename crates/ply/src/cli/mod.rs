@@ -1,0 +1,94 @@
+//! The `ply` command line: one module per subcommand group.
+
+pub mod progress;
+
+use crate::error::PlyError;
+use crate::{judge, registry};
+use clap::{Parser, Subcommand};
+use progress::BarProgress;
+use std::io::{self, BufWriter, Write};
+
+/// ply: strongly solve two-player, perfect-information games.
+#[derive(Parser, Debug)]
+#[command(name = "ply", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List the built-in games and their variants.
+    Games,
+    /// Value and remoteness of a position, and of every move from it.
+    Solve {
+        /// The game, as NAME or NAME:PARAMS (e.g. euler:5x5).
+        game: String,
+        /// The position (boards as rows joined by '/'); the start if omitted.
+        position: Option<String>,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Strongly solve a whole game and count positions by value and remoteness.
+    Analyze {
+        /// The game, as NAME or NAME:PARAMS.
+        game: String,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Answer a contest problem: contest input on stdin, exact output on stdout.
+    Judge {
+        /// The problem (see `ply judge --help` for the list).
+        #[arg(value_parser = clap::builder::PossibleValuesParser::new(judge::PROBLEMS.iter().map(|p| p.name)))]
+        problem: String,
+    },
+}
+
+impl Cli {
+    /// Runs the command, writing its output to stdout.
+    pub fn run(self) -> Result<(), PlyError> {
+        let stdout = io::stdout();
+        let mut out = BufWriter::new(stdout.lock());
+        match self.command {
+            Command::Games => {
+                for entry in registry::GAMES {
+                    writeln!(out, "{:<12} {}", entry.name, entry.summary)?;
+                    writeln!(out, "{:<12} variants: {}", "", entry.variants)?;
+                }
+            }
+            Command::Solve {
+                game,
+                position,
+                json,
+            } => {
+                let report = registry::open(&game)?.solve(position.as_deref())?;
+                if json {
+                    writeln!(out, "{}", to_json(&report)?)?;
+                } else {
+                    write!(out, "{}", report.to_text())?;
+                }
+            }
+            Command::Analyze { game, json } => {
+                let report = registry::open(&game)?.analyze(&BarProgress::new())?;
+                if json {
+                    writeln!(out, "{}", to_json(&report)?)?;
+                } else {
+                    write!(out, "{}", report.to_text())?;
+                }
+            }
+            Command::Judge { problem } => {
+                let stdin = io::stdin();
+                let mut input = io::BufReader::with_capacity(1 << 16, stdin.lock());
+                judge::run(&problem, &mut input, &mut out)?;
+            }
+        }
+        out.flush()?;
+        Ok(())
+    }
+}
+
+fn to_json(value: &impl serde::Serialize) -> Result<String, PlyError> {
+    serde_json::to_string(value).map_err(|e| PlyError::Io(io::Error::other(e)))
+}

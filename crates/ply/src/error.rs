@@ -1,0 +1,59 @@
+//! Errors the `ply` command reports: one clear line on stderr, exit code 2.
+
+use ply_core::PositionError;
+use std::fmt;
+
+/// Everything that can go wrong in a `ply` command.
+#[derive(Debug)]
+pub enum PlyError {
+    /// A bad command-line argument: unknown game, malformed position, ...
+    Argument(String),
+    /// Malformed judge input, with the 1-based line number where it went wrong.
+    Input {
+        /// The line the problem was found on.
+        line: usize,
+        /// What was expected there.
+        message: String,
+    },
+    /// Reading input or writing output failed.
+    Io(std::io::Error),
+}
+
+impl PlyError {
+    /// A bad argument.
+    pub fn argument(message: impl Into<String>) -> Self {
+        Self::Argument(message.into())
+    }
+
+    /// Malformed input at `line`.
+    pub fn input(line: usize, message: impl Into<String>) -> Self {
+        Self::Input {
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for PlyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Argument(message) => f.write_str(message),
+            Self::Input { line, message } => write!(f, "input line {line}: {message}"),
+            Self::Io(err) => write!(f, "I/O error: {err}"),
+        }
+    }
+}
+
+impl std::error::Error for PlyError {}
+
+impl From<std::io::Error> for PlyError {
+    fn from(err: std::io::Error) -> Self {
+        Self::Io(err)
+    }
+}
+
+impl From<PositionError> for PlyError {
+    fn from(err: PositionError) -> Self {
+        Self::Argument(err.0)
+    }
+}

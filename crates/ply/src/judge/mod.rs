@@ -1,0 +1,34 @@
+//! Contest problems answered in their exact judge formats, one module per
+//! problem. Every case is decided on its own merits.
+
+pub mod input;
+
+use crate::error::PlyError;
+use std::io::{BufRead, Write};
+
+/// A contest problem `ply judge` answers.
+pub struct Problem {
+    /// The name on the command line.
+    pub name: &'static str,
+    /// What it asks.
+    pub summary: &'static str,
+    /// Reads the whole contest input and writes the exact contest output.
+    pub run: fn(&mut dyn BufRead, &mut dyn Write) -> Result<(), PlyError>,
+}
+
+/// Every problem `ply judge` knows.
+pub const PROBLEMS: &[Problem] = &[];
+
+/// Answers `problem` on `input`, writing to `output`.
+pub fn run(problem: &str, input: &mut dyn BufRead, output: &mut dyn Write) -> Result<(), PlyError> {
+    let entry = PROBLEMS.iter().find(|p| p.name == problem).ok_or_else(|| {
+        let known: Vec<&str> = PROBLEMS.iter().map(|p| p.name).collect();
+        PlyError::argument(format!(
+            "unknown problem '{problem}'; known problems: {}",
+            known.join(", ")
+        ))
+    })?;
+    (entry.run)(input, output)?;
+    output.flush()?;
+    Ok(())
+}

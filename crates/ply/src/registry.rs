@@ -1,0 +1,51 @@
+//! The built-in games by name, each with the solver that fits it best.
+
+use crate::error::PlyError;
+use crate::session::Session;
+use crate::session::search::SearchSession;
+use ply_games::Euler;
+
+/// Opens a game from the text after `:` in its name (`None` for the default).
+pub type Opener = fn(Option<&str>) -> Result<Box<dyn Session>, PlyError>;
+
+/// A built-in game: its name, what it is, and how to open it.
+pub struct Entry {
+    /// The name before any `:PARAMS`.
+    pub name: &'static str,
+    /// One line on what the game is.
+    pub summary: &'static str,
+    /// The parameters it takes, with the default.
+    pub variants: &'static str,
+    /// Opens the game with the text after `:` (or `None` for the default).
+    pub open: Opener,
+}
+
+/// Every built-in game.
+pub const GAMES: &[Entry] = &[Entry {
+    name: "euler",
+    summary: "Game of Euler (UVA 10536): cover squares with pins; covering the last one loses",
+    variants: "euler (4x4, pins up to 3), euler:RxC, euler:RxCxL (longest pin L); at most 32 squares",
+    open: |params| {
+        let game = match params {
+            Some(p) => Euler::from_params(p)?,
+            None => Euler::default(),
+        };
+        Ok(Box::new(SearchSession::new(game)))
+    },
+}];
+
+/// Opens a game named `NAME` or `NAME:PARAMS`.
+pub fn open(spec: &str) -> Result<Box<dyn Session>, PlyError> {
+    let (name, params) = match spec.split_once(':') {
+        Some((name, params)) => (name, Some(params)),
+        None => (spec, None),
+    };
+    let entry = GAMES.iter().find(|e| e.name == name).ok_or_else(|| {
+        let known: Vec<&str> = GAMES.iter().map(|e| e.name).collect();
+        PlyError::argument(format!(
+            "unknown game '{name}'; known games: {}",
+            known.join(", ")
+        ))
+    })?;
+    (entry.open)(params).map_err(|e| PlyError::argument(format!("game '{spec}': {e}")))
+}

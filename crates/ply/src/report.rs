@@ -1,0 +1,227 @@
+//! The reports `ply solve` and `ply analyze` print, as text or JSON. Their
+//! JSON shape is a contract other tools depend on (see DESIGN.md).
+
+use ply_core::{Census, Outcome, Remoteness, Value};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// One position's value and where every move leads.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SolveReport {
+    /// The game's full name.
+    pub game: String,
+    /// The position, in the game's text form.
+    pub position: String,
+    /// The value for the player to move.
+    pub value: Value,
+    /// Plies to the end; null for draws.
+    pub remoteness: Option<Remoteness>,
+    /// The Grundy value, for impartial games.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nimber: Option<u64>,
+    /// Every legal move.
+    pub moves: Vec<MoveReport>,
+}
+
+/// A move and the value of the position it leads to, for the player who
+/// moves next after it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MoveReport {
+    /// The move, in the game's notation.
+    #[serde(rename = "move")]
+    pub name: String,
+    /// The position after the move.
+    pub position: String,
+    /// Its value, for the player to move there.
+    pub value: Value,
+    /// Its remoteness; null for draws.
+    pub remoteness: Option<Remoteness>,
+}
+
+impl SolveReport {
+    /// The outcome of the reported position.
+    pub fn outcome(&self) -> Outcome {
+        Outcome {
+            value: self.value,
+            remoteness: self.remoteness,
+        }
+    }
+
+    /// The report as text for a person: the value, then a table of moves,
+    /// best first for the player to move.
+    pub fn to_text(&self) -> String {
+        let mut text = String::new();
+        let _ = writeln!(text, "game      {}", self.game);
+        let _ = writeln!(text, "position  {}", self.position);
+        let _ = writeln!(text, "value     {}", describe(self.value, self.remoteness));
+        if let Some(nimber) = self.nimber {
+            let _ = writeln!(text, "nimber    {nimber}");
+        }
+        if self.moves.is_empty() {
+            let _ = writeln!(text, "no moves: the game is over");
+            return text;
+        }
+        let mut moves: Vec<&MoveReport> = self.moves.iter().collect();
+        moves.sort_by(|a, b| {
+            let (a, b) = (a.outcome().through_move(), b.outcome().through_move());
+            b.preference(a)
+        });
+        let width = moves.iter().map(|m| m.name.len()).max().unwrap_or(4).max(4);
+        let _ = writeln!(
+            text,
+            "\n{:width$}  {:<14}  position after",
+            "move", "leads to (for the next player)"
+        );
+        for m in moves {
+            let _ = writeln!(
+                text,
+                "{:width$}  {:<14}  {}",
+                m.name,
+                describe(m.value, m.remoteness),
+                m.position
+            );
+        }
+        text
+    }
+}
+
+impl MoveReport {
+    /// The outcome of the position the move leads to.
+    pub fn outcome(&self) -> Outcome {
+        Outcome {
+            value: self.value,
+            remoteness: self.remoteness,
+        }
+    }
+}
+
+fn describe(value: Value, remoteness: Option<Remoteness>) -> String {
+    match remoteness {
+        Some(r) => format!("{value} in {r}"),
+        None => value.to_string(),
+    }
+}
+
+/// Counts over a whole game, as `ply analyze` prints them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AnalyzeReport {
+    /// The game's full name.
+    pub game: String,
+    /// Positions counted (reachable from the start unless `extra` says otherwise).
+    pub positions: u64,
+    /// Wins for the player to move.
+    pub win: u64,
+    /// Losses for the player to move.
+    pub lose: u64,
+    /// Draws.
+    pub draw: u64,
+    /// Ties.
+    pub tie: u64,
+    /// The greatest remoteness of any counted position (0 if all are draws).
+    pub max_remoteness: Remoteness,
+    /// Counts at each remoteness.
+    pub by_remoteness: Vec<RemotenessRow>,
+    /// A win with the greatest remoteness.
+    pub longest_win: Option<Example>,
+    /// A loss with the greatest remoteness.
+    pub longest_lose: Option<Example>,
+    /// Game- or solver-specific facts (symmetry classes, index size, ...).
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+/// Counts of positions at one remoteness.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RemotenessRow {
+    /// The remoteness.
+    pub remoteness: Remoteness,
+    /// Wins at this remoteness.
+    pub win: u64,
+    /// Losses at this remoteness.
+    pub lose: u64,
+    /// Ties at this remoteness.
+    pub tie: u64,
+}
+
+/// An example position with its remoteness.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Example {
+    /// The remoteness.
+    pub remoteness: Remoteness,
+    /// The position, in the game's text form.
+    pub position: String,
+}
+
+impl AnalyzeReport {
+    /// A report from a census whose examples are already written as text.
+    pub fn from_census(game: String, census: Census<String>) -> Self {
+        let example = |e: Option<(Remoteness, String)>| {
+            e.map(|(remoteness, position)| Example {
+                remoteness,
+                position,
+            })
+        };
+        Self {
+            game,
+            positions: census.positions,
+            win: census.win,
+            lose: census.lose,
+            draw: census.draw,
+            tie: census.tie,
+            max_remoteness: census.max_remoteness().unwrap_or(0),
+            by_remoteness: census
+                .by_remoteness
+                .iter()
+                .enumerate()
+                .map(|(r, &[win, lose, tie])| RemotenessRow {
+                    remoteness: r as Remoteness,
+                    win,
+                    lose,
+                    tie,
+                })
+                .collect(),
+            longest_win: example(census.longest_win),
+            longest_lose: example(census.longest_lose),
+            extra: BTreeMap::new(),
+        }
+    }
+
+    /// The report as text for a person.
+    pub fn to_text(&self) -> String {
+        let mut text = String::new();
+        let _ = writeln!(text, "game            {}", self.game);
+        let _ = writeln!(text, "positions       {}", self.positions);
+        let _ = writeln!(text, "win             {}", self.win);
+        let _ = writeln!(text, "lose            {}", self.lose);
+        let _ = writeln!(text, "tie             {}", self.tie);
+        let _ = writeln!(text, "draw            {}", self.draw);
+        let _ = writeln!(text, "max remoteness  {}", self.max_remoteness);
+        if let Some(e) = &self.longest_win {
+            let _ = writeln!(
+                text,
+                "longest win     {} plies: {}",
+                e.remoteness, e.position
+            );
+        }
+        if let Some(e) = &self.longest_lose {
+            let _ = writeln!(
+                text,
+                "longest loss    {} plies: {}",
+                e.remoteness, e.position
+            );
+        }
+        for (key, value) in &self.extra {
+            let _ = writeln!(text, "{:<15} {}", key.replace('_', " "), value);
+        }
+        let _ = writeln!(text, "\nremoteness        win       lose        tie");
+        for row in &self.by_remoteness {
+            let _ = writeln!(
+                text,
+                "{:>10} {:>10} {:>10} {:>10}",
+                row.remoteness, row.win, row.lose, row.tie
+            );
+        }
+        text
+    }
+}

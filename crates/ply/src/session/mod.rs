@@ -1,0 +1,69 @@
+//! A [`Session`] is a game with a solver attached, as the commands see it:
+//! positions come and go as text. `solve`, `analyze`, `play` and `serve` are
+//! all written against this one trait, so a new game or solver plugs into
+//! every command at once.
+
+pub mod search;
+
+use crate::error::PlyError;
+use crate::report::{AnalyzeReport, MoveReport, SolveReport};
+use ply_core::{Game, Outcome, Progress};
+
+/// A game with a solver attached.
+pub trait Session: Send + Sync {
+    /// The game's full name with parameters.
+    fn name(&self) -> String;
+
+    /// The start position, as text.
+    fn start(&self) -> String;
+
+    /// Draws a position for a person, over several lines.
+    fn render(&self, position: &str) -> Result<String, PlyError>;
+
+    /// The value of `position` (the start if `None`) and of every move from it.
+    fn solve(&self, position: Option<&str>) -> Result<SolveReport, PlyError>;
+
+    /// Strongly solves the whole game, reporting progress.
+    fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError>;
+}
+
+/// Builds the report for `position` given a way to find any position's outcome.
+pub fn solve_report<G: Game>(
+    game: &G,
+    position: &G::Position,
+    mut outcome_of: impl FnMut(&G::Position) -> Result<Outcome, PlyError>,
+) -> Result<SolveReport, PlyError> {
+    let outcome = outcome_of(position)?;
+    let mut moves = Vec::new();
+    let mut children = Vec::new();
+    if game.primitive(position).is_none() {
+        game.for_each_move(position, |mv, child| children.push((mv, child)));
+    }
+    for (mv, child) in children {
+        let child_outcome = outcome_of(&child)?;
+        moves.push(MoveReport {
+            name: game.format_move(position, mv),
+            position: game.format_position(&child),
+            value: child_outcome.value,
+            remoteness: child_outcome.remoteness,
+        });
+    }
+    Ok(SolveReport {
+        game: game.name(),
+        position: game.format_position(position),
+        value: outcome.value,
+        remoteness: outcome.remoteness,
+        nimber: None,
+        moves,
+    })
+}
+
+/// Reads `text` as a position of `game`, or takes the start position.
+pub fn parse_or_start<G: Game>(game: &G, text: Option<&str>) -> Result<G::Position, PlyError> {
+    match text {
+        Some(text) => game
+            .parse_position(text)
+            .map_err(|e| PlyError::argument(format!("bad {} position '{text}': {e}", game.name()))),
+        None => Ok(game.start()),
+    }
+}
