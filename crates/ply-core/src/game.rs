@@ -106,3 +106,14 @@ pub trait Symmetric: Game {
         best
     }
 }
+
+/// Tiers: every move leads from a tier to a strictly higher one (pieces on
+/// the board, squares covered, ...). An acyclic game with tiers can be solved
+/// tier by tier, last tier first, each tier in parallel.
+pub trait Tiered: Game {
+    /// The number of tiers; tiers are numbered `0..tier_count()`.
+    fn tier_count(&self) -> usize;
+
+    /// The tier of a position.
+    fn tier(&self, position: &Self::Position) -> usize;
+}

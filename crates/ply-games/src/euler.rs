@@ -2,7 +2,7 @@
 //! in from an edge; whoever covers the last square loses.
 
 use crate::board::{Shape, parse_dimensions};
-use ply_core::{Game, Indexed, PositionError, Symmetric, Value};
+use ply_core::{Game, Indexed, PositionError, Symmetric, Tiered, Value};
 
 /// A position: the set of covered squares, bit `s` for square `s`
 /// (row-major from the top left). Both players have the same moves, so who
@@ -171,6 +171,16 @@ impl Indexed for Euler {
 
     fn unrank(&self, index: u64) -> Option<Covered> {
         (index < self.index_len()).then_some(Covered(index))
+    }
+}
+
+impl Tiered for Euler {
+    fn tier_count(&self) -> usize {
+        self.shape.squares() + 1
+    }
+
+    fn tier(&self, position: &Covered) -> usize {
+        position.0.count_ones() as usize
     }
 }
 
