@@ -70,17 +70,12 @@ impl SolveReport {
         let width = moves.iter().map(|m| m.name.len()).max().unwrap_or(4).max(4);
         let _ = writeln!(
             text,
-            "\n{:width$}  {:<14}  position after",
-            "move", "leads to (for the next player)"
+            "\n{:width$}  {:<12}  position after",
+            "move", "next player"
         );
         for m in moves {
-            let _ = writeln!(
-                text,
-                "{:width$}  {:<14}  {}",
-                m.name,
-                describe(m.value, m.remoteness),
-                m.position
-            );
+            let value = describe(m.value, m.remoteness);
+            let _ = writeln!(text, "{:width$}  {value:<12}  {}", m.name, m.position);
         }
         text
     }
