@@ -330,7 +330,7 @@ impl TableWalk for Euler {
             }
             let low = mask & mask.wrapping_neg();
             let ripple = mask + low;
-            mask = ripple | (((mask ^ ripple) >> 2) / low);
+            mask = ripple | ((mask ^ ripple) >> (2 + low.trailing_zeros()));
         }
     }
 

@@ -3,13 +3,15 @@
 
 use ply_core::{
     Game, Indexed, MemoSolver, NoProgress, Outcome, Symmetric, Table, Value, reachable,
+    reachable_classes,
 };
 use ply_games::Euler;
 use ply_games::euler::Covered;
 use proptest::prelude::*;
 use std::sync::OnceLock;
 
-/// The variants every property runs on, each with its table built once.
+/// The variants every property runs on, each with its table built once
+/// (with symmetry reduction; a test checks it against the plain build).
 fn variants() -> &'static [(Euler, Table)] {
     static VARIANTS: OnceLock<Vec<(Euler, Table)>> = OnceLock::new();
     VARIANTS.get_or_init(|| {
@@ -17,7 +19,7 @@ fn variants() -> &'static [(Euler, Table)] {
             .iter()
             .map(|params| {
                 let game = Euler::from_params(params).unwrap();
-                let table = Table::build(&game, &NoProgress).unwrap();
+                let table = Table::build_symmetric(&game, &NoProgress).unwrap();
                 (game, table)
             })
             .collect()
@@ -76,5 +78,36 @@ fn every_euler_position_is_reachable() {
             table.outcome(game.full()),
             Some(Outcome::terminal(Value::Win))
         );
+    }
+}
+
+#[test]
+fn symmetry_reduction_changes_no_cell() {
+    for (game, table) in variants() {
+        let plain = Table::build(game, &NoProgress).unwrap();
+        for index in 0..game.index_len() {
+            assert_eq!(
+                plain.cell(index),
+                table.cell(index),
+                "{} #{index}",
+                game.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn counting_by_classes_counts_every_position() {
+    for (game, table) in variants() {
+        let classes = reachable_classes(game, &NoProgress).unwrap();
+        let by_classes = table.census_of_classes(game, &classes);
+        let all = table.census(Some(&reachable(game, &NoProgress)));
+        assert_eq!(by_classes.positions, all.positions, "{}", game.name());
+        assert_eq!((by_classes.win, by_classes.lose), (all.win, all.lose));
+        assert_eq!(by_classes.by_remoteness, all.by_remoteness);
+        let canonical = (0..game.index_len())
+            .filter(|&i| game.rank(&game.canonical(&Covered(i))) == i)
+            .count() as u64;
+        assert_eq!(classes.count(), canonical);
     }
 }

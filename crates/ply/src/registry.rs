@@ -2,7 +2,7 @@
 
 use crate::error::PlyError;
 use crate::session::Session;
-use crate::session::search::SearchSession;
+use crate::session::table::TableSession;
 use ply_games::Euler;
 
 /// Opens a game from the text after `:` in its name (`None` for the default).
@@ -30,7 +30,7 @@ pub const GAMES: &[Entry] = &[Entry {
             Some(p) => Euler::from_params(p)?,
             None => Euler::default(),
         };
-        Ok(Box::new(SearchSession::new(game)))
+        Ok(Box::new(TableSession::new(game)?))
     },
 }];
 

@@ -1,7 +1,7 @@
 //! Which indices of a tiered game can be reached from its start position,
 //! found tier by tier into a dense bit set.
 
-use crate::game::TableWalk;
+use crate::game::{Symmetric, TableWalk};
 use crate::progress::Progress;
 use crate::solve::chunks;
 use rayon::prelude::*;
@@ -29,7 +29,13 @@ impl IndexSet {
     /// Adds `index`; indices outside `0..capacity` are ignored.
     pub fn insert(&self, index: u64) {
         if index < self.len {
-            self.words[(index / 64) as usize].fetch_or(1 << (index % 64), Relaxed);
+            let word = &self.words[(index / 64) as usize];
+            let bit = 1 << (index % 64);
+            // A plain load first: most indices are found already present,
+            // and a locked read-modify-write costs far more than a load.
+            if word.load(Relaxed) & bit == 0 {
+                word.fetch_or(bit, Relaxed);
+            }
         }
     }
 
@@ -70,6 +76,59 @@ pub fn reachable<G: TableWalk>(game: &G, progress: &dyn Progress) -> IndexSet {
     }
     progress.end();
     set
+}
+
+/// The canonical members (least index) of the classes of symmetric
+/// positions reachable from `game.start()`, or `None` if the start is not
+/// symmetric under every symmetry, since then the reachable positions need
+/// not be a union of classes.
+///
+/// The symmetries must map moves to moves (as board symmetries do) and keep
+/// positions in their tier. Then the reachable positions are a union of
+/// classes, and it is enough to expand one member of each: every tier is
+/// first closed (each position reached marks its class's canonical member),
+/// then only canonical members are expanded. That visits about one
+/// position in the group's size instead of all.
+pub fn reachable_classes<G: TableWalk + Symmetric>(
+    game: &G,
+    progress: &dyn Progress,
+) -> Option<IndexSet> {
+    let start = game.start();
+    let mut symmetric = true;
+    game.for_each_symmetric(&start, |image| symmetric &= image == start);
+    if !symmetric {
+        return None;
+    }
+    let len = game.index_len();
+    let reached = IndexSet::new(len);
+    let classes = IndexSet::new(len);
+    reached.insert(game.rank(&start));
+    let first = game.tier(&start);
+    let tiers = game.tier_count();
+    progress.begin("reaching", (tiers - first.min(tiers)) as u64);
+    for tier in first..tiers {
+        chunks(len).for_each(|range| {
+            game.for_each_index_in_tier(tier, range, |index, position| {
+                if reached.contains(index) {
+                    let mut least = index;
+                    game.for_each_symmetric(&position, |image| {
+                        least = least.min(game.rank(&image));
+                    });
+                    classes.insert(least);
+                }
+            });
+        });
+        chunks(len).for_each(|range| {
+            game.for_each_index_in_tier(tier, range, |index, position| {
+                if classes.contains(index) && game.primitive(&position).is_none() {
+                    game.for_each_child_index(&position, |child| reached.insert(child));
+                }
+            });
+        });
+        progress.advance(1);
+    }
+    progress.end();
+    Some(classes)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! disjoint cells and only read finished tiers).
 
 use crate::census::Census;
-use crate::game::TableWalk;
+use crate::game::{Indexed, Symmetric, TableWalk};
 use crate::progress::Progress;
 use crate::solve::chunks;
 use crate::solve::reach::IndexSet;
@@ -87,28 +87,11 @@ impl Table {
     /// Solves every indexed position of `game`, last tier first, reporting
     /// each position solved to `progress`.
     pub fn build<G: TableWalk>(game: &G, progress: &dyn Progress) -> Result<Table, TableError> {
-        Self::check(game)?;
-        let len = game.index_len();
-        let cells: Box<[AtomicU16]> = (0..len).map(|_| AtomicU16::new(0)).collect();
-        let broken = AtomicBool::new(false);
-        progress.begin("solving", len);
-        for tier in (0..game.tier_count()).rev() {
-            chunks(len).for_each(|range| {
+        Self::fill(game, progress, |tier, cells, broken| {
+            chunks(game.index_len()).for_each(|range| {
                 let mut solved = 0;
                 game.for_each_index_in_tier(tier, range, |index, position| {
-                    let cell = match game.primitive(&position) {
-                        Some(value) => Cell::pack(Outcome::terminal(value)),
-                        None => {
-                            let mut best = Best::default();
-                            game.for_each_child_index(&position, |child| {
-                                match cells.get(child as usize) {
-                                    Some(cell) => best.add(cell.load(Relaxed)),
-                                    None => best.add(Cell::UNKNOWN.bits()),
-                                }
-                            });
-                            best.cell()
-                        }
-                    };
+                    let cell = solve_position(game, cells, &position);
                     if cell == Cell::UNKNOWN {
                         broken.store(true, Relaxed);
                     }
@@ -117,6 +100,63 @@ impl Table {
                 });
                 progress.advance(solved);
             });
+        })
+    }
+
+    /// Like [`Table::build`], but solves only the canonical member of each
+    /// class of symmetric positions (the one with the least index) and copies
+    /// its cell to the rest of the class. Pays where finding a position's
+    /// images costs less than solving it, as with Euler's table lookups.
+    /// The game's symmetries must keep every position in its tier.
+    pub fn build_symmetric<G: TableWalk + Symmetric>(
+        game: &G,
+        progress: &dyn Progress,
+    ) -> Result<Table, TableError> {
+        Self::fill(game, progress, |tier, cells, broken| {
+            chunks(game.index_len()).for_each(|range| {
+                let mut seen = 0;
+                game.for_each_index_in_tier(tier, range, |index, position| {
+                    seen += 1;
+                    let mut canonical = true;
+                    game.for_each_symmetric(&position, |image| {
+                        canonical &= game.rank(&image) >= index;
+                    });
+                    if !canonical {
+                        return;
+                    }
+                    let cell = solve_position(game, cells, &position);
+                    if cell == Cell::UNKNOWN {
+                        broken.store(true, Relaxed);
+                    }
+                    game.for_each_symmetric(&position, |image| {
+                        match cells.get(game.rank(&image) as usize) {
+                            Some(slot) if game.tier(&image) == tier => {
+                                slot.store(cell.bits(), Relaxed)
+                            }
+                            _ => broken.store(true, Relaxed),
+                        }
+                    });
+                });
+                progress.advance(seen);
+            });
+        })
+    }
+
+    /// Allocates the cells, then fills them with `solve_tier(tier, cells,
+    /// broken)` for each tier from the last down, stopping at the first tier
+    /// that sets `broken`.
+    fn fill<G: TableWalk>(
+        game: &G,
+        progress: &dyn Progress,
+        solve_tier: impl Fn(usize, &[AtomicU16], &AtomicBool),
+    ) -> Result<Table, TableError> {
+        Self::check(game)?;
+        let len = game.index_len();
+        let cells: Box<[AtomicU16]> = (0..len).map(|_| AtomicU16::new(0)).collect();
+        let broken = AtomicBool::new(false);
+        progress.begin("solving", len);
+        for tier in (0..game.tier_count()).rev() {
+            solve_tier(tier, &cells, &broken);
             if broken.load(Relaxed) {
                 progress.end();
                 return Err(TableError::NotTiered(tier));
@@ -167,6 +207,53 @@ impl Table {
             })
             .reduce(Census::new, Census::merge)
     }
+
+    /// Counts every member of the classes of symmetric positions whose
+    /// canonical members are in `classes`; examples are canonical indices.
+    pub fn census_of_classes<G: Indexed + Symmetric>(
+        &self,
+        game: &G,
+        classes: &IndexSet,
+    ) -> Census<u64> {
+        chunks(self.len())
+            .fold(
+                || (Census::new(), Vec::new()),
+                |(mut census, mut images), range| {
+                    for index in range.filter(|&i| classes.contains(i)) {
+                        let (Some(outcome), Some(position)) =
+                            (self.outcome(index), game.unrank(index))
+                        else {
+                            continue;
+                        };
+                        images.clear();
+                        game.for_each_symmetric(&position, |image| images.push(game.rank(&image)));
+                        images.sort_unstable();
+                        images.dedup();
+                        for _ in 0..images.len() {
+                            census.add(outcome, || index);
+                        }
+                    }
+                    (census, images)
+                },
+            )
+            .map(|(census, _)| census)
+            .reduce(Census::new, Census::merge)
+    }
+}
+
+/// The cell of a position whose children are all solved already
+/// ([`Cell::UNKNOWN`] if one is not).
+#[inline]
+fn solve_position<G: TableWalk>(game: &G, cells: &[AtomicU16], position: &G::Position) -> Cell {
+    if let Some(value) = game.primitive(position) {
+        return Cell::pack(Outcome::terminal(value));
+    }
+    let mut best = Best::default();
+    game.for_each_child_index(position, |child| match cells.get(child as usize) {
+        Some(cell) => best.add(cell.load(Relaxed)),
+        None => best.add(Cell::UNKNOWN.bits()),
+    });
+    best.cell()
 }
 
 /// The best outcome so far among a position's children, kept as one number
@@ -184,19 +271,18 @@ struct Best {
 
 const LOW: u16 = (1 << 14) - 1;
 
+/// Keys are `BASE[tag] + SIGN[tag] * remoteness`, indexed by a cell's tag
+/// (0 unknown, 1 win, 2 lose, 3 tie, 4 draw), so no branch is taken.
+const BASE: [u16; 8] = [0, 1, (3 << 14) | LOW, (2 << 14) | LOW, 1 << 14, 0, 0, 0];
+const SIGN: [i16; 8] = [0, 1, -1, -1, 0, 0, 0, 0];
+
 impl Best {
+    #[inline(always)]
     fn add(&mut self, child: u16) {
-        let r = child & Cell::MAX_REMOTENESS as u16;
-        let key = match Cell::from_bits(child).unpack().map(|o| o.value) {
-            Some(Value::Lose) => (3 << 14) | (LOW - r),
-            Some(Value::Tie) => (2 << 14) | (LOW - r),
-            Some(Value::Draw) => 1 << 14,
-            Some(Value::Win) => 1 + r,
-            None => {
-                self.unknown = true;
-                0
-            }
-        };
+        let tag = usize::from(child >> 13);
+        let r = (child & Cell::MAX_REMOTENESS as u16) as i16;
+        let key = BASE[tag].wrapping_add((SIGN[tag] * r) as u16);
+        self.unknown |= tag == 0;
         self.key = self.key.max(key);
     }
 
