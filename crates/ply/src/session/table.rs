@@ -38,21 +38,18 @@ impl<G: TableWalk + Symmetric> TableSession<G> {
             .map_err(|e| table_error(&self.game, e.clone()))
     }
 
-    /// How many classes of symmetric positions the positions in `set` form:
-    /// the positions that are their class's canonical member.
+    /// How many classes of symmetric positions the positions in `set` meet.
     fn symmetry_classes(&self, set: &IndexSet) -> u64 {
         const CHUNK: u64 = 1 << 14;
         let len = set.capacity();
-        (0..len.div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|chunk| {
-                (chunk * CHUNK..len.min((chunk + 1) * CHUNK))
-                    .filter(|&index| set.contains(index))
-                    .filter_map(|index| self.game.unrank(index))
-                    .filter(|p| self.game.rank(&self.game.canonical(p)) == self.game.rank(p))
-                    .count() as u64
-            })
-            .sum()
+        let canonical = IndexSet::new(len);
+        (0..len.div_ceil(CHUNK)).into_par_iter().for_each(|chunk| {
+            (chunk * CHUNK..len.min((chunk + 1) * CHUNK))
+                .filter(|&index| set.contains(index))
+                .filter_map(|index| self.game.unrank(index))
+                .for_each(|p| canonical.insert(self.game.rank(&self.game.canonical(&p))));
+        });
+        canonical.count()
     }
 }
 
