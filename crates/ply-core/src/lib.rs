@@ -10,7 +10,9 @@ pub mod solve;
 pub mod value;
 
 pub use census::Census;
-pub use game::{Game, Indexed, PositionError, Symmetric, Tiered};
+pub use game::{Game, Indexed, PositionError, Symmetric, TableWalk, Tiered};
 pub use progress::{NoProgress, Progress};
+pub use solve::reach::{IndexSet, reachable, reachable_classes};
 pub use solve::search::{CycleError, MemoSolver};
+pub use solve::table::{Table, TableError};
 pub use value::{Cell, Outcome, Remoteness, Value};

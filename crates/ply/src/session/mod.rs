@@ -4,6 +4,7 @@
 //! every command at once.
 
 pub mod search;
+pub mod table;
 
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
@@ -25,6 +26,14 @@ pub trait Session: Send + Sync {
 
     /// Strongly solves the whole game, reporting progress.
     fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError>;
+
+    /// Does any long preparation up front (building a table), reporting
+    /// progress, so later queries are quick. By default there is none;
+    /// sessions that need it still prepare silently on first use.
+    fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
+        let _ = progress;
+        Ok(())
+    }
 }
 
 /// Builds the report for `position` given a way to find any position's outcome.
