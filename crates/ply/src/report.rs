@@ -185,29 +185,30 @@ impl AnalyzeReport {
     /// The report as text for a person.
     pub fn to_text(&self) -> String {
         let mut text = String::new();
-        let _ = writeln!(text, "game            {}", self.game);
-        let _ = writeln!(text, "positions       {}", self.positions);
-        let _ = writeln!(text, "win             {}", self.win);
-        let _ = writeln!(text, "lose            {}", self.lose);
-        let _ = writeln!(text, "tie             {}", self.tie);
-        let _ = writeln!(text, "draw            {}", self.draw);
-        let _ = writeln!(text, "max remoteness  {}", self.max_remoteness);
+        let mut line = |label: &str, value: &dyn std::fmt::Display| {
+            let _ = writeln!(text, "{label:<18}{value}");
+        };
+        line("game", &self.game);
+        line("positions", &self.positions);
+        line("win", &self.win);
+        line("lose", &self.lose);
+        line("tie", &self.tie);
+        line("draw", &self.draw);
+        line("max remoteness", &self.max_remoteness);
         if let Some(e) = &self.longest_win {
-            let _ = writeln!(
-                text,
-                "longest win     {} plies: {}",
-                e.remoteness, e.position
+            line(
+                "longest win",
+                &format!("{} plies: {}", e.remoteness, e.position),
             );
         }
         if let Some(e) = &self.longest_lose {
-            let _ = writeln!(
-                text,
-                "longest loss    {} plies: {}",
-                e.remoteness, e.position
+            line(
+                "longest loss",
+                &format!("{} plies: {}", e.remoteness, e.position),
             );
         }
         for (key, value) in &self.extra {
-            let _ = writeln!(text, "{:<15} {}", key.replace('_', " "), value);
+            line(&key.replace('_', " "), value);
         }
         let _ = writeln!(text, "\nremoteness        win       lose        tie");
         for row in &self.by_remoteness {
