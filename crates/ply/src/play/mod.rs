@@ -192,10 +192,13 @@ pub fn run(
         }
         if moved {
             show(game, output)?;
+            if let Some(verdict) = game.verdict() {
+                writeln!(output, "result: {verdict}")?;
+            }
             moved = false;
         }
         match game.verdict() {
-            Some(verdict) => write!(output, "result: {verdict}\n(u undoes, q quits)> ")?,
+            Some(_) => write!(output, "game over (u undoes, q quits)> ")?,
             None => write!(output, "your move> ")?,
         }
         output.flush()?;
