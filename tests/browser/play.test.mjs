@@ -127,6 +127,9 @@ async function playWholeGame(page, game, { drags, shotAt }) {
     assert.equal(seen.dots, plies + 1, 'one dot per position in the value history');
     if (solved.moves.length === 0) break;
     if (plies === shotAt) {
+      // Point at one end of a pin, so the picture shows where pins from there lead.
+      const pin = solved.moves.find((m) => m.move.includes('-'));
+      if (pin) await page.mouse.move(...(await centre(page, pin.move.split('-')[0])));
       mkdirSync(path.dirname(screenshot), { recursive: true });
       await page.screenshot({ path: screenshot });
     }
@@ -195,7 +198,7 @@ test('a whole game in the browser, checked against ply solve', { timeout: 300000
     assert.ok(names.includes('euler'));
 
     // Euler from the start: clicks, drags and computer moves to the end.
-    const plies = await playWholeGame(page, 'euler', { drags: true, shotAt: 4 });
+    const plies = await playWholeGame(page, 'euler', { drags: true, shotAt: 6 });
     assert.ok(plies >= 2, `a game of ${plies} moves`);
     const final = await shown(page);
     // Covering the last square loses, so the player to move at the end wins.

@@ -220,6 +220,8 @@ function gridRenderer(kind, howto, moverLabel) {
       }
       const dragging = ui.from !== undefined && ui.from !== null;
       const shown = dragging && ui.over !== null ? moveFor(ui.from, ui.over) : null;
+      // Where a drag would start: the pins from there are ringed at their far ends.
+      const anchor = dragging ? ui.from : ui.hover ?? null;
       for (let i = 0; i < R * C; i++) {
         const [x, y] = at(i);
         const ch = rows[Math.floor(i / C)][i % C];
@@ -230,9 +232,14 @@ function gridRenderer(kind, howto, moverLabel) {
         const move = single.get(i);
         if (move) offer(rect, move);
         if (!dragging && move) hint(svg, x, y, size, move);
-        if (dragging) {
-          const option = moveFor(ui.from, i);
-          if (option) ring(svg, x, y, size, tone(option.mover.value));
+        // A corner dot: the best of the longer moves through this square.
+        const through = lines.filter(({ diff }) => diff.includes(i)).map(({ m }) => m.mover);
+        if (through.length && !dragging) {
+          el('circle', { cx: x + 9, cy: y + size - 9, r: 5, class: `hint pins ${tone(best(through).value)}` }, svg);
+        }
+        if (anchor !== null && (dragging || i !== anchor)) {
+          const option = moveFor(anchor, i);
+          if (option && (dragging || option !== move)) ring(svg, x, y, size, tone(option.mover.value));
         }
       }
       if (shown) {
@@ -252,10 +259,20 @@ function gridRenderer(kind, howto, moverLabel) {
         ctx.redraw();
       };
       svg.onpointermove = (event) => {
-        if (ui.from === undefined || ui.from === null) return;
         const i = squareAt(event);
-        if (i !== ui.over) {
+        if (ui.from === undefined || ui.from === null) {
+          if (lines.length && i !== (ui.hover ?? null)) {
+            ui.hover = i;
+            ctx.redraw();
+          }
+        } else if (i !== ui.over) {
           ui.over = i;
+          ctx.redraw();
+        }
+      };
+      svg.onpointerleave = () => {
+        if (ui.hover !== undefined && ui.hover !== null && (ui.from === undefined || ui.from === null)) {
+          ui.hover = null;
           ctx.redraw();
         }
       };
@@ -499,7 +516,8 @@ const renderers = {
   euler: gridRenderer('euler',
     'Click an uncovered square to push a pin onto it; drag from one end of a line of uncovered squares '
     + 'at the edge to the other to slide in a longer pin. Colours say what each move means for you '
-    + '(green wins, yellow ties or draws, red loses); the number is its remoteness.',
+    + '(green wins, yellow ties or draws, red loses); the number is its remoteness. A corner dot shows '
+    + 'the best longer pin through a square; point at the square to see where those pins end.',
     null),
   tictactoe: gridRenderer('tictactoe', 'Click an empty square to play there. Colours say what each move means for you; the number is its remoteness.', tictactoeMover),
   treblecross: gridRenderer('treblecross', 'Click an empty square to put an X there; three in a row wins. Colours say what each move means for you; the number is its remoteness.', null),
@@ -572,7 +590,7 @@ function renderBoard() {
   const report = current();
   const svg = $('board');
   svg.replaceChildren();
-  svg.onpointerdown = svg.onpointermove = svg.onpointerup = svg.onpointercancel = svg.onclick = null;
+  svg.onpointerdown = svg.onpointermove = svg.onpointerup = svg.onpointercancel = svg.onpointerleave = svg.onclick = null;
   $('board-actions').replaceChildren();
   const moves = annotated(report);
   rendererFor(state.spec).draw(svg, {
