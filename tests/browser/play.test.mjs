@@ -239,7 +239,7 @@ test('a whole game in the browser, checked against ply solve', { timeout: 300000
     if (names.includes('tictactoe')) {
       await page.locator('#variant').fill('tictactoe:3x3x3');
       await page.locator('#new').click();
-      await page.waitForFunction(() => document.querySelector('#position').value === '.../.../...');
+      await page.waitForFunction(() => (new URLSearchParams(location.hash.slice(1)).get('game') || '').startsWith('tictactoe'));
       await playWholeGame(page, 'tictactoe:3x3x3', { drags: false, shotAt: -1 });
     }
     assert.deepEqual(problems, [], 'no script errors on the page');

@@ -6,8 +6,11 @@ use std::net::{SocketAddr, TcpStream};
 
 /// One answer: the status code, the content type and the body.
 pub struct Answer {
+    /// The HTTP status code.
     pub status: u16,
+    /// The `Content-Type` header, empty if none.
     pub content_type: String,
+    /// The body, as text.
     pub body: String,
 }
 
@@ -17,6 +20,7 @@ pub struct Client {
 }
 
 impl Client {
+    /// Opens a connection to `addr`.
     pub fn connect(addr: SocketAddr) -> std::io::Result<Self> {
         let stream = TcpStream::connect(addr)?;
         stream.set_nodelay(true)?;
