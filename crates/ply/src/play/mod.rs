@@ -10,6 +10,7 @@ pub mod table;
 use crate::error::PlyError;
 use crate::report::SolveReport;
 use crate::session::Session;
+use ply_core::Value;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use std::fmt;
@@ -101,10 +102,10 @@ impl<'s> Match<'s> {
         }
         let mover_is_human = self.human_to_move();
         Some(match current.value {
-            ply_core::Value::Tie => Verdict::Tie,
-            ply_core::Value::Draw => Verdict::Draw,
+            Value::Tie => Verdict::Tie,
+            Value::Draw => Verdict::Draw,
             value => {
-                if (value == ply_core::Value::Win) == mover_is_human {
+                if (value == Value::Win) == mover_is_human {
                     Verdict::HumanWins
                 } else {
                     Verdict::ComputerWins
