@@ -3,10 +3,11 @@
 pub mod progress;
 
 use crate::error::PlyError;
-use crate::{judge, registry};
+use crate::{judge, play, registry, serve};
 use clap::{Parser, Subcommand};
 use progress::BarProgress;
 use std::io::{self, BufWriter, Write};
+use std::net::SocketAddr;
 
 /// ply: strongly solve two-player, perfect-information games.
 #[derive(Parser, Debug)]
@@ -43,6 +44,28 @@ enum Command {
         /// The problem (see `ply judge --help` for the list).
         #[arg(value_parser = clap::builder::PossibleValuesParser::new(judge::PROBLEMS.iter().map(|p| p.name)))]
         problem: String,
+    },
+    /// Play against the perfect player in the terminal (moves on stdin).
+    Play {
+        /// The game, as NAME or NAME:PARAMS.
+        game: String,
+        /// The position to start from; the game's start if omitted.
+        position: Option<String>,
+        /// You move first from the position (the default).
+        #[arg(long, conflicts_with = "second")]
+        first: bool,
+        /// The computer moves first from the position.
+        #[arg(long)]
+        second: bool,
+        /// Seed for the computer's choice among equally good moves.
+        #[arg(long)]
+        seed: Option<u64>,
+    },
+    /// Serve a web page and a JSON API to play and explore every game.
+    Serve {
+        /// The address to listen on (port 0 picks a free port).
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        addr: SocketAddr,
     },
 }
 
@@ -85,6 +108,19 @@ impl Cli {
                 let mut input = io::BufReader::with_capacity(1 << 16, stdin.lock());
                 judge::run(&problem, &mut input, &mut out)?;
             }
+            Command::Play {
+                game,
+                position,
+                first: _,
+                second,
+                seed,
+            } => {
+                let session = registry::open(&game)?;
+                let mut game = play::Match::new(&*session, position.as_deref(), !second, seed)?;
+                let stdin = io::stdin();
+                play::run(&mut game, &mut stdin.lock(), &mut out)?;
+            }
+            Command::Serve { addr } => serve::run(addr, &mut out)?,
         }
         out.flush()?;
         Ok(())
