@@ -117,3 +117,12 @@ pub trait Tiered: Game {
     /// The tier of a position.
     fn tier(&self, position: &Self::Position) -> usize;
 }
+
+/// Un-moves: the positions with a move to a given one. Retrograde analysis
+/// of a game with parents needs no stored reverse graph.
+pub trait Parents: Game {
+    /// Calls `visit` with every position that has a legal move to
+    /// `position`, each at least once. Primitive positions have no moves, so
+    /// they are never parents.
+    fn for_each_parent(&self, position: &Self::Position, visit: impl FnMut(Self::Position));
+}

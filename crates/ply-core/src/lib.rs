@@ -10,7 +10,8 @@ pub mod solve;
 pub mod value;
 
 pub use census::Census;
-pub use game::{Game, Indexed, PositionError, Symmetric, Tiered};
+pub use game::{Game, Indexed, Parents, PositionError, Symmetric, Tiered};
 pub use progress::{NoProgress, Progress};
+pub use solve::retro::{RetroError, RetroTable};
 pub use solve::search::{CycleError, MemoSolver};
 pub use value::{Cell, Outcome, Remoteness, Value};

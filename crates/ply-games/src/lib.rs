@@ -4,5 +4,7 @@
 
 pub mod board;
 pub mod euler;
+pub mod yehr;
 
 pub use euler::Euler;
+pub use yehr::Yehr;

@@ -1,3 +1,4 @@
 //! Solvers. Each is chosen from the capabilities a game offers.
 
+pub mod retro;
 pub mod search;

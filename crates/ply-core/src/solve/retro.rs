@@ -1,0 +1,918 @@
+//! Retrograde analysis: strongly solves a game with a dense index, cycles
+//! and all, by working back from the ends of play.
+//!
+//! Every position gets a counter of its undecided children. Positions are
+//! decided frontier by frontier in order of remoteness: the primitive
+//! positions first (remoteness 0), then every parent of a loss becomes a win
+//! one ply longer, and a parent whose last undecided child has just turned
+//! out a win becomes a loss one ply longer. Deciding in this order makes the
+//! remoteness exact: the fastest win and the slowest loss. Ties spread the
+//! same way in a second sweep over what is left (the fastest tie), and
+//! whatever is still undecided then is a draw: neither side can force an end.
+//!
+//! Children are counted once per distinct child, and parents found either
+//! from the game's un-moves ([`Parents`]: no reverse graph is stored) or from
+//! a compact reverse graph built once from the moves (offsets and one array
+//! of parents, CSR). With symmetry reduction only one position per class is
+//! solved, its children and parents folded onto their classes; the other
+//! positions copy their class's cell at the end. Each frontier is processed
+//! in parallel.
+//!
+//! Memory: a 2-byte [`Cell`] per position, a counter of 1, 2 or 4 bytes (the
+//! narrowest that holds the largest number of children), and the reverse
+//! graph (4 bytes per position and per move) when the game has no parents.
+
+use crate::census::Census;
+use crate::game::{Indexed, Parents, Symmetric};
+use crate::progress::Progress;
+use crate::value::{Cell, Outcome, Remoteness, Value};
+use rayon::prelude::*;
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, Ordering};
+
+/// Why a retrograde analysis could not run to the end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RetroError {
+    /// The game's index or reverse graph is too large for the tables; said
+    /// before any work starts where possible.
+    TooLarge(String),
+    /// Some remoteness does not fit a table cell.
+    RemotenessOverflow,
+}
+
+impl std::fmt::Display for RetroError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::TooLarge(why) => f.write_str(why),
+            Self::RemotenessOverflow => write!(
+                f,
+                "a remoteness exceeds {}, the most a table cell holds",
+                Cell::MAX_REMOTENESS
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RetroError {}
+
+/// The strong solution of a game: one [`Cell`] per index.
+#[derive(Clone, Debug)]
+pub struct RetroTable {
+    cells: Vec<Cell>,
+    solved: u64,
+    moves: u64,
+}
+
+impl RetroTable {
+    /// The size of the index the table covers.
+    pub fn len(&self) -> u64 {
+        self.cells.len() as u64
+    }
+
+    /// Whether the table covers no index at all.
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    /// The cell at `index`: [`Cell::UNKNOWN`] where no position has that index.
+    pub fn cell(&self, index: u64) -> Cell {
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| self.cells.get(i))
+            .copied()
+            .unwrap_or(Cell::UNKNOWN)
+    }
+
+    /// The outcome of the position with index `index`, if there is one.
+    pub fn outcome_at(&self, index: u64) -> Option<Outcome> {
+        self.cell(index).unpack()
+    }
+
+    /// The outcome of `position` for the player to move, if `game` is the
+    /// game the table was built for.
+    pub fn outcome<G: Indexed>(&self, game: &G, position: &G::Position) -> Option<Outcome> {
+        self.outcome_at(game.rank(position))
+    }
+
+    /// How many positions were solved directly: every position, or one per
+    /// symmetry class with symmetry reduction.
+    pub fn solved_positions(&self) -> u64 {
+        self.solved
+    }
+
+    /// How many distinct moves the directly solved positions have (with
+    /// symmetry reduction, moves to the same class count once).
+    pub fn moves(&self) -> u64 {
+        self.moves
+    }
+
+    /// Counts the positions with an index in `indices`, with indices as
+    /// examples of the longest win and loss.
+    pub fn census(&self, indices: Range<u64>) -> Census<u64> {
+        let end = indices.end.min(self.len());
+        (indices.start.min(end)..end)
+            .into_par_iter()
+            .fold(Census::new, |mut census, index| {
+                if let Some(outcome) = self.outcome_at(index) {
+                    census.add(outcome, || index);
+                }
+                census
+            })
+            .reduce(Census::new, Census::merge)
+    }
+}
+
+/// Solves every position of `game`, building a reverse graph from its moves.
+pub fn solve<G: Indexed>(game: &G, progress: &dyn Progress) -> Result<RetroTable, RetroError> {
+    solve_keyed(game, &Own, &Stored, progress)
+}
+
+/// Solves one position per symmetry class of `game` and copies each class's
+/// cell to the rest, building a reverse graph between classes.
+pub fn solve_symmetric<G: Indexed + Symmetric>(
+    game: &G,
+    progress: &dyn Progress,
+) -> Result<RetroTable, RetroError> {
+    solve_keyed(game, &Canonical, &Stored, progress)
+}
+
+/// Solves every position of `game`, finding parents by un-moves.
+pub fn solve_with_parents<G: Indexed + Parents>(
+    game: &G,
+    progress: &dyn Progress,
+) -> Result<RetroTable, RetroError> {
+    solve_keyed(game, &Own, &Unmoves, progress)
+}
+
+/// Solves one position per symmetry class of `game`, finding parents by
+/// un-moves, and copies each class's cell to the rest.
+pub fn solve_symmetric_with_parents<G: Indexed + Parents + Symmetric>(
+    game: &G,
+    progress: &dyn Progress,
+) -> Result<RetroTable, RetroError> {
+    solve_keyed(game, &Canonical, &Unmoves, progress)
+}
+
+/// Which table slot a position is solved in.
+trait Keys<G: Indexed>: Sync {
+    /// Whether positions are folded onto symmetry classes.
+    const REDUCED: bool;
+    /// The slot of `position`: its own index, or its class's.
+    fn key(&self, game: &G, position: &G::Position) -> u32;
+}
+
+/// Every position in its own slot.
+struct Own;
+
+impl<G: Indexed> Keys<G> for Own {
+    const REDUCED: bool = false;
+    fn key(&self, game: &G, position: &G::Position) -> u32 {
+        game.rank(position) as u32
+    }
+}
+
+/// Every position in its canonical representative's slot.
+struct Canonical;
+
+impl<G: Indexed + Symmetric> Keys<G> for Canonical {
+    const REDUCED: bool = true;
+    fn key(&self, game: &G, position: &G::Position) -> u32 {
+        game.rank(&game.canonical(position)) as u32
+    }
+}
+
+/// Where the parents of a decided position come from.
+trait ParentSource<G: Indexed>: Sync {
+    /// Whether a reverse graph must be built from the moves.
+    const STORED: bool;
+    /// Writes the distinct slots of the parents of the position in slot
+    /// `child` to `out`, reading a stored graph if there is one.
+    fn parents<K: Keys<G>>(
+        &self,
+        game: &G,
+        keys: &K,
+        graph: Option<&ReverseGraph>,
+        child: u32,
+        out: &mut Vec<u32>,
+    );
+}
+
+/// Parents read from a reverse graph built from the moves.
+struct Stored;
+
+impl<G: Indexed> ParentSource<G> for Stored {
+    const STORED: bool = true;
+    fn parents<K: Keys<G>>(
+        &self,
+        _game: &G,
+        _keys: &K,
+        graph: Option<&ReverseGraph>,
+        child: u32,
+        out: &mut Vec<u32>,
+    ) {
+        out.clear();
+        if let Some(graph) = graph {
+            out.extend_from_slice(graph.parents_of(child));
+        }
+    }
+}
+
+/// Parents generated by the game's un-moves.
+struct Unmoves;
+
+impl<G: Indexed + Parents> ParentSource<G> for Unmoves {
+    const STORED: bool = false;
+    fn parents<K: Keys<G>>(
+        &self,
+        game: &G,
+        keys: &K,
+        _graph: Option<&ReverseGraph>,
+        child: u32,
+        out: &mut Vec<u32>,
+    ) {
+        out.clear();
+        if let Some(position) = game.unrank(u64::from(child)) {
+            game.for_each_parent(&position, |parent| out.push(keys.key(game, &parent)));
+        }
+        out.sort_unstable();
+        out.dedup();
+    }
+}
+
+/// A counter of undecided children, as narrow as the game allows.
+trait Counter: Send + Sync + Sized {
+    /// The largest count it holds.
+    const MAX: usize;
+    /// A counter holding `count` (at most [`Counter::MAX`]).
+    fn new(count: usize) -> Self;
+    /// Stores `count` (at most [`Counter::MAX`]).
+    fn set(&self, count: usize);
+    /// Counts one child down, returning the count before.
+    fn decrement(&self) -> usize;
+    /// The current count.
+    fn get(&self) -> usize;
+}
+
+macro_rules! counter {
+    ($atomic:ty, $int:ty) => {
+        impl Counter for $atomic {
+            const MAX: usize = <$int>::MAX as usize;
+            fn new(count: usize) -> Self {
+                <$atomic>::new(count as $int)
+            }
+            fn set(&self, count: usize) {
+                self.store(count as $int, Ordering::Relaxed);
+            }
+            fn decrement(&self) -> usize {
+                self.fetch_sub(1, Ordering::Relaxed) as usize
+            }
+            fn get(&self) -> usize {
+                self.load(Ordering::Relaxed) as usize
+            }
+        }
+    };
+}
+
+counter!(AtomicU8, u8);
+counter!(AtomicU16, u16);
+counter!(AtomicU32, u32);
+
+/// Parents of each slot, in one array cut by offsets (CSR).
+struct ReverseGraph {
+    offsets: Vec<u32>,
+    parents: Vec<u32>,
+}
+
+impl ReverseGraph {
+    fn parents_of(&self, child: u32) -> &[u32] {
+        let child = child as usize;
+        &self.parents[self.offsets[child] as usize..self.offsets[child + 1] as usize]
+    }
+}
+
+/// Indices are handled in chunks of this many, so progress is reported
+/// (and scratch space reused) per chunk rather than per position.
+const CHUNK: u64 = 1 << 14;
+
+fn chunk_range(chunk: u64, len: u64) -> Range<u64> {
+    chunk * CHUNK..((chunk + 1) * CHUNK).min(len)
+}
+
+/// What the first pass over the index finds.
+#[derive(Default)]
+struct Seeds {
+    /// Slots decided as wins or losses at remoteness 0.
+    ends: Vec<u32>,
+    /// Slots decided as ties at remoteness 0.
+    ties: Vec<u32>,
+    /// Slots solved directly.
+    solved: u64,
+    /// Distinct moves from them.
+    moves: u64,
+}
+
+impl Seeds {
+    fn merge(mut self, mut other: Self) -> Self {
+        self.ends.append(&mut other.ends);
+        self.ties.append(&mut other.ties);
+        self.solved += other.solved;
+        self.moves += other.moves;
+        self
+    }
+}
+
+/// The working tables of one analysis.
+struct Work<'a, G, K, P, C> {
+    game: &'a G,
+    keys: &'a K,
+    source: &'a P,
+    progress: &'a dyn Progress,
+    len: u64,
+    cells: Vec<AtomicU16>,
+    counters: Vec<C>,
+}
+
+fn solve_keyed<G: Indexed, K: Keys<G>, P: ParentSource<G>>(
+    game: &G,
+    keys: &K,
+    source: &P,
+    progress: &dyn Progress,
+) -> Result<RetroTable, RetroError> {
+    let len = game.index_len();
+    if len > u64::from(u32::MAX) {
+        return Err(RetroError::TooLarge(format!(
+            "{} has {len} positions; retrograde analysis handles at most {}",
+            game.name(),
+            u32::MAX
+        )));
+    }
+    if let Some(table) = Work::<G, K, P, AtomicU8>::new(game, keys, source, progress).run()? {
+        return Ok(table);
+    }
+    if let Some(table) = Work::<G, K, P, AtomicU16>::new(game, keys, source, progress).run()? {
+        return Ok(table);
+    }
+    Work::<G, K, P, AtomicU32>::new(game, keys, source, progress)
+        .run()?
+        .ok_or_else(|| RetroError::TooLarge(format!("{} has too many moves", game.name())))
+}
+
+impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, P, C> {
+    fn new(game: &'a G, keys: &'a K, source: &'a P, progress: &'a dyn Progress) -> Self {
+        let len = game.index_len();
+        Self {
+            game,
+            keys,
+            source,
+            progress,
+            len,
+            cells: (0..len).map(|_| AtomicU16::new(0)).collect(),
+            counters: (0..len).map(|_| C::new(0)).collect(),
+        }
+    }
+
+    /// The table, or `None` if some position has more children than `C` counts.
+    fn run(self) -> Result<Option<RetroTable>, RetroError> {
+        let in_degrees: Vec<AtomicU32> = if P::STORED {
+            (0..self.len).map(|_| AtomicU32::new(0)).collect()
+        } else {
+            Vec::new()
+        };
+        let Some(seeds) = self.seed(&in_degrees) else {
+            return Ok(None);
+        };
+        let graph = if P::STORED {
+            Some(self.reverse_graph(in_degrees, seeds.moves)?)
+        } else {
+            None
+        };
+        self.progress.begin("retrograde", seeds.solved);
+        self.progress
+            .advance((seeds.ends.len() + seeds.ties.len()) as u64);
+        let mut frontier = seeds.ends;
+        let mut remoteness: Remoteness = 0;
+        while !frontier.is_empty() {
+            frontier = self.spread_wins_and_losses(graph.as_ref(), &frontier, remoteness)?;
+            remoteness += 1;
+        }
+        let mut frontier = seeds.ties;
+        let mut remoteness: Remoteness = 0;
+        while !frontier.is_empty() {
+            frontier = self.spread_ties(graph.as_ref(), &frontier, remoteness)?;
+            remoteness += 1;
+        }
+        drop(graph);
+        self.mark_draws();
+        self.progress.end();
+        if K::REDUCED {
+            self.copy_to_symmetric();
+        }
+        Ok(Some(RetroTable {
+            cells: self
+                .cells
+                .into_iter()
+                .map(|cell| Cell::from_bits(cell.into_inner()))
+                .collect(),
+            solved: seeds.solved,
+            moves: seeds.moves,
+        }))
+    }
+
+    /// The directly solved position in `index`, if any.
+    fn solved_position(&self, index: u64) -> Option<G::Position> {
+        let position = self.game.unrank(index)?;
+        (!K::REDUCED || u64::from(self.keys.key(self.game, &position)) == index).then_some(position)
+    }
+
+    /// The distinct slots of the children of `position`, in `out`.
+    fn children(&self, position: &G::Position, out: &mut Vec<u32>) {
+        out.clear();
+        self.game.for_each_move(position, |_, child| {
+            out.push(self.keys.key(self.game, &child))
+        });
+        out.sort_unstable();
+        out.dedup();
+    }
+
+    /// The first pass: decides primitive positions and positions without
+    /// moves, and sets every other counter to its number of children
+    /// (counting in-degrees if a reverse graph is to be built). `None` if a
+    /// count does not fit `C`.
+    fn seed(&self, in_degrees: &[AtomicU32]) -> Option<Seeds> {
+        self.progress.begin("counting moves", self.len);
+        let too_many = AtomicBool::new(false);
+        let seeds = (0..self.len.div_ceil(CHUNK))
+            .into_par_iter()
+            .map_init(Vec::new, |children, chunk| {
+                let mut seeds = Seeds::default();
+                let range = chunk_range(chunk, self.len);
+                let count = range.end - range.start;
+                for index in range {
+                    let Some(position) = self.solved_position(index) else {
+                        continue;
+                    };
+                    seeds.solved += 1;
+                    let slot = index as usize;
+                    if let Some(value) = self.game.primitive(&position) {
+                        self.cells[slot].store(
+                            Cell::pack(Outcome::terminal(value)).bits(),
+                            Ordering::Relaxed,
+                        );
+                        match value {
+                            Value::Win | Value::Lose => seeds.ends.push(index as u32),
+                            Value::Tie => seeds.ties.push(index as u32),
+                            Value::Draw => {}
+                        }
+                        continue;
+                    }
+                    self.children(&position, children);
+                    if children.is_empty() {
+                        self.cells[slot]
+                            .store(Cell::pack(Outcome::lose(0)).bits(), Ordering::Relaxed);
+                        seeds.ends.push(index as u32);
+                        continue;
+                    }
+                    if children.len() > C::MAX {
+                        too_many.store(true, Ordering::Relaxed);
+                    }
+                    self.counters[slot].set(children.len().min(C::MAX));
+                    seeds.moves += children.len() as u64;
+                    for &child in children.iter().filter(|_| P::STORED) {
+                        in_degrees[child as usize].fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                self.progress.advance(count);
+                seeds
+            })
+            .reduce(Seeds::default, Seeds::merge);
+        self.progress.end();
+        (!too_many.load(Ordering::Relaxed)).then_some(seeds)
+    }
+
+    /// Builds the reverse graph from the in-degrees counted by [`Work::seed`],
+    /// going over the moves a second time.
+    fn reverse_graph(
+        &self,
+        in_degrees: Vec<AtomicU32>,
+        moves: u64,
+    ) -> Result<ReverseGraph, RetroError> {
+        if moves > u64::from(u32::MAX) {
+            return Err(RetroError::TooLarge(format!(
+                "{} has {moves} moves; a reverse graph holds at most {}",
+                self.game.name(),
+                u32::MAX
+            )));
+        }
+        let mut offsets = Vec::with_capacity(in_degrees.len() + 1);
+        let mut total = 0u32;
+        offsets.push(0);
+        for cursor in &in_degrees {
+            total += cursor.load(Ordering::Relaxed);
+            // From here on each entry is the next free place among its parents.
+            cursor.store(total - cursor.load(Ordering::Relaxed), Ordering::Relaxed);
+            offsets.push(total);
+        }
+        let cursors = in_degrees;
+        let parents: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
+        self.progress.begin("reverse graph", self.len);
+        (0..self.len.div_ceil(CHUNK))
+            .into_par_iter()
+            .for_each_init(Vec::new, |children, chunk| {
+                let range = chunk_range(chunk, self.len);
+                let count = range.end - range.start;
+                for index in range {
+                    if self.counters[index as usize].get() == 0 {
+                        continue;
+                    }
+                    if let Some(position) = self.solved_position(index) {
+                        self.children(&position, children);
+                        for &child in children.iter() {
+                            let place = cursors[child as usize].fetch_add(1, Ordering::Relaxed);
+                            parents[place as usize].store(index as u32, Ordering::Relaxed);
+                        }
+                    }
+                }
+                self.progress.advance(count);
+            });
+        self.progress.end();
+        Ok(ReverseGraph {
+            offsets,
+            parents: parents.into_iter().map(AtomicU32::into_inner).collect(),
+        })
+    }
+
+    /// Decides `parent` as `outcome` if it is still undecided; true if this
+    /// call decided it.
+    fn decide(&self, parent: u32, outcome: Outcome) -> bool {
+        self.cells[parent as usize]
+            .compare_exchange(
+                Cell::UNKNOWN.bits(),
+                Cell::pack(outcome).bits(),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            )
+            .is_ok()
+    }
+
+    fn undecided(&self, slot: u32) -> bool {
+        self.cells[slot as usize].load(Ordering::Relaxed) == Cell::UNKNOWN.bits()
+    }
+
+    /// Decides every parent that the wins and losses at `remoteness` settle,
+    /// returning the positions decided, all at `remoteness + 1`.
+    fn spread_wins_and_losses(
+        &self,
+        graph: Option<&ReverseGraph>,
+        frontier: &[u32],
+        remoteness: Remoteness,
+    ) -> Result<Vec<u32>, RetroError> {
+        let next = remoteness + 1;
+        if next > Cell::MAX_REMOTENESS {
+            return Err(RetroError::RemotenessOverflow);
+        }
+        let decided = self.spread(graph, frontier, |child, parent| {
+            let lost = Cell::from_bits(self.cells[child as usize].load(Ordering::Relaxed))
+                .unpack()
+                .is_some_and(|o| o.value == Value::Lose);
+            if lost {
+                self.decide(parent, Outcome::win(next))
+            } else {
+                self.counters[parent as usize].decrement() == 1
+                    && self.decide(parent, Outcome::lose(next))
+            }
+        });
+        self.progress.advance(decided.len() as u64);
+        Ok(decided)
+    }
+
+    /// Makes every undecided parent of a tie at `remoteness` a tie one ply
+    /// longer, returning those parents.
+    fn spread_ties(
+        &self,
+        graph: Option<&ReverseGraph>,
+        frontier: &[u32],
+        remoteness: Remoteness,
+    ) -> Result<Vec<u32>, RetroError> {
+        let next = remoteness + 1;
+        if next > Cell::MAX_REMOTENESS {
+            return Err(RetroError::RemotenessOverflow);
+        }
+        let decided = self.spread(graph, frontier, |_, parent| {
+            self.decide(parent, Outcome::tie(next))
+        });
+        self.progress.advance(decided.len() as u64);
+        Ok(decided)
+    }
+
+    /// Calls `settle(child, parent)` for every still undecided parent of
+    /// every position in `frontier`, in parallel, and collects the parents
+    /// for which it returns true.
+    fn spread(
+        &self,
+        graph: Option<&ReverseGraph>,
+        frontier: &[u32],
+        settle: impl Fn(u32, u32) -> bool + Sync,
+    ) -> Vec<u32> {
+        frontier
+            .par_iter()
+            .fold(
+                || (Vec::new(), Vec::new()),
+                |(mut decided, mut parents), &child| {
+                    self.source
+                        .parents(self.game, self.keys, graph, child, &mut parents);
+                    for &parent in &parents {
+                        if self.undecided(parent) && settle(child, parent) {
+                            decided.push(parent);
+                        }
+                    }
+                    (decided, parents)
+                },
+            )
+            .map(|(decided, _)| decided)
+            .reduce(Vec::new, |mut a, mut b| {
+                a.append(&mut b);
+                a
+            })
+    }
+
+    /// Every solved position still undecided is a draw: it still has
+    /// children left to decide, so its counter is not zero.
+    fn mark_draws(&self) {
+        self.cells
+            .par_iter()
+            .zip(&self.counters)
+            .for_each(|(cell, counter)| {
+                if cell.load(Ordering::Relaxed) == Cell::UNKNOWN.bits() && counter.get() > 0 {
+                    cell.store(Cell::pack(Outcome::DRAW).bits(), Ordering::Relaxed);
+                }
+            });
+    }
+
+    /// Gives every position not solved directly the cell of its class.
+    fn copy_to_symmetric(&self) {
+        self.progress.begin("symmetries", self.len);
+        (0..self.len.div_ceil(CHUNK))
+            .into_par_iter()
+            .for_each(|chunk| {
+                let range = chunk_range(chunk, self.len);
+                let count = range.end - range.start;
+                for index in range {
+                    if let Some(position) = self.game.unrank(index) {
+                        let key = self.keys.key(self.game, &position);
+                        if u64::from(key) != index {
+                            let bits = self.cells[key as usize].load(Ordering::Relaxed);
+                            self.cells[index as usize].store(bits, Ordering::Relaxed);
+                        }
+                    }
+                }
+                self.progress.advance(count);
+            });
+        self.progress.end();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+    use crate::game::PositionError;
+    use crate::progress::NoProgress;
+    use proptest::prelude::*;
+
+    /// A game on an explicit graph: node `i` moves to `children[i]` unless
+    /// `primitive[i]` ends play there. With `mirrored`, node `i` and node
+    /// `i + n/2` are images of each other under a symmetry.
+    #[derive(Clone, Debug)]
+    struct GraphGame {
+        children: Vec<Vec<u32>>,
+        primitive: Vec<Option<Value>>,
+        parents: Vec<Vec<u32>>,
+        mirrored: bool,
+    }
+
+    impl GraphGame {
+        fn new(children: Vec<Vec<u32>>, primitive: Vec<Option<Value>>, mirrored: bool) -> Self {
+            let mut parents = vec![Vec::new(); children.len()];
+            for (parent, kids) in children.iter().enumerate() {
+                if primitive[parent].is_none() {
+                    for &kid in kids {
+                        parents[kid as usize].push(parent as u32);
+                    }
+                }
+            }
+            Self {
+                children,
+                primitive,
+                parents,
+                mirrored,
+            }
+        }
+
+        /// The graph doubled: a second copy with every edge mirrored, so
+        /// that swapping the copies is a symmetry.
+        fn doubled(children: Vec<Vec<u32>>, primitive: Vec<Option<Value>>) -> Self {
+            let n = children.len() as u32;
+            let image = |v: u32| if v < n { v + n } else { v - n };
+            // Edges of the first copy may lead into either copy.
+            let first: Vec<Vec<u32>> = children
+                .iter()
+                .enumerate()
+                .map(|(i, kids)| {
+                    kids.iter()
+                        .map(|&k| if (i as u32 + k) % 3 == 0 { k + n } else { k })
+                        .collect()
+                })
+                .collect();
+            let second: Vec<Vec<u32>> = first
+                .iter()
+                .map(|kids| kids.iter().map(|&k| image(k)).collect())
+                .collect();
+            let primitive = primitive.iter().chain(&primitive).copied().collect();
+            Self::new(first.into_iter().chain(second).collect(), primitive, true)
+        }
+    }
+
+    impl Game for GraphGame {
+        type Position = u32;
+        type Move = u32;
+        fn name(&self) -> String {
+            "graph".into()
+        }
+        fn start(&self) -> u32 {
+            0
+        }
+        fn primitive(&self, position: &u32) -> Option<Value> {
+            self.primitive[*position as usize]
+        }
+        fn for_each_move(&self, position: &u32, mut visit: impl FnMut(u32, u32)) {
+            for &child in &self.children[*position as usize] {
+                visit(child, child);
+            }
+        }
+        fn parse_position(&self, text: &str) -> Result<u32, PositionError> {
+            text.parse().map_err(|_| PositionError::new("not a node"))
+        }
+        fn format_position(&self, position: &u32) -> String {
+            position.to_string()
+        }
+        fn format_move(&self, _position: &u32, mv: u32) -> String {
+            mv.to_string()
+        }
+    }
+
+    impl Indexed for GraphGame {
+        fn index_len(&self) -> u64 {
+            self.children.len() as u64
+        }
+        fn rank(&self, position: &u32) -> u64 {
+            u64::from(*position)
+        }
+        fn unrank(&self, index: u64) -> Option<u32> {
+            (index < self.index_len()).then_some(index as u32)
+        }
+    }
+
+    impl Parents for GraphGame {
+        fn for_each_parent(&self, position: &u32, mut visit: impl FnMut(u32)) {
+            for &parent in &self.parents[*position as usize] {
+                visit(parent);
+            }
+        }
+    }
+
+    impl Symmetric for GraphGame {
+        fn for_each_symmetric(&self, position: &u32, mut visit: impl FnMut(u32)) {
+            visit(*position);
+            if self.mirrored {
+                let half = self.children.len() as u32 / 2;
+                visit(if *position < half {
+                    position + half
+                } else {
+                    position - half
+                });
+            }
+        }
+    }
+
+    /// The plain method: decide level after level of remoteness by scanning
+    /// every position against a snapshot of the levels before.
+    fn by_levels(game: &GraphGame) -> Vec<Outcome> {
+        let n = game.children.len();
+        let mut known: Vec<Option<Outcome>> = (0..n)
+            .map(|i| match game.primitive[i] {
+                Some(value) => Some(Outcome::terminal(value)),
+                None if game.children[i].is_empty() => Some(Outcome::lose(0)),
+                None => None,
+            })
+            .collect();
+        for ties in [false, true] {
+            for level in 1.. {
+                let before = known.clone();
+                let mut any = false;
+                for i in (0..n).filter(|&i| before[i].is_none()) {
+                    let kids: Vec<Option<Outcome>> = game.children[i]
+                        .iter()
+                        .map(|&k| before[k as usize])
+                        .collect();
+                    let outcome = if ties {
+                        kids.contains(&Some(Outcome::tie(level - 1)))
+                            .then(|| Outcome::tie(level))
+                    } else if kids.contains(&Some(Outcome::lose(level - 1))) {
+                        Some(Outcome::win(level))
+                    } else if kids
+                        .iter()
+                        .all(|k| k.is_some_and(|o| o.value == Value::Win))
+                        && kids.contains(&Some(Outcome::win(level - 1)))
+                    {
+                        Some(Outcome::lose(level))
+                    } else {
+                        None
+                    };
+                    if outcome.is_some() {
+                        known[i] = outcome;
+                        any = true;
+                    }
+                }
+                if !any {
+                    break;
+                }
+            }
+        }
+        known
+            .into_iter()
+            .map(|o| o.unwrap_or(Outcome::DRAW))
+            .collect()
+    }
+
+    fn outcomes(table: &RetroTable) -> Vec<Outcome> {
+        (0..table.len())
+            .map(|i| table.outcome_at(i).unwrap())
+            .collect()
+    }
+
+    fn graph() -> impl Strategy<Value = (Vec<Vec<u32>>, Vec<Option<Value>>)> {
+        (1usize..40).prop_flat_map(|n| {
+            let value = prop_oneof![
+                6 => Just(None),
+                1 => Just(Some(Value::Win)),
+                2 => Just(Some(Value::Lose)),
+                1 => Just(Some(Value::Tie)),
+                1 => Just(Some(Value::Draw)),
+            ];
+            (
+                proptest::collection::vec(proptest::collection::vec(0..n as u32, 0..4), n),
+                proptest::collection::vec(value, n),
+            )
+        })
+    }
+
+    #[test]
+    fn a_cycle_without_an_exit_is_a_draw_and_an_exit_decides_it() {
+        // 0 -> 1 -> 0 and 1 -> 2, where 2 is lost for its mover.
+        let game = GraphGame::new(
+            vec![vec![1], vec![0, 2], vec![]],
+            vec![None, None, Some(Value::Lose)],
+            false,
+        );
+        let table = solve(&game, &NoProgress).unwrap();
+        assert_eq!(
+            outcomes(&table),
+            [Outcome::lose(2), Outcome::win(1), Outcome::lose(0)]
+        );
+        let game = GraphGame::new(vec![vec![1], vec![0]], vec![None, None], false);
+        let table = solve_with_parents(&game, &NoProgress).unwrap();
+        assert_eq!(outcomes(&table), [Outcome::DRAW, Outcome::DRAW]);
+    }
+
+    #[test]
+    fn counters_widen_when_a_position_has_many_children() {
+        let n = 300u32;
+        let mut children = vec![(1..n).collect::<Vec<u32>>()];
+        children.extend((1..n).map(|_| Vec::new()));
+        let mut primitive = vec![None; n as usize];
+        primitive[7] = Some(Value::Win);
+        let game = GraphGame::new(children, primitive, false);
+        let table = solve(&game, &NoProgress).unwrap();
+        assert_eq!(table.outcome_at(0), Some(Outcome::win(1)));
+        assert_eq!(table.moves(), u64::from(n - 1));
+    }
+
+    proptest! {
+        #[test]
+        fn every_way_of_solving_agrees_with_the_plain_method((children, primitive) in graph()) {
+            let game = GraphGame::new(children.clone(), primitive.clone(), false);
+            let expected = by_levels(&game);
+            prop_assert_eq!(&outcomes(&solve(&game, &NoProgress).unwrap()), &expected);
+            prop_assert_eq!(&outcomes(&solve_with_parents(&game, &NoProgress).unwrap()), &expected);
+
+            let game = GraphGame::doubled(children, primitive);
+            let expected = by_levels(&game);
+            let table = solve_symmetric(&game, &NoProgress).unwrap();
+            prop_assert_eq!(&outcomes(&table), &expected);
+            prop_assert_eq!(table.solved_positions(), table.len() / 2);
+            let table = solve_symmetric_with_parents(&game, &NoProgress).unwrap();
+            prop_assert_eq!(&outcomes(&table), &expected);
+            prop_assert_eq!(&outcomes(&solve(&game, &NoProgress).unwrap()), &expected);
+        }
+    }
+}
