@@ -309,6 +309,9 @@ struct Seeds {
     solved: u64,
     /// Distinct moves from them.
     moves: u64,
+    /// If a reverse graph is to be built, the moves, one list per chunk of
+    /// records: a slot, its number of children, then their slots.
+    forward: Vec<Vec<u32>>,
 }
 
 impl Seeds {
@@ -317,8 +320,31 @@ impl Seeds {
         self.ties.append(&mut other.ties);
         self.solved += other.solved;
         self.moves += other.moves;
+        self.forward.append(&mut other.forward);
         self
     }
+}
+
+/// Calls `visit(parent, child)` for every move kept by the first pass, in
+/// parallel over its lists.
+fn for_each_move_kept(
+    forward: &[Vec<u32>],
+    progress: &dyn Progress,
+    visit: impl Fn(u32, u32) + Sync,
+) {
+    forward.par_iter().for_each(|records| {
+        let mut rest = &records[..];
+        let mut moves = 0;
+        while let [parent, count, tail @ ..] = rest {
+            let (children, tail) = tail.split_at(*count as usize);
+            for &child in children {
+                visit(*parent, child);
+            }
+            moves += children.len() as u64;
+            rest = tail;
+        }
+        progress.advance(moves);
+    });
 }
 
 /// The working tables of one analysis.
@@ -373,16 +399,12 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
 
     /// The table, or `None` if some position has more children than `C` counts.
     fn run(self) -> Result<Option<RetroTable>, RetroError> {
-        let in_degrees: Vec<AtomicU32> = if P::STORED {
-            (0..self.len).map(|_| AtomicU32::new(0)).collect()
-        } else {
-            Vec::new()
-        };
-        let Some(seeds) = self.seed(&in_degrees) else {
+        let Some(mut seeds) = self.seed() else {
             return Ok(None);
         };
         let graph = if P::STORED {
-            Some(self.reverse_graph(in_degrees, seeds.moves)?)
+            let forward = std::mem::take(&mut seeds.forward);
+            Some(self.reverse_graph(forward, seeds.moves)?)
         } else {
             None
         };
@@ -436,15 +458,16 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
 
     /// The first pass: decides primitive positions and positions without
     /// moves, and sets every other counter to its number of children
-    /// (counting in-degrees if a reverse graph is to be built). `None` if a
+    /// (keeping the moves if a reverse graph is to be built). `None` if a
     /// count does not fit `C`.
-    fn seed(&self, in_degrees: &[AtomicU32]) -> Option<Seeds> {
+    fn seed(&self) -> Option<Seeds> {
         self.progress.begin("counting moves", self.len);
         let too_many = AtomicBool::new(false);
         let seeds = (0..self.len.div_ceil(CHUNK))
             .into_par_iter()
             .map_init(Vec::new, |children, chunk| {
                 let mut seeds = Seeds::default();
+                let mut forward = Vec::new();
                 let range = chunk_range(chunk, self.len);
                 let count = range.end - range.start;
                 for index in range {
@@ -477,9 +500,14 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
                     }
                     self.counters[slot].set(children.len().min(C::MAX));
                     seeds.moves += children.len() as u64;
-                    for &child in children.iter().filter(|_| P::STORED) {
-                        in_degrees[child as usize].fetch_add(1, Ordering::Relaxed);
+                    if P::STORED {
+                        forward.push(index as u32);
+                        forward.push(children.len() as u32);
+                        forward.extend_from_slice(children);
                     }
+                }
+                if !forward.is_empty() {
+                    seeds.forward.push(forward);
                 }
                 self.progress.advance(count);
                 seeds
@@ -489,11 +517,10 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
         (!too_many.load(Ordering::Relaxed)).then_some(seeds)
     }
 
-    /// Builds the reverse graph from the in-degrees counted by [`Work::seed`],
-    /// going over the moves a second time.
+    /// Builds the reverse graph from the moves kept by [`Work::seed`].
     fn reverse_graph(
         &self,
-        in_degrees: Vec<AtomicU32>,
+        forward: Vec<Vec<u32>>,
         moves: u64,
     ) -> Result<ReverseGraph, RetroError> {
         if moves > u64::from(u32::MAX) {
@@ -503,37 +530,26 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
                 u32::MAX
             )));
         }
-        let mut offsets = Vec::with_capacity(in_degrees.len() + 1);
+        self.progress.begin("reverse graph", 2 * moves);
+        let cursors: Vec<AtomicU32> = (0..self.len).map(|_| AtomicU32::new(0)).collect();
+        for_each_move_kept(&forward, self.progress, |_, child| {
+            cursors[child as usize].fetch_add(1, Ordering::Relaxed);
+        });
+        let mut offsets = Vec::with_capacity(cursors.len() + 1);
         let mut total = 0u32;
         offsets.push(0);
-        for cursor in &in_degrees {
-            total += cursor.load(Ordering::Relaxed);
-            // From here on each entry is the next free place among its parents.
-            cursor.store(total - cursor.load(Ordering::Relaxed), Ordering::Relaxed);
+        for cursor in &cursors {
+            let in_degree = cursor.load(Ordering::Relaxed);
+            // From here on each cursor is the next free place among its parents.
+            cursor.store(total, Ordering::Relaxed);
+            total += in_degree;
             offsets.push(total);
         }
-        let cursors = in_degrees;
         let parents: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
-        self.progress.begin("reverse graph", self.len);
-        (0..self.len.div_ceil(CHUNK))
-            .into_par_iter()
-            .for_each_init(Vec::new, |children, chunk| {
-                let range = chunk_range(chunk, self.len);
-                let count = range.end - range.start;
-                for index in range {
-                    if self.counters[index as usize].get() == 0 {
-                        continue;
-                    }
-                    if let Some(position) = self.solved_position(index) {
-                        self.children(&position, children);
-                        for &child in children.iter() {
-                            let place = cursors[child as usize].fetch_add(1, Ordering::Relaxed);
-                            parents[place as usize].store(index as u32, Ordering::Relaxed);
-                        }
-                    }
-                }
-                self.progress.advance(count);
-            });
+        for_each_move_kept(&forward, self.progress, |parent, child| {
+            let place = cursors[child as usize].fetch_add(1, Ordering::Relaxed);
+            parents[place as usize].store(parent, Ordering::Relaxed);
+        });
         self.progress.end();
         Ok(ReverseGraph {
             offsets,
