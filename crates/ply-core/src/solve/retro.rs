@@ -109,11 +109,21 @@ impl RetroTable {
     /// Counts the positions with an index in `indices`, with indices as
     /// examples of the longest win and loss.
     pub fn census(&self, indices: Range<u64>) -> Census<u64> {
+        self.census_where(indices, |_| true)
+    }
+
+    /// Counts the positions with an index in `indices` for which `include`
+    /// holds, with indices as examples of the longest win and loss.
+    pub fn census_where(
+        &self,
+        indices: Range<u64>,
+        include: impl Fn(u64) -> bool + Sync,
+    ) -> Census<u64> {
         let end = indices.end.min(self.len());
         (indices.start.min(end)..end)
             .into_par_iter()
             .fold(Census::new, |mut census, index| {
-                if let Some(outcome) = self.outcome_at(index) {
+                if let Some(outcome) = self.outcome_at(index).filter(|_| include(index)) {
                     census.add(outcome, || index);
                 }
                 census
