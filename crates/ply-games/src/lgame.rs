@@ -76,6 +76,9 @@ pub struct LGame {
     /// For each placement, the symmetry that takes it to the first
     /// placement of its class.
     to_canonical: Vec<u8>,
+    /// `canonical_pair[m][o]`: the pair number of (mover, other) after the
+    /// symmetry `to_canonical[m]`, or [`OVERLAP`].
+    canonical_pair: Vec<[u16; 48]>,
 }
 
 impl Default for LGame {
@@ -127,7 +130,7 @@ impl LGame {
             placement_of[usize::from(mask)] = n as u8;
         }
         let number = |mask: u16| placements.binary_search(&mask).ok();
-        let to_canonical = placements
+        let to_canonical: Vec<u8> = placements
             .iter()
             .map(|&p| {
                 (0..symmetries.len())
@@ -145,6 +148,13 @@ impl LGame {
                 }
             }
         }
+        let mut canonical_pair = vec![[OVERLAP; 48]; placements.len()];
+        for &(m, o) in &pairs {
+            let (m, o) = (usize::from(m), usize::from(o));
+            let s = usize::from(to_canonical[m]);
+            let image = |p: usize| number(map_mask(s, placements[p])).unwrap_or(0);
+            canonical_pair[m][o] = pair_number[image(m)][image(o)];
+        }
         Self {
             shape,
             placements,
@@ -153,6 +163,7 @@ impl LGame {
             pairs,
             images,
             to_canonical,
+            canonical_pair,
         }
     }
 
@@ -161,17 +172,41 @@ impl LGame {
         &self.placements
     }
 
+    #[inline]
     fn placement_number(&self, mask: u16) -> Option<usize> {
         let number = self.placement_of[usize::from(mask)];
         (number != NO_PLACEMENT).then_some(usize::from(number))
     }
 
+    #[inline]
     fn image(&self, symmetry: usize, mask: u16) -> u16 {
         let table = &self.images[symmetry];
         table[0][usize::from(mask as u8)] | table[1][usize::from(mask >> 8)]
     }
 
+    /// The placement numbers of the mover's and the other L.
+    #[inline]
+    fn pair_numbers(&self, position: &LPosition) -> Option<(usize, usize)> {
+        Some((
+            self.placement_number(position.mover)?,
+            self.placement_number(position.other)?,
+        ))
+    }
+
+    /// The index, among the positions with one player to move, of the pair
+    /// of Ls numbered `pair` with the neutral pieces on `neutrals`.
+    #[inline]
+    fn relative_index(&self, pair: u32, neutrals: u16) -> u32 {
+        let (m, o) = self.pairs.get(pair as usize).copied().unwrap_or((0, 0));
+        let free = !(self.placements[usize::from(m)] | self.placements[usize::from(o)]);
+        let below = |square: u32| (free & ((1u16 << square) - 1)).count_ones();
+        let low = neutrals.trailing_zeros();
+        let high = 15 - neutrals.leading_zeros();
+        pair * NEUTRAL_PAIRS + neutral_pair_number(below(low), below(high))
+    }
+
     /// The image of `position` under board symmetry `symmetry`.
+    #[inline]
     fn transformed(&self, position: &LPosition, symmetry: usize) -> LPosition {
         LPosition {
             mover: self.image(symmetry, position.mover),
@@ -236,11 +271,13 @@ fn shift(mask: u16, dr: usize, dc: usize) -> Option<u16> {
 
 /// The number of the pair `i < j` (positions among the free squares) in
 /// `0..28`.
+#[inline]
 fn neutral_pair_number(i: u32, j: u32) -> u32 {
     j * (j - 1) / 2 + i
 }
 
 /// The square of the `n`th set bit of `mask`.
+#[inline]
 fn nth_square(mut mask: u16, n: u32) -> u32 {
     for _ in 0..n {
         mask &= mask - 1;
@@ -267,6 +304,7 @@ impl Game for LGame {
         }
     }
 
+    #[inline]
     fn primitive(&self, _position: &LPosition) -> Option<Value> {
         None
     }
@@ -421,22 +459,17 @@ impl Indexed for LGame {
         2 * PER_MOVER
     }
 
+    #[inline]
     fn rank(&self, position: &LPosition) -> u64 {
-        let pair = match (
-            self.placement_number(position.mover),
-            self.placement_number(position.other),
-        ) {
-            (Some(m), Some(o)) => u32::from(self.pair_number[m][o]),
-            _ => u32::from(OVERLAP),
+        let pair = match self.pair_numbers(position) {
+            Some((m, o)) => u32::from(self.pair_number[m][o]),
+            None => u32::from(OVERLAP),
         };
-        let free = !(position.mover | position.other);
-        let below = |square: u32| (free & ((1u16 << square) - 1)).count_ones();
-        let low = position.neutrals.trailing_zeros();
-        let high = 15 - position.neutrals.leading_zeros();
-        let relative = pair * NEUTRAL_PAIRS + neutral_pair_number(below(low), below(high));
+        let relative = self.relative_index(pair, position.neutrals);
         u64::from(position.star_to_move) * PER_MOVER + u64::from(relative)
     }
 
+    #[inline]
     fn unrank(&self, index: u64) -> Option<LPosition> {
         if index >= self.index_len() {
             return None;
@@ -474,6 +507,7 @@ impl Symmetric for LGame {
 
     /// The image with `#` to move whose mover's L is the first placement of
     /// its class: one image, as the L has no symmetry of its own.
+    #[inline]
     fn canonical(&self, position: &LPosition) -> LPosition {
         let symmetry = self
             .placement_number(position.mover)
@@ -482,6 +516,17 @@ impl Symmetric for LGame {
             star_to_move: false,
             ..self.transformed(position, symmetry)
         }
+    }
+
+    /// The index of the canonical image, straight from tables.
+    #[inline]
+    fn canonical_index(&self, position: &LPosition) -> u64 {
+        let Some((m, o)) = self.pair_numbers(position) else {
+            return self.rank(&self.canonical(position));
+        };
+        let symmetry = usize::from(self.to_canonical[m]);
+        let pair = u32::from(self.canonical_pair[m][o]);
+        u64::from(self.relative_index(pair, self.image(symmetry, position.neutrals)))
     }
 }
 

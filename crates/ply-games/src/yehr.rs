@@ -33,6 +33,7 @@ pub enum Side {
 
 impl Side {
     /// The other player.
+    #[inline]
     pub fn other(self) -> Side {
         match self {
             Side::Red => Side::Black,
@@ -137,6 +138,7 @@ impl YehrPosition {
     }
 
     /// The rows of `side`'s pieces, in column order A, B, C, D.
+    #[inline]
     pub fn rows(&self, side: Side) -> [u8; 4] {
         match side {
             Side::Red => self.red,
@@ -146,12 +148,14 @@ impl YehrPosition {
 
     /// Whether the mover's acm has just been captured (both acms on one row):
     /// the game is over and the mover lost.
+    #[inline]
     pub fn captured(&self) -> bool {
         self.red[ACM] == self.black[ACM]
     }
 
     /// The colour swap: the board turned upside down, Red and Black
     /// exchanged, the other side to move. Values are unchanged.
+    #[inline]
     pub fn swapped(&self) -> Self {
         Self {
             mover: self.mover.other(),
@@ -162,6 +166,7 @@ impl YehrPosition {
 
     /// The same position with `side`'s piece in `column` on `row`, and the
     /// other player to move.
+    #[inline]
     fn after(&self, side: Side, column: usize, row: u8) -> Self {
         let mut next = Self {
             mover: self.mover.other(),
@@ -277,6 +282,22 @@ const ACM_PART: [[[u32; 16]; 16]; 2] = {
 /// move: the capturer came from the row behind.
 const LOWEST_CAPTURE_ROW: [u8; 2] = [1, 2];
 
+/// The index of the position with mover number `mover` (0 Red, 1 Black)
+/// and the given rows.
+#[inline]
+fn index_of(mover: usize, red: [u8; 4], black: [u8; 4]) -> u64 {
+    let part = |parts: &[[u32; 16]; 16], column: usize| {
+        parts[usize::from(red[column] & 15)][usize::from(black[column] & 15)]
+    };
+    u64::from(
+        part(&ACM_PART[mover & 1], ACM)
+            + part(&BAHAMAS_PART, BAHAMAS)
+            + part(&CAB_PART, CAB)
+            + part(&DAZE_PART, DAZE),
+    )
+}
+
+#[inline]
 fn mover_number(side: Side) -> usize {
     match side {
         Side::Red => 0,
@@ -347,6 +368,7 @@ impl Game for Yehr {
         }
     }
 
+    #[inline]
     fn primitive(&self, position: &YehrPosition) -> Option<Value> {
         position.captured().then_some(Value::Lose)
     }
@@ -448,21 +470,12 @@ impl Indexed for Yehr {
         2 * u64::from(MOVER_STRIDE)
     }
 
+    #[inline]
     fn rank(&self, position: &YehrPosition) -> u64 {
-        let (red, black) = (
-            position.red.map(usize::from),
-            position.black.map(usize::from),
-        );
-        let part =
-            |parts: &[[u32; 16]; 16], column: usize| parts[red[column] & 15][black[column] & 15];
-        u64::from(
-            part(&ACM_PART[mover_number(position.mover)], ACM)
-                + part(&BAHAMAS_PART, BAHAMAS)
-                + part(&CAB_PART, CAB)
-                + part(&DAZE_PART, DAZE),
-        )
+        index_of(mover_number(position.mover), position.red, position.black)
     }
 
+    #[inline]
     fn unrank(&self, index: u64) -> Option<YehrPosition> {
         if index >= self.index_len() {
             return None;
@@ -531,10 +544,23 @@ impl Symmetric for Yehr {
     }
 
     /// The image with Red to move, which has the smaller index.
+    #[inline]
     fn canonical(&self, position: &YehrPosition) -> YehrPosition {
         match position.mover {
             Side::Red => *position,
             Side::Black => position.swapped(),
+        }
+    }
+
+    #[inline]
+    fn canonical_index(&self, position: &YehrPosition) -> u64 {
+        match position.mover {
+            Side::Red => index_of(0, position.red, position.black),
+            Side::Black => index_of(
+                0,
+                position.black.map(|row| 11 - row),
+                position.red.map(|row| 11 - row),
+            ),
         }
     }
 }

@@ -81,6 +81,7 @@ fn every_image_has_the_same_canonical_form() {
     for position in (0..game().index_len()).filter_map(|i| game().unrank(i)) {
         let canonical = game().canonical(&position);
         assert!(images(&position).contains(&canonical));
+        assert_eq!(game().canonical_index(&position), game().rank(&canonical));
         for image in images(&position) {
             assert_eq!(game().canonical(&image), canonical, "{position:?}");
         }

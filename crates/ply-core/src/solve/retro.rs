@@ -28,7 +28,7 @@ use crate::progress::Progress;
 use crate::value::{Cell, Outcome, Remoteness, Value};
 use rayon::prelude::*;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, AtomicU64, Ordering};
 
 /// Why a retrograde analysis could not run to the end.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -169,6 +169,9 @@ trait Keys<G: Indexed>: Sync {
     const REDUCED: bool;
     /// The slot of `position`: its own index, or its class's.
     fn key(&self, game: &G, position: &G::Position) -> u32;
+    /// Calls `visit` with the index of every position whose slot is that
+    /// of `position`, when that is its class's slot.
+    fn for_each_image(&self, game: &G, position: &G::Position, visit: impl FnMut(u32));
 }
 
 /// Every position in its own slot.
@@ -179,6 +182,9 @@ impl<G: Indexed> Keys<G> for Own {
     fn key(&self, game: &G, position: &G::Position) -> u32 {
         game.rank(position) as u32
     }
+    fn for_each_image(&self, game: &G, position: &G::Position, mut visit: impl FnMut(u32)) {
+        visit(game.rank(position) as u32);
+    }
 }
 
 /// Every position in its canonical representative's slot.
@@ -187,7 +193,10 @@ struct Canonical;
 impl<G: Indexed + Symmetric> Keys<G> for Canonical {
     const REDUCED: bool = true;
     fn key(&self, game: &G, position: &G::Position) -> u32 {
-        game.rank(&game.canonical(position)) as u32
+        game.canonical_index(position) as u32
+    }
+    fn for_each_image(&self, game: &G, position: &G::Position, mut visit: impl FnMut(u32)) {
+        game.for_each_symmetric(position, |image| visit(game.rank(&image) as u32));
     }
 }
 
@@ -244,9 +253,37 @@ impl<G: Indexed + Parents> ParentSource<G> for Unmoves {
         if let Some(position) = game.unrank(u64::from(child)) {
             game.for_each_parent(&position, |parent| out.push(keys.key(game, &parent)));
         }
-        out.sort_unstable();
-        out.dedup();
+        remove_duplicates(out);
     }
+}
+
+/// Keeps the first of equal slots in `slots`. Short lists (most games have
+/// a few moves per position) are compared pairwise, first without branches
+/// to find out whether anything repeats at all; long ones are sorted.
+fn remove_duplicates(slots: &mut Vec<u32>) {
+    if slots.len() > 24 {
+        slots.sort_unstable();
+        slots.dedup();
+        return;
+    }
+    let repeats = (1..slots.len()).fold(false, |found, i| {
+        found
+            | slots[..i]
+                .iter()
+                .fold(false, |seen, &slot| seen | (slot == slots[i]))
+    });
+    if !repeats {
+        return;
+    }
+    let mut kept = 0;
+    for i in 0..slots.len() {
+        let slot = slots[i];
+        if !slots[..kept].contains(&slot) {
+            slots[kept] = slot;
+            kept += 1;
+        }
+    }
+    slots.truncate(kept);
 }
 
 /// A counter of undecided children, as narrow as the game allows.
@@ -311,10 +348,8 @@ fn chunk_range(chunk: u64, len: u64) -> Range<u64> {
 /// What the first pass over the index finds.
 #[derive(Default)]
 struct Seeds {
-    /// Slots decided as wins or losses at remoteness 0.
-    ends: Vec<u32>,
-    /// Slots decided as ties at remoteness 0.
-    ties: Vec<u32>,
+    /// Slots decided at remoteness 0.
+    ends: u64,
     /// Slots solved directly.
     solved: u64,
     /// Distinct moves from them.
@@ -326,12 +361,55 @@ struct Seeds {
 
 impl Seeds {
     fn merge(mut self, mut other: Self) -> Self {
-        self.ends.append(&mut other.ends);
-        self.ties.append(&mut other.ties);
+        self.ends += other.ends;
         self.solved += other.solved;
         self.moves += other.moves;
         self.forward.append(&mut other.forward);
         self
+    }
+}
+
+/// A set of slots, one bit each: the positions decided at one remoteness.
+/// Going through it in index order keeps neighbouring positions, whose
+/// parents are often neighbours too, together.
+struct Frontier {
+    words: Vec<AtomicU64>,
+}
+
+/// Words of a [`Frontier`] handled by one task.
+const FRONTIER_TASK: usize = 1 << 10;
+
+impl Frontier {
+    fn new(len: u64) -> Self {
+        Self {
+            words: (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    fn insert(&self, slot: u32) {
+        self.words[slot as usize / 64].fetch_or(1 << (slot % 64), Ordering::Relaxed);
+    }
+
+    /// Empties the set, calling `visit(slot, scratch)` on every slot in it
+    /// (in parallel, in index order within each task) and summing what
+    /// `visit` returns.
+    fn drain(&self, visit: impl Fn(u32, &mut Vec<u32>) -> u64 + Sync) -> u64 {
+        self.words
+            .par_chunks(FRONTIER_TASK)
+            .enumerate()
+            .map_init(Vec::new, |scratch, (task, words)| {
+                let mut total = 0;
+                for (i, word) in words.iter().enumerate() {
+                    let mut bits = word.swap(0, Ordering::Relaxed);
+                    let base = ((task * FRONTIER_TASK + i) * 64) as u32;
+                    while bits != 0 {
+                        total += visit(base + bits.trailing_zeros(), scratch);
+                        bits &= bits - 1;
+                    }
+                }
+                total
+            })
+            .sum()
     }
 }
 
@@ -409,7 +487,9 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
 
     /// The table, or `None` if some position has more children than `C` counts.
     fn run(self) -> Result<Option<RetroTable>, RetroError> {
-        let Some(mut seeds) = self.seed() else {
+        let mut frontier = Frontier::new(self.len);
+        let ties = Frontier::new(self.len);
+        let Some(mut seeds) = self.seed(&frontier, &ties) else {
             return Ok(None);
         };
         let graph = if P::STORED {
@@ -419,18 +499,17 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
             None
         };
         self.progress.begin("retrograde", seeds.solved);
-        self.progress
-            .advance((seeds.ends.len() + seeds.ties.len()) as u64);
-        let mut frontier = seeds.ends;
+        self.progress.advance(seeds.ends);
+        let mut next = Frontier::new(self.len);
         let mut remoteness: Remoteness = 0;
-        while !frontier.is_empty() {
-            frontier = self.spread_wins_and_losses(graph.as_ref(), &frontier, remoteness)?;
+        while self.spread_wins_and_losses(graph.as_ref(), &frontier, &next, remoteness)? > 0 {
+            std::mem::swap(&mut frontier, &mut next);
             remoteness += 1;
         }
-        let mut frontier = seeds.ties;
+        let mut frontier = ties;
         let mut remoteness: Remoteness = 0;
-        while !frontier.is_empty() {
-            frontier = self.spread_ties(graph.as_ref(), &frontier, remoteness)?;
+        while self.spread_ties(graph.as_ref(), &frontier, &next, remoteness)? > 0 {
+            std::mem::swap(&mut frontier, &mut next);
             remoteness += 1;
         }
         drop(graph);
@@ -462,15 +541,14 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
         self.game.for_each_move(position, |_, child| {
             out.push(self.keys.key(self.game, &child))
         });
-        out.sort_unstable();
-        out.dedup();
+        remove_duplicates(out);
     }
 
     /// The first pass: decides primitive positions and positions without
     /// moves, and sets every other counter to its number of children
     /// (keeping the moves if a reverse graph is to be built). `None` if a
     /// count does not fit `C`.
-    fn seed(&self) -> Option<Seeds> {
+    fn seed(&self, ends: &Frontier, ties: &Frontier) -> Option<Seeds> {
         self.progress.begin("counting moves", self.len);
         let too_many = AtomicBool::new(false);
         let seeds = (0..self.len.div_ceil(CHUNK))
@@ -492,17 +570,19 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
                             Ordering::Relaxed,
                         );
                         match value {
-                            Value::Win | Value::Lose => seeds.ends.push(index as u32),
-                            Value::Tie => seeds.ties.push(index as u32),
+                            Value::Win | Value::Lose => ends.insert(index as u32),
+                            Value::Tie => ties.insert(index as u32),
                             Value::Draw => {}
                         }
+                        seeds.ends += 1;
                         continue;
                     }
                     self.children(&position, children);
                     if children.is_empty() {
                         self.cells[slot]
                             .store(Cell::pack(Outcome::lose(0)).bits(), Ordering::Relaxed);
-                        seeds.ends.push(index as u32);
+                        ends.insert(index as u32);
+                        seeds.ends += 1;
                         continue;
                     }
                     if children.len() > C::MAX {
@@ -567,13 +647,13 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
         })
     }
 
-    /// Decides `parent` as `outcome` if it is still undecided; true if this
+    /// Decides `parent` as `cell` if it is still undecided; true if this
     /// call decided it.
-    fn decide(&self, parent: u32, outcome: Outcome) -> bool {
+    fn decide(&self, parent: u32, cell: Cell) -> bool {
         self.cells[parent as usize]
             .compare_exchange(
                 Cell::UNKNOWN.bits(),
-                Cell::pack(outcome).bits(),
+                cell.bits(),
                 Ordering::Relaxed,
                 Ordering::Relaxed,
             )
@@ -584,81 +664,77 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
         self.cells[slot as usize].load(Ordering::Relaxed) == Cell::UNKNOWN.bits()
     }
 
-    /// Decides every parent that the wins and losses at `remoteness` settle,
-    /// returning the positions decided, all at `remoteness + 1`.
+    /// Decides every parent that the wins and losses in `frontier` (at
+    /// `remoteness`) settle, putting them in `next`; returns how many.
     fn spread_wins_and_losses(
         &self,
         graph: Option<&ReverseGraph>,
-        frontier: &[u32],
+        frontier: &Frontier,
+        next: &Frontier,
         remoteness: Remoteness,
-    ) -> Result<Vec<u32>, RetroError> {
-        let next = remoteness + 1;
-        if next > Cell::MAX_REMOTENESS {
+    ) -> Result<u64, RetroError> {
+        let longer = remoteness + 1;
+        if longer > Cell::MAX_REMOTENESS {
             return Err(RetroError::RemotenessOverflow);
         }
-        let decided = self.spread(graph, frontier, |child, parent| {
-            let lost = Cell::from_bits(self.cells[child as usize].load(Ordering::Relaxed))
-                .unpack()
-                .is_some_and(|o| o.value == Value::Lose);
-            if lost {
-                self.decide(parent, Outcome::win(next))
+        let (win, lose) = (
+            Cell::pack(Outcome::win(longer)),
+            Cell::pack(Outcome::lose(longer)),
+        );
+        let decided = self.spread(graph, frontier, next, |child, parent| {
+            if child.unpack().is_some_and(|o| o.value == Value::Lose) {
+                self.decide(parent, win)
             } else {
-                self.counters[parent as usize].decrement() == 1
-                    && self.decide(parent, Outcome::lose(next))
+                self.counters[parent as usize].decrement() == 1 && self.decide(parent, lose)
             }
         });
-        self.progress.advance(decided.len() as u64);
+        self.progress.advance(decided);
         Ok(decided)
     }
 
-    /// Makes every undecided parent of a tie at `remoteness` a tie one ply
-    /// longer, returning those parents.
+    /// Makes every undecided parent of a tie in `frontier` (at `remoteness`)
+    /// a tie one ply longer, putting them in `next`; returns how many.
     fn spread_ties(
         &self,
         graph: Option<&ReverseGraph>,
-        frontier: &[u32],
+        frontier: &Frontier,
+        next: &Frontier,
         remoteness: Remoteness,
-    ) -> Result<Vec<u32>, RetroError> {
-        let next = remoteness + 1;
-        if next > Cell::MAX_REMOTENESS {
+    ) -> Result<u64, RetroError> {
+        let longer = remoteness + 1;
+        if longer > Cell::MAX_REMOTENESS {
             return Err(RetroError::RemotenessOverflow);
         }
-        let decided = self.spread(graph, frontier, |_, parent| {
-            self.decide(parent, Outcome::tie(next))
-        });
-        self.progress.advance(decided.len() as u64);
+        let tie = Cell::pack(Outcome::tie(longer));
+        let decided = self.spread(graph, frontier, next, |_, parent| self.decide(parent, tie));
+        self.progress.advance(decided);
         Ok(decided)
     }
 
-    /// Calls `settle(child, parent)` for every still undecided parent of
-    /// every position in `frontier`, in parallel, and collects the parents
-    /// for which it returns true.
+    /// Empties `frontier`, calling `settle(child's cell, parent)` for every
+    /// still undecided parent of every position in it, in parallel, and
+    /// puts the parents for which it returns true in `next`; returns how
+    /// many there are.
     fn spread(
         &self,
         graph: Option<&ReverseGraph>,
-        frontier: &[u32],
-        settle: impl Fn(u32, u32) -> bool + Sync,
-    ) -> Vec<u32> {
-        frontier
-            .par_iter()
-            .fold(
-                || (Vec::new(), Vec::new()),
-                |(mut decided, mut parents), &child| {
-                    self.source
-                        .parents(self.game, self.keys, graph, child, &mut parents);
-                    for &parent in &parents {
-                        if self.undecided(parent) && settle(child, parent) {
-                            decided.push(parent);
-                        }
-                    }
-                    (decided, parents)
-                },
-            )
-            .map(|(decided, _)| decided)
-            .reduce(Vec::new, |mut a, mut b| {
-                a.append(&mut b);
-                a
-            })
+        frontier: &Frontier,
+        next: &Frontier,
+        settle: impl Fn(Cell, u32) -> bool + Sync,
+    ) -> u64 {
+        frontier.drain(|child, parents| {
+            let cell = Cell::from_bits(self.cells[child as usize].load(Ordering::Relaxed));
+            self.source
+                .parents(self.game, self.keys, graph, child, parents);
+            let mut decided = 0;
+            for &parent in parents.iter() {
+                if self.undecided(parent) && settle(cell, parent) {
+                    next.insert(parent);
+                    decided += 1;
+                }
+            }
+            decided
+        })
     }
 
     /// Every solved position still undecided is a draw: it still has
@@ -674,25 +750,26 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
             });
     }
 
-    /// Gives every position not solved directly the cell of its class.
+    /// Gives every position not solved directly the cell of its class,
+    /// going from each solved position (the ones decided so far) to its
+    /// images.
     fn copy_to_symmetric(&self) {
-        self.progress.begin("symmetries", self.len);
-        (0..self.len.div_ceil(CHUNK))
+        let solved: Vec<u32> = (0..self.len as u32)
             .into_par_iter()
-            .for_each(|chunk| {
-                let range = chunk_range(chunk, self.len);
-                let count = range.end - range.start;
-                for index in range {
-                    if let Some(position) = self.game.unrank(index) {
-                        let key = self.keys.key(self.game, &position);
-                        if u64::from(key) != index {
-                            let bits = self.cells[key as usize].load(Ordering::Relaxed);
-                            self.cells[index as usize].store(bits, Ordering::Relaxed);
-                        }
-                    }
+            .filter(|&slot| !self.undecided(slot))
+            .collect();
+        self.progress.begin("symmetries", solved.len() as u64);
+        solved.par_chunks(CHUNK as usize).for_each(|chunk| {
+            for &slot in chunk {
+                let bits = self.cells[slot as usize].load(Ordering::Relaxed);
+                if let Some(position) = self.game.unrank(u64::from(slot)) {
+                    self.keys.for_each_image(self.game, &position, |image| {
+                        self.cells[image as usize].store(bits, Ordering::Relaxed);
+                    });
                 }
-                self.progress.advance(count);
-            });
+            }
+            self.progress.advance(chunk.len() as u64);
+        });
         self.progress.end();
     }
 }
