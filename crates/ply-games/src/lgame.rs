@@ -194,11 +194,10 @@ impl LGame {
     }
 
     /// The index, among the positions with one player to move, of the pair
-    /// of Ls numbered `pair` with the neutral pieces on `neutrals`.
+    /// of Ls numbered `pair`, which leave the squares `free`, with the
+    /// neutral pieces on `neutrals`.
     #[inline]
-    fn relative_index(&self, pair: u32, neutrals: u16) -> u32 {
-        let (m, o) = self.pairs.get(pair as usize).copied().unwrap_or((0, 0));
-        let free = !(self.placements[usize::from(m)] | self.placements[usize::from(o)]);
+    fn relative_index(pair: u32, free: u16, neutrals: u16) -> u32 {
         let below = |square: u32| (free & ((1u16 << square) - 1)).count_ones();
         let low = neutrals.trailing_zeros();
         let high = 15 - neutrals.leading_zeros();
@@ -243,6 +242,16 @@ fn to_top_left(mut mask: u16) -> u16 {
         mask >>= 1;
     }
     mask
+}
+
+/// The squares in `mask`, in increasing order.
+#[inline]
+fn squares_of(mut mask: u16) -> impl Iterator<Item = u8> {
+    std::iter::from_fn(move || {
+        let square = mask.trailing_zeros() as u8;
+        mask &= mask.wrapping_sub(1);
+        (square < 16).then_some(square)
+    })
 }
 
 /// The set of the given squares.
@@ -329,8 +338,8 @@ impl Game for LGame {
                 child,
             );
             let empty = !(placement | blocked);
-            for from in (0..16u8).filter(|&s| position.neutrals >> s & 1 == 1) {
-                for to in (0..16u8).filter(|&s| empty >> s & 1 == 1) {
+            for from in squares_of(position.neutrals) {
+                for to in squares_of(empty) {
                     let neutrals = position.neutrals & !(1 << from) | 1 << to;
                     visit(
                         LMove {
@@ -465,7 +474,8 @@ impl Indexed for LGame {
             Some((m, o)) => u32::from(self.pair_number[m][o]),
             None => u32::from(OVERLAP),
         };
-        let relative = self.relative_index(pair, position.neutrals);
+        let free = !(position.mover | position.other);
+        let relative = Self::relative_index(pair, free, position.neutrals);
         u64::from(position.star_to_move) * PER_MOVER + u64::from(relative)
     }
 
@@ -526,7 +536,13 @@ impl Symmetric for LGame {
         };
         let symmetry = usize::from(self.to_canonical[m]);
         let pair = u32::from(self.canonical_pair[m][o]);
-        u64::from(self.relative_index(pair, self.image(symmetry, position.neutrals)))
+        // A symmetry permutes the squares, so it maps the free squares too.
+        let free = self.image(symmetry, !(position.mover | position.other));
+        u64::from(Self::relative_index(
+            pair,
+            free,
+            self.image(symmetry, position.neutrals),
+        ))
     }
 }
 

@@ -15,12 +15,14 @@
 //! a compact reverse graph built once from the moves (offsets and one array
 //! of parents, CSR). With symmetry reduction only one position per class is
 //! solved, its children and parents folded onto their classes; the other
-//! positions copy their class's cell at the end. Each frontier is processed
-//! in parallel.
+//! positions copy their class's cell at the end. Each frontier is a bit set,
+//! processed in parallel in index order.
 //!
 //! Memory: a 2-byte [`Cell`] per position, a counter of 1, 2 or 4 bytes (the
-//! narrowest that holds the largest number of children), and the reverse
-//! graph (4 bytes per position and per move) when the game has no parents.
+//! narrowest that holds the largest number of children), three frontier
+//! bits, and the reverse graph (4 bytes per position and per move, plus the
+//! moves kept while it is built) when the game has no parents. Indexes
+//! beyond `u32` are refused before any work starts.
 
 use crate::census::Census;
 use crate::game::{Indexed, Parents, Symmetric};
@@ -169,8 +171,8 @@ trait Keys<G: Indexed>: Sync {
     const REDUCED: bool;
     /// The slot of `position`: its own index, or its class's.
     fn key(&self, game: &G, position: &G::Position) -> u32;
-    /// Calls `visit` with the index of every position whose slot is that
-    /// of `position`, when that is its class's slot.
+    /// Calls `visit` with the index of every position that shares the slot
+    /// of `position`: its symmetric images, or itself alone.
     fn for_each_image(&self, game: &G, position: &G::Position, visit: impl FnMut(u32));
 }
 
@@ -257,15 +259,22 @@ impl<G: Indexed + Parents> ParentSource<G> for Unmoves {
     }
 }
 
-/// Keeps the first of equal slots in `slots`. Short lists (most games have
-/// a few moves per position) are compared pairwise, first without branches
-/// to find out whether anything repeats at all; long ones are sorted.
+/// Keeps the first of equal slots in `slots`, in order. Short lists (most
+/// games have a few moves per position) are compared pairwise, first
+/// without branches to find out whether anything repeats at all; longer
+/// ones go through a small hash set on the stack; the longest are sorted.
 fn remove_duplicates(slots: &mut Vec<u32>) {
-    if slots.len() > 24 {
-        slots.sort_unstable();
-        slots.dedup();
-        return;
+    match slots.len() {
+        0..=24 => remove_duplicates_pairwise(slots),
+        25..=HASHED_MAX => remove_duplicates_hashed(slots),
+        _ => {
+            slots.sort_unstable();
+            slots.dedup();
+        }
     }
+}
+
+fn remove_duplicates_pairwise(slots: &mut Vec<u32>) {
     let repeats = (1..slots.len()).fold(false, |found, i| {
         found
             | slots[..i]
@@ -281,6 +290,34 @@ fn remove_duplicates(slots: &mut Vec<u32>) {
         if !slots[..kept].contains(&slot) {
             slots[kept] = slot;
             kept += 1;
+        }
+    }
+    slots.truncate(kept);
+}
+
+/// The longest list [`remove_duplicates_hashed`] takes: its table stays at
+/// most half full.
+const HASHED_MAX: usize = 128;
+
+fn remove_duplicates_hashed(slots: &mut Vec<u32>) {
+    // No slot is u32::MAX: indexes are below it.
+    const EMPTY: u32 = u32::MAX;
+    let mut table = [EMPTY; 2 * HASHED_MAX];
+    let mut kept = 0;
+    for i in 0..slots.len() {
+        let slot = slots[i];
+        let mut place = (slot.wrapping_mul(0x9E37_79B1) >> 24) as usize;
+        loop {
+            if table[place] == EMPTY {
+                table[place] = slot;
+                slots[kept] = slot;
+                kept += 1;
+                break;
+            }
+            if table[place] == slot {
+                break;
+            }
+            place = (place + 1) % table.len();
         }
     }
     slots.truncate(kept);
@@ -985,6 +1022,25 @@ mod tests {
         let game = GraphGame::new(vec![vec![1], vec![0]], vec![None, None], false);
         let table = solve_with_parents(&game, &NoProgress).unwrap();
         assert_eq!(outcomes(&table), [Outcome::DRAW, Outcome::DRAW]);
+    }
+
+    #[test]
+    fn duplicates_go_and_first_occurrences_stay_in_order() {
+        for len in [0, 1, 5, 24, 25, 100, 128, 129, 400] {
+            let list: Vec<u32> = (0..len).map(|i| (i * 7919 % 61) as u32).collect();
+            let mut expected = Vec::new();
+            for &x in &list {
+                if !expected.contains(&x) {
+                    expected.push(x);
+                }
+            }
+            let mut deduped = list.clone();
+            remove_duplicates(&mut deduped);
+            if len > HASHED_MAX {
+                expected.sort_unstable();
+            }
+            assert_eq!(deduped, expected, "{len}");
+        }
     }
 
     #[test]
