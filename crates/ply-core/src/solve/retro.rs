@@ -450,26 +450,25 @@ impl Frontier {
     }
 }
 
-/// Calls `visit(parent, child)` for every move kept by the first pass, in
-/// parallel over its lists.
+/// Calls `visit(parent, child)` for every move kept by the first pass
+/// whose child is in `children`, in the order the first pass kept them.
 fn for_each_move_kept(
     forward: &[Vec<u32>],
-    progress: &dyn Progress,
-    visit: impl Fn(u32, u32) + Sync,
+    children: Range<usize>,
+    mut visit: impl FnMut(u32, usize),
 ) {
-    forward.par_iter().for_each(|records| {
+    for records in forward {
         let mut rest = &records[..];
-        let mut moves = 0;
         while let [parent, count, tail @ ..] = rest {
-            let (children, tail) = tail.split_at(*count as usize);
-            for &child in children {
-                visit(*parent, child);
+            let (kids, tail) = tail.split_at(*count as usize);
+            for &child in kids {
+                if children.contains(&(child as usize)) {
+                    visit(*parent, child as usize);
+                }
             }
-            moves += children.len() as u64;
             rest = tail;
         }
-        progress.advance(moves);
-    });
+    }
 }
 
 /// The working tables of one analysis.
@@ -657,31 +656,63 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
                 u32::MAX
             )));
         }
-        self.progress.begin("reverse graph", 2 * moves);
-        let cursors: Vec<AtomicU32> = (0..self.len).map(|_| AtomicU32::new(0)).collect();
-        for_each_move_kept(&forward, self.progress, |_, child| {
-            cursors[child as usize].fetch_add(1, Ordering::Relaxed);
-        });
-        let mut offsets = Vec::with_capacity(cursors.len() + 1);
+        // Each thread owns a range of children: it reads every move but
+        // counts and places only its own, so nothing is shared and no
+        // atomic operation is needed.
+        let parts = rayon::current_num_threads().max(1);
+        let len = self.len as usize;
+        let bounds: Vec<usize> = (0..=parts).map(|part| len * part / parts).collect();
+        let range = |part: usize| bounds[part]..bounds[part + 1];
+        self.progress.begin("reverse graph", 2 * parts as u64);
+        let in_degrees: Vec<Vec<u32>> = (0..parts)
+            .into_par_iter()
+            .map(|part| {
+                let children = range(part);
+                let mut counts = vec![0u32; children.len()];
+                for_each_move_kept(&forward, children.clone(), |_, child| {
+                    counts[child - children.start] += 1;
+                });
+                self.progress.advance(1);
+                counts
+            })
+            .collect();
+        let mut offsets = Vec::with_capacity(len + 1);
         let mut total = 0u32;
         offsets.push(0);
-        for cursor in &cursors {
-            let in_degree = cursor.load(Ordering::Relaxed);
-            // From here on each cursor is the next free place among its parents.
-            cursor.store(total, Ordering::Relaxed);
+        for &in_degree in in_degrees.iter().flatten() {
             total += in_degree;
             offsets.push(total);
         }
-        let parents: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
-        for_each_move_kept(&forward, self.progress, |parent, child| {
-            let place = cursors[child as usize].fetch_add(1, Ordering::Relaxed);
-            parents[place as usize].store(parent, Ordering::Relaxed);
-        });
+        drop(in_degrees);
+        let mut parents = vec![0u32; total as usize];
+        let mut pieces = Vec::with_capacity(parts);
+        let mut rest = &mut parents[..];
+        for part in 0..parts {
+            let children = range(part);
+            let size = offsets[children.end] - offsets[children.start];
+            let (piece, tail) = rest.split_at_mut(size as usize);
+            pieces.push(piece);
+            rest = tail;
+        }
+        pieces
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(part, piece)| {
+                let children = range(part);
+                let base = offsets[children.start];
+                let mut next: Vec<u32> = offsets[children.clone()]
+                    .iter()
+                    .map(|&offset| offset - base)
+                    .collect();
+                for_each_move_kept(&forward, children.clone(), |parent, child| {
+                    let place = &mut next[child - children.start];
+                    piece[*place as usize] = parent;
+                    *place += 1;
+                });
+                self.progress.advance(1);
+            });
         self.progress.end();
-        Ok(ReverseGraph {
-            offsets,
-            parents: parents.into_iter().map(AtomicU32::into_inner).collect(),
-        })
+        Ok(ReverseGraph { offsets, parents })
     }
 
     /// Decides `parent` as `cell` if it is still undecided; true if this
