@@ -170,6 +170,12 @@ fn the_yehr_sample_and_the_whole_game() {
 
     let report = json(&["analyze", "yehr", "--json"]);
     assert_eq!(report["positions"], Yehr.index_len());
+    // Uncaptured positions: 45 row pairs with Red below Black in each of
+    // columns A, B, C, 5 x 5 dazes, either side to move (spec: about 4.5M,
+    // with over 50M moves).
+    let captured = report["captured_positions"].as_u64().unwrap();
+    assert_eq!(Yehr.index_len() - captured, 45 * 45 * 45 * 25 * 2);
+    assert!(report["moves"].as_u64().unwrap() > 50_000_000);
     assert_eq!(
         report["draw"], 0,
         "the spec says every position is won by one side"

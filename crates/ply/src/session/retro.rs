@@ -8,6 +8,7 @@ use ply_core::solve::retro::{self, RetroError, RetroTable};
 use ply_core::{Census, Indexed, NoProgress, Outcome, Progress, Reachable};
 use ply_games::LGame;
 use ply_games::yehr::{Side, Yehr};
+use rayon::prelude::*;
 use serde_json::{Value as Json, json};
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -70,7 +71,6 @@ impl Retrograde for Yehr {
         BTreeMap::from([
             ("captured_positions".into(), json!(captured)),
             ("symmetry_classes".into(), json!(table.solved_positions())),
-            ("moves_between_classes".into(), json!(table.moves())),
             ("contest_setups".into(), json!(setups.len())),
             ("contest_setups_red_wins".into(), json!(red_wins)),
             (
@@ -104,6 +104,22 @@ fn winner(table: &RetroTable, position: &ply_games::yehr::YehrPosition) -> Optio
         ply_core::Value::Lose => Some(position.mover().other()),
         _ => None,
     }
+}
+
+/// The number of moves from the positions with an index in `indices`.
+fn count_moves<G: Indexed>(game: &G, indices: Range<u64>) -> u64 {
+    indices
+        .into_par_iter()
+        .map(|index| {
+            let mut moves = 0;
+            if let Some(position) = game.unrank(index) {
+                if game.primitive(&position).is_none() {
+                    game.for_each_move(&position, |_, _| moves += 1);
+                }
+            }
+            moves
+        })
+        .sum()
 }
 
 /// Answers queries about a game from its retrograde table, built once.
@@ -185,6 +201,7 @@ impl<G: Retrograde> Session for RetroSession<G> {
     fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
         let table = self.table(progress)?;
         let (counted, what) = self.game.counted();
+        let counted_range = counted.clone();
         let census: Census<u64> = table.census(counted);
         let census = census.map_examples(|index| {
             self.game
@@ -195,6 +212,10 @@ impl<G: Retrograde> Session for RetroSession<G> {
         let mut report = AnalyzeReport::from_census(self.game.name(), census);
         report.extra = self.game.extra(table, progress);
         report.extra.insert("counted".into(), json!(what));
+        report.extra.insert(
+            "moves".into(),
+            json!(count_moves(&self.game, counted_range)),
+        );
         Ok(report)
     }
 }
