@@ -5,9 +5,9 @@ use super::{Session, parse_or_start, solve_report};
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, SolveReport};
 use ply_core::solve::retro::{self, RetroError, RetroTable};
-use ply_core::{Census, Indexed, NoProgress, Outcome, Progress, Reachable};
+use ply_core::{Census, Indexed, NoProgress, Outcome, Progress, Reachable, Value};
 use ply_games::LGame;
-use ply_games::yehr::{Side, Yehr};
+use ply_games::yehr::{Side, Yehr, YehrPosition};
 use rayon::prelude::*;
 use serde_json::{Value as Json, json};
 use std::collections::BTreeMap;
@@ -59,6 +59,7 @@ impl Retrograde for Yehr {
 
     fn extra(&self, table: &RetroTable, progress: &dyn Progress) -> BTreeMap<String, Json> {
         let captured = (0..self.index_len())
+            .into_par_iter()
             .filter(|&i| self.unrank(i).is_some_and(|p| p.captured()))
             .count();
         let setups: Vec<_> = contest_setups().collect();
@@ -86,7 +87,7 @@ impl Retrograde for Yehr {
 
 /// Every start the contest data can give: Red's A, B, C on rows 1..5,
 /// Black's on 6..10, the dazes on 5 and 6, either side to move.
-fn contest_setups() -> impl Iterator<Item = ply_games::yehr::YehrPosition> {
+fn contest_setups() -> impl Iterator<Item = YehrPosition> {
     let rows = |low: u8| (0..125u8).map(move |n| [low + n / 25, low + n / 5 % 5, low + n % 5]);
     [0u8, 1].into_iter().flat_map(move |mover| {
         rows(1).flat_map(move |[a, b, c]| {
@@ -98,10 +99,10 @@ fn contest_setups() -> impl Iterator<Item = ply_games::yehr::YehrPosition> {
 }
 
 /// Who wins `position` with perfect play.
-fn winner(table: &RetroTable, position: &ply_games::yehr::YehrPosition) -> Option<Side> {
+fn winner(table: &RetroTable, position: &YehrPosition) -> Option<Side> {
     match table.outcome(&Yehr, position)?.value {
-        ply_core::Value::Win => Some(position.mover()),
-        ply_core::Value::Lose => Some(position.mover().other()),
+        Value::Win => Some(position.mover()),
+        Value::Lose => Some(position.mover().other()),
         _ => None,
     }
 }
