@@ -105,6 +105,15 @@ pub trait Symmetric: Game {
         });
         best
     }
+
+    /// The index of [`Symmetric::canonical`]`(position)`. Games with a
+    /// faster way than building the representative override it.
+    fn canonical_index(&self, position: &Self::Position) -> u64
+    where
+        Self: Indexed,
+    {
+        self.rank(&self.canonical(position))
+    }
 }
 
 /// Tiers: every move leads from a tier to a strictly higher one (pieces on
@@ -151,4 +160,13 @@ pub trait TableWalk: Indexed + Tiered {
     fn for_each_child_index(&self, position: &Self::Position, mut visit: impl FnMut(u64)) {
         self.for_each_move(position, |_, child| visit(self.rank(&child)));
     }
+}
+
+/// Un-moves: the positions with a move to a given one. Retrograde analysis
+/// of a game with parents needs no stored reverse graph.
+pub trait Parents: Game {
+    /// Calls `visit` with every position that has a legal move to
+    /// `position`, each at least once. Primitive positions have no moves, so
+    /// they are never parents.
+    fn for_each_parent(&self, position: &Self::Position, visit: impl FnMut(Self::Position));
 }

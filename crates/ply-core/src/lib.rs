@@ -6,13 +6,16 @@
 pub mod census;
 pub mod game;
 pub mod progress;
+pub mod reach;
 pub mod solve;
 pub mod value;
 
 pub use census::Census;
-pub use game::{Game, Indexed, PositionError, Symmetric, TableWalk, Tiered};
+pub use game::{Game, Indexed, Parents, PositionError, Symmetric, TableWalk, Tiered};
 pub use progress::{NoProgress, Progress};
+pub use reach::Reachable;
 pub use solve::reach::{IndexSet, reachable, reachable_classes};
+pub use solve::retro::{RetroError, RetroTable};
 pub use solve::search::{CycleError, MemoSolver};
 pub use solve::table::{Table, TableError};
 pub use value::{Cell, Outcome, Remoteness, Value};

@@ -4,5 +4,9 @@
 
 pub mod board;
 pub mod euler;
+pub mod lgame;
+pub mod yehr;
 
 pub use euler::Euler;
+pub use lgame::LGame;
+pub use yehr::Yehr;

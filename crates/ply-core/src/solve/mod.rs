@@ -1,6 +1,7 @@
 //! Solvers. Each is chosen from the capabilities a game offers.
 
 pub mod reach;
+pub mod retro;
 pub mod search;
 pub mod table;
 

@@ -1,6 +1,7 @@
 //! Contest problems answered in their exact judge formats, one module per
 //! problem. Every case is decided on its own merits.
 
+pub mod boi2002_lgame;
 pub mod input;
 pub mod uva10536;
 
@@ -18,11 +19,18 @@ pub struct Problem {
 }
 
 /// Every problem `ply judge` knows.
-pub const PROBLEMS: &[Problem] = &[Problem {
-    name: "uva10536",
-    summary: "Game of Euler: WINNING or LOSING for each 4x4 board",
-    run: uva10536::run,
-}];
+pub const PROBLEMS: &[Problem] = &[
+    Problem {
+        name: "uva10536",
+        summary: "Game of Euler: WINNING or LOSING for each 4x4 board",
+        run: uva10536::run,
+    },
+    Problem {
+        name: "boi2002-lgame",
+        summary: "BOI 2002 L Game: the board after a winning move for #, else Draw or Losing",
+        run: boi2002_lgame::run,
+    },
+];
 
 /// Answers `problem` on `input`, writing to `output`.
 pub fn run(problem: &str, input: &mut dyn BufRead, output: &mut dyn Write) -> Result<(), PlyError> {

@@ -1,0 +1,1108 @@
+//! Retrograde analysis: strongly solves a game with a dense index, cycles
+//! and all, by working back from the ends of play.
+//!
+//! Every position gets a counter of its undecided children. Positions are
+//! decided frontier by frontier in order of remoteness: the primitive
+//! positions first (remoteness 0), then every parent of a loss becomes a win
+//! one ply longer, and a parent whose last undecided child has just turned
+//! out a win becomes a loss one ply longer. Deciding in this order makes the
+//! remoteness exact: the fastest win and the slowest loss. Ties spread the
+//! same way in a second sweep over what is left (the fastest tie), and
+//! whatever is still undecided then is a draw: neither side can force an end.
+//!
+//! Children are counted once per distinct child, and parents found either
+//! from the game's un-moves ([`Parents`]: no reverse graph is stored) or from
+//! a compact reverse graph built once from the moves (offsets and one array
+//! of parents, CSR). With symmetry reduction only one position per class is
+//! solved, its children and parents folded onto their classes; the other
+//! positions copy their class's cell at the end. Each frontier is a bit set,
+//! processed in parallel in index order.
+//!
+//! Memory: a 2-byte [`Cell`] per position, a counter of 1, 2 or 4 bytes (the
+//! narrowest that holds the largest number of children), three frontier
+//! bits, and the reverse graph (4 bytes per position and per move, plus the
+//! moves kept while it is built) when the game has no parents. Indexes
+//! beyond `u32` are refused before any work starts.
+
+use crate::census::Census;
+use crate::game::{Indexed, Parents, Symmetric};
+use crate::progress::Progress;
+use crate::value::{Cell, Outcome, Remoteness, Value};
+use rayon::prelude::*;
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, AtomicU64, Ordering};
+
+/// Why a retrograde analysis could not run to the end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RetroError {
+    /// The game's index or reverse graph is too large for the tables; said
+    /// before any work starts where possible.
+    TooLarge(String),
+    /// Some remoteness does not fit a table cell.
+    RemotenessOverflow,
+}
+
+impl std::fmt::Display for RetroError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::TooLarge(why) => f.write_str(why),
+            Self::RemotenessOverflow => write!(
+                f,
+                "a remoteness exceeds {}, the most a table cell holds",
+                Cell::MAX_REMOTENESS
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RetroError {}
+
+/// The strong solution of a game: one [`Cell`] per index.
+#[derive(Clone, Debug)]
+pub struct RetroTable {
+    cells: Vec<Cell>,
+    solved: u64,
+    moves: u64,
+}
+
+impl RetroTable {
+    /// The size of the index the table covers.
+    pub fn len(&self) -> u64 {
+        self.cells.len() as u64
+    }
+
+    /// Whether the table covers no index at all.
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    /// The cell at `index`: [`Cell::UNKNOWN`] where no position has that index.
+    pub fn cell(&self, index: u64) -> Cell {
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| self.cells.get(i))
+            .copied()
+            .unwrap_or(Cell::UNKNOWN)
+    }
+
+    /// The outcome of the position with index `index`, if there is one.
+    pub fn outcome_at(&self, index: u64) -> Option<Outcome> {
+        self.cell(index).unpack()
+    }
+
+    /// The outcome of `position` for the player to move, if `game` is the
+    /// game the table was built for.
+    pub fn outcome<G: Indexed>(&self, game: &G, position: &G::Position) -> Option<Outcome> {
+        self.outcome_at(game.rank(position))
+    }
+
+    /// How many positions were solved directly: every position, or one per
+    /// symmetry class with symmetry reduction.
+    pub fn solved_positions(&self) -> u64 {
+        self.solved
+    }
+
+    /// How many distinct moves the directly solved positions have (with
+    /// symmetry reduction, moves to the same class count once).
+    pub fn moves(&self) -> u64 {
+        self.moves
+    }
+
+    /// Counts the positions with an index in `indices`, with indices as
+    /// examples of the longest win and loss.
+    pub fn census(&self, indices: Range<u64>) -> Census<u64> {
+        self.census_where(indices, |_| true)
+    }
+
+    /// Counts the positions with an index in `indices` for which `include`
+    /// holds, with indices as examples of the longest win and loss.
+    pub fn census_where(
+        &self,
+        indices: Range<u64>,
+        include: impl Fn(u64) -> bool + Sync,
+    ) -> Census<u64> {
+        let end = indices.end.min(self.len());
+        (indices.start.min(end)..end)
+            .into_par_iter()
+            .fold(Census::new, |mut census, index| {
+                if let Some(outcome) = self.outcome_at(index).filter(|_| include(index)) {
+                    census.add(outcome, || index);
+                }
+                census
+            })
+            .reduce(Census::new, Census::merge)
+    }
+}
+
+/// Solves every position of `game`, building a reverse graph from its moves.
+pub fn solve<G: Indexed>(game: &G, progress: &dyn Progress) -> Result<RetroTable, RetroError> {
+    solve_keyed(game, &Own, &Stored, progress)
+}
+
+/// Solves one position per symmetry class of `game` and copies each class's
+/// cell to the rest, building a reverse graph between classes.
+pub fn solve_symmetric<G: Indexed + Symmetric>(
+    game: &G,
+    progress: &dyn Progress,
+) -> Result<RetroTable, RetroError> {
+    solve_keyed(game, &Canonical, &Stored, progress)
+}
+
+/// Solves every position of `game`, finding parents by un-moves.
+pub fn solve_with_parents<G: Indexed + Parents>(
+    game: &G,
+    progress: &dyn Progress,
+) -> Result<RetroTable, RetroError> {
+    solve_keyed(game, &Own, &Unmoves, progress)
+}
+
+/// Solves one position per symmetry class of `game`, finding parents by
+/// un-moves, and copies each class's cell to the rest.
+pub fn solve_symmetric_with_parents<G: Indexed + Parents + Symmetric>(
+    game: &G,
+    progress: &dyn Progress,
+) -> Result<RetroTable, RetroError> {
+    solve_keyed(game, &Canonical, &Unmoves, progress)
+}
+
+/// Which table slot a position is solved in.
+trait Keys<G: Indexed>: Sync {
+    /// Whether positions are folded onto symmetry classes.
+    const REDUCED: bool;
+    /// The slot of `position`: its own index, or its class's.
+    fn key(&self, game: &G, position: &G::Position) -> u32;
+    /// Calls `visit` with the index of every position that shares the slot
+    /// of `position`: its symmetric images, or itself alone.
+    fn for_each_image(&self, game: &G, position: &G::Position, visit: impl FnMut(u32));
+}
+
+/// Every position in its own slot.
+struct Own;
+
+impl<G: Indexed> Keys<G> for Own {
+    const REDUCED: bool = false;
+    fn key(&self, game: &G, position: &G::Position) -> u32 {
+        game.rank(position) as u32
+    }
+    fn for_each_image(&self, game: &G, position: &G::Position, mut visit: impl FnMut(u32)) {
+        visit(game.rank(position) as u32);
+    }
+}
+
+/// Every position in its canonical representative's slot.
+struct Canonical;
+
+impl<G: Indexed + Symmetric> Keys<G> for Canonical {
+    const REDUCED: bool = true;
+    fn key(&self, game: &G, position: &G::Position) -> u32 {
+        game.canonical_index(position) as u32
+    }
+    fn for_each_image(&self, game: &G, position: &G::Position, mut visit: impl FnMut(u32)) {
+        game.for_each_symmetric(position, |image| visit(game.rank(&image) as u32));
+    }
+}
+
+/// Where the parents of a decided position come from.
+trait ParentSource<G: Indexed>: Sync {
+    /// Whether a reverse graph must be built from the moves.
+    const STORED: bool;
+    /// Writes the distinct slots of the parents of the position in slot
+    /// `child` to `out`, reading a stored graph if there is one.
+    fn parents<K: Keys<G>>(
+        &self,
+        game: &G,
+        keys: &K,
+        graph: Option<&ReverseGraph>,
+        child: u32,
+        out: &mut Vec<u32>,
+    );
+}
+
+/// Parents read from a reverse graph built from the moves.
+struct Stored;
+
+impl<G: Indexed> ParentSource<G> for Stored {
+    const STORED: bool = true;
+    fn parents<K: Keys<G>>(
+        &self,
+        _game: &G,
+        _keys: &K,
+        graph: Option<&ReverseGraph>,
+        child: u32,
+        out: &mut Vec<u32>,
+    ) {
+        out.clear();
+        if let Some(graph) = graph {
+            out.extend_from_slice(graph.parents_of(child));
+        }
+    }
+}
+
+/// Parents generated by the game's un-moves.
+struct Unmoves;
+
+impl<G: Indexed + Parents> ParentSource<G> for Unmoves {
+    const STORED: bool = false;
+    fn parents<K: Keys<G>>(
+        &self,
+        game: &G,
+        keys: &K,
+        _graph: Option<&ReverseGraph>,
+        child: u32,
+        out: &mut Vec<u32>,
+    ) {
+        out.clear();
+        if let Some(position) = game.unrank(u64::from(child)) {
+            game.for_each_parent(&position, |parent| out.push(keys.key(game, &parent)));
+        }
+        remove_duplicates(out);
+    }
+}
+
+/// Keeps the first of equal slots in `slots`, in order. Short lists (most
+/// games have a few moves per position) are compared pairwise, first
+/// without branches to find out whether anything repeats at all; longer
+/// ones go through a small hash set on the stack; the longest are sorted.
+fn remove_duplicates(slots: &mut Vec<u32>) {
+    match slots.len() {
+        0..=24 => remove_duplicates_pairwise(slots),
+        25..=HASHED_MAX => remove_duplicates_hashed(slots),
+        _ => {
+            slots.sort_unstable();
+            slots.dedup();
+        }
+    }
+}
+
+fn remove_duplicates_pairwise(slots: &mut Vec<u32>) {
+    let repeats = (1..slots.len()).fold(false, |found, i| {
+        found
+            | slots[..i]
+                .iter()
+                .fold(false, |seen, &slot| seen | (slot == slots[i]))
+    });
+    if !repeats {
+        return;
+    }
+    let mut kept = 0;
+    for i in 0..slots.len() {
+        let slot = slots[i];
+        if !slots[..kept].contains(&slot) {
+            slots[kept] = slot;
+            kept += 1;
+        }
+    }
+    slots.truncate(kept);
+}
+
+/// The longest list [`remove_duplicates_hashed`] takes: its table stays at
+/// most half full.
+const HASHED_MAX: usize = 128;
+
+fn remove_duplicates_hashed(slots: &mut Vec<u32>) {
+    // No slot is u32::MAX: indexes are below it.
+    const EMPTY: u32 = u32::MAX;
+    let mut table = [EMPTY; 2 * HASHED_MAX];
+    let mut kept = 0;
+    for i in 0..slots.len() {
+        let slot = slots[i];
+        let mut place = (slot.wrapping_mul(0x9E37_79B1) >> 24) as usize;
+        loop {
+            if table[place] == EMPTY {
+                table[place] = slot;
+                slots[kept] = slot;
+                kept += 1;
+                break;
+            }
+            if table[place] == slot {
+                break;
+            }
+            place = (place + 1) % table.len();
+        }
+    }
+    slots.truncate(kept);
+}
+
+/// A counter of undecided children, as narrow as the game allows.
+trait Counter: Send + Sync + Sized {
+    /// The largest count it holds.
+    const MAX: usize;
+    /// A counter holding `count` (at most [`Counter::MAX`]).
+    fn new(count: usize) -> Self;
+    /// Stores `count` (at most [`Counter::MAX`]).
+    fn set(&self, count: usize);
+    /// Counts one child down, returning the count before.
+    fn decrement(&self) -> usize;
+    /// The current count.
+    fn get(&self) -> usize;
+}
+
+macro_rules! counter {
+    ($atomic:ty, $int:ty) => {
+        impl Counter for $atomic {
+            const MAX: usize = <$int>::MAX as usize;
+            fn new(count: usize) -> Self {
+                <$atomic>::new(count as $int)
+            }
+            fn set(&self, count: usize) {
+                self.store(count as $int, Ordering::Relaxed);
+            }
+            fn decrement(&self) -> usize {
+                self.fetch_sub(1, Ordering::Relaxed) as usize
+            }
+            fn get(&self) -> usize {
+                self.load(Ordering::Relaxed) as usize
+            }
+        }
+    };
+}
+
+counter!(AtomicU8, u8);
+counter!(AtomicU16, u16);
+counter!(AtomicU32, u32);
+
+/// Parents of each slot, in one array cut by offsets (CSR).
+struct ReverseGraph {
+    offsets: Vec<u32>,
+    parents: Vec<u32>,
+}
+
+impl ReverseGraph {
+    fn parents_of(&self, child: u32) -> &[u32] {
+        let child = child as usize;
+        &self.parents[self.offsets[child] as usize..self.offsets[child + 1] as usize]
+    }
+}
+
+/// Indices are handled in chunks of this many, so progress is reported
+/// (and scratch space reused) per chunk rather than per position.
+const CHUNK: u64 = 1 << 14;
+
+fn chunk_range(chunk: u64, len: u64) -> Range<u64> {
+    chunk * CHUNK..((chunk + 1) * CHUNK).min(len)
+}
+
+/// What the first pass over the index finds.
+#[derive(Default)]
+struct Seeds {
+    /// Slots decided at remoteness 0.
+    ends: u64,
+    /// Slots solved directly.
+    solved: u64,
+    /// Distinct moves from them.
+    moves: u64,
+    /// If a reverse graph is to be built, the moves, one list per chunk of
+    /// records: a slot, its number of children, then their slots.
+    forward: Vec<Vec<u32>>,
+}
+
+impl Seeds {
+    fn merge(mut self, mut other: Self) -> Self {
+        self.ends += other.ends;
+        self.solved += other.solved;
+        self.moves += other.moves;
+        self.forward.append(&mut other.forward);
+        self
+    }
+}
+
+/// A set of slots, one bit each: the positions decided at one remoteness.
+/// Going through it in index order keeps neighbouring positions, whose
+/// parents are often neighbours too, together.
+struct Frontier {
+    words: Vec<AtomicU64>,
+}
+
+/// Words of a [`Frontier`] handled by one task.
+const FRONTIER_TASK: usize = 1 << 10;
+
+impl Frontier {
+    fn new(len: u64) -> Self {
+        Self {
+            words: (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    fn insert(&self, slot: u32) {
+        self.words[slot as usize / 64].fetch_or(1 << (slot % 64), Ordering::Relaxed);
+    }
+
+    /// Empties the set, calling `visit(slot, scratch)` on every slot in it
+    /// (in parallel, in index order within each task) and summing what
+    /// `visit` returns.
+    fn drain(&self, visit: impl Fn(u32, &mut Vec<u32>) -> u64 + Sync) -> u64 {
+        self.words
+            .par_chunks(FRONTIER_TASK)
+            .enumerate()
+            .map_init(Vec::new, |scratch, (task, words)| {
+                let mut total = 0;
+                for (i, word) in words.iter().enumerate() {
+                    let mut bits = word.swap(0, Ordering::Relaxed);
+                    let base = ((task * FRONTIER_TASK + i) * 64) as u32;
+                    while bits != 0 {
+                        total += visit(base + bits.trailing_zeros(), scratch);
+                        bits &= bits - 1;
+                    }
+                }
+                total
+            })
+            .sum()
+    }
+}
+
+/// Calls `visit(parent, child)` for every move kept by the first pass
+/// whose child is in `children`, in the order the first pass kept them.
+fn for_each_move_kept(
+    forward: &[Vec<u32>],
+    children: Range<usize>,
+    mut visit: impl FnMut(u32, usize),
+) {
+    for records in forward {
+        let mut rest = &records[..];
+        while let [parent, count, tail @ ..] = rest {
+            let (kids, tail) = tail.split_at(*count as usize);
+            for &child in kids {
+                if children.contains(&(child as usize)) {
+                    visit(*parent, child as usize);
+                }
+            }
+            rest = tail;
+        }
+    }
+}
+
+/// The working tables of one analysis.
+struct Work<'a, G, K, P, C> {
+    game: &'a G,
+    keys: &'a K,
+    source: &'a P,
+    progress: &'a dyn Progress,
+    len: u64,
+    cells: Vec<AtomicU16>,
+    counters: Vec<C>,
+}
+
+fn solve_keyed<G: Indexed, K: Keys<G>, P: ParentSource<G>>(
+    game: &G,
+    keys: &K,
+    source: &P,
+    progress: &dyn Progress,
+) -> Result<RetroTable, RetroError> {
+    let len = game.index_len();
+    if len > u64::from(u32::MAX) {
+        return Err(RetroError::TooLarge(format!(
+            "{} has {len} positions; retrograde analysis handles at most {}",
+            game.name(),
+            u32::MAX
+        )));
+    }
+    if let Some(table) = Work::<G, K, P, AtomicU8>::new(game, keys, source, progress).run()? {
+        return Ok(table);
+    }
+    if let Some(table) = Work::<G, K, P, AtomicU16>::new(game, keys, source, progress).run()? {
+        return Ok(table);
+    }
+    Work::<G, K, P, AtomicU32>::new(game, keys, source, progress)
+        .run()?
+        .ok_or_else(|| RetroError::TooLarge(format!("{} has too many moves", game.name())))
+}
+
+impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, P, C> {
+    fn new(game: &'a G, keys: &'a K, source: &'a P, progress: &'a dyn Progress) -> Self {
+        let len = game.index_len();
+        Self {
+            game,
+            keys,
+            source,
+            progress,
+            len,
+            cells: (0..len).map(|_| AtomicU16::new(0)).collect(),
+            counters: (0..len).map(|_| C::new(0)).collect(),
+        }
+    }
+
+    /// The table, or `None` if some position has more children than `C` counts.
+    fn run(self) -> Result<Option<RetroTable>, RetroError> {
+        let mut frontier = Frontier::new(self.len);
+        let ties = Frontier::new(self.len);
+        let Some(mut seeds) = self.seed(&frontier, &ties) else {
+            return Ok(None);
+        };
+        let graph = if P::STORED {
+            let forward = std::mem::take(&mut seeds.forward);
+            Some(self.reverse_graph(forward, seeds.moves)?)
+        } else {
+            None
+        };
+        self.progress.begin("retrograde", seeds.solved);
+        self.progress.advance(seeds.ends);
+        let mut next = Frontier::new(self.len);
+        let mut remoteness: Remoteness = 0;
+        while self.spread_wins_and_losses(graph.as_ref(), &frontier, &next, remoteness)? > 0 {
+            std::mem::swap(&mut frontier, &mut next);
+            remoteness += 1;
+        }
+        let mut frontier = ties;
+        let mut remoteness: Remoteness = 0;
+        while self.spread_ties(graph.as_ref(), &frontier, &next, remoteness)? > 0 {
+            std::mem::swap(&mut frontier, &mut next);
+            remoteness += 1;
+        }
+        drop(graph);
+        self.mark_draws();
+        self.progress.end();
+        if K::REDUCED {
+            self.copy_to_symmetric();
+        }
+        Ok(Some(RetroTable {
+            cells: self
+                .cells
+                .into_iter()
+                .map(|cell| Cell::from_bits(cell.into_inner()))
+                .collect(),
+            solved: seeds.solved,
+            moves: seeds.moves,
+        }))
+    }
+
+    /// The directly solved position in `index`, if any.
+    fn solved_position(&self, index: u64) -> Option<G::Position> {
+        let position = self.game.unrank(index)?;
+        (!K::REDUCED || u64::from(self.keys.key(self.game, &position)) == index).then_some(position)
+    }
+
+    /// The distinct slots of the children of `position`, in `out`.
+    fn children(&self, position: &G::Position, out: &mut Vec<u32>) {
+        out.clear();
+        self.game.for_each_move(position, |_, child| {
+            out.push(self.keys.key(self.game, &child))
+        });
+        remove_duplicates(out);
+    }
+
+    /// The first pass: decides primitive positions and positions without
+    /// moves, and sets every other counter to its number of children
+    /// (keeping the moves if a reverse graph is to be built). `None` if a
+    /// count does not fit `C`.
+    fn seed(&self, ends: &Frontier, ties: &Frontier) -> Option<Seeds> {
+        self.progress.begin("counting moves", self.len);
+        let too_many = AtomicBool::new(false);
+        let seeds = (0..self.len.div_ceil(CHUNK))
+            .into_par_iter()
+            .map_init(Vec::new, |children, chunk| {
+                let mut seeds = Seeds::default();
+                let mut forward = Vec::new();
+                let range = chunk_range(chunk, self.len);
+                let count = range.end - range.start;
+                for index in range {
+                    let Some(position) = self.solved_position(index) else {
+                        continue;
+                    };
+                    seeds.solved += 1;
+                    let slot = index as usize;
+                    if let Some(value) = self.game.primitive(&position) {
+                        self.cells[slot].store(
+                            Cell::pack(Outcome::terminal(value)).bits(),
+                            Ordering::Relaxed,
+                        );
+                        match value {
+                            Value::Win | Value::Lose => ends.insert(index as u32),
+                            Value::Tie => ties.insert(index as u32),
+                            Value::Draw => {}
+                        }
+                        seeds.ends += 1;
+                        continue;
+                    }
+                    self.children(&position, children);
+                    if children.is_empty() {
+                        self.cells[slot]
+                            .store(Cell::pack(Outcome::lose(0)).bits(), Ordering::Relaxed);
+                        ends.insert(index as u32);
+                        seeds.ends += 1;
+                        continue;
+                    }
+                    if children.len() > C::MAX {
+                        too_many.store(true, Ordering::Relaxed);
+                    }
+                    self.counters[slot].set(children.len().min(C::MAX));
+                    seeds.moves += children.len() as u64;
+                    if P::STORED {
+                        forward.push(index as u32);
+                        forward.push(children.len() as u32);
+                        forward.extend_from_slice(children);
+                    }
+                }
+                if !forward.is_empty() {
+                    seeds.forward.push(forward);
+                }
+                self.progress.advance(count);
+                seeds
+            })
+            .reduce(Seeds::default, Seeds::merge);
+        self.progress.end();
+        (!too_many.load(Ordering::Relaxed)).then_some(seeds)
+    }
+
+    /// Builds the reverse graph from the moves kept by [`Work::seed`].
+    fn reverse_graph(
+        &self,
+        forward: Vec<Vec<u32>>,
+        moves: u64,
+    ) -> Result<ReverseGraph, RetroError> {
+        if moves > u64::from(u32::MAX) {
+            return Err(RetroError::TooLarge(format!(
+                "{} has {moves} moves; a reverse graph holds at most {}",
+                self.game.name(),
+                u32::MAX
+            )));
+        }
+        // Each thread owns a range of children: it reads every move but
+        // counts and places only its own, so nothing is shared and no
+        // atomic operation is needed.
+        let parts = rayon::current_num_threads().max(1);
+        let len = self.len as usize;
+        let bounds: Vec<usize> = (0..=parts).map(|part| len * part / parts).collect();
+        let range = |part: usize| bounds[part]..bounds[part + 1];
+        self.progress.begin("reverse graph", 2 * parts as u64);
+        let in_degrees: Vec<Vec<u32>> = (0..parts)
+            .into_par_iter()
+            .map(|part| {
+                let children = range(part);
+                let mut counts = vec![0u32; children.len()];
+                for_each_move_kept(&forward, children.clone(), |_, child| {
+                    counts[child - children.start] += 1;
+                });
+                self.progress.advance(1);
+                counts
+            })
+            .collect();
+        let mut offsets = Vec::with_capacity(len + 1);
+        let mut total = 0u32;
+        offsets.push(0);
+        for &in_degree in in_degrees.iter().flatten() {
+            total += in_degree;
+            offsets.push(total);
+        }
+        drop(in_degrees);
+        let mut parents = vec![0u32; total as usize];
+        let mut pieces = Vec::with_capacity(parts);
+        let mut rest = &mut parents[..];
+        for part in 0..parts {
+            let children = range(part);
+            let size = offsets[children.end] - offsets[children.start];
+            let (piece, tail) = rest.split_at_mut(size as usize);
+            pieces.push(piece);
+            rest = tail;
+        }
+        pieces
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(part, piece)| {
+                let children = range(part);
+                let base = offsets[children.start];
+                let mut next: Vec<u32> = offsets[children.clone()]
+                    .iter()
+                    .map(|&offset| offset - base)
+                    .collect();
+                for_each_move_kept(&forward, children.clone(), |parent, child| {
+                    let place = &mut next[child - children.start];
+                    piece[*place as usize] = parent;
+                    *place += 1;
+                });
+                self.progress.advance(1);
+            });
+        self.progress.end();
+        Ok(ReverseGraph { offsets, parents })
+    }
+
+    /// Decides `parent` as `cell` if it is still undecided; true if this
+    /// call decided it.
+    fn decide(&self, parent: u32, cell: Cell) -> bool {
+        self.cells[parent as usize]
+            .compare_exchange(
+                Cell::UNKNOWN.bits(),
+                cell.bits(),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            )
+            .is_ok()
+    }
+
+    fn undecided(&self, slot: u32) -> bool {
+        self.cells[slot as usize].load(Ordering::Relaxed) == Cell::UNKNOWN.bits()
+    }
+
+    /// Decides every parent that the wins and losses in `frontier` (at
+    /// `remoteness`) settle, putting them in `next`; returns how many.
+    fn spread_wins_and_losses(
+        &self,
+        graph: Option<&ReverseGraph>,
+        frontier: &Frontier,
+        next: &Frontier,
+        remoteness: Remoteness,
+    ) -> Result<u64, RetroError> {
+        let longer = remoteness + 1;
+        if longer > Cell::MAX_REMOTENESS {
+            return Err(RetroError::RemotenessOverflow);
+        }
+        let (win, lose) = (
+            Cell::pack(Outcome::win(longer)),
+            Cell::pack(Outcome::lose(longer)),
+        );
+        let decided = self.spread(graph, frontier, next, |child, parent| {
+            if child.unpack().is_some_and(|o| o.value == Value::Lose) {
+                self.decide(parent, win)
+            } else {
+                self.counters[parent as usize].decrement() == 1 && self.decide(parent, lose)
+            }
+        });
+        self.progress.advance(decided);
+        Ok(decided)
+    }
+
+    /// Makes every undecided parent of a tie in `frontier` (at `remoteness`)
+    /// a tie one ply longer, putting them in `next`; returns how many.
+    fn spread_ties(
+        &self,
+        graph: Option<&ReverseGraph>,
+        frontier: &Frontier,
+        next: &Frontier,
+        remoteness: Remoteness,
+    ) -> Result<u64, RetroError> {
+        let longer = remoteness + 1;
+        if longer > Cell::MAX_REMOTENESS {
+            return Err(RetroError::RemotenessOverflow);
+        }
+        let tie = Cell::pack(Outcome::tie(longer));
+        let decided = self.spread(graph, frontier, next, |_, parent| self.decide(parent, tie));
+        self.progress.advance(decided);
+        Ok(decided)
+    }
+
+    /// Empties `frontier`, calling `settle(child's cell, parent)` for every
+    /// still undecided parent of every position in it, in parallel, and
+    /// puts the parents for which it returns true in `next`; returns how
+    /// many there are.
+    fn spread(
+        &self,
+        graph: Option<&ReverseGraph>,
+        frontier: &Frontier,
+        next: &Frontier,
+        settle: impl Fn(Cell, u32) -> bool + Sync,
+    ) -> u64 {
+        frontier.drain(|child, parents| {
+            let cell = Cell::from_bits(self.cells[child as usize].load(Ordering::Relaxed));
+            self.source
+                .parents(self.game, self.keys, graph, child, parents);
+            let mut decided = 0;
+            for &parent in parents.iter() {
+                if self.undecided(parent) && settle(cell, parent) {
+                    next.insert(parent);
+                    decided += 1;
+                }
+            }
+            decided
+        })
+    }
+
+    /// Every solved position still undecided is a draw: it still has
+    /// children left to decide, so its counter is not zero.
+    fn mark_draws(&self) {
+        self.cells
+            .par_iter()
+            .zip(&self.counters)
+            .for_each(|(cell, counter)| {
+                if cell.load(Ordering::Relaxed) == Cell::UNKNOWN.bits() && counter.get() > 0 {
+                    cell.store(Cell::pack(Outcome::DRAW).bits(), Ordering::Relaxed);
+                }
+            });
+    }
+
+    /// Gives every position not solved directly the cell of its class,
+    /// going from each solved position (the ones decided so far) to its
+    /// images.
+    fn copy_to_symmetric(&self) {
+        let solved: Vec<u32> = (0..self.len as u32)
+            .into_par_iter()
+            .filter(|&slot| !self.undecided(slot))
+            .collect();
+        self.progress.begin("symmetries", solved.len() as u64);
+        solved.par_chunks(CHUNK as usize).for_each(|chunk| {
+            for &slot in chunk {
+                let bits = self.cells[slot as usize].load(Ordering::Relaxed);
+                if let Some(position) = self.game.unrank(u64::from(slot)) {
+                    self.keys.for_each_image(self.game, &position, |image| {
+                        self.cells[image as usize].store(bits, Ordering::Relaxed);
+                    });
+                }
+            }
+            self.progress.advance(chunk.len() as u64);
+        });
+        self.progress.end();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+    use crate::game::PositionError;
+    use crate::progress::NoProgress;
+    use proptest::prelude::*;
+
+    /// A game on an explicit graph: node `i` moves to `children[i]` unless
+    /// `primitive[i]` ends play there. With `mirrored`, node `i` and node
+    /// `i + n/2` are images of each other under a symmetry.
+    #[derive(Clone, Debug)]
+    struct GraphGame {
+        children: Vec<Vec<u32>>,
+        primitive: Vec<Option<Value>>,
+        parents: Vec<Vec<u32>>,
+        mirrored: bool,
+    }
+
+    impl GraphGame {
+        fn new(children: Vec<Vec<u32>>, primitive: Vec<Option<Value>>, mirrored: bool) -> Self {
+            let mut parents = vec![Vec::new(); children.len()];
+            for (parent, kids) in children.iter().enumerate() {
+                if primitive[parent].is_none() {
+                    for &kid in kids {
+                        parents[kid as usize].push(parent as u32);
+                    }
+                }
+            }
+            Self {
+                children,
+                primitive,
+                parents,
+                mirrored,
+            }
+        }
+
+        /// The graph doubled: a second copy with every edge mirrored, so
+        /// that swapping the copies is a symmetry.
+        fn doubled(children: Vec<Vec<u32>>, primitive: Vec<Option<Value>>) -> Self {
+            let n = children.len() as u32;
+            let image = |v: u32| if v < n { v + n } else { v - n };
+            // Edges of the first copy may lead into either copy.
+            let first: Vec<Vec<u32>> = children
+                .iter()
+                .enumerate()
+                .map(|(i, kids)| {
+                    kids.iter()
+                        .map(|&k| if (i as u32 + k) % 3 == 0 { k + n } else { k })
+                        .collect()
+                })
+                .collect();
+            let second: Vec<Vec<u32>> = first
+                .iter()
+                .map(|kids| kids.iter().map(|&k| image(k)).collect())
+                .collect();
+            let primitive = primitive.iter().chain(&primitive).copied().collect();
+            Self::new(first.into_iter().chain(second).collect(), primitive, true)
+        }
+    }
+
+    impl Game for GraphGame {
+        type Position = u32;
+        type Move = u32;
+        fn name(&self) -> String {
+            "graph".into()
+        }
+        fn start(&self) -> u32 {
+            0
+        }
+        fn primitive(&self, position: &u32) -> Option<Value> {
+            self.primitive[*position as usize]
+        }
+        fn for_each_move(&self, position: &u32, mut visit: impl FnMut(u32, u32)) {
+            for &child in &self.children[*position as usize] {
+                visit(child, child);
+            }
+        }
+        fn parse_position(&self, text: &str) -> Result<u32, PositionError> {
+            text.parse().map_err(|_| PositionError::new("not a node"))
+        }
+        fn format_position(&self, position: &u32) -> String {
+            position.to_string()
+        }
+        fn format_move(&self, _position: &u32, mv: u32) -> String {
+            mv.to_string()
+        }
+    }
+
+    impl Indexed for GraphGame {
+        fn index_len(&self) -> u64 {
+            self.children.len() as u64
+        }
+        fn rank(&self, position: &u32) -> u64 {
+            u64::from(*position)
+        }
+        fn unrank(&self, index: u64) -> Option<u32> {
+            (index < self.index_len()).then_some(index as u32)
+        }
+    }
+
+    impl Parents for GraphGame {
+        fn for_each_parent(&self, position: &u32, mut visit: impl FnMut(u32)) {
+            for &parent in &self.parents[*position as usize] {
+                visit(parent);
+            }
+        }
+    }
+
+    impl Symmetric for GraphGame {
+        fn for_each_symmetric(&self, position: &u32, mut visit: impl FnMut(u32)) {
+            visit(*position);
+            if self.mirrored {
+                let half = self.children.len() as u32 / 2;
+                visit(if *position < half {
+                    position + half
+                } else {
+                    position - half
+                });
+            }
+        }
+    }
+
+    /// The plain method: decide level after level of remoteness by scanning
+    /// every position against a snapshot of the levels before.
+    fn by_levels(game: &GraphGame) -> Vec<Outcome> {
+        let n = game.children.len();
+        let mut known: Vec<Option<Outcome>> = (0..n)
+            .map(|i| match game.primitive[i] {
+                Some(value) => Some(Outcome::terminal(value)),
+                None if game.children[i].is_empty() => Some(Outcome::lose(0)),
+                None => None,
+            })
+            .collect();
+        for ties in [false, true] {
+            for level in 1.. {
+                let before = known.clone();
+                let mut any = false;
+                for i in (0..n).filter(|&i| before[i].is_none()) {
+                    let kids: Vec<Option<Outcome>> = game.children[i]
+                        .iter()
+                        .map(|&k| before[k as usize])
+                        .collect();
+                    let outcome = if ties {
+                        kids.contains(&Some(Outcome::tie(level - 1)))
+                            .then(|| Outcome::tie(level))
+                    } else if kids.contains(&Some(Outcome::lose(level - 1))) {
+                        Some(Outcome::win(level))
+                    } else if kids
+                        .iter()
+                        .all(|k| k.is_some_and(|o| o.value == Value::Win))
+                        && kids.contains(&Some(Outcome::win(level - 1)))
+                    {
+                        Some(Outcome::lose(level))
+                    } else {
+                        None
+                    };
+                    if outcome.is_some() {
+                        known[i] = outcome;
+                        any = true;
+                    }
+                }
+                if !any {
+                    break;
+                }
+            }
+        }
+        known
+            .into_iter()
+            .map(|o| o.unwrap_or(Outcome::DRAW))
+            .collect()
+    }
+
+    fn outcomes(table: &RetroTable) -> Vec<Outcome> {
+        (0..table.len())
+            .map(|i| table.outcome_at(i).unwrap())
+            .collect()
+    }
+
+    fn graph() -> impl Strategy<Value = (Vec<Vec<u32>>, Vec<Option<Value>>)> {
+        (1usize..40).prop_flat_map(|n| {
+            let value = prop_oneof![
+                6 => Just(None),
+                1 => Just(Some(Value::Win)),
+                2 => Just(Some(Value::Lose)),
+                1 => Just(Some(Value::Tie)),
+                1 => Just(Some(Value::Draw)),
+            ];
+            (
+                proptest::collection::vec(proptest::collection::vec(0..n as u32, 0..4), n),
+                proptest::collection::vec(value, n),
+            )
+        })
+    }
+
+    #[test]
+    fn a_cycle_without_an_exit_is_a_draw_and_an_exit_decides_it() {
+        // 0 -> 1 -> 0 and 1 -> 2, where 2 is lost for its mover.
+        let game = GraphGame::new(
+            vec![vec![1], vec![0, 2], vec![]],
+            vec![None, None, Some(Value::Lose)],
+            false,
+        );
+        let table = solve(&game, &NoProgress).unwrap();
+        assert_eq!(
+            outcomes(&table),
+            [Outcome::lose(2), Outcome::win(1), Outcome::lose(0)]
+        );
+        let game = GraphGame::new(vec![vec![1], vec![0]], vec![None, None], false);
+        let table = solve_with_parents(&game, &NoProgress).unwrap();
+        assert_eq!(outcomes(&table), [Outcome::DRAW, Outcome::DRAW]);
+    }
+
+    #[test]
+    fn duplicates_go_and_first_occurrences_stay_in_order() {
+        for len in [0, 1, 5, 24, 25, 100, 128, 129, 400] {
+            let list: Vec<u32> = (0..len).map(|i| (i * 7919 % 61) as u32).collect();
+            let mut expected = Vec::new();
+            for &x in &list {
+                if !expected.contains(&x) {
+                    expected.push(x);
+                }
+            }
+            let mut deduped = list.clone();
+            remove_duplicates(&mut deduped);
+            if len > HASHED_MAX {
+                expected.sort_unstable();
+            }
+            assert_eq!(deduped, expected, "{len}");
+        }
+    }
+
+    #[test]
+    fn counters_widen_when_a_position_has_many_children() {
+        let n = 300u32;
+        let mut children = vec![(1..n).collect::<Vec<u32>>()];
+        children.extend((1..n).map(|_| Vec::new()));
+        let mut primitive = vec![None; n as usize];
+        primitive[7] = Some(Value::Win);
+        let game = GraphGame::new(children, primitive, false);
+        let table = solve(&game, &NoProgress).unwrap();
+        assert_eq!(table.outcome_at(0), Some(Outcome::win(1)));
+        assert_eq!(table.moves(), u64::from(n - 1));
+    }
+
+    proptest! {
+        #[test]
+        fn every_way_of_solving_agrees_with_the_plain_method((children, primitive) in graph()) {
+            let game = GraphGame::new(children.clone(), primitive.clone(), false);
+            let expected = by_levels(&game);
+            prop_assert_eq!(&outcomes(&solve(&game, &NoProgress).unwrap()), &expected);
+            prop_assert_eq!(&outcomes(&solve_with_parents(&game, &NoProgress).unwrap()), &expected);
+
+            let game = GraphGame::doubled(children, primitive);
+            let expected = by_levels(&game);
+            let table = solve_symmetric(&game, &NoProgress).unwrap();
+            prop_assert_eq!(&outcomes(&table), &expected);
+            prop_assert_eq!(table.solved_positions(), table.len() / 2);
+            let table = solve_symmetric_with_parents(&game, &NoProgress).unwrap();
+            prop_assert_eq!(&outcomes(&table), &expected);
+            prop_assert_eq!(&outcomes(&solve(&game, &NoProgress).unwrap()), &expected);
+        }
+    }
+}
