@@ -10,7 +10,10 @@ pub mod solve;
 pub mod value;
 
 pub use census::Census;
+pub use game::Searchable;
 pub use game::{Game, Indexed, PositionError, Symmetric, Tiered};
 pub use progress::{NoProgress, Progress};
+pub use solve::alphabeta::{AlphaBeta, SearchError};
+pub use solve::reach::{ReachError, ReachTable};
 pub use solve::search::{CycleError, MemoSolver};
 pub use value::{Cell, Outcome, Remoteness, Value};
