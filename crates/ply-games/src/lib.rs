@@ -4,5 +4,7 @@
 
 pub mod board;
 pub mod euler;
+pub mod tictactoe;
 
 pub use euler::Euler;
+pub use tictactoe::TicTacToe;
