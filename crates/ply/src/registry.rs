@@ -3,7 +3,7 @@
 use crate::error::PlyError;
 use crate::session::Session;
 use crate::session::search::SearchSession;
-use ply_games::Euler;
+use ply_games::{Euler, TicTacToe};
 
 /// Opens a game from the text after `:` in its name (`None` for the default).
 pub type Opener = fn(Option<&str>) -> Result<Box<dyn Session>, PlyError>;
@@ -21,18 +21,32 @@ pub struct Entry {
 }
 
 /// Every built-in game.
-pub const GAMES: &[Entry] = &[Entry {
-    name: "euler",
-    summary: "Game of Euler (UVA 10536): cover squares with pins; covering the last one loses",
-    variants: "euler (4x4, pins up to 3), euler:RxC, euler:RxCxL (longest pin L); at most 32 squares",
-    open: |params| {
-        let game = match params {
-            Some(p) => Euler::from_params(p)?,
-            None => Euler::default(),
-        };
-        Ok(Box::new(SearchSession::new(game)))
+pub const GAMES: &[Entry] = &[
+    Entry {
+        name: "euler",
+        summary: "Game of Euler (UVA 10536): cover squares with pins; covering the last one loses",
+        variants: "euler (4x4, pins up to 3), euler:RxC, euler:RxCxL (longest pin L); at most 32 squares",
+        open: |params| {
+            let game = match params {
+                Some(p) => Euler::from_params(p)?,
+                None => Euler::default(),
+            };
+            Ok(Box::new(SearchSession::new(game)))
+        },
     },
-}];
+    Entry {
+        name: "tictactoe",
+        summary: "m,n,k tic-tac-toe (UVA 10111): k in a row wins, a full board ties",
+        variants: "tictactoe (4x4, four in a row), tictactoe:RxCxK (e.g. 3x3x3, 5x5x4); at most 36 squares; boards too large to tabulate are searched one position at a time",
+        open: |params| {
+            let game = match params {
+                Some(p) => TicTacToe::from_params(p)?,
+                None => TicTacToe::default(),
+            };
+            Ok(crate::session::tictactoe::open(game))
+        },
+    },
+];
 
 /// Opens a game named `NAME` or `NAME:PARAMS`.
 pub fn open(spec: &str) -> Result<Box<dyn Session>, PlyError> {

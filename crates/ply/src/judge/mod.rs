@@ -2,6 +2,7 @@
 //! problem. Every case is decided on its own merits.
 
 pub mod input;
+pub mod uva10111;
 
 use crate::error::PlyError;
 use std::io::{BufRead, Write};
@@ -17,7 +18,11 @@ pub struct Problem {
 }
 
 /// Every problem `ply judge` knows.
-pub const PROBLEMS: &[Problem] = &[];
+pub const PROBLEMS: &[Problem] = &[Problem {
+    name: "uva10111",
+    summary: "4x4 tic-tac-toe: the first square where x forces a win, or #####",
+    run: uva10111::run,
+}];
 
 /// Answers `problem` on `input`, writing to `output`.
 pub fn run(problem: &str, input: &mut dyn BufRead, output: &mut dyn Write) -> Result<(), PlyError> {

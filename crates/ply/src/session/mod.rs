@@ -3,7 +3,10 @@
 //! all written against this one trait, so a new game or solver plugs into
 //! every command at once.
 
+pub mod alphabeta;
+pub mod reach;
 pub mod search;
+pub mod tictactoe;
 
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
