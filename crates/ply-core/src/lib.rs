@@ -14,6 +14,6 @@ pub use game::Searchable;
 pub use game::{Game, Indexed, PositionError, Symmetric, Tiered};
 pub use progress::{NoProgress, Progress};
 pub use solve::alphabeta::{AlphaBeta, SearchError};
-pub use solve::reach::{ReachError, ReachTable};
 pub use solve::search::{CycleError, MemoSolver};
+pub use solve::sparse::{SparseError, SparseTable};
 pub use value::{Cell, Outcome, Remoteness, Value};

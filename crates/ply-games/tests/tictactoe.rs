@@ -4,7 +4,7 @@
 //! positions must agree.
 
 use ply_core::{
-    AlphaBeta, Census, Game, Indexed, MemoSolver, NoProgress, Outcome, ReachTable, Symmetric,
+    AlphaBeta, Census, Game, Indexed, MemoSolver, NoProgress, Outcome, SparseTable, Symmetric,
 };
 use ply_games::TicTacToe;
 use ply_games::tictactoe::Marks;
@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 /// A board with its reachable table, built once for all tests.
 struct Solved {
     game: TicTacToe,
-    table: ReachTable,
+    table: SparseTable,
 }
 
 fn solved(dims: (u8, u8, u8)) -> &'static Solved {
@@ -26,7 +26,7 @@ fn solved(dims: (u8, u8, u8)) -> &'static Solved {
     };
     slot.get_or_init(|| {
         let game = TicTacToe::new(dims.0, dims.1, dims.2).unwrap();
-        let table = ReachTable::build(&game, &game.start(), &NoProgress).unwrap();
+        let table = SparseTable::build(&game, &game.start(), &NoProgress).unwrap();
         Solved { game, table }
     })
 }

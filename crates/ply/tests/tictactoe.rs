@@ -2,7 +2,7 @@
 //! uva10111 judge (the spec sample byte for byte, and every answer checked
 //! against the whole-game table), and exit code 2 on bad input.
 
-use ply_core::{Game, NoProgress, ReachTable, Value};
+use ply_core::{Game, NoProgress, SparseTable, Value};
 use ply_games::TicTacToe;
 use ply_games::tictactoe::Marks;
 use std::io::Write;
@@ -111,7 +111,7 @@ fn random_cases(game: &TicTacToe, count: usize) -> Vec<Marks> {
 #[test]
 fn judge_answers_match_the_table_and_repeats_get_the_same_answer() {
     let game = TicTacToe::default();
-    let table = ReachTable::build(&game, &game.start(), &NoProgress).unwrap();
+    let table = SparseTable::build(&game, &game.start(), &NoProgress).unwrap();
     let cases = random_cases(&game, 150);
     // Every case twice: once in order, then again in reverse.
     let all: Vec<Marks> = cases.iter().chain(cases.iter().rev()).copied().collect();

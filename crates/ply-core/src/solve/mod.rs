@@ -1,5 +1,5 @@
 //! Solvers. Each is chosen from the capabilities a game offers.
 
 pub mod alphabeta;
-pub mod reach;
 pub mod search;
+pub mod sparse;

@@ -4,8 +4,8 @@
 //! every command at once.
 
 pub mod alphabeta;
-pub mod reach;
 pub mod search;
+pub mod sparse;
 pub mod tictactoe;
 
 use crate::error::PlyError;

@@ -3,8 +3,8 @@
 
 use super::Session;
 use super::alphabeta::AlphaBetaSession;
-use super::reach::ReachSession;
-use ply_core::{Indexed, ReachTable};
+use super::sparse::SparseSession;
+use ply_core::{Indexed, SparseTable};
 use ply_games::TicTacToe;
 
 /// The most memory a whole-game table may take.
@@ -16,14 +16,14 @@ pub const SEARCH_ENTRIES: u64 = 1 << 23;
 /// The most memory a table of every position of `game` can take, judged
 /// from the bound on its positions after symmetry.
 pub fn table_bytes(game: &TicTacToe) -> u64 {
-    ReachTable::peak_bytes(game.index_len(), game.class_bound())
+    SparseTable::peak_bytes(game.index_len(), game.class_bound())
 }
 
 /// Opens `game` with the solver that fits it.
 pub fn open(game: TicTacToe) -> Box<dyn Session> {
     let bytes = table_bytes(&game);
     if bytes <= MAX_TABLE_BYTES {
-        return Box::new(ReachSession::new(game));
+        return Box::new(SparseSession::new(game));
     }
     let name = ply_core::Game::name(&game);
     let why = format!(

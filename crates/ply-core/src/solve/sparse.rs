@@ -31,7 +31,7 @@ pub const MAX_INDEX_LEN: u64 = 1 << 40;
 
 /// Why a reachable table could not be built.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ReachError {
+pub enum SparseError {
     /// The index space is larger than [`MAX_INDEX_LEN`].
     IndexTooLarge(u64),
     /// `unrank` rejected the index of a position reached in play.
@@ -41,7 +41,7 @@ pub enum ReachError {
     Missing(u64),
 }
 
-impl std::fmt::Display for ReachError {
+impl std::fmt::Display for SparseError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::IndexTooLarge(len) => write!(
@@ -59,11 +59,11 @@ impl std::fmt::Display for ReachError {
     }
 }
 
-impl std::error::Error for ReachError {}
+impl std::error::Error for SparseError {}
 
 /// The outcome of every canonical position reachable from a root.
 #[derive(Clone, Debug)]
-pub struct ReachTable {
+pub struct SparseTable {
     /// `tiers[t]`: the canonical positions of tier `t`.
     tiers: Vec<TierTable>,
 }
@@ -146,13 +146,13 @@ impl TierTable {
     }
 }
 
-impl ReachTable {
+impl SparseTable {
     /// Lists and solves every position reachable from `root`.
     pub fn build<G>(
         game: &G,
         root: &G::Position,
         progress: &dyn Progress,
-    ) -> Result<Self, ReachError>
+    ) -> Result<Self, SparseError>
     where
         G: Indexed + Symmetric + Tiered,
     {
@@ -241,13 +241,13 @@ fn enumerate<G>(
     game: &G,
     root: &G::Position,
     progress: &dyn Progress,
-) -> Result<Vec<TierTable>, ReachError>
+) -> Result<Vec<TierTable>, SparseError>
 where
     G: Indexed + Symmetric + Tiered,
 {
     let index_len = game.index_len();
     if index_len > MAX_INDEX_LEN {
-        return Err(ReachError::IndexTooLarge(index_len));
+        return Err(SparseError::IndexTooLarge(index_len));
     }
     let reached = Reached::new(index_len);
     let tier_count = game.tier_count();
@@ -270,7 +270,7 @@ where
         for (child_tier, children) in found.into_iter().flatten() {
             match pending.get_mut(child_tier) {
                 Some(slot) if child_tier > tier => slot.extend(children),
-                _ => return Err(ReachError::Missing(children.first().copied().unwrap_or(0))),
+                _ => return Err(SparseError::Missing(children.first().copied().unwrap_or(0))),
             }
         }
         tiers.push(TierTable::new(ranks));
@@ -285,13 +285,13 @@ fn expand<G>(
     game: &G,
     ranks: &[u64],
     reached: &Reached,
-) -> Result<Vec<(usize, Vec<u64>)>, ReachError>
+) -> Result<Vec<(usize, Vec<u64>)>, SparseError>
 where
     G: Indexed + Symmetric + Tiered,
 {
     let mut by_tier: Vec<(usize, Vec<u64>)> = Vec::new();
     for &rank in ranks {
-        let position = game.unrank(rank).ok_or(ReachError::Unrankable(rank))?;
+        let position = game.unrank(rank).ok_or(SparseError::Unrankable(rank))?;
         if game.primitive(&position).is_some() {
             continue;
         }
@@ -314,7 +314,7 @@ fn solve_tiers<G>(
     game: &G,
     tiers: &mut [TierTable],
     progress: &dyn Progress,
-) -> Result<(), ReachError>
+) -> Result<(), SparseError>
 where
     G: Indexed + Symmetric + Tiered,
 {
@@ -337,11 +337,16 @@ where
 
 /// The cell of the position `rank`, whose children are in `solved`
 /// (`solved[0]` is tier `above`).
-fn solve_one<G>(game: &G, rank: u64, solved: &[TierTable], above: usize) -> Result<Cell, ReachError>
+fn solve_one<G>(
+    game: &G,
+    rank: u64,
+    solved: &[TierTable],
+    above: usize,
+) -> Result<Cell, SparseError>
 where
     G: Indexed + Symmetric + Tiered,
 {
-    let position = game.unrank(rank).ok_or(ReachError::Unrankable(rank))?;
+    let position = game.unrank(rank).ok_or(SparseError::Unrankable(rank))?;
     if let Some(value) = game.primitive(&position) {
         return Ok(Cell::pack(Outcome::terminal(value)));
     }
@@ -368,7 +373,7 @@ where
         }
     });
     if let Some(rank) = missing {
-        return Err(ReachError::Missing(rank));
+        return Err(SparseError::Missing(rank));
     }
     Ok(Cell::pack(best.unwrap_or(Outcome::terminal(Value::Lose))))
 }

@@ -4,17 +4,17 @@
 use super::{Session, parse_or_start, solve_report};
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, SolveReport};
-use ply_core::{Indexed, NoProgress, Progress, ReachTable, Symmetric, Tiered};
+use ply_core::{Indexed, NoProgress, Progress, SparseTable, Symmetric, Tiered};
 use std::sync::OnceLock;
 
 /// Solves a game by tabulating every position reachable from its start
-/// (see [`ReachTable`]).
-pub struct ReachSession<G> {
+/// (see [`SparseTable`]).
+pub struct SparseSession<G> {
     game: G,
-    table: OnceLock<Result<ReachTable, String>>,
+    table: OnceLock<Result<SparseTable, String>>,
 }
 
-impl<G: Indexed + Symmetric + Tiered> ReachSession<G> {
+impl<G: Indexed + Symmetric + Tiered> SparseSession<G> {
     /// A session over `game`; nothing is built until the first query.
     pub fn new(game: G) -> Self {
         Self {
@@ -24,10 +24,10 @@ impl<G: Indexed + Symmetric + Tiered> ReachSession<G> {
     }
 
     /// The table, built now if this is the first query.
-    fn table(&self, progress: &dyn Progress) -> Result<&ReachTable, PlyError> {
+    fn table(&self, progress: &dyn Progress) -> Result<&SparseTable, PlyError> {
         self.table
             .get_or_init(|| {
-                ReachTable::build(&self.game, &self.game.start(), progress)
+                SparseTable::build(&self.game, &self.game.start(), progress)
                     .map_err(|e| e.to_string())
             })
             .as_ref()
@@ -35,7 +35,7 @@ impl<G: Indexed + Symmetric + Tiered> ReachSession<G> {
     }
 }
 
-impl<G: Indexed + Symmetric + Tiered> Session for ReachSession<G> {
+impl<G: Indexed + Symmetric + Tiered> Session for SparseSession<G> {
     fn name(&self) -> String {
         self.game.name()
     }
