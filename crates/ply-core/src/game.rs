@@ -137,6 +137,41 @@ pub trait Tiered: Game {
     fn tier(&self, position: &Self::Position) -> usize;
 }
 
+/// How a table solver walks a game with a dense index and tiers: which
+/// indices make up a tier, and which indices a position's moves lead to.
+///
+/// Every method has a default built from [`Indexed`] and [`Tiered`], so
+/// `impl TableWalk for MyGame {}` is enough; a game overrides a method where
+/// it knows a faster way (enumerating a tier directly, or computing child
+/// indices without building child positions).
+pub trait TableWalk: Indexed + Tiered {
+    /// Calls `visit` with every index in `range` whose position lies in
+    /// `tier`, in increasing order, together with that position. By default
+    /// it unranks every index in `range`.
+    fn for_each_index_in_tier(
+        &self,
+        tier: usize,
+        range: std::ops::Range<u64>,
+        mut visit: impl FnMut(u64, Self::Position),
+    ) {
+        for index in range {
+            if let Some(position) = self.unrank(index) {
+                if self.tier(&position) == tier {
+                    visit(index, position);
+                }
+            }
+        }
+    }
+
+    /// Calls `visit` with the index of the position every legal move from
+    /// `position` leads to (a child reached by several moves may be visited
+    /// more than once). Only called on positions that are not primitive. By
+    /// default it ranks every child [`Game::for_each_move`] builds.
+    fn for_each_child_index(&self, position: &Self::Position, mut visit: impl FnMut(u64)) {
+        self.for_each_move(position, |_, child| visit(self.rank(&child)));
+    }
+}
+
 /// What alpha-beta search needs beyond the rules: a compact key for its
 /// transposition table, a bound on how long play can last, and the moves
 /// worth searching, best first. For acyclic games whose play ends in a win,

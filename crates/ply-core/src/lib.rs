@@ -11,9 +11,11 @@ pub mod value;
 
 pub use census::Census;
 pub use game::Searchable;
-pub use game::{Game, Indexed, PositionError, Symmetric, Tiered};
+pub use game::{Game, Indexed, PositionError, Symmetric, TableWalk, Tiered};
 pub use progress::{NoProgress, Progress};
 pub use solve::alphabeta::{AlphaBeta, SearchError};
+pub use solve::reach::{IndexSet, reachable, reachable_classes};
 pub use solve::search::{CycleError, MemoSolver};
 pub use solve::sparse::{SparseError, SparseTable};
+pub use solve::table::{Table, TableError};
 pub use value::{Cell, Outcome, Remoteness, Value};

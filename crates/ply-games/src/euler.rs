@@ -2,7 +2,8 @@
 //! in from an edge; whoever covers the last square loses.
 
 use crate::board::{Shape, parse_dimensions};
-use ply_core::{Game, Indexed, PositionError, Symmetric, Tiered, Value};
+use ply_core::{Game, Indexed, PositionError, Symmetric, TableWalk, Tiered, Value};
+use std::ops::Range;
 
 /// A position: the set of covered squares, bit `s` for square `s`
 /// (row-major from the top left). Both players have the same moves, so who
@@ -17,7 +18,55 @@ pub struct Euler {
     longest_pin: u8,
     /// Every distinct set of squares one move can cover.
     moves: Vec<u64>,
-    symmetries: Vec<Vec<usize>>,
+    /// The slides of pins longer than one square, as families sharing an
+    /// edge, a direction and a length, for generating moves with bit tricks.
+    slides: Vec<Slide>,
+    /// For each symmetry, the image of every byte of a mask at each byte
+    /// position, so a mask maps with four lookups.
+    images: Vec<[[u32; 256]; 4]>,
+}
+
+/// All slides of one pin length from one edge in one direction.
+#[derive(Clone, Debug)]
+struct Slide {
+    /// The squares a pin enters at.
+    entries: u64,
+    /// How far apart, in bits, consecutive squares of the pin are.
+    step: u32,
+    /// Whether the pin runs towards lower bits (from the right or bottom edge).
+    backwards: bool,
+    /// The pin's length.
+    len: u32,
+    /// The squares the pin covers when it enters at square 0 (or, going
+    /// backwards, when its far end is square 0).
+    pattern: u64,
+}
+
+impl Slide {
+    /// Calls `visit` with the squares covered by every slide of this family
+    /// that fits the uncovered squares `free`.
+    #[inline]
+    fn for_each_fit(&self, free: u64, mut visit: impl FnMut(u64)) {
+        let mut fits = free & self.entries;
+        for j in 1..self.len {
+            let shift = j * self.step;
+            fits &= if self.backwards {
+                free << shift
+            } else {
+                free >> shift
+            };
+        }
+        let back = if self.backwards {
+            (self.len - 1) * self.step
+        } else {
+            0
+        };
+        while fits != 0 {
+            let entry = fits.trailing_zeros();
+            visit(self.pattern << (entry - back));
+            fits &= fits - 1;
+        }
+    }
 }
 
 impl Euler {
@@ -49,8 +98,28 @@ impl Euler {
             shape,
             longest_pin,
             moves,
-            symmetries: shape.symmetries(),
+            slides: slides(shape, longest_pin),
+            images: shape
+                .symmetries()
+                .iter()
+                .map(|map| byte_images(map))
+                .collect(),
         })
+    }
+
+    /// Calls `visit` with the squares covered by every move from the
+    /// position `covered`, using bit tricks instead of testing every move.
+    #[inline]
+    fn for_each_fast_move(&self, covered: u64, mut visit: impl FnMut(u64)) {
+        let free = !covered & self.full();
+        let mut pushes = free;
+        while pushes != 0 {
+            visit(pushes & pushes.wrapping_neg());
+            pushes &= pushes - 1;
+        }
+        for slide in &self.slides {
+            slide.for_each_fit(free, &mut visit);
+        }
     }
 
     /// Reads the parameters after `euler:`: `RxC` or `RxCxL` (L = longest pin).
@@ -73,6 +142,63 @@ impl Euler {
     pub fn move_masks(&self) -> &[u64] {
         &self.moves
     }
+}
+
+/// The slide families of pins of length 2 to `longest_pin` on `shape`. A
+/// pin as long as its line covers the same squares from either end, so only
+/// the forward family is kept then.
+fn slides(shape: Shape, longest_pin: u8) -> Vec<Slide> {
+    let (rows, cols) = (usize::from(shape.rows), usize::from(shape.cols));
+    let column = |c: usize| -> u64 { (0..rows).map(|r| 1u64 << shape.square(r, c)).sum() };
+    let row = |r: usize| -> u64 { (0..cols).map(|c| 1u64 << shape.square(r, c)).sum() };
+    let pattern = |len: u32, step: u32| -> u64 { (0..len).map(|j| 1u64 << (j * step)).sum() };
+    let mut families = Vec::new();
+    for len in 2..=u32::from(longest_pin) {
+        let along = [
+            (cols, column(0), column(cols - 1), 1),
+            (rows, row(0), row(rows - 1), cols),
+        ];
+        for (line, first, last, step) in along {
+            if len as usize > line {
+                continue;
+            }
+            let step = step as u32;
+            families.push(Slide {
+                entries: first,
+                step,
+                backwards: false,
+                len,
+                pattern: pattern(len, step),
+            });
+            if (len as usize) < line {
+                families.push(Slide {
+                    entries: last,
+                    step,
+                    backwards: true,
+                    len,
+                    pattern: pattern(len, step),
+                });
+            }
+        }
+    }
+    families
+}
+
+/// For a map of squares to their images, the image of every byte of a mask
+/// at each of the four byte positions of a 32-square board.
+fn byte_images(map: &[usize]) -> [[u32; 256]; 4] {
+    let mut images = [[0u32; 256]; 4];
+    for (position, table) in images.iter_mut().enumerate() {
+        for (byte, image) in table.iter_mut().enumerate() {
+            for bit in 0..8 {
+                let square = position * 8 + bit;
+                if byte >> bit & 1 == 1 && square < map.len() {
+                    *image |= 1 << map[square];
+                }
+            }
+        }
+    }
+    images
 }
 
 impl Default for Euler {
@@ -184,17 +310,64 @@ impl Tiered for Euler {
     }
 }
 
+impl TableWalk for Euler {
+    /// Walks the masks with `tier` squares covered directly (Gosper's hack),
+    /// never touching the others.
+    fn for_each_index_in_tier(
+        &self,
+        tier: usize,
+        range: Range<u64>,
+        mut visit: impl FnMut(u64, Covered),
+    ) {
+        let end = range.end.min(self.index_len());
+        let Some(mut mask) = first_with_ones(range.start, tier as u32) else {
+            return;
+        };
+        while mask < end {
+            visit(mask, Covered(mask));
+            if mask == 0 {
+                return;
+            }
+            let low = mask & mask.wrapping_neg();
+            let ripple = mask + low;
+            mask = ripple | ((mask ^ ripple) >> (2 + low.trailing_zeros()));
+        }
+    }
+
+    fn for_each_child_index(&self, position: &Covered, mut visit: impl FnMut(u64)) {
+        self.for_each_fast_move(position.0, |mv| visit(position.0 | mv));
+    }
+}
+
+/// The least number at or above `from` with exactly `ones` bits set, if any.
+fn first_with_ones(from: u64, ones: u32) -> Option<u64> {
+    let mut x = from;
+    loop {
+        let count = x.count_ones();
+        if count == ones {
+            return Some(x);
+        }
+        if count < ones {
+            // Setting the lowest clear bits gives the least larger number.
+            for _ in count..ones {
+                x |= !x & x.wrapping_add(1);
+            }
+            return (x.count_ones() == ones).then_some(x);
+        }
+        // Too many bits: every number below x + lowest bit is a superset of x.
+        x = x.checked_add(x & x.wrapping_neg())?;
+    }
+}
+
 impl Symmetric for Euler {
     fn for_each_symmetric(&self, position: &Covered, mut visit: impl FnMut(Covered)) {
-        for map in &self.symmetries {
-            let mut image = 0u64;
-            let mut bits = position.0;
-            while bits != 0 {
-                let s = bits.trailing_zeros() as usize;
-                image |= 1 << map[s];
-                bits &= bits - 1;
-            }
-            visit(Covered(image));
+        let bytes = (position.0 as u32).to_le_bytes();
+        for images in &self.images {
+            let image = images[0][usize::from(bytes[0])]
+                | images[1][usize::from(bytes[1])]
+                | images[2][usize::from(bytes[2])]
+                | images[3][usize::from(bytes[3])];
+            visit(Covered(u64::from(image)));
         }
     }
 }
@@ -202,6 +375,74 @@ impl Symmetric for Euler {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    fn game() -> impl Strategy<Value = Euler> {
+        (1u8..=5, 1u8..=6, 1u8..=4).prop_map(|(r, c, l)| Euler::new(r, c, l).unwrap())
+    }
+
+    fn game_and_mask() -> impl Strategy<Value = (Euler, u64)> {
+        game().prop_flat_map(|g| {
+            let full = g.full();
+            (Just(g), 0..=full)
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn fast_moves_are_exactly_the_moves((game, covered) in game_and_mask()) {
+            let mut fast = Vec::new();
+            game.for_each_fast_move(covered, |mv| fast.push(mv));
+            let mut slow = Vec::new();
+            game.for_each_move(&Covered(covered), |mv, _| slow.push(mv));
+            fast.sort_unstable();
+            prop_assert_eq!(fast, slow);
+        }
+
+        #[test]
+        fn symmetric_images_follow_the_square_maps((game, covered) in game_and_mask()) {
+            let mut fast = Vec::new();
+            game.for_each_symmetric(&Covered(covered), |image| fast.push(image.0));
+            let slow: Vec<u64> = game.shape().symmetries().iter().map(|map| {
+                (0..game.shape().squares()).filter(|&s| covered >> s & 1 == 1).map(|s| 1u64 << map[s]).sum()
+            }).collect();
+            prop_assert_eq!(fast, slow);
+        }
+
+        #[test]
+        fn first_with_ones_is_the_least(from in 0u64..5000, ones in 0u32..14) {
+            let expected = (from..1 << 14).find(|x| x.count_ones() == ones);
+            prop_assert_eq!(first_with_ones(from, ones), expected);
+        }
+
+        #[test]
+        fn tiers_walk_exactly_their_masks(rows in 1u8..=4, cols in 1u8..=4, tier in 0usize..=16, a in 0u64..1 << 16, b in 0u64..1 << 16) {
+            let game = Euler::new(rows, cols, 3).unwrap();
+            let range = a.min(b)..a.max(b);
+            let mut walked = Vec::new();
+            game.for_each_index_in_tier(tier, range.clone(), |index, position| {
+                assert_eq!(position, Covered(index));
+                walked.push(index);
+            });
+            let expected: Vec<u64> = range
+                .filter(|&i| i < game.index_len() && i.count_ones() as usize == tier)
+                .collect();
+            prop_assert_eq!(walked, expected);
+        }
+    }
+
+    #[test]
+    fn slides_of_a_whole_line_are_not_repeated() {
+        let game = Euler::new(2, 3, 3).unwrap();
+        let mut moves = BTreeSet::new();
+        let mut count = 0;
+        game.for_each_fast_move(0, |mv| {
+            moves.insert(mv);
+            count += 1;
+        });
+        assert_eq!(count, moves.len());
+    }
 
     #[test]
     fn four_by_four_has_16_pushes_and_32_slides() {

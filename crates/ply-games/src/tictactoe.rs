@@ -9,7 +9,9 @@
 //! player who moved last passes through one of their marks (their last move).
 
 use crate::board::{Shape, parse_dimensions};
-use ply_core::{Game, Indexed, PositionError, Remoteness, Searchable, Symmetric, Tiered, Value};
+use ply_core::{
+    Game, Indexed, PositionError, Remoteness, Searchable, Symmetric, TableWalk, Tiered, Value,
+};
 
 /// The most squares a board may have: keys of up to 3^36 stay exact in the
 /// search's transposition table, and every index fits a `u64`.
@@ -526,6 +528,10 @@ impl Tiered for TicTacToe {
         position.occupied().count_ones() as usize
     }
 }
+
+/// The full-index table solver walks tic-tac-toe by the defaults: it is
+/// here to be checked against the sparse solver, which suits this game.
+impl TableWalk for TicTacToe {}
 
 impl Searchable for TicTacToe {
     fn key(&self, position: &Marks) -> u64 {

@@ -5,6 +5,7 @@
 
 use ply_core::{
     AlphaBeta, Census, Game, Indexed, MemoSolver, NoProgress, Outcome, SparseTable, Symmetric,
+    Table,
 };
 use ply_games::TicTacToe;
 use ply_games::tictactoe::Marks;
@@ -97,6 +98,32 @@ fn the_table_counts_what_the_memoised_solver_reaches() {
             game.name()
         );
         assert!(table.classes() < ours.positions);
+    }
+}
+
+#[test]
+fn the_full_index_table_agrees_with_the_sparse_one() {
+    for dims in [(3, 3, 3), (3, 4, 3)] {
+        let Solved { game, table } = solved(dims);
+        let plain = Table::build(game, &NoProgress).unwrap();
+        let symmetric = Table::build_symmetric(game, &NoProgress).unwrap();
+        let mut legal = 0;
+        for index in 0..game.index_len() {
+            if let Some(position) = game.unrank(index) {
+                legal += 1;
+                let ours = table.outcome(game, &position);
+                assert!(ours.is_some(), "{}", game.format_position(&position));
+                assert_eq!(
+                    plain.outcome(index),
+                    ours,
+                    "{}",
+                    game.format_position(&position)
+                );
+                assert_eq!(symmetric.outcome(index), ours);
+            }
+        }
+        // Every legal position is reachable, so the sparse census counts them all.
+        assert_eq!(legal, table.census(game).positions);
     }
 }
 

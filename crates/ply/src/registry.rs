@@ -2,7 +2,7 @@
 
 use crate::error::PlyError;
 use crate::session::Session;
-use crate::session::search::SearchSession;
+use crate::session::table::TableSession;
 use ply_games::{Euler, TicTacToe};
 
 /// Opens a game from the text after `:` in its name (`None` for the default).
@@ -25,13 +25,13 @@ pub const GAMES: &[Entry] = &[
     Entry {
         name: "euler",
         summary: "Game of Euler (UVA 10536): cover squares with pins; covering the last one loses",
-        variants: "euler (4x4, pins up to 3), euler:RxC, euler:RxCxL (longest pin L); at most 32 squares",
+        variants: "euler (4x4, pins up to 3), euler:RxC, euler:RxCxL (longest pin L); up to 30 squares (a 2 GiB table)",
         open: |params| {
             let game = match params {
                 Some(p) => Euler::from_params(p)?,
                 None => Euler::default(),
             };
-            Ok(Box::new(SearchSession::new(game)))
+            Ok(Box::new(TableSession::new(game)?))
         },
     },
     Entry {

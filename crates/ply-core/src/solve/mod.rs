@@ -1,5 +1,21 @@
 //! Solvers. Each is chosen from the capabilities a game offers.
 
 pub mod alphabeta;
+pub mod reach;
 pub mod search;
 pub mod sparse;
+pub mod table;
+
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// Indices handed to one parallel task at a time: large enough that task
+/// overhead vanishes, small enough that two threads share a tier evenly.
+const CHUNK: u64 = 1 << 14;
+
+/// Splits `0..len` into ranges of [`CHUNK`] indices, in parallel.
+pub(crate) fn chunks(len: u64) -> impl ParallelIterator<Item = Range<u64>> {
+    (0..len.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(move |c| c * CHUNK..len.min((c + 1) * CHUNK))
+}

@@ -63,7 +63,9 @@ impl Cli {
                 position,
                 json,
             } => {
-                let report = registry::open(&game)?.solve(position.as_deref())?;
+                let session = registry::open(&game)?;
+                session.prepare(&BarProgress::new())?;
+                let report = session.solve(position.as_deref())?;
                 if json {
                     writeln!(out, "{}", to_json(&report)?)?;
                 } else {

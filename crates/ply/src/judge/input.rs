@@ -24,7 +24,14 @@ impl<'a> Lines<'a> {
     /// the end of input.
     pub fn next_line(&mut self) -> Result<Option<&str>, PlyError> {
         self.buffer.clear();
-        if self.reader.read_line(&mut self.buffer)? == 0 {
+        let read = self.reader.read_line(&mut self.buffer).map_err(|err| {
+            if err.kind() == std::io::ErrorKind::InvalidData {
+                PlyError::input(self.number + 1, "the line is not valid UTF-8 text")
+            } else {
+                PlyError::Io(err)
+            }
+        })?;
+        if read == 0 {
             return Ok(None);
         }
         self.number += 1;
@@ -52,6 +59,18 @@ impl<'a> Lines<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_that_is_not_utf8_names_its_line() {
+        let mut text: &[u8] = b"3\n\xff\n";
+        let mut lines = Lines::new(&mut text);
+        assert_eq!(lines.next_line().unwrap(), Some("3"));
+        let err = lines.next_line().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "input line 2: the line is not valid UTF-8 text"
+        );
+    }
 
     #[test]
     fn numbers_lines_and_strips_line_endings() {

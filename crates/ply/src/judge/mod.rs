@@ -3,6 +3,7 @@
 
 pub mod input;
 pub mod uva10111;
+pub mod uva10536;
 
 use crate::error::PlyError;
 use std::io::{BufRead, Write};
@@ -18,11 +19,18 @@ pub struct Problem {
 }
 
 /// Every problem `ply judge` knows.
-pub const PROBLEMS: &[Problem] = &[Problem {
-    name: "uva10111",
-    summary: "4x4 tic-tac-toe: the first square where x forces a win, or #####",
-    run: uva10111::run,
-}];
+pub const PROBLEMS: &[Problem] = &[
+    Problem {
+        name: "uva10536",
+        summary: "Game of Euler: WINNING or LOSING for each 4x4 board",
+        run: uva10536::run,
+    },
+    Problem {
+        name: "uva10111",
+        summary: "4x4 tic-tac-toe: the first square where x forces a win, or #####",
+        run: uva10111::run,
+    },
+];
 
 /// Answers `problem` on `input`, writing to `output`.
 pub fn run(problem: &str, input: &mut dyn BufRead, output: &mut dyn Write) -> Result<(), PlyError> {

@@ -6,6 +6,7 @@
 pub mod alphabeta;
 pub mod search;
 pub mod sparse;
+pub mod table;
 pub mod tictactoe;
 
 use crate::error::PlyError;
@@ -28,6 +29,14 @@ pub trait Session: Send + Sync {
 
     /// Strongly solves the whole game, reporting progress.
     fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError>;
+
+    /// Does any long preparation up front (building a table), reporting
+    /// progress, so later queries are quick. By default there is none;
+    /// sessions that need it still prepare silently on first use.
+    fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
+        let _ = progress;
+        Ok(())
+    }
 }
 
 /// Builds the report for `position` given a way to find any position's outcome.

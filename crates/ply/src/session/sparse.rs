@@ -64,6 +64,10 @@ impl<G: Indexed + Symmetric + Tiered> Session for SparseSession<G> {
         })
     }
 
+    fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
+        self.table(progress).map(|_| ())
+    }
+
     fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
         let table = self.table(progress)?;
         let census = table

@@ -1,0 +1,131 @@
+//! The built `ply` binary on the Game of Euler and `ply judge uva10536`:
+//! outputs, JSON shapes and exit codes.
+
+use serde_json::Value as Json;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn ply(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ply"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ply runs");
+    let mut input = child.stdin.take().expect("stdin is piped");
+    input.write_all(stdin).expect("ply reads its input");
+    drop(input);
+    child.wait_with_output().expect("ply finishes")
+}
+
+fn json(args: &[&str]) -> Json {
+    let out = ply(args, b"");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+/// Asserts exit code 2 with one line on stderr containing `needle`.
+fn refused(args: &[&str], stdin: &[u8], needle: &str) {
+    let out = ply(args, stdin);
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    assert!(out.stdout.is_empty(), "{args:?} printed to stdout");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains(needle), "{stderr:?} lacks {needle:?}");
+}
+
+#[test]
+fn judge_answers_the_sample_byte_for_byte() {
+    let out = ply(
+        &["judge", "uva10536"],
+        include_bytes!("data/uva10536-sample.in"),
+    );
+    assert!(out.status.success());
+    assert_eq!(out.stdout, include_bytes!("data/uva10536-sample.out"));
+}
+
+#[test]
+fn judge_rejects_malformed_input_with_its_line() {
+    refused(
+        &["judge", "uva10536"],
+        b"2\n\n....\n....\n....\n....\n",
+        "input line 7",
+    );
+    refused(
+        &["judge", "uva10536"],
+        b"1\n\n....\n.X.\n....\n....\n",
+        "input line 4",
+    );
+    refused(
+        &["judge", "uva10536"],
+        b"1\n\nXXXX\nXXXX\nXXXX\nXXXX\n",
+        "fully covered",
+    );
+    refused(&["judge", "uva10536"], b"three\n", "input line 1");
+}
+
+#[test]
+fn solve_lists_every_move_with_its_value() {
+    let report = json(&["solve", "euler", "XXX./XXX./.XXX/.XXX", "--json"]);
+    assert_eq!(report["game"], "euler:4x4");
+    assert_eq!(report["value"], "lose");
+    assert_eq!(report["remoteness"], 3);
+    let moves = report["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 6);
+    assert!(moves.iter().all(|m| m["value"] == "win"));
+    assert!(
+        moves
+            .iter()
+            .any(|m| m["move"] == "a3-a4" && m["position"] == "XXX./XXX./XXXX/XXXX")
+    );
+
+    let start = json(&["solve", "euler", "--json"]);
+    assert_eq!(start["position"], "..../..../..../....");
+    assert_eq!(start["value"], "lose");
+    assert_eq!(start["moves"].as_array().unwrap().len(), 48);
+
+    let text = ply(&["solve", "euler:3x3"], b"");
+    assert!(text.status.success());
+    assert!(String::from_utf8_lossy(&text.stdout).contains("position  .../.../..."));
+}
+
+#[test]
+fn analyze_counts_every_reachable_position() {
+    let report = json(&["analyze", "euler", "--json"]);
+    assert_eq!(report["positions"], 65536);
+    assert_eq!(report["lose"], 13802);
+    assert_eq!(report["win"], 65536 - 13802);
+    assert_eq!(report["draw"], 0);
+    assert_eq!(report["tie"], 0);
+    assert_eq!(report["longest_lose"]["position"], "..../..../..../....");
+    assert_eq!(report["max_remoteness"], 13);
+    assert_eq!(report["index_size"], 65536);
+    assert!(report["symmetry_classes"].as_u64().unwrap() > 65536 / 8);
+
+    let five = json(&["analyze", "euler:5x5", "--json"]);
+    assert_eq!(five["positions"], 33_554_432u64);
+    assert_eq!(
+        five["win"].as_u64().unwrap() + five["lose"].as_u64().unwrap(),
+        33_554_432
+    );
+}
+
+#[test]
+fn bad_arguments_exit_with_code_2() {
+    refused(
+        &["solve", "euler", "XXX./XXX./.XXX"],
+        b"",
+        "expected 4 rows",
+    );
+    refused(&["solve", "euler", "XXX./XXX./.XXX/.XXO"], b"", "row 4");
+    refused(&["solve", "euler:0x3"], b"", "not supported");
+    refused(&["analyze", "euler:4x8"], b"", "over the 4 GiB limit");
+    refused(&["analyze", "euler:6x6"], b"", "at most 32 squares");
+    refused(&["analyze", "euler:9x9"], b"", "not supported");
+    refused(&["solve", "euler:4x4x0"], b"", "at least 1");
+}
