@@ -66,6 +66,8 @@ impl std::error::Error for SparseError {}
 pub struct SparseTable {
     /// `tiers[t]`: the canonical positions of tier `t`.
     tiers: Vec<TierTable>,
+    /// Whether every symmetry maps the root to itself.
+    root_symmetric: bool,
 }
 
 /// The canonical positions of one tier, one word each: the index above
@@ -156,9 +158,14 @@ impl SparseTable {
     where
         G: Indexed + Symmetric + Tiered,
     {
+        let mut root_symmetric = true;
+        game.for_each_symmetric(root, |image| root_symmetric &= image == *root);
         let mut tiers = enumerate(game, root, progress)?;
         solve_tiers(game, &mut tiers, progress)?;
-        Ok(Self { tiers })
+        Ok(Self {
+            tiers,
+            root_symmetric,
+        })
     }
 
     /// Bytes a build takes at its peak: the reached-bitmap, plus, for each
@@ -168,8 +175,8 @@ impl SparseTable {
         index_len / 8 + classes * (8 + 4 + 8)
     }
 
-    /// The outcome of `position` for the player to move, or `None` if it is
-    /// not reachable from the root.
+    /// The outcome of `position` for the player to move, or `None` if
+    /// neither it nor any of its images is reachable from the root.
     pub fn outcome<G>(&self, game: &G, position: &G::Position) -> Option<Outcome>
     where
         G: Indexed + Symmetric + Tiered,
@@ -186,11 +193,19 @@ impl SparseTable {
     /// The census of every reachable position, each class counted once per
     /// distinct image, so that it equals the census of a search without
     /// symmetry. Examples are canonical positions.
-    pub fn census<G>(&self, game: &G) -> Census<G::Position>
+    ///
+    /// `None` if the root is not symmetric: only when every symmetry fixes
+    /// the root (and maps moves to moves, as board symmetries do) are the
+    /// reachable positions whole classes, so that counting images counts them.
+    pub fn census<G>(&self, game: &G) -> Option<Census<G::Position>>
     where
         G: Indexed + Symmetric + Tiered,
     {
-        self.tiers
+        if !self.root_symmetric {
+            return None;
+        }
+        let census = self
+            .tiers
             .par_iter()
             .flat_map(|tier| tier.words.par_iter())
             .fold(Census::new, |mut census, &word| {
@@ -203,7 +218,8 @@ impl SparseTable {
                 }
                 census
             })
-            .reduce(Census::new, Census::merge)
+            .reduce(Census::new, Census::merge);
+        Some(census)
     }
 }
 

@@ -72,6 +72,12 @@ impl<G: Indexed + Symmetric + Tiered> Session for SparseSession<G> {
         let table = self.table(progress)?;
         let census = table
             .census(&self.game)
+            .ok_or_else(|| {
+                PlyError::argument(format!(
+                    "{}: the start position is not symmetric, so positions cannot be counted by class",
+                    self.game.name()
+                ))
+            })?
             .map_examples(|p| self.game.format_position(&p));
         let mut report = AnalyzeReport::from_census(self.game.name(), census);
         report
