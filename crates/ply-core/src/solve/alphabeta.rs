@@ -114,12 +114,6 @@ impl<G: Searchable> AlphaBeta<G> {
         }
     }
 
-    /// The bytes a searcher with at least `entries` entries takes.
-    pub fn table_bytes(game: &G, entries: u64) -> u64 {
-        let needed = game.key_space().div_ceil(u64::from(u32::MAX) - 1);
-        entries.max(needed) * std::mem::size_of::<Entry>() as u64
-    }
-
     /// Positions visited by every search so far.
     pub fn nodes(&self) -> u64 {
         self.nodes

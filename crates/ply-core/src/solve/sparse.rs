@@ -14,10 +14,10 @@
 use crate::census::Census;
 use crate::game::{Indexed, Symmetric, Tiered};
 use crate::progress::Progress;
+use crate::solve::reach::IndexSet;
 use crate::value::{Cell, Outcome, Value};
 use rayon::prelude::*;
 use std::cmp::Ordering;
-use std::sync::atomic::{AtomicU64, Ordering as Atomic};
 
 /// Positions expanded together by one parallel task.
 const TASK: usize = 1 << 12;
@@ -233,25 +233,6 @@ fn class_size<G: Indexed + Symmetric>(game: &G, position: &G::Position, rank: u6
     images / fixed.max(1)
 }
 
-/// One bit per index: set once a position is listed.
-struct Reached(Vec<AtomicU64>);
-
-impl Reached {
-    fn new(index_len: u64) -> Self {
-        Self(
-            (0..index_len.div_ceil(64))
-                .map(|_| AtomicU64::new(0))
-                .collect(),
-        )
-    }
-
-    /// Marks `rank`; true if it was not marked before.
-    fn mark(&self, rank: u64) -> bool {
-        let (word, bit) = (&self.0[(rank / 64) as usize], 1u64 << (rank % 64));
-        word.load(Atomic::Relaxed) & bit == 0 && word.fetch_or(bit, Atomic::Relaxed) & bit == 0
-    }
-}
-
 /// The canonical positions of each tier reachable from `root`, by index.
 fn enumerate<G>(
     game: &G,
@@ -265,13 +246,13 @@ where
     if index_len > MAX_INDEX_LEN {
         return Err(SparseError::IndexTooLarge(index_len));
     }
-    let reached = Reached::new(index_len);
+    let reached = IndexSet::new(index_len);
     let tier_count = game.tier_count();
     let mut pending: Vec<Vec<u64>> = vec![Vec::new(); tier_count];
     let root = game.canonical(root);
     let root_rank = game.rank(&root);
     if let Some(slot) = pending.get_mut(game.tier(&root)) {
-        reached.mark(root_rank);
+        reached.insert(root_rank);
         slot.push(root_rank);
     }
     let mut tiers = Vec::with_capacity(tier_count);
@@ -279,6 +260,8 @@ where
     for tier in 0..tier_count {
         let mut ranks = std::mem::take(&mut pending[tier]);
         ranks.par_sort_unstable();
+        // Two threads may list one position at the same moment.
+        ranks.dedup();
         let found: Vec<Vec<(usize, Vec<u64>)>> = ranks
             .par_chunks(TASK)
             .map(|task| expand(game, task, &reached))
@@ -300,7 +283,7 @@ where
 fn expand<G>(
     game: &G,
     ranks: &[u64],
-    reached: &Reached,
+    reached: &IndexSet,
 ) -> Result<Vec<(usize, Vec<u64>)>, SparseError>
 where
     G: Indexed + Symmetric + Tiered,
@@ -312,9 +295,10 @@ where
             continue;
         }
         game.for_each_canonical_move(&position, |_, child, rank| {
-            if !reached.mark(rank) {
+            if reached.contains(rank) {
                 return;
             }
+            reached.insert(rank);
             let tier = game.tier(&child);
             match by_tier.iter_mut().find(|(t, _)| *t == tier) {
                 Some((_, list)) => list.push(rank),
