@@ -177,8 +177,9 @@ pub trait TableWalk: Indexed + Tiered {
 /// worth searching, best first. For acyclic games whose play ends in a win,
 /// a loss or a tie.
 pub trait Searchable: Game {
-    /// A number naming the position: distinct positions have distinct keys,
-    /// all below [`Searchable::key_space`].
+    /// A number naming the position, below [`Searchable::key_space`].
+    /// Positions with one key must have the same outcome: a key may name a
+    /// single position or, say, a whole class of symmetric positions.
     fn key(&self, position: &Self::Position) -> u64;
 
     /// One more than the greatest key.

@@ -534,6 +534,8 @@ impl Tiered for TicTacToe {
 impl TableWalk for TicTacToe {}
 
 impl Searchable for TicTacToe {
+    /// The index of the canonical image: symmetric positions share what
+    /// the search learns about them.
     fn key(&self, position: &Marks) -> u64 {
         let lanes = self.symmetric_ranks(*position);
         lanes.into_iter().min().unwrap_or(0)

@@ -45,7 +45,7 @@ impl Minimax {
         }
         let x_moves = x.count_ones() == o.count_ones();
         let last = if x_moves { o } else { x };
-        let byte = if LINES.iter().any(|&l| last & l == l) {
+        let byte = if LINES.iter().any(|&line| line & !last == 0) {
             2 << 6
         } else if x | o == 0xffff {
             3 << 6

@@ -12,6 +12,9 @@
 //! The table holds `P` entries for a prime `P`: a position with key `k`
 //! goes to entry `k mod P`, which keeps `k / P` (32 bits) to recognise it.
 //! The two numbers give back `k` exactly, so a table hit is never a stranger.
+//! Each entry also names the move that was best there, as its place in the
+//! game's search order, to be tried first next time: only a hint, since
+//! positions sharing a key (symmetric images) may order their moves apart.
 
 use crate::game::Searchable;
 use crate::value::{Outcome, Remoteness, Value};

@@ -5,8 +5,8 @@
 //!
 //! Forward, tier by tier from the root's, it lists the canonical positions
 //! each tier reaches; a bitmap over the index space, one bit per index, tells
-//! a new position from one already listed, so every list holds distinct
-//! indexes. Backward, last tier first, it solves each tier in parallel: a
+//! a new position from one already listed, so the lists stay short (each is
+//! sorted and deduplicated before its tier is expanded). Backward, last tier first, it solves each tier in parallel: a
 //! position's children lie in higher tiers, already solved, found by binary
 //! search in their tier's sorted indexes. Each tier keeps one word per
 //! canonical position (its index and its [`Cell`]) and no hash map.
