@@ -114,6 +114,25 @@ pub trait Symmetric: Game {
     {
         self.rank(&self.canonical(position))
     }
+
+    /// Calls `visit` with every legal move, the position it leads to, and
+    /// the index of that position's canonical form. Solvers over canonical
+    /// positions call this in their inner loop, so games may compute the
+    /// indexes together (from the parent's images, say). By default
+    /// [`Game::for_each_move`] with [`Symmetric::canonical`] and
+    /// [`Indexed::rank`].
+    fn for_each_canonical_move(
+        &self,
+        position: &Self::Position,
+        mut visit: impl FnMut(Self::Move, Self::Position, u64),
+    ) where
+        Self: Indexed,
+    {
+        self.for_each_move(position, |mv, child| {
+            let rank = self.rank(&self.canonical(&child));
+            visit(mv, child, rank);
+        });
+    }
 }
 
 /// Tiers: every move leads from a tier to a strictly higher one (pieces on
@@ -169,4 +188,34 @@ pub trait Parents: Game {
     /// `position`, each at least once. Primitive positions have no moves, so
     /// they are never parents.
     fn for_each_parent(&self, position: &Self::Position, visit: impl FnMut(Self::Position));
+}
+
+/// What alpha-beta search needs beyond the rules: a compact key for its
+/// transposition table, a bound on how long play can last, and the moves
+/// worth searching, best first. For acyclic games whose play ends in a win,
+/// a loss or a tie.
+pub trait Searchable: Game {
+    /// A number naming the position, below [`Searchable::key_space`].
+    /// Positions with one key must have the same outcome: a key may name a
+    /// single position or, say, a whole class of symmetric positions.
+    fn key(&self, position: &Self::Position) -> u64;
+
+    /// One more than the greatest key.
+    fn key_space(&self) -> u64;
+
+    /// The most plies play can last from `position`. Play that ends level
+    /// lasts exactly this many (as in games where only a full board ties).
+    fn plies_left(&self, position: &Self::Position) -> crate::value::Remoteness;
+
+    /// Calls `visit` with the moves worth searching from a position that is
+    /// not primitive, the most promising first. Every legal move left out
+    /// must be no better for the mover than some move visited. By default
+    /// every move, in the order of [`Game::for_each_move`].
+    fn for_each_search_move(
+        &self,
+        position: &Self::Position,
+        visit: impl FnMut(Self::Move, Self::Position),
+    ) {
+        self.for_each_move(position, visit);
+    }
 }

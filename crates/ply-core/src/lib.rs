@@ -11,11 +11,13 @@ pub mod solve;
 pub mod value;
 
 pub use census::Census;
-pub use game::{Game, Indexed, Parents, PositionError, Symmetric, TableWalk, Tiered};
+pub use game::{Game, Indexed, Parents, PositionError, Searchable, Symmetric, TableWalk, Tiered};
 pub use progress::{NoProgress, Progress};
 pub use reach::Reachable;
+pub use solve::alphabeta::{AlphaBeta, SearchError};
 pub use solve::reach::{IndexSet, reachable, reachable_classes};
 pub use solve::retro::{RetroError, RetroTable};
 pub use solve::search::{CycleError, MemoSolver};
+pub use solve::sparse::{SparseError, SparseTable};
 pub use solve::table::{Table, TableError};
 pub use value::{Cell, Outcome, Remoteness, Value};

@@ -5,8 +5,10 @@
 pub mod board;
 pub mod euler;
 pub mod lgame;
+pub mod tictactoe;
 pub mod yehr;
 
 pub use euler::Euler;
 pub use lgame::LGame;
+pub use tictactoe::TicTacToe;
 pub use yehr::Yehr;

@@ -4,7 +4,7 @@ use crate::error::PlyError;
 use crate::session::Session;
 use crate::session::retro::RetroSession;
 use crate::session::table::TableSession;
-use ply_games::{Euler, LGame, Yehr};
+use ply_games::{Euler, LGame, TicTacToe, Yehr};
 
 /// Opens a game from the text after `:` in its name (`None` for the default).
 pub type Opener = fn(Option<&str>) -> Result<Box<dyn Session>, PlyError>;
@@ -33,6 +33,18 @@ pub const GAMES: &[Entry] = &[
                 None => Euler::default(),
             };
             Ok(Box::new(TableSession::new(game)?))
+        },
+    },
+    Entry {
+        name: "tictactoe",
+        summary: "m,n,k tic-tac-toe (UVA 10111): k in a row wins, a full board ties",
+        variants: "tictactoe (4x4, four in a row), tictactoe:RxCxK (e.g. 3x3x3, 5x5x4); at most 36 squares; boards too large to tabulate are searched one position at a time",
+        open: |params| {
+            let game = match params {
+                Some(p) => TicTacToe::from_params(p)?,
+                None => TicTacToe::default(),
+            };
+            Ok(crate::session::tictactoe::open(game))
         },
     },
     Entry {

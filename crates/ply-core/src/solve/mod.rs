@@ -1,8 +1,10 @@
 //! Solvers. Each is chosen from the capabilities a game offers.
 
+pub mod alphabeta;
 pub mod reach;
 pub mod retro;
 pub mod search;
+pub mod sparse;
 pub mod table;
 
 use rayon::prelude::*;

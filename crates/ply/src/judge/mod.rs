@@ -3,6 +3,7 @@
 
 pub mod boi2002_lgame;
 pub mod input;
+pub mod uva10111;
 pub mod uva10536;
 
 use crate::error::PlyError;
@@ -29,6 +30,11 @@ pub const PROBLEMS: &[Problem] = &[
         name: "boi2002-lgame",
         summary: "BOI 2002 L Game: the board after a winning move for #, else Draw or Losing",
         run: boi2002_lgame::run,
+    },
+    Problem {
+        name: "uva10111",
+        summary: "4x4 tic-tac-toe: the first square where x forces a win, or #####",
+        run: uva10111::run,
     },
 ];
 

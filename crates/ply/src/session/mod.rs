@@ -3,9 +3,12 @@
 //! all written against this one trait, so a new game or solver plugs into
 //! every command at once.
 
+pub mod alphabeta;
 pub mod retro;
 pub mod search;
+pub mod sparse;
 pub mod table;
+pub mod tictactoe;
 
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
