@@ -5,7 +5,6 @@
 
 pub mod alphabeta;
 pub mod retro;
-pub mod search;
 pub mod sparse;
 pub mod table;
 pub mod tictactoe;
