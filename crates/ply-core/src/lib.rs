@@ -6,16 +6,15 @@
 pub mod census;
 pub mod game;
 pub mod progress;
-pub mod reach;
 pub mod solve;
 pub mod value;
 
 pub use census::Census;
 pub use game::{Game, Indexed, Parents, PositionError, Searchable, Symmetric, TableWalk, Tiered};
 pub use progress::{NoProgress, Progress};
-pub use reach::Reachable;
+
 pub use solve::alphabeta::{AlphaBeta, SearchError};
-pub use solve::reach::{IndexSet, reachable, reachable_classes};
+pub use solve::reach::{IndexSet, reachable, reachable_classes, reachable_from};
 pub use solve::retro::{RetroError, RetroTable};
 pub use solve::search::{CycleError, MemoSolver};
 pub use solve::sparse::{SparseError, SparseTable};

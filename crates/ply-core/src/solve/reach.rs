@@ -1,7 +1,8 @@
-//! Which indices of a tiered game can be reached from its start position,
-//! found tier by tier into a dense bit set.
+//! Which indices of a game can be reached from its start (or from a set of
+//! starts), found into a dense bit set: tier by tier for tiered games,
+//! breadth first for any indexed game.
 
-use crate::game::{Symmetric, TableWalk};
+use crate::game::{Indexed, Symmetric, TableWalk};
 use crate::progress::Progress;
 use crate::solve::chunks;
 use rayon::prelude::*;
@@ -26,17 +27,17 @@ impl IndexSet {
         self.len
     }
 
-    /// Adds `index`; indices outside `0..capacity` are ignored.
-    pub fn insert(&self, index: u64) {
-        if index < self.len {
-            let word = &self.words[(index / 64) as usize];
-            let bit = 1 << (index % 64);
-            // A plain load first: most indices are found already present,
-            // and a locked read-modify-write costs far more than a load.
-            if word.load(Relaxed) & bit == 0 {
-                word.fetch_or(bit, Relaxed);
-            }
+    /// Adds `index`, and says whether it was new; indices outside
+    /// `0..capacity` are ignored (and are never new).
+    pub fn insert(&self, index: u64) -> bool {
+        if index >= self.len {
+            return false;
         }
+        let word = &self.words[(index / 64) as usize];
+        let bit = 1 << (index % 64);
+        // A plain load first: most indices are found already present,
+        // and a locked read-modify-write costs far more than a load.
+        word.load(Relaxed) & bit == 0 && word.fetch_or(bit, Relaxed) & bit == 0
     }
 
     /// Whether `index` is in the set.
@@ -68,7 +69,9 @@ pub fn reachable<G: TableWalk>(game: &G, progress: &dyn Progress) -> IndexSet {
         chunks(len).for_each(|range| {
             game.for_each_index_in_tier(tier, range, |index, position| {
                 if set.contains(index) && game.primitive(&position).is_none() {
-                    game.for_each_child_index(&position, |child| set.insert(child));
+                    game.for_each_child_index(&position, |child| {
+                        set.insert(child);
+                    });
                 }
             });
         });
@@ -121,7 +124,9 @@ pub fn reachable_classes<G: TableWalk + Symmetric>(
         chunks(len).for_each(|range| {
             game.for_each_index_in_tier(tier, range, |index, position| {
                 if classes.contains(index) && game.primitive(&position).is_none() {
-                    game.for_each_child_index(&position, |child| reached.insert(child));
+                    game.for_each_child_index(&position, |child| {
+                        reached.insert(child);
+                    });
                 }
             });
         });
@@ -131,19 +136,119 @@ pub fn reachable_classes<G: TableWalk + Symmetric>(
     Some(classes)
 }
 
+/// The indices of every position reachable from any of `starts` (the starts
+/// included), where play stops at primitive positions. Breadth first, each
+/// level in parallel; for games without tiers, or with several starts.
+pub fn reachable_from<G: Indexed>(
+    game: &G,
+    starts: impl IntoIterator<Item = G::Position>,
+    progress: &dyn Progress,
+) -> IndexSet {
+    let set = IndexSet::new(game.index_len());
+    let mut frontier: Vec<u64> = starts
+        .into_iter()
+        .map(|p| game.rank(&p))
+        .filter(|&i| set.insert(i))
+        .collect();
+    progress.begin("reachable", 0);
+    while !frontier.is_empty() {
+        progress.advance(frontier.len() as u64);
+        frontier = frontier
+            .par_iter()
+            .fold(Vec::new, |mut next, &index| {
+                if let Some(position) = game.unrank(index) {
+                    if game.primitive(&position).is_none() {
+                        game.for_each_move(&position, |_, child| {
+                            let child = game.rank(&child);
+                            if set.insert(child) {
+                                next.push(child);
+                            }
+                        });
+                    }
+                }
+                next
+            })
+            .reduce(Vec::new, |mut a, mut b| {
+                a.append(&mut b);
+                a
+            });
+    }
+    progress.end();
+    set
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::{Game, PositionError};
+    use crate::progress::NoProgress;
+    use crate::value::Value;
 
     #[test]
     fn sets_hold_what_was_inserted() {
         let set = IndexSet::new(130);
-        for i in [0, 63, 64, 129, 500] {
-            set.insert(i);
+        for i in [0, 63, 64, 129] {
+            assert!(set.insert(i));
         }
+        assert!(!set.insert(63) && !set.insert(500));
         assert!(set.contains(0) && set.contains(63) && set.contains(64) && set.contains(129));
         assert!(!set.contains(1) && !set.contains(128) && !set.contains(500));
         assert_eq!(set.count(), 4);
         assert_eq!(set.capacity(), 130);
+    }
+
+    /// Counting down from `n` by one or two; 0 is the end.
+    struct Countdown(u64);
+
+    impl Game for Countdown {
+        type Position = u64;
+        type Move = u64;
+        fn name(&self) -> String {
+            "countdown".into()
+        }
+        fn start(&self) -> u64 {
+            self.0
+        }
+        fn primitive(&self, position: &u64) -> Option<Value> {
+            (*position == 0).then_some(Value::Lose)
+        }
+        fn for_each_move(&self, position: &u64, mut visit: impl FnMut(u64, u64)) {
+            for step in 1..=2.min(*position) {
+                visit(step, position - step);
+            }
+        }
+        fn parse_position(&self, text: &str) -> Result<u64, PositionError> {
+            text.parse().map_err(|_| PositionError::new("not a number"))
+        }
+        fn format_position(&self, position: &u64) -> String {
+            position.to_string()
+        }
+        fn format_move(&self, _position: &u64, mv: u64) -> String {
+            mv.to_string()
+        }
+    }
+
+    impl Indexed for Countdown {
+        fn index_len(&self) -> u64 {
+            self.0 + 100
+        }
+        fn rank(&self, position: &u64) -> u64 {
+            *position
+        }
+        fn unrank(&self, index: u64) -> Option<u64> {
+            Some(index)
+        }
+    }
+
+    #[test]
+    fn counts_what_the_moves_reach_and_nothing_else() {
+        let game = Countdown(70);
+        let reach = reachable_from(&game, [70, 5], &NoProgress);
+        assert_eq!(reach.count(), 71);
+        assert!((0..=70).all(|i| reach.contains(i)));
+        assert!(!reach.contains(71) && !reach.contains(1000));
+        let none = reachable_from(&game, [], &NoProgress);
+        assert_eq!(none.count(), 0);
+        assert!(!none.contains(0));
     }
 }

@@ -5,7 +5,7 @@ use super::{Session, parse_or_start, solve_report};
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, SolveReport};
 use ply_core::solve::retro::{self, RetroError, RetroTable};
-use ply_core::{Census, Indexed, NoProgress, Outcome, Progress, Reachable, Value};
+use ply_core::{Census, Indexed, NoProgress, Outcome, Progress, Value, reachable_from};
 use ply_games::LGame;
 use ply_games::yehr::{Side, Yehr, YehrPosition};
 use rayon::prelude::*;
@@ -67,7 +67,7 @@ impl Retrograde for Yehr {
             .iter()
             .filter(|p| winner(table, p) == Some(Side::Red))
             .count();
-        let reachable = Reachable::from_starts(self, setups.iter().copied(), progress);
+        let reachable = reachable_from(self, setups.iter().copied(), progress);
         let reached = table.census_where(0..self.index_len(), |i| reachable.contains(i));
         BTreeMap::from([
             ("captured_positions".into(), json!(captured)),

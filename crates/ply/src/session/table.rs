@@ -47,7 +47,9 @@ impl<G: TableWalk + Symmetric> TableSession<G> {
             (chunk * CHUNK..len.min((chunk + 1) * CHUNK))
                 .filter(|&index| set.contains(index))
                 .filter_map(|index| self.game.unrank(index))
-                .for_each(|p| canonical.insert(self.game.rank(&self.game.canonical(&p))));
+                .for_each(|p| {
+                    canonical.insert(self.game.rank(&self.game.canonical(&p)));
+                });
         });
         canonical.count()
     }
