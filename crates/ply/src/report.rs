@@ -185,8 +185,9 @@ impl AnalyzeReport {
     /// The report as text for a person.
     pub fn to_text(&self) -> String {
         let mut text = String::new();
+        let width = self.extra.keys().map(|k| k.len() + 2).max().unwrap_or(0).max(18);
         let mut line = |label: &str, value: &dyn std::fmt::Display| {
-            let _ = writeln!(text, "{label:<18}{value}");
+            let _ = writeln!(text, "{label:<width$}{value}");
         };
         line("game", &self.game);
         line("positions", &self.positions);
@@ -208,7 +209,10 @@ impl AnalyzeReport {
             );
         }
         for (key, value) in &self.extra {
-            line(&key.replace('_', " "), value);
+            match value {
+                serde_json::Value::String(text) => line(&key.replace('_', " "), text),
+                value => line(&key.replace('_', " "), value),
+            }
         }
         let _ = writeln!(text, "\nremoteness        win       lose        tie");
         for row in &self.by_remoteness {
