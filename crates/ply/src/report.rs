@@ -185,7 +185,13 @@ impl AnalyzeReport {
     /// The report as text for a person.
     pub fn to_text(&self) -> String {
         let mut text = String::new();
-        let width = self.extra.keys().map(|k| k.len() + 2).max().unwrap_or(0).max(18);
+        let width = self
+            .extra
+            .keys()
+            .map(|k| k.len() + 2)
+            .max()
+            .unwrap_or(0)
+            .max(18);
         let mut line = |label: &str, value: &dyn std::fmt::Display| {
             let _ = writeln!(text, "{label:<width$}{value}");
         };

@@ -1,10 +1,10 @@
 //! Sessions for games too large to tabulate: each query is searched on its
 //! own by alpha-beta, with one transposition table kept across queries.
 
-use super::{Session, parse_or_start, solve_report};
+use super::Solver;
 use crate::error::PlyError;
-use crate::report::{AnalyzeReport, SolveReport};
-use ply_core::{AlphaBeta, Progress, Searchable};
+use crate::report::AnalyzeReport;
+use ply_core::{AlphaBeta, Outcome, Progress, Searchable};
 use std::sync::Mutex;
 
 /// Solves single positions by alpha-beta search (see [`AlphaBeta`]);
@@ -30,33 +30,22 @@ impl<G: Searchable> AlphaBetaSession<G> {
     }
 }
 
-impl<G: Searchable> Session for AlphaBetaSession<G> {
-    fn name(&self) -> String {
-        self.game.name()
+impl<G: Searchable> Solver for AlphaBetaSession<G> {
+    type Game = G;
+
+    fn game(&self) -> &G {
+        &self.game
     }
 
-    fn start(&self) -> String {
-        self.game.format_position(&self.game.start())
-    }
-
-    fn render(&self, position: &str) -> Result<String, PlyError> {
-        Ok(self
-            .game
-            .render(&parse_or_start(&self.game, Some(position))?))
-    }
-
-    fn solve(&self, position: Option<&str>) -> Result<SolveReport, PlyError> {
-        let position = parse_or_start(&self.game, position)?;
+    fn outcome(&self, position: &G::Position) -> Result<Outcome, PlyError> {
         let mut slot = self
             .searcher
             .lock()
             .map_err(|_| PlyError::argument("an earlier search failed part-way"))?;
         let searcher = slot.get_or_insert_with(|| AlphaBeta::new(&self.game, self.entries));
-        solve_report(&self.game, &position, |p| {
-            searcher
-                .solve(&self.game, p)
-                .map_err(|e| PlyError::argument(format!("{}: {e}", self.game.name())))
-        })
+        searcher
+            .solve(&self.game, position)
+            .map_err(|e| PlyError::argument(format!("{}: {e}", self.game.name())))
     }
 
     fn analyze(&self, _progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {

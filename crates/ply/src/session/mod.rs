@@ -39,6 +39,58 @@ pub trait Session: Send + Sync {
     }
 }
 
+/// A solver over one game: all a [`Session`] needs beyond the game itself.
+/// Every `Solver` is a `Session`: the name, the start, the drawing and the
+/// solve report all come from the game and [`Solver::outcome`].
+pub trait Solver: Send + Sync {
+    /// The game solved.
+    type Game: Game;
+
+    /// The game.
+    fn game(&self) -> &Self::Game;
+
+    /// The outcome of `position` for the player to move.
+    fn outcome(&self, position: &<Self::Game as Game>::Position) -> Result<Outcome, PlyError>;
+
+    /// As [`Session::prepare`].
+    fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
+        let _ = progress;
+        Ok(())
+    }
+
+    /// As [`Session::analyze`].
+    fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError>;
+}
+
+impl<S: Solver> Session for S {
+    fn name(&self) -> String {
+        self.game().name()
+    }
+
+    fn start(&self) -> String {
+        self.game().format_position(&self.game().start())
+    }
+
+    fn render(&self, position: &str) -> Result<String, PlyError> {
+        Ok(self
+            .game()
+            .render(&parse_or_start(self.game(), Some(position))?))
+    }
+
+    fn solve(&self, position: Option<&str>) -> Result<SolveReport, PlyError> {
+        let position = parse_or_start(self.game(), position)?;
+        solve_report(self.game(), &position, |p| self.outcome(p))
+    }
+
+    fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
+        Solver::analyze(self, progress)
+    }
+
+    fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
+        Solver::prepare(self, progress)
+    }
+}
+
 /// Builds the report for `position` given a way to find any position's outcome.
 pub fn solve_report<G: Game>(
     game: &G,

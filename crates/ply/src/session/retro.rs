@@ -1,9 +1,9 @@
 //! Sessions for loopy games solved whole by retrograde analysis. The table
 //! is built once, on first use, and answers every later query.
 
-use super::{Session, parse_or_start, solve_report};
+use super::Solver;
 use crate::error::PlyError;
-use crate::report::{AnalyzeReport, SolveReport};
+use crate::report::AnalyzeReport;
 use ply_core::solve::retro::{self, RetroError, RetroTable};
 use ply_core::{Census, Indexed, NoProgress, Outcome, Progress, Value, reachable_from};
 use ply_games::LGame;
@@ -179,24 +179,15 @@ impl<G: Retrograde> RetroSession<G> {
     }
 }
 
-impl<G: Retrograde> Session for RetroSession<G> {
-    fn name(&self) -> String {
-        self.game.name()
+impl<G: Retrograde> Solver for RetroSession<G> {
+    type Game = G;
+
+    fn game(&self) -> &G {
+        &self.game
     }
 
-    fn start(&self) -> String {
-        self.game.format_position(&self.game.start())
-    }
-
-    fn render(&self, position: &str) -> Result<String, PlyError> {
-        Ok(self
-            .game
-            .render(&parse_or_start(&self.game, Some(position))?))
-    }
-
-    fn solve(&self, position: Option<&str>) -> Result<SolveReport, PlyError> {
-        let position = parse_or_start(&self.game, position)?;
-        solve_report(&self.game, &position, |p| self.outcome(p))
+    fn outcome(&self, position: &G::Position) -> Result<Outcome, PlyError> {
+        RetroSession::outcome(self, position)
     }
 
     fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {

@@ -1,10 +1,10 @@
 //! Sessions for acyclic games whose reachable positions fit a table: the
 //! table is built once, on first use, and answers every query after.
 
-use super::{Session, parse_or_start, solve_report};
+use super::Solver;
 use crate::error::PlyError;
-use crate::report::{AnalyzeReport, SolveReport};
-use ply_core::{Indexed, NoProgress, Progress, SparseTable, Symmetric, Tiered};
+use crate::report::AnalyzeReport;
+use ply_core::{Indexed, NoProgress, Outcome, Progress, SparseTable, Symmetric, Tiered};
 use std::sync::OnceLock;
 
 /// Solves a game by tabulating every position reachable from its start
@@ -35,33 +35,23 @@ impl<G: Indexed + Symmetric + Tiered> SparseSession<G> {
     }
 }
 
-impl<G: Indexed + Symmetric + Tiered> Session for SparseSession<G> {
-    fn name(&self) -> String {
-        self.game.name()
+impl<G: Indexed + Symmetric + Tiered> Solver for SparseSession<G> {
+    type Game = G;
+
+    fn game(&self) -> &G {
+        &self.game
     }
 
-    fn start(&self) -> String {
-        self.game.format_position(&self.game.start())
-    }
-
-    fn render(&self, position: &str) -> Result<String, PlyError> {
-        Ok(self
-            .game
-            .render(&parse_or_start(&self.game, Some(position))?))
-    }
-
-    fn solve(&self, position: Option<&str>) -> Result<SolveReport, PlyError> {
-        let position = parse_or_start(&self.game, position)?;
-        let table = self.table(&NoProgress)?;
-        solve_report(&self.game, &position, |p| {
-            table.outcome(&self.game, p).ok_or_else(|| {
+    fn outcome(&self, position: &G::Position) -> Result<Outcome, PlyError> {
+        self.table(&NoProgress)?
+            .outcome(&self.game, position)
+            .ok_or_else(|| {
                 PlyError::argument(format!(
                     "position {} cannot be reached from the start of {}",
-                    self.game.format_position(p),
+                    self.game.format_position(position),
                     self.game.name()
                 ))
             })
-        })
     }
 
     fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {

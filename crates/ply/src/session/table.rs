@@ -2,11 +2,12 @@
 //! tiers and symmetries. The table is built once, on first use, and kept,
 //! so a long-lived session (`ply serve`) answers every query from it.
 
-use super::{Session, parse_or_start, solve_report};
+use super::Solver;
 use crate::error::PlyError;
-use crate::report::{AnalyzeReport, SolveReport};
+use crate::report::AnalyzeReport;
 use ply_core::{
-    IndexSet, Progress, Symmetric, Table, TableError, TableWalk, reachable, reachable_classes,
+    IndexSet, Outcome, Progress, Symmetric, Table, TableError, TableWalk, reachable,
+    reachable_classes,
 };
 use rayon::prelude::*;
 use serde_json::json;
@@ -59,37 +60,27 @@ fn table_error<G: TableWalk>(game: &G, error: TableError) -> PlyError {
     PlyError::argument(format!("cannot solve {}: {error}", game.name()))
 }
 
-impl<G: TableWalk + Symmetric> Session for TableSession<G> {
-    fn name(&self) -> String {
-        self.game.name()
-    }
+impl<G: TableWalk + Symmetric> Solver for TableSession<G> {
+    type Game = G;
 
-    fn start(&self) -> String {
-        self.game.format_position(&self.game.start())
-    }
-
-    fn render(&self, position: &str) -> Result<String, PlyError> {
-        Ok(self
-            .game
-            .render(&parse_or_start(&self.game, Some(position))?))
+    fn game(&self) -> &G {
+        &self.game
     }
 
     fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
         self.table(progress).map(|_| ())
     }
 
-    fn solve(&self, position: Option<&str>) -> Result<SolveReport, PlyError> {
-        let position = parse_or_start(&self.game, position)?;
-        let table = self.table(&ply_core::NoProgress)?;
-        solve_report(&self.game, &position, |p| {
-            table.outcome(self.game.rank(p)).ok_or_else(|| {
+    fn outcome(&self, position: &G::Position) -> Result<Outcome, PlyError> {
+        self.table(&ply_core::NoProgress)?
+            .outcome(self.game.rank(position))
+            .ok_or_else(|| {
                 PlyError::argument(format!(
                     "{} cannot arise in {}",
-                    self.game.format_position(p),
+                    self.game.format_position(position),
                     self.game.name()
                 ))
             })
-        })
     }
 
     fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
