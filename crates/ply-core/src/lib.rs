@@ -10,8 +10,8 @@ pub mod solve;
 pub mod value;
 
 pub use census::Census;
-pub use game::{Game, Indexed, Parents, PositionError, Symmetric, Tiered};
+pub use game::{Decompose, Game, Indexed, Parents, PositionError, Symmetric, Tiered};
 pub use progress::{NoProgress, Progress};
 pub use solve::retro::{RetroError, RetroTable};
 pub use solve::search::{CycleError, MemoSolver};
-pub use value::{Cell, Outcome, Remoteness, Value};
+pub use value::{Cell, Nimber, Outcome, Remoteness, Value};

@@ -4,7 +4,9 @@
 
 pub mod board;
 pub mod euler;
+pub mod treblecross;
 pub mod yehr;
 
 pub use euler::Euler;
+pub use treblecross::Treblecross;
 pub use yehr::Yehr;

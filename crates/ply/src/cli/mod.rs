@@ -1,5 +1,6 @@
 //! The `ply` command line: one module per subcommand group.
 
+pub mod octal;
 pub mod progress;
 
 use crate::error::PlyError;
@@ -38,6 +39,21 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Grundy values of an octal game (e.g. 0.07, 0.137, 4.7), its zeros, and
+    /// its period once the octal periodicity theorem proves it.
+    Octal {
+        /// The code d0.d1d2...: d0 is 0 or 4, then octal digits.
+        code: String,
+        /// The largest heap to compute.
+        #[arg(long, value_name = "N")]
+        up_to: usize,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Print every value too (JSON: a "values" array).
+        #[arg(long)]
+        values: bool,
+    },
     /// Answer a contest problem: contest input on stdin, exact output on stdout.
     Judge {
         /// The problem (see `ply judge --help` for the list).
@@ -72,6 +88,20 @@ impl Cli {
             }
             Command::Analyze { game, json } => {
                 let report = registry::open(&game)?.analyze(&BarProgress::new())?;
+                if json {
+                    writeln!(out, "{}", to_json(&report)?)?;
+                } else {
+                    write!(out, "{}", report.to_text())?;
+                }
+            }
+            Command::Octal {
+                code,
+                up_to,
+                json,
+                values,
+            } => {
+                let report =
+                    octal::OctalReport::compute(&code, up_to, values, &BarProgress::new())?;
                 if json {
                     writeln!(out, "{}", to_json(&report)?)?;
                 } else {
