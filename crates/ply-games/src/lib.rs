@@ -6,6 +6,7 @@ pub mod board;
 pub mod euler;
 pub mod treblecross;
 pub mod yehr;
+pub mod yehr_theory;
 
 pub use euler::Euler;
 pub use treblecross::Treblecross;

@@ -25,7 +25,8 @@ enum Command {
     Solve {
         /// The game, as NAME or NAME:PARAMS (e.g. euler:5x5).
         game: String,
-        /// The position (boards as rows joined by '/'); the start if omitted.
+        /// The position (boards as rows joined by '/'); the start if omitted;
+        /// '-' reads it from stdin (for positions longer than an argument may be).
         position: Option<String>,
         /// Print one JSON object instead of text.
         #[arg(long)]
@@ -79,11 +80,24 @@ impl Cli {
                 position,
                 json,
             } => {
-                let report = registry::open(&game)?.solve(position.as_deref())?;
+                let position = match position {
+                    Some(dash) if dash == "-" => Some(read_position()?),
+                    other => other,
+                };
+                let session = registry::open(&game)?;
+                let report = session.solve(position.as_deref())?;
+                let notes = session.notes(&report);
                 if json {
-                    writeln!(out, "{}", to_json(&report)?)?;
+                    let noted = Noted {
+                        report: &report,
+                        notes: &notes,
+                    };
+                    writeln!(out, "{}", to_json(&noted)?)?;
                 } else {
                     write!(out, "{}", report.to_text())?;
+                    for note in &notes {
+                        writeln!(out, "note      {note}")?;
+                    }
                 }
             }
             Command::Analyze { game, json } => {
@@ -117,6 +131,23 @@ impl Cli {
         out.flush()?;
         Ok(())
     }
+}
+
+/// A solve report with the session's notes on it, as `ply solve --json`
+/// prints it.
+#[derive(serde::Serialize)]
+struct Noted<'a> {
+    #[serde(flatten)]
+    report: &'a crate::report::SolveReport,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    notes: &'a [String],
+}
+
+/// A position given as `-`: all of stdin, without surrounding whitespace.
+fn read_position() -> Result<String, PlyError> {
+    let mut text = String::new();
+    io::Read::read_to_string(&mut io::stdin().lock(), &mut text)?;
+    Ok(text.trim().to_string())
 }
 
 fn to_json(value: &impl serde::Serialize) -> Result<String, PlyError> {

@@ -1,7 +1,9 @@
 //! Contest problems answered in their exact judge formats, one module per
 //! problem. Every case is decided on its own merits.
 
+pub mod hdu3649;
 pub mod input;
+pub mod uva10561;
 
 use crate::error::PlyError;
 use std::io::{BufRead, Write};
@@ -17,7 +19,18 @@ pub struct Problem {
 }
 
 /// Every problem `ply judge` knows.
-pub const PROBLEMS: &[Problem] = &[];
+pub const PROBLEMS: &[Problem] = &[
+    Problem {
+        name: "uva10561",
+        summary: "Treblecross: WINNING and every winning first square, or LOSING",
+        run: uva10561::run,
+    },
+    Problem {
+        name: "hdu3649",
+        summary: "The Yehr Game: which colour wins (by theory, no table)",
+        run: hdu3649::run,
+    },
+];
 
 /// Answers `problem` on `input`, writing to `output`.
 pub fn run(problem: &str, input: &mut dyn BufRead, output: &mut dyn Write) -> Result<(), PlyError> {

@@ -4,6 +4,7 @@
 //! every command at once.
 
 pub mod search;
+pub mod treblecross;
 
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
@@ -25,6 +26,13 @@ pub trait Session: Send + Sync {
 
     /// Strongly solves the whole game, reporting progress.
     fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError>;
+
+    /// What a report from [`Session::solve`] leaves out that its fields
+    /// cannot say (a remoteness not computed, moves not listed). `ply solve`
+    /// prints these and adds them to its JSON as `"notes"`. None by default.
+    fn notes(&self, _report: &SolveReport) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Builds the report for `position` given a way to find any position's outcome.
