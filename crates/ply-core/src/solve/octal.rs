@@ -685,7 +685,23 @@ fn sparse_mex(
 fn mark(seen: &mut [u8], left: &[u16], right: &[u16]) {
     fn with<const W: usize>(seen: &mut [u8], left: &[u16], right: &[u16]) {
         let seen: &mut [u8; W] = seen.try_into().expect("the width is W");
-        for (&x, &y) in left.iter().zip(right) {
+        let len = left.len().min(right.len());
+        let (left, right) = (&left[..len], &right[..len]);
+        // Four pairs at a time, XORed as one 64-bit word.
+        let word = |four: &[u16]| {
+            four.iter()
+                .rev()
+                .fold(0u64, |word, &v| word << 16 | u64::from(v))
+        };
+        let (left4, right4) = (left.chunks_exact(4), right.chunks_exact(4));
+        let (left_rest, right_rest) = (left4.remainder(), right4.remainder());
+        for (x, y) in left4.zip(right4) {
+            let xor = word(x) ^ word(y);
+            for lane in 0..4 {
+                seen[(xor >> (16 * lane)) as usize & (W - 1)] = 1;
+            }
+        }
+        for (&x, &y) in left_rest.iter().zip(right_rest) {
             seen[usize::from(x ^ y) & (W - 1)] = 1;
         }
     }
