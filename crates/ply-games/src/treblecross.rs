@@ -40,10 +40,11 @@ use ply_core::solve::octal::{self, OctalCode};
 use ply_core::{Decompose, Game, Nimber, NoProgress, PositionError, Remoteness, Value};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
-/// The longest row accepted. The values of 0.007 take time quadratic in the
-/// longest interval, so the limit keeps a single query within minutes.
+/// The longest row accepted. Intervals up to [`PRECOMPUTED`] - 2 squares
+/// use precomputed 0.007 values; a longer one needs them computed, in time
+/// quadratic in its length (several CPU-minutes at this limit).
 pub const MAX_LENGTH: usize = 1 << 21;
 /// The most safe squares for which exact remoteness is searched.
 pub const REMOTENESS_LIMIT: usize = 40;
@@ -187,8 +188,32 @@ impl Interval {
     }
 }
 
-/// The 0.007 values, computed once and grown when a longer interval needs
-/// more: a session keeps one and answers many queries from it.
+/// The 0.007 values of heaps `0..=PRECOMPUTED`, little-endian `u16`,
+/// written by `ply octal 0.007 --up-to 1048576 --values --json` (see
+/// `data/README.md`): computing them takes about a minute of CPU, and with
+/// them rows of up to a million squares are answered at once.
+static PRECOMPUTED_BYTES: &[u8] = include_bytes!("../data/0.007.u16le");
+/// The largest heap with a precomputed value.
+pub const PRECOMPUTED: usize = 1 << 20;
+
+/// The precomputed 0.007 values, decoded once.
+pub fn precomputed_values() -> Arc<Vec<u16>> {
+    static VALUES: OnceLock<Arc<Vec<u16>>> = OnceLock::new();
+    VALUES
+        .get_or_init(|| {
+            Arc::new(
+                PRECOMPUTED_BYTES
+                    .chunks_exact(2)
+                    .map(|b| u16::from_le_bytes([b[0], b[1]]))
+                    .collect(),
+            )
+        })
+        .clone()
+}
+
+/// The 0.007 values: the precomputed ones, grown (by computing afresh)
+/// when a longer interval needs more. A session keeps one and answers
+/// many queries from it.
 #[derive(Debug)]
 struct HeapValues {
     values: RwLock<Arc<Vec<u16>>>,
@@ -197,7 +222,7 @@ struct HeapValues {
 impl HeapValues {
     fn new() -> Self {
         Self {
-            values: RwLock::new(Arc::new(Vec::new())),
+            values: RwLock::new(precomputed_values()),
         }
     }
 
@@ -215,7 +240,7 @@ impl HeapValues {
         if slot.len() > heap {
             return Ok(slot.clone());
         }
-        let target = heap.max(2 * slot.len()).max(1024);
+        let target = heap.max(2 * slot.len());
         let code = OctalCode::parse("0.007").map_err(|e| PositionError::new(e.to_string()))?;
         let values = octal::compute(&code, target, &NoProgress)
             .map_err(|e| PositionError::new(e.to_string()))?;
@@ -543,6 +568,15 @@ mod tests {
         assert_eq!(heaps, [4, 7 - 2, 3]);
         let safe: Vec<usize> = (0..row.len()).filter(|&s| game.is_safe(&row, s)).collect();
         assert_eq!(safe, [0, 1, 7, 8, 9, 15]);
+    }
+
+    #[test]
+    fn the_precomputed_values_are_those_of_0_007() {
+        let shipped = precomputed_values();
+        assert_eq!(shipped.len(), PRECOMPUTED + 1);
+        let code = OctalCode::parse("0.007").unwrap();
+        let computed = octal::compute(&code, 1 << 15, &NoProgress).unwrap();
+        assert_eq!(shipped[..=1 << 15], computed.values[..]);
     }
 
     #[test]
