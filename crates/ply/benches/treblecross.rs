@@ -48,8 +48,9 @@ fn nim_sum(row: &[u8], values: &[u16]) -> Option<u16> {
     let mut sum = 0;
     let mut run = 0;
     let mut left_end = true;
-    for s in 0..=n {
-        if s == n || row[s] == b'X' {
+    // The row's end closes the last run like an X.
+    for (s, &square) in row.iter().chain([b'X'].iter()).enumerate() {
+        if square == b'X' {
             let ends = usize::from(left_end) + usize::from(s == n);
             // A run of k empty squares is heap k - 2 + 2 per row end.
             let heap = (run + 2 * ends).saturating_sub(2);
