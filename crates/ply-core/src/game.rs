@@ -105,6 +105,15 @@ pub trait Symmetric: Game {
         });
         best
     }
+
+    /// The index of [`Symmetric::canonical`]`(position)`. Games with a
+    /// faster way than building the representative override it.
+    fn canonical_index(&self, position: &Self::Position) -> u64
+    where
+        Self: Indexed,
+    {
+        self.rank(&self.canonical(position))
+    }
 }
 
 /// Tiers: every move leads from a tier to a strictly higher one (pieces on

@@ -6,12 +6,14 @@
 pub mod census;
 pub mod game;
 pub mod progress;
+pub mod reach;
 pub mod solve;
 pub mod value;
 
 pub use census::Census;
 pub use game::{Decompose, Game, Indexed, Parents, PositionError, Symmetric, Tiered};
 pub use progress::{NoProgress, Progress};
+pub use reach::Reachable;
 pub use solve::retro::{RetroError, RetroTable};
 pub use solve::search::{CycleError, MemoSolver};
 pub use value::{Cell, Nimber, Outcome, Remoteness, Value};

@@ -33,6 +33,7 @@ pub enum Side {
 
 impl Side {
     /// The other player.
+    #[inline]
     pub fn other(self) -> Side {
         match self {
             Side::Red => Side::Black,
@@ -137,6 +138,7 @@ impl YehrPosition {
     }
 
     /// The rows of `side`'s pieces, in column order A, B, C, D.
+    #[inline]
     pub fn rows(&self, side: Side) -> [u8; 4] {
         match side {
             Side::Red => self.red,
@@ -146,12 +148,25 @@ impl YehrPosition {
 
     /// Whether the mover's acm has just been captured (both acms on one row):
     /// the game is over and the mover lost.
+    #[inline]
     pub fn captured(&self) -> bool {
         self.red[ACM] == self.black[ACM]
     }
 
+    /// The colour swap: the board turned upside down, Red and Black
+    /// exchanged, the other side to move. Values are unchanged.
+    #[inline]
+    pub fn swapped(&self) -> Self {
+        Self {
+            mover: self.mover.other(),
+            red: self.black.map(|row| 11 - row),
+            black: self.red.map(|row| 11 - row),
+        }
+    }
+
     /// The same position with `side`'s piece in `column` on `row`, and the
     /// other player to move.
+    #[inline]
     fn after(&self, side: Side, column: usize, row: u8) -> Self {
         let mut next = Self {
             mover: self.mover.other(),
@@ -199,24 +214,96 @@ const PAIRS: [(u8, u8); 45] = {
     pairs
 };
 
-/// The number of the pair `(r, k)` in [`PAIRS`], for `r < k`.
-const PAIR_NUMBER: [[u8; 11]; 11] = {
-    let mut numbers = [[u8::MAX; 11]; 11];
+/// Index strides: the daze pair varies fastest, then the cab pair, the
+/// bahamas pair, the acm code (45 pairs, then 9 captured rows) and the mover.
+const CAB_STRIDE: u32 = 25;
+const BAHAMAS_STRIDE: u32 = 45 * CAB_STRIDE;
+const ACM_STRIDE: u32 = 45 * BAHAMAS_STRIDE;
+const MOVER_STRIDE: u32 = (45 + 9) * ACM_STRIDE;
+
+/// `PART[r][k]`: what a pair of rows adds to the index, for a column whose
+/// pairs are numbered in [`PAIRS`] order with the given stride. Rows are
+/// looked up masked to 4 bits, so the tables are 16 by 16.
+const fn pair_parts(stride: u32) -> [[u32; 16]; 16] {
+    let mut parts = [[0; 16]; 16];
     let mut i = 0;
     while i < 45 {
         let (r, k) = PAIRS[i];
-        numbers[r as usize][k as usize] = i as u8;
+        parts[r as usize][k as usize] = i as u32 * stride;
         i += 1;
     }
-    numbers
+    parts
+}
+
+const BAHAMAS_PART: [[u32; 16]; 16] = pair_parts(BAHAMAS_STRIDE);
+const CAB_PART: [[u32; 16]; 16] = pair_parts(CAB_STRIDE);
+
+/// What the daze rows add to the index: Red's row 1..5 times 5, plus
+/// Black's row 6..10.
+const DAZE_PART: [[u32; 16]; 16] = {
+    let mut parts = [[0; 16]; 16];
+    let mut r = 1;
+    while r <= 5 {
+        let mut k = 6;
+        while k <= 10 {
+            parts[r][k] = ((r - 1) * 5 + k - 6) as u32;
+            k += 1;
+        }
+        r += 1;
+    }
+    parts
 };
 
-/// Acm codes: 45 pairs, then 9 captured rows.
-const ACM_CODES: u64 = 45 + 9;
-/// Daze codes: 5 rows for Red times 5 for Black.
-const DAZE_CODES: u64 = 25;
-/// Positions with one given side to move.
-const PER_MOVER: u64 = ACM_CODES * 45 * 45 * DAZE_CODES;
+/// What the mover and the acm rows add to the index: a pair's number, or
+/// 45 plus the captured row counted from the lowest possible one.
+const ACM_PART: [[[u32; 16]; 16]; 2] = {
+    let mut parts = [[[0; 16]; 16]; 2];
+    let mut mover = 0;
+    while mover < 2 {
+        let base = mover as u32 * MOVER_STRIDE;
+        let mut i = 0;
+        while i < 45 {
+            let (r, k) = PAIRS[i];
+            parts[mover][r as usize][k as usize] = base + i as u32 * ACM_STRIDE;
+            i += 1;
+        }
+        let mut captured = 0;
+        while captured < 9 {
+            let row = LOWEST_CAPTURE_ROW[mover] as usize + captured;
+            parts[mover][row][row] = base + (45 + captured) as u32 * ACM_STRIDE;
+            captured += 1;
+        }
+        mover += 1;
+    }
+    parts
+};
+
+/// The lowest row of a captured acm pair, with Red (0) or Black (1) to
+/// move: the capturer came from the row behind.
+const LOWEST_CAPTURE_ROW: [u8; 2] = [1, 2];
+
+/// The index of the position with mover number `mover` (0 Red, 1 Black)
+/// and the given rows.
+#[inline]
+fn index_of(mover: usize, red: [u8; 4], black: [u8; 4]) -> u64 {
+    let part = |parts: &[[u32; 16]; 16], column: usize| {
+        parts[usize::from(red[column] & 15)][usize::from(black[column] & 15)]
+    };
+    u64::from(
+        part(&ACM_PART[mover & 1], ACM)
+            + part(&BAHAMAS_PART, BAHAMAS)
+            + part(&CAB_PART, CAB)
+            + part(&DAZE_PART, DAZE),
+    )
+}
+
+#[inline]
+fn mover_number(side: Side) -> usize {
+    match side {
+        Side::Red => 0,
+        Side::Black => 1,
+    }
+}
 
 /// The Yehr Game with every position indexed, either side to move.
 #[derive(Copy, Clone, Debug, Default)]
@@ -240,14 +327,6 @@ impl Yehr {
             }
         };
         YehrPosition::new(mover, red, black)
-    }
-}
-
-/// Lowest row a captured acm pair can stand on with `mover` to move.
-fn lowest_capture_row(mover: Side) -> u8 {
-    match mover {
-        Side::Red => 1,
-        Side::Black => 2,
     }
 }
 
@@ -289,6 +368,7 @@ impl Game for Yehr {
         }
     }
 
+    #[inline]
     fn primitive(&self, position: &YehrPosition) -> Option<Value> {
         position.captured().then_some(Value::Lose)
     }
@@ -387,42 +467,31 @@ impl Game for Yehr {
 
 impl Indexed for Yehr {
     fn index_len(&self) -> u64 {
-        2 * PER_MOVER
+        2 * u64::from(MOVER_STRIDE)
     }
 
+    #[inline]
     fn rank(&self, position: &YehrPosition) -> u64 {
-        let (red, black) = (position.red, position.black);
-        let pair = |column: usize| {
-            u64::from(PAIR_NUMBER[usize::from(red[column])][usize::from(black[column])])
-        };
-        let acm = if position.captured() {
-            45 + u64::from(red[ACM] - lowest_capture_row(position.mover))
-        } else {
-            pair(ACM)
-        };
-        let daze = u64::from(red[DAZE] - 1) * 5 + u64::from(black[DAZE] - 6);
-        let mover = match position.mover {
-            Side::Red => 0,
-            Side::Black => 1,
-        };
-        (((mover * ACM_CODES + acm) * 45 + pair(BAHAMAS)) * 45 + pair(CAB)) * DAZE_CODES + daze
+        index_of(mover_number(position.mover), position.red, position.black)
     }
 
+    #[inline]
     fn unrank(&self, index: u64) -> Option<YehrPosition> {
         if index >= self.index_len() {
             return None;
         }
-        let daze = index % DAZE_CODES;
-        let rest = index / DAZE_CODES;
-        let (cab, rest) = (rest % 45, rest / 45);
-        let (bahamas, rest) = (rest % 45, rest / 45);
-        let (acm, mover) = (rest % ACM_CODES, rest / ACM_CODES);
+        let index = index as u32;
+        let (mover, rest) = (index / MOVER_STRIDE, index % MOVER_STRIDE);
+        let (acm, rest) = (rest / ACM_STRIDE, rest % ACM_STRIDE);
+        let (bahamas, rest) = (rest / BAHAMAS_STRIDE, rest % BAHAMAS_STRIDE);
+        let (cab, daze) = (rest / CAB_STRIDE, rest % CAB_STRIDE);
         let mover = if mover == 0 { Side::Red } else { Side::Black };
-        let (ra, ka) = if acm >= 45 {
-            let row = lowest_capture_row(mover) + (acm - 45) as u8;
-            (row, row)
-        } else {
-            PAIRS[acm as usize]
+        let (ra, ka) = match acm.checked_sub(45) {
+            Some(captured) => {
+                let row = LOWEST_CAPTURE_ROW[mover_number(mover)] + captured as u8;
+                (row, row)
+            }
+            None => PAIRS[acm as usize],
         };
         let (rb, kb) = PAIRS[bahamas as usize];
         let (rc, kc) = PAIRS[cab as usize];
@@ -471,11 +540,28 @@ impl Symmetric for Yehr {
     /// Red and Black exchanged and the other side to move.
     fn for_each_symmetric(&self, position: &YehrPosition, mut visit: impl FnMut(YehrPosition)) {
         visit(*position);
-        visit(YehrPosition {
-            mover: position.mover.other(),
-            red: position.black.map(|row| 11 - row),
-            black: position.red.map(|row| 11 - row),
-        });
+        visit(position.swapped());
+    }
+
+    /// The image with Red to move, which has the smaller index.
+    #[inline]
+    fn canonical(&self, position: &YehrPosition) -> YehrPosition {
+        match position.mover {
+            Side::Red => *position,
+            Side::Black => position.swapped(),
+        }
+    }
+
+    #[inline]
+    fn canonical_index(&self, position: &YehrPosition) -> u64 {
+        match position.mover {
+            Side::Red => index_of(0, position.red, position.black),
+            Side::Black => index_of(
+                0,
+                position.black.map(|row| 11 - row),
+                position.red.map(|row| 11 - row),
+            ),
+        }
     }
 }
 

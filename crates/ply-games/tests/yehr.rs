@@ -43,6 +43,9 @@ proptest! {
             images[1]
         };
         prop_assert_eq!(swap(images[1]), position);
+        let least = images.iter().map(|image| game.rank(image)).min();
+        prop_assert_eq!(Some(game.rank(&game.canonical(&position))), least);
+        prop_assert_eq!(Some(game.canonical_index(&position)), least);
         let mut expected: Vec<u64> = children(&game, &position).into_iter().map(|c| game.rank(&swap(c))).collect();
         let mut found: Vec<u64> = children(&game, &images[1]).iter().map(|c| game.rank(c)).collect();
         expected.sort_unstable();
@@ -56,6 +59,8 @@ fn the_solution_is_consistent_with_every_move_and_symmetric() {
     let game = Yehr;
     let table = retro::solve_with_parents(&game, &NoProgress).unwrap();
     assert_eq!(table.solved_positions(), game.index_len());
+    let reduced = retro::solve_symmetric_with_parents(&game, &NoProgress).unwrap();
+    assert_eq!(reduced.solved_positions(), game.index_len() / 2);
     (0..game.index_len()).into_par_iter().for_each(|index| {
         let position = game.unrank(index).unwrap();
         let outcome = table.outcome_at(index).unwrap();
@@ -69,6 +74,7 @@ fn the_solution_is_consistent_with_every_move_and_symmetric() {
             .unwrap_or(Outcome::lose(0)),
         };
         assert_eq!(outcome, expected, "{position}");
+        assert_eq!(reduced.outcome_at(index), Some(outcome), "{position}");
         game.for_each_symmetric(&position, |image| {
             assert_eq!(
                 table.outcome(&game, &image),

@@ -2,9 +2,10 @@
 
 use crate::error::PlyError;
 use crate::session::Session;
+use crate::session::retro::RetroSession;
 use crate::session::search::SearchSession;
 use crate::session::treblecross::TreblecrossSession;
-use ply_games::{Euler, Treblecross};
+use ply_games::{Euler, LGame, Treblecross, Yehr};
 
 /// Opens a game from the text after `:` in its name (`None` for the default).
 pub type Opener = fn(Option<&str>) -> Result<Box<dyn Session>, PlyError>;
@@ -47,7 +48,35 @@ pub const GAMES: &[Entry] = &[
             Ok(Box::new(TreblecrossSession::new(game)))
         },
     },
+    Entry {
+        name: "lgame",
+        summary: "de Bono's L Game (BOI 2002): move your L, then maybe a neutral piece; who cannot move loses",
+        variants: "lgame (4x4 only); positions like .***/#*.x/###./x... with # to move, add /* for * to move",
+        open: |params| {
+            no_params("lgame", params)?;
+            Ok(Box::new(RetroSession::new(LGame::new())))
+        },
+    },
+    Entry {
+        name: "yehr",
+        summary: "Yehr Game (HDU 3649): four piece kinds on a 10x4 board; capture the acm or leave no move",
+        variants: "yehr only; positions like R/4,5,5,5/7,6,6,6 (mover, Red's rows A-D, Black's rows A-D)",
+        open: |params| {
+            no_params("yehr", params)?;
+            Ok(Box::new(RetroSession::new(Yehr)))
+        },
+    },
 ];
+
+/// Refuses parameters for a game that has none.
+fn no_params(name: &str, params: Option<&str>) -> Result<(), PlyError> {
+    match params {
+        None => Ok(()),
+        Some(p) => Err(PlyError::argument(format!(
+            "{name} takes no parameters (got '{p}')"
+        ))),
+    }
+}
 
 /// Opens a game named `NAME` or `NAME:PARAMS`.
 pub fn open(spec: &str) -> Result<Box<dyn Session>, PlyError> {

@@ -15,12 +15,14 @@
 //! a compact reverse graph built once from the moves (offsets and one array
 //! of parents, CSR). With symmetry reduction only one position per class is
 //! solved, its children and parents folded onto their classes; the other
-//! positions copy their class's cell at the end. Each frontier is processed
-//! in parallel.
+//! positions copy their class's cell at the end. Each frontier is a bit set,
+//! processed in parallel in index order.
 //!
 //! Memory: a 2-byte [`Cell`] per position, a counter of 1, 2 or 4 bytes (the
-//! narrowest that holds the largest number of children), and the reverse
-//! graph (4 bytes per position and per move) when the game has no parents.
+//! narrowest that holds the largest number of children), three frontier
+//! bits, and the reverse graph (4 bytes per position and per move, plus the
+//! moves kept while it is built) when the game has no parents. Indexes
+//! beyond `u32` are refused before any work starts.
 
 use crate::census::Census;
 use crate::game::{Indexed, Parents, Symmetric};
@@ -28,7 +30,7 @@ use crate::progress::Progress;
 use crate::value::{Cell, Outcome, Remoteness, Value};
 use rayon::prelude::*;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, AtomicU64, Ordering};
 
 /// Why a retrograde analysis could not run to the end.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -109,11 +111,21 @@ impl RetroTable {
     /// Counts the positions with an index in `indices`, with indices as
     /// examples of the longest win and loss.
     pub fn census(&self, indices: Range<u64>) -> Census<u64> {
+        self.census_where(indices, |_| true)
+    }
+
+    /// Counts the positions with an index in `indices` for which `include`
+    /// holds, with indices as examples of the longest win and loss.
+    pub fn census_where(
+        &self,
+        indices: Range<u64>,
+        include: impl Fn(u64) -> bool + Sync,
+    ) -> Census<u64> {
         let end = indices.end.min(self.len());
         (indices.start.min(end)..end)
             .into_par_iter()
             .fold(Census::new, |mut census, index| {
-                if let Some(outcome) = self.outcome_at(index) {
+                if let Some(outcome) = self.outcome_at(index).filter(|_| include(index)) {
                     census.add(outcome, || index);
                 }
                 census
@@ -159,6 +171,9 @@ trait Keys<G: Indexed>: Sync {
     const REDUCED: bool;
     /// The slot of `position`: its own index, or its class's.
     fn key(&self, game: &G, position: &G::Position) -> u32;
+    /// Calls `visit` with the index of every position that shares the slot
+    /// of `position`: its symmetric images, or itself alone.
+    fn for_each_image(&self, game: &G, position: &G::Position, visit: impl FnMut(u32));
 }
 
 /// Every position in its own slot.
@@ -169,6 +184,9 @@ impl<G: Indexed> Keys<G> for Own {
     fn key(&self, game: &G, position: &G::Position) -> u32 {
         game.rank(position) as u32
     }
+    fn for_each_image(&self, game: &G, position: &G::Position, mut visit: impl FnMut(u32)) {
+        visit(game.rank(position) as u32);
+    }
 }
 
 /// Every position in its canonical representative's slot.
@@ -177,7 +195,10 @@ struct Canonical;
 impl<G: Indexed + Symmetric> Keys<G> for Canonical {
     const REDUCED: bool = true;
     fn key(&self, game: &G, position: &G::Position) -> u32 {
-        game.rank(&game.canonical(position)) as u32
+        game.canonical_index(position) as u32
+    }
+    fn for_each_image(&self, game: &G, position: &G::Position, mut visit: impl FnMut(u32)) {
+        game.for_each_symmetric(position, |image| visit(game.rank(&image) as u32));
     }
 }
 
@@ -234,9 +255,72 @@ impl<G: Indexed + Parents> ParentSource<G> for Unmoves {
         if let Some(position) = game.unrank(u64::from(child)) {
             game.for_each_parent(&position, |parent| out.push(keys.key(game, &parent)));
         }
-        out.sort_unstable();
-        out.dedup();
+        remove_duplicates(out);
     }
+}
+
+/// Keeps the first of equal slots in `slots`, in order. Short lists (most
+/// games have a few moves per position) are compared pairwise, first
+/// without branches to find out whether anything repeats at all; longer
+/// ones go through a small hash set on the stack; the longest are sorted.
+fn remove_duplicates(slots: &mut Vec<u32>) {
+    match slots.len() {
+        0..=24 => remove_duplicates_pairwise(slots),
+        25..=HASHED_MAX => remove_duplicates_hashed(slots),
+        _ => {
+            slots.sort_unstable();
+            slots.dedup();
+        }
+    }
+}
+
+fn remove_duplicates_pairwise(slots: &mut Vec<u32>) {
+    let repeats = (1..slots.len()).fold(false, |found, i| {
+        found
+            | slots[..i]
+                .iter()
+                .fold(false, |seen, &slot| seen | (slot == slots[i]))
+    });
+    if !repeats {
+        return;
+    }
+    let mut kept = 0;
+    for i in 0..slots.len() {
+        let slot = slots[i];
+        if !slots[..kept].contains(&slot) {
+            slots[kept] = slot;
+            kept += 1;
+        }
+    }
+    slots.truncate(kept);
+}
+
+/// The longest list [`remove_duplicates_hashed`] takes: its table stays at
+/// most half full.
+const HASHED_MAX: usize = 128;
+
+fn remove_duplicates_hashed(slots: &mut Vec<u32>) {
+    // No slot is u32::MAX: indexes are below it.
+    const EMPTY: u32 = u32::MAX;
+    let mut table = [EMPTY; 2 * HASHED_MAX];
+    let mut kept = 0;
+    for i in 0..slots.len() {
+        let slot = slots[i];
+        let mut place = (slot.wrapping_mul(0x9E37_79B1) >> 24) as usize;
+        loop {
+            if table[place] == EMPTY {
+                table[place] = slot;
+                slots[kept] = slot;
+                kept += 1;
+                break;
+            }
+            if table[place] == slot {
+                break;
+            }
+            place = (place + 1) % table.len();
+        }
+    }
+    slots.truncate(kept);
 }
 
 /// A counter of undecided children, as narrow as the game allows.
@@ -301,23 +385,89 @@ fn chunk_range(chunk: u64, len: u64) -> Range<u64> {
 /// What the first pass over the index finds.
 #[derive(Default)]
 struct Seeds {
-    /// Slots decided as wins or losses at remoteness 0.
-    ends: Vec<u32>,
-    /// Slots decided as ties at remoteness 0.
-    ties: Vec<u32>,
+    /// Slots decided at remoteness 0.
+    ends: u64,
     /// Slots solved directly.
     solved: u64,
     /// Distinct moves from them.
     moves: u64,
+    /// If a reverse graph is to be built, the moves, one list per chunk of
+    /// records: a slot, its number of children, then their slots.
+    forward: Vec<Vec<u32>>,
 }
 
 impl Seeds {
     fn merge(mut self, mut other: Self) -> Self {
-        self.ends.append(&mut other.ends);
-        self.ties.append(&mut other.ties);
+        self.ends += other.ends;
         self.solved += other.solved;
         self.moves += other.moves;
+        self.forward.append(&mut other.forward);
         self
+    }
+}
+
+/// A set of slots, one bit each: the positions decided at one remoteness.
+/// Going through it in index order keeps neighbouring positions, whose
+/// parents are often neighbours too, together.
+struct Frontier {
+    words: Vec<AtomicU64>,
+}
+
+/// Words of a [`Frontier`] handled by one task.
+const FRONTIER_TASK: usize = 1 << 10;
+
+impl Frontier {
+    fn new(len: u64) -> Self {
+        Self {
+            words: (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    fn insert(&self, slot: u32) {
+        self.words[slot as usize / 64].fetch_or(1 << (slot % 64), Ordering::Relaxed);
+    }
+
+    /// Empties the set, calling `visit(slot, scratch)` on every slot in it
+    /// (in parallel, in index order within each task) and summing what
+    /// `visit` returns.
+    fn drain(&self, visit: impl Fn(u32, &mut Vec<u32>) -> u64 + Sync) -> u64 {
+        self.words
+            .par_chunks(FRONTIER_TASK)
+            .enumerate()
+            .map_init(Vec::new, |scratch, (task, words)| {
+                let mut total = 0;
+                for (i, word) in words.iter().enumerate() {
+                    let mut bits = word.swap(0, Ordering::Relaxed);
+                    let base = ((task * FRONTIER_TASK + i) * 64) as u32;
+                    while bits != 0 {
+                        total += visit(base + bits.trailing_zeros(), scratch);
+                        bits &= bits - 1;
+                    }
+                }
+                total
+            })
+            .sum()
+    }
+}
+
+/// Calls `visit(parent, child)` for every move kept by the first pass
+/// whose child is in `children`, in the order the first pass kept them.
+fn for_each_move_kept(
+    forward: &[Vec<u32>],
+    children: Range<usize>,
+    mut visit: impl FnMut(u32, usize),
+) {
+    for records in forward {
+        let mut rest = &records[..];
+        while let [parent, count, tail @ ..] = rest {
+            let (kids, tail) = tail.split_at(*count as usize);
+            for &child in kids {
+                if children.contains(&(child as usize)) {
+                    visit(*parent, child as usize);
+                }
+            }
+            rest = tail;
+        }
     }
 }
 
@@ -373,32 +523,29 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
 
     /// The table, or `None` if some position has more children than `C` counts.
     fn run(self) -> Result<Option<RetroTable>, RetroError> {
-        let in_degrees: Vec<AtomicU32> = if P::STORED {
-            (0..self.len).map(|_| AtomicU32::new(0)).collect()
-        } else {
-            Vec::new()
-        };
-        let Some(seeds) = self.seed(&in_degrees) else {
+        let mut frontier = Frontier::new(self.len);
+        let ties = Frontier::new(self.len);
+        let Some(mut seeds) = self.seed(&frontier, &ties) else {
             return Ok(None);
         };
         let graph = if P::STORED {
-            Some(self.reverse_graph(in_degrees, seeds.moves)?)
+            let forward = std::mem::take(&mut seeds.forward);
+            Some(self.reverse_graph(forward, seeds.moves)?)
         } else {
             None
         };
         self.progress.begin("retrograde", seeds.solved);
-        self.progress
-            .advance((seeds.ends.len() + seeds.ties.len()) as u64);
-        let mut frontier = seeds.ends;
+        self.progress.advance(seeds.ends);
+        let mut next = Frontier::new(self.len);
         let mut remoteness: Remoteness = 0;
-        while !frontier.is_empty() {
-            frontier = self.spread_wins_and_losses(graph.as_ref(), &frontier, remoteness)?;
+        while self.spread_wins_and_losses(graph.as_ref(), &frontier, &next, remoteness)? > 0 {
+            std::mem::swap(&mut frontier, &mut next);
             remoteness += 1;
         }
-        let mut frontier = seeds.ties;
+        let mut frontier = ties;
         let mut remoteness: Remoteness = 0;
-        while !frontier.is_empty() {
-            frontier = self.spread_ties(graph.as_ref(), &frontier, remoteness)?;
+        while self.spread_ties(graph.as_ref(), &frontier, &next, remoteness)? > 0 {
+            std::mem::swap(&mut frontier, &mut next);
             remoteness += 1;
         }
         drop(graph);
@@ -430,21 +577,21 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
         self.game.for_each_move(position, |_, child| {
             out.push(self.keys.key(self.game, &child))
         });
-        out.sort_unstable();
-        out.dedup();
+        remove_duplicates(out);
     }
 
     /// The first pass: decides primitive positions and positions without
     /// moves, and sets every other counter to its number of children
-    /// (counting in-degrees if a reverse graph is to be built). `None` if a
+    /// (keeping the moves if a reverse graph is to be built). `None` if a
     /// count does not fit `C`.
-    fn seed(&self, in_degrees: &[AtomicU32]) -> Option<Seeds> {
+    fn seed(&self, ends: &Frontier, ties: &Frontier) -> Option<Seeds> {
         self.progress.begin("counting moves", self.len);
         let too_many = AtomicBool::new(false);
         let seeds = (0..self.len.div_ceil(CHUNK))
             .into_par_iter()
             .map_init(Vec::new, |children, chunk| {
                 let mut seeds = Seeds::default();
+                let mut forward = Vec::new();
                 let range = chunk_range(chunk, self.len);
                 let count = range.end - range.start;
                 for index in range {
@@ -459,17 +606,19 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
                             Ordering::Relaxed,
                         );
                         match value {
-                            Value::Win | Value::Lose => seeds.ends.push(index as u32),
-                            Value::Tie => seeds.ties.push(index as u32),
+                            Value::Win | Value::Lose => ends.insert(index as u32),
+                            Value::Tie => ties.insert(index as u32),
                             Value::Draw => {}
                         }
+                        seeds.ends += 1;
                         continue;
                     }
                     self.children(&position, children);
                     if children.is_empty() {
                         self.cells[slot]
                             .store(Cell::pack(Outcome::lose(0)).bits(), Ordering::Relaxed);
-                        seeds.ends.push(index as u32);
+                        ends.insert(index as u32);
+                        seeds.ends += 1;
                         continue;
                     }
                     if children.len() > C::MAX {
@@ -477,9 +626,14 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
                     }
                     self.counters[slot].set(children.len().min(C::MAX));
                     seeds.moves += children.len() as u64;
-                    for &child in children.iter().filter(|_| P::STORED) {
-                        in_degrees[child as usize].fetch_add(1, Ordering::Relaxed);
+                    if P::STORED {
+                        forward.push(index as u32);
+                        forward.push(children.len() as u32);
+                        forward.extend_from_slice(children);
                     }
+                }
+                if !forward.is_empty() {
+                    seeds.forward.push(forward);
                 }
                 self.progress.advance(count);
                 seeds
@@ -489,11 +643,10 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
         (!too_many.load(Ordering::Relaxed)).then_some(seeds)
     }
 
-    /// Builds the reverse graph from the in-degrees counted by [`Work::seed`],
-    /// going over the moves a second time.
+    /// Builds the reverse graph from the moves kept by [`Work::seed`].
     fn reverse_graph(
         &self,
-        in_degrees: Vec<AtomicU32>,
+        forward: Vec<Vec<u32>>,
         moves: u64,
     ) -> Result<ReverseGraph, RetroError> {
         if moves > u64::from(u32::MAX) {
@@ -503,51 +656,72 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
                 u32::MAX
             )));
         }
-        let mut offsets = Vec::with_capacity(in_degrees.len() + 1);
+        // Each thread owns a range of children: it reads every move but
+        // counts and places only its own, so nothing is shared and no
+        // atomic operation is needed.
+        let parts = rayon::current_num_threads().max(1);
+        let len = self.len as usize;
+        let bounds: Vec<usize> = (0..=parts).map(|part| len * part / parts).collect();
+        let range = |part: usize| bounds[part]..bounds[part + 1];
+        self.progress.begin("reverse graph", 2 * parts as u64);
+        let in_degrees: Vec<Vec<u32>> = (0..parts)
+            .into_par_iter()
+            .map(|part| {
+                let children = range(part);
+                let mut counts = vec![0u32; children.len()];
+                for_each_move_kept(&forward, children.clone(), |_, child| {
+                    counts[child - children.start] += 1;
+                });
+                self.progress.advance(1);
+                counts
+            })
+            .collect();
+        let mut offsets = Vec::with_capacity(len + 1);
         let mut total = 0u32;
         offsets.push(0);
-        for cursor in &in_degrees {
-            total += cursor.load(Ordering::Relaxed);
-            // From here on each entry is the next free place among its parents.
-            cursor.store(total - cursor.load(Ordering::Relaxed), Ordering::Relaxed);
+        for &in_degree in in_degrees.iter().flatten() {
+            total += in_degree;
             offsets.push(total);
         }
-        let cursors = in_degrees;
-        let parents: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
-        self.progress.begin("reverse graph", self.len);
-        (0..self.len.div_ceil(CHUNK))
+        drop(in_degrees);
+        let mut parents = vec![0u32; total as usize];
+        let mut pieces = Vec::with_capacity(parts);
+        let mut rest = &mut parents[..];
+        for part in 0..parts {
+            let children = range(part);
+            let size = offsets[children.end] - offsets[children.start];
+            let (piece, tail) = rest.split_at_mut(size as usize);
+            pieces.push(piece);
+            rest = tail;
+        }
+        pieces
             .into_par_iter()
-            .for_each_init(Vec::new, |children, chunk| {
-                let range = chunk_range(chunk, self.len);
-                let count = range.end - range.start;
-                for index in range {
-                    if self.counters[index as usize].get() == 0 {
-                        continue;
-                    }
-                    if let Some(position) = self.solved_position(index) {
-                        self.children(&position, children);
-                        for &child in children.iter() {
-                            let place = cursors[child as usize].fetch_add(1, Ordering::Relaxed);
-                            parents[place as usize].store(index as u32, Ordering::Relaxed);
-                        }
-                    }
-                }
-                self.progress.advance(count);
+            .enumerate()
+            .for_each(|(part, piece)| {
+                let children = range(part);
+                let base = offsets[children.start];
+                let mut next: Vec<u32> = offsets[children.clone()]
+                    .iter()
+                    .map(|&offset| offset - base)
+                    .collect();
+                for_each_move_kept(&forward, children.clone(), |parent, child| {
+                    let place = &mut next[child - children.start];
+                    piece[*place as usize] = parent;
+                    *place += 1;
+                });
+                self.progress.advance(1);
             });
         self.progress.end();
-        Ok(ReverseGraph {
-            offsets,
-            parents: parents.into_iter().map(AtomicU32::into_inner).collect(),
-        })
+        Ok(ReverseGraph { offsets, parents })
     }
 
-    /// Decides `parent` as `outcome` if it is still undecided; true if this
+    /// Decides `parent` as `cell` if it is still undecided; true if this
     /// call decided it.
-    fn decide(&self, parent: u32, outcome: Outcome) -> bool {
+    fn decide(&self, parent: u32, cell: Cell) -> bool {
         self.cells[parent as usize]
             .compare_exchange(
                 Cell::UNKNOWN.bits(),
-                Cell::pack(outcome).bits(),
+                cell.bits(),
                 Ordering::Relaxed,
                 Ordering::Relaxed,
             )
@@ -558,81 +732,77 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
         self.cells[slot as usize].load(Ordering::Relaxed) == Cell::UNKNOWN.bits()
     }
 
-    /// Decides every parent that the wins and losses at `remoteness` settle,
-    /// returning the positions decided, all at `remoteness + 1`.
+    /// Decides every parent that the wins and losses in `frontier` (at
+    /// `remoteness`) settle, putting them in `next`; returns how many.
     fn spread_wins_and_losses(
         &self,
         graph: Option<&ReverseGraph>,
-        frontier: &[u32],
+        frontier: &Frontier,
+        next: &Frontier,
         remoteness: Remoteness,
-    ) -> Result<Vec<u32>, RetroError> {
-        let next = remoteness + 1;
-        if next > Cell::MAX_REMOTENESS {
+    ) -> Result<u64, RetroError> {
+        let longer = remoteness + 1;
+        if longer > Cell::MAX_REMOTENESS {
             return Err(RetroError::RemotenessOverflow);
         }
-        let decided = self.spread(graph, frontier, |child, parent| {
-            let lost = Cell::from_bits(self.cells[child as usize].load(Ordering::Relaxed))
-                .unpack()
-                .is_some_and(|o| o.value == Value::Lose);
-            if lost {
-                self.decide(parent, Outcome::win(next))
+        let (win, lose) = (
+            Cell::pack(Outcome::win(longer)),
+            Cell::pack(Outcome::lose(longer)),
+        );
+        let decided = self.spread(graph, frontier, next, |child, parent| {
+            if child.unpack().is_some_and(|o| o.value == Value::Lose) {
+                self.decide(parent, win)
             } else {
-                self.counters[parent as usize].decrement() == 1
-                    && self.decide(parent, Outcome::lose(next))
+                self.counters[parent as usize].decrement() == 1 && self.decide(parent, lose)
             }
         });
-        self.progress.advance(decided.len() as u64);
+        self.progress.advance(decided);
         Ok(decided)
     }
 
-    /// Makes every undecided parent of a tie at `remoteness` a tie one ply
-    /// longer, returning those parents.
+    /// Makes every undecided parent of a tie in `frontier` (at `remoteness`)
+    /// a tie one ply longer, putting them in `next`; returns how many.
     fn spread_ties(
         &self,
         graph: Option<&ReverseGraph>,
-        frontier: &[u32],
+        frontier: &Frontier,
+        next: &Frontier,
         remoteness: Remoteness,
-    ) -> Result<Vec<u32>, RetroError> {
-        let next = remoteness + 1;
-        if next > Cell::MAX_REMOTENESS {
+    ) -> Result<u64, RetroError> {
+        let longer = remoteness + 1;
+        if longer > Cell::MAX_REMOTENESS {
             return Err(RetroError::RemotenessOverflow);
         }
-        let decided = self.spread(graph, frontier, |_, parent| {
-            self.decide(parent, Outcome::tie(next))
-        });
-        self.progress.advance(decided.len() as u64);
+        let tie = Cell::pack(Outcome::tie(longer));
+        let decided = self.spread(graph, frontier, next, |_, parent| self.decide(parent, tie));
+        self.progress.advance(decided);
         Ok(decided)
     }
 
-    /// Calls `settle(child, parent)` for every still undecided parent of
-    /// every position in `frontier`, in parallel, and collects the parents
-    /// for which it returns true.
+    /// Empties `frontier`, calling `settle(child's cell, parent)` for every
+    /// still undecided parent of every position in it, in parallel, and
+    /// puts the parents for which it returns true in `next`; returns how
+    /// many there are.
     fn spread(
         &self,
         graph: Option<&ReverseGraph>,
-        frontier: &[u32],
-        settle: impl Fn(u32, u32) -> bool + Sync,
-    ) -> Vec<u32> {
-        frontier
-            .par_iter()
-            .fold(
-                || (Vec::new(), Vec::new()),
-                |(mut decided, mut parents), &child| {
-                    self.source
-                        .parents(self.game, self.keys, graph, child, &mut parents);
-                    for &parent in &parents {
-                        if self.undecided(parent) && settle(child, parent) {
-                            decided.push(parent);
-                        }
-                    }
-                    (decided, parents)
-                },
-            )
-            .map(|(decided, _)| decided)
-            .reduce(Vec::new, |mut a, mut b| {
-                a.append(&mut b);
-                a
-            })
+        frontier: &Frontier,
+        next: &Frontier,
+        settle: impl Fn(Cell, u32) -> bool + Sync,
+    ) -> u64 {
+        frontier.drain(|child, parents| {
+            let cell = Cell::from_bits(self.cells[child as usize].load(Ordering::Relaxed));
+            self.source
+                .parents(self.game, self.keys, graph, child, parents);
+            let mut decided = 0;
+            for &parent in parents.iter() {
+                if self.undecided(parent) && settle(cell, parent) {
+                    next.insert(parent);
+                    decided += 1;
+                }
+            }
+            decided
+        })
     }
 
     /// Every solved position still undecided is a draw: it still has
@@ -648,25 +818,26 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
             });
     }
 
-    /// Gives every position not solved directly the cell of its class.
+    /// Gives every position not solved directly the cell of its class,
+    /// going from each solved position (the ones decided so far) to its
+    /// images.
     fn copy_to_symmetric(&self) {
-        self.progress.begin("symmetries", self.len);
-        (0..self.len.div_ceil(CHUNK))
+        let solved: Vec<u32> = (0..self.len as u32)
             .into_par_iter()
-            .for_each(|chunk| {
-                let range = chunk_range(chunk, self.len);
-                let count = range.end - range.start;
-                for index in range {
-                    if let Some(position) = self.game.unrank(index) {
-                        let key = self.keys.key(self.game, &position);
-                        if u64::from(key) != index {
-                            let bits = self.cells[key as usize].load(Ordering::Relaxed);
-                            self.cells[index as usize].store(bits, Ordering::Relaxed);
-                        }
-                    }
+            .filter(|&slot| !self.undecided(slot))
+            .collect();
+        self.progress.begin("symmetries", solved.len() as u64);
+        solved.par_chunks(CHUNK as usize).for_each(|chunk| {
+            for &slot in chunk {
+                let bits = self.cells[slot as usize].load(Ordering::Relaxed);
+                if let Some(position) = self.game.unrank(u64::from(slot)) {
+                    self.keys.for_each_image(self.game, &position, |image| {
+                        self.cells[image as usize].store(bits, Ordering::Relaxed);
+                    });
                 }
-                self.progress.advance(count);
-            });
+            }
+            self.progress.advance(chunk.len() as u64);
+        });
         self.progress.end();
     }
 }
@@ -882,6 +1053,25 @@ mod tests {
         let game = GraphGame::new(vec![vec![1], vec![0]], vec![None, None], false);
         let table = solve_with_parents(&game, &NoProgress).unwrap();
         assert_eq!(outcomes(&table), [Outcome::DRAW, Outcome::DRAW]);
+    }
+
+    #[test]
+    fn duplicates_go_and_first_occurrences_stay_in_order() {
+        for len in [0, 1, 5, 24, 25, 100, 128, 129, 400] {
+            let list: Vec<u32> = (0..len).map(|i| (i * 7919 % 61) as u32).collect();
+            let mut expected = Vec::new();
+            for &x in &list {
+                if !expected.contains(&x) {
+                    expected.push(x);
+                }
+            }
+            let mut deduped = list.clone();
+            remove_duplicates(&mut deduped);
+            if len > HASHED_MAX {
+                expected.sort_unstable();
+            }
+            assert_eq!(deduped, expected, "{len}");
+        }
     }
 
     #[test]

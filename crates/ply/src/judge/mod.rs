@@ -1,6 +1,7 @@
 //! Contest problems answered in their exact judge formats, one module per
 //! problem. Every case is decided on its own merits.
 
+pub mod boi2002_lgame;
 pub mod hdu3649;
 pub mod input;
 pub mod uva10561;
@@ -29,6 +30,11 @@ pub const PROBLEMS: &[Problem] = &[
         name: "hdu3649",
         summary: "The Yehr Game: which colour wins (by theory, no table)",
         run: hdu3649::run,
+    },
+    Problem {
+        name: "boi2002-lgame",
+        summary: "BOI 2002 L Game: the board after a winning move for #, else Draw or Losing",
+        run: boi2002_lgame::run,
     },
 ];
 

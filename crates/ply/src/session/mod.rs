@@ -3,6 +3,7 @@
 //! all written against this one trait, so a new game or solver plugs into
 //! every command at once.
 
+pub mod retro;
 pub mod search;
 pub mod treblecross;
 

@@ -1,0 +1,222 @@
+//! Sessions for loopy games solved whole by retrograde analysis. The table
+//! is built once, on first use, and answers every later query.
+
+use super::{Session, parse_or_start, solve_report};
+use crate::error::PlyError;
+use crate::report::{AnalyzeReport, SolveReport};
+use ply_core::solve::retro::{self, RetroError, RetroTable};
+use ply_core::{Census, Indexed, NoProgress, Outcome, Progress, Reachable, Value};
+use ply_games::LGame;
+use ply_games::yehr::{Side, Yehr, YehrPosition};
+use rayon::prelude::*;
+use serde_json::{Value as Json, json};
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::sync::{Mutex, OnceLock};
+
+/// A game with a dense index that retrograde analysis solves whole, and
+/// what `ply analyze` says about it.
+pub trait Retrograde: Indexed + Sized {
+    /// Solves every position, by the fastest method the game's capabilities
+    /// allow.
+    fn solve_all(&self, progress: &dyn Progress) -> Result<RetroTable, RetroError>;
+
+    /// The indices `ply analyze` counts, and what they are.
+    fn counted(&self) -> (Range<u64>, &'static str) {
+        (0..self.index_len(), "every position")
+    }
+
+    /// Facts beyond the counts for `ply analyze`.
+    fn extra(&self, _table: &RetroTable, _progress: &dyn Progress) -> BTreeMap<String, Json> {
+        BTreeMap::new()
+    }
+}
+
+impl Retrograde for LGame {
+    fn solve_all(&self, progress: &dyn Progress) -> Result<RetroTable, RetroError> {
+        retro::solve_symmetric(self, progress)
+    }
+
+    fn counted(&self) -> (Range<u64>, &'static str) {
+        (
+            0..self.index_len() / 2,
+            "positions with # to move (those with * to move mirror them)",
+        )
+    }
+
+    fn extra(&self, table: &RetroTable, _progress: &dyn Progress) -> BTreeMap<String, Json> {
+        BTreeMap::from([
+            ("symmetry_classes".into(), json!(table.solved_positions())),
+            ("index_size".into(), json!(self.index_len())),
+        ])
+    }
+}
+
+impl Retrograde for Yehr {
+    fn solve_all(&self, progress: &dyn Progress) -> Result<RetroTable, RetroError> {
+        retro::solve_symmetric_with_parents(self, progress)
+    }
+
+    fn extra(&self, table: &RetroTable, progress: &dyn Progress) -> BTreeMap<String, Json> {
+        let captured = (0..self.index_len())
+            .into_par_iter()
+            .filter(|&i| self.unrank(i).is_some_and(|p| p.captured()))
+            .count();
+        let setups: Vec<_> = contest_setups().collect();
+        let red_wins = setups
+            .iter()
+            .filter(|p| winner(table, p) == Some(Side::Red))
+            .count();
+        let reachable = Reachable::from_starts(self, setups.iter().copied(), progress);
+        let reached = table.census_where(0..self.index_len(), |i| reachable.contains(i));
+        BTreeMap::from([
+            ("captured_positions".into(), json!(captured)),
+            ("symmetry_classes".into(), json!(table.solved_positions())),
+            ("contest_setups".into(), json!(setups.len())),
+            ("contest_setups_red_wins".into(), json!(red_wins)),
+            (
+                "reachable_from_contest_setups".into(),
+                json!(reached.positions),
+            ),
+            ("reachable_win".into(), json!(reached.win)),
+            ("reachable_lose".into(), json!(reached.lose)),
+            ("reachable_draw".into(), json!(reached.draw)),
+        ])
+    }
+}
+
+/// Every start the contest data can give: Red's A, B, C on rows 1..5,
+/// Black's on 6..10, the dazes on 5 and 6, either side to move.
+fn contest_setups() -> impl Iterator<Item = YehrPosition> {
+    let rows = |low: u8| (0..125u8).map(move |n| [low + n / 25, low + n / 5 % 5, low + n % 5]);
+    [0u8, 1].into_iter().flat_map(move |mover| {
+        rows(1).flat_map(move |[a, b, c]| {
+            rows(6).filter_map(move |[x, y, z]| {
+                Yehr::contest_position(mover, [a, b, c, 5], [x, y, z, 6]).ok()
+            })
+        })
+    })
+}
+
+/// Who wins `position` with perfect play.
+fn winner(table: &RetroTable, position: &YehrPosition) -> Option<Side> {
+    match table.outcome(&Yehr, position)?.value {
+        Value::Win => Some(position.mover()),
+        Value::Lose => Some(position.mover().other()),
+        _ => None,
+    }
+}
+
+/// The number of moves from the positions with an index in `indices`.
+fn count_moves<G: Indexed>(game: &G, indices: Range<u64>) -> u64 {
+    indices
+        .into_par_iter()
+        .map(|index| {
+            let mut moves = 0;
+            if let Some(position) = game.unrank(index) {
+                if game.primitive(&position).is_none() {
+                    game.for_each_move(&position, |_, _| moves += 1);
+                }
+            }
+            moves
+        })
+        .sum()
+}
+
+/// Answers queries about a game from its retrograde table, built once.
+pub struct RetroSession<G> {
+    game: G,
+    table: OnceLock<RetroTable>,
+    building: Mutex<()>,
+}
+
+impl<G: Retrograde> RetroSession<G> {
+    /// A session over `game`; nothing is solved until asked.
+    pub fn new(game: G) -> Self {
+        Self {
+            game,
+            table: OnceLock::new(),
+            building: Mutex::new(()),
+        }
+    }
+
+    /// The game.
+    pub fn game(&self) -> &G {
+        &self.game
+    }
+
+    /// The game's table, built on first use (one thread builds, the others
+    /// wait for it).
+    pub fn table(&self, progress: &dyn Progress) -> Result<&RetroTable, PlyError> {
+        if let Some(table) = self.table.get() {
+            return Ok(table);
+        }
+        let _building = self
+            .building
+            .lock()
+            .map_err(|_| PlyError::argument("an earlier solve of this game failed"))?;
+        if let Some(table) = self.table.get() {
+            return Ok(table);
+        }
+        let table = self
+            .game
+            .solve_all(progress)
+            .map_err(|e| PlyError::argument(format!("{}: {e}", self.game.name())))?;
+        Ok(self.table.get_or_init(|| table))
+    }
+
+    /// The outcome of `position`.
+    pub fn outcome(&self, position: &G::Position) -> Result<Outcome, PlyError> {
+        self.table(&NoProgress)?
+            .outcome(&self.game, position)
+            .ok_or_else(|| {
+                PlyError::argument(format!(
+                    "{} is not in the {} table",
+                    self.game.format_position(position),
+                    self.game.name()
+                ))
+            })
+    }
+}
+
+impl<G: Retrograde> Session for RetroSession<G> {
+    fn name(&self) -> String {
+        self.game.name()
+    }
+
+    fn start(&self) -> String {
+        self.game.format_position(&self.game.start())
+    }
+
+    fn render(&self, position: &str) -> Result<String, PlyError> {
+        Ok(self
+            .game
+            .render(&parse_or_start(&self.game, Some(position))?))
+    }
+
+    fn solve(&self, position: Option<&str>) -> Result<SolveReport, PlyError> {
+        let position = parse_or_start(&self.game, position)?;
+        solve_report(&self.game, &position, |p| self.outcome(p))
+    }
+
+    fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
+        let table = self.table(progress)?;
+        let (counted, what) = self.game.counted();
+        let counted_range = counted.clone();
+        let census: Census<u64> = table.census(counted);
+        let census = census.map_examples(|index| {
+            self.game
+                .unrank(index)
+                .map(|p| self.game.format_position(&p))
+                .unwrap_or_default()
+        });
+        let mut report = AnalyzeReport::from_census(self.game.name(), census);
+        report.extra = self.game.extra(table, progress);
+        report.extra.insert("counted".into(), json!(what));
+        report.extra.insert(
+            "moves".into(),
+            json!(count_moves(&self.game, counted_range)),
+        );
+        Ok(report)
+    }
+}
