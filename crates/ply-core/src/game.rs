@@ -1,7 +1,7 @@
 //! The traits a game implements: a small required part ([`Game`]) and
 //! optional capabilities that switch on faster solvers.
 
-use crate::value::Value;
+use crate::value::{Nimber, Value};
 use std::fmt::Debug;
 use std::hash::Hash;
 
@@ -218,4 +218,36 @@ pub trait Searchable: Game {
     ) {
         self.for_each_move(position, visit);
     }
+}
+
+/// Positions that split into independent components, each an impartial
+/// game under normal play, so that a position's value follows from the XOR
+/// of its components' nimbers without walking the product space (see
+/// [`crate::solve::grundy`]).
+///
+/// A position may instead hold moves that win at once (completing a line,
+/// capturing); the game promises that then those are its only winning
+/// moves. Otherwise every winning move is a move inside one component, and
+/// any move outside the components loses.
+pub trait Decompose: Game {
+    /// One independent part of a position.
+    type Component;
+
+    /// Calls `visit` with every move that wins at once.
+    fn for_each_immediate_win(&self, position: &Self::Position, visit: impl FnMut(Self::Move));
+
+    /// Calls `visit` with every component of a position that is not
+    /// primitive and has no immediate win.
+    fn for_each_component(&self, position: &Self::Position, visit: impl FnMut(Self::Component));
+
+    /// The nimber of a component.
+    fn component_nimber(&self, component: &Self::Component) -> Nimber;
+
+    /// Calls `visit` with every move inside `component` and the nimber of
+    /// what is left of the component after it (the XOR of its parts).
+    fn for_each_component_move(
+        &self,
+        component: &Self::Component,
+        visit: impl FnMut(Self::Move, Nimber),
+    );
 }

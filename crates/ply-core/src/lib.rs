@@ -10,7 +10,9 @@ pub mod solve;
 pub mod value;
 
 pub use census::Census;
-pub use game::{Game, Indexed, Parents, PositionError, Searchable, Symmetric, TableWalk, Tiered};
+pub use game::{
+    Decompose, Game, Indexed, Parents, PositionError, Searchable, Symmetric, TableWalk, Tiered,
+};
 pub use progress::{NoProgress, Progress};
 
 pub use solve::alphabeta::{AlphaBeta, SearchError};
@@ -19,4 +21,4 @@ pub use solve::retro::{RetroError, RetroTable};
 pub use solve::search::{CycleError, MemoSolver};
 pub use solve::sparse::{SparseError, SparseTable};
 pub use solve::table::{Table, TableError};
-pub use value::{Cell, Outcome, Remoteness, Value};
+pub use value::{Cell, Nimber, Outcome, Remoteness, Value};

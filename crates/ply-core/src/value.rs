@@ -7,6 +7,9 @@ use std::fmt;
 /// Plies to the end of the game under perfect play.
 pub type Remoteness = u32;
 
+/// A Grundy value: the Nim heap an impartial position under normal play equals.
+pub type Nimber = u32;
+
 /// The value of a position for the player to move.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]

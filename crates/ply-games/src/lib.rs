@@ -6,9 +6,12 @@ pub mod board;
 pub mod euler;
 pub mod lgame;
 pub mod tictactoe;
+pub mod treblecross;
 pub mod yehr;
+pub mod yehr_theory;
 
 pub use euler::Euler;
 pub use lgame::LGame;
 pub use tictactoe::TicTacToe;
+pub use treblecross::Treblecross;
 pub use yehr::Yehr;

@@ -1,6 +1,8 @@
 //! Solvers. Each is chosen from the capabilities a game offers.
 
 pub mod alphabeta;
+pub mod grundy;
+pub mod octal;
 pub mod reach;
 pub mod retro;
 pub mod search;

@@ -1,5 +1,6 @@
 //! The `ply` command line: one module per subcommand group.
 
+pub mod octal;
 pub mod progress;
 
 use crate::error::PlyError;
@@ -25,7 +26,8 @@ enum Command {
     Solve {
         /// The game, as NAME or NAME:PARAMS (e.g. euler:5x5).
         game: String,
-        /// The position (boards as rows joined by '/'); the start if omitted.
+        /// The position (boards as rows joined by '/'); the start if omitted;
+        /// '-' reads it from stdin (for positions longer than an argument may be).
         position: Option<String>,
         /// Print one JSON object instead of text.
         #[arg(long)]
@@ -38,6 +40,21 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+    },
+    /// Grundy values of an octal game (e.g. 0.07, 0.137, 4.7), its zeros, and
+    /// its period once the octal periodicity theorem proves it.
+    Octal {
+        /// The code d0.d1d2...: d0 is 0 or 4, then octal digits.
+        code: String,
+        /// The largest heap to compute.
+        #[arg(long, value_name = "N")]
+        up_to: usize,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Print every value too (JSON: a "values" array).
+        #[arg(long)]
+        values: bool,
     },
     /// Answer a contest problem: contest input on stdin, exact output on stdout.
     Judge {
@@ -86,17 +103,43 @@ impl Cli {
                 position,
                 json,
             } => {
+                let position = match position {
+                    Some(dash) if dash == "-" => Some(read_position()?),
+                    other => other,
+                };
                 let session = registry::open(&game)?;
                 session.prepare(&BarProgress::new())?;
                 let report = session.solve(position.as_deref())?;
+                let notes = session.notes(&report);
+                if json {
+                    let noted = Noted {
+                        report: &report,
+                        notes: &notes,
+                    };
+                    writeln!(out, "{}", to_json(&noted)?)?;
+                } else {
+                    write!(out, "{}", report.to_text())?;
+                    for note in &notes {
+                        writeln!(out, "note      {note}")?;
+                    }
+                }
+            }
+            Command::Analyze { game, json } => {
+                let report = registry::open(&game)?.analyze(&BarProgress::new())?;
                 if json {
                     writeln!(out, "{}", to_json(&report)?)?;
                 } else {
                     write!(out, "{}", report.to_text())?;
                 }
             }
-            Command::Analyze { game, json } => {
-                let report = registry::open(&game)?.analyze(&BarProgress::new())?;
+            Command::Octal {
+                code,
+                up_to,
+                json,
+                values,
+            } => {
+                let report =
+                    octal::OctalReport::compute(&code, up_to, values, &BarProgress::new())?;
                 if json {
                     writeln!(out, "{}", to_json(&report)?)?;
                 } else {
@@ -125,6 +168,23 @@ impl Cli {
         out.flush()?;
         Ok(())
     }
+}
+
+/// A solve report with the session's notes on it, as `ply solve --json`
+/// prints it.
+#[derive(serde::Serialize)]
+struct Noted<'a> {
+    #[serde(flatten)]
+    report: &'a crate::report::SolveReport,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    notes: &'a [String],
+}
+
+/// A position given as `-`: all of stdin, without surrounding whitespace.
+fn read_position() -> Result<String, PlyError> {
+    let mut text = String::new();
+    io::Read::read_to_string(&mut io::stdin().lock(), &mut text)?;
+    Ok(text.trim().to_string())
 }
 
 fn to_json(value: &impl serde::Serialize) -> Result<String, PlyError> {

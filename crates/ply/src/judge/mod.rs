@@ -2,9 +2,11 @@
 //! problem. Every case is decided on its own merits.
 
 pub mod boi2002_lgame;
+pub mod hdu3649;
 pub mod input;
 pub mod uva10111;
 pub mod uva10536;
+pub mod uva10561;
 
 use crate::error::PlyError;
 use std::io::{BufRead, Write};
@@ -25,6 +27,16 @@ pub const PROBLEMS: &[Problem] = &[
         name: "uva10536",
         summary: "Game of Euler: WINNING or LOSING for each 4x4 board",
         run: uva10536::run,
+    },
+    Problem {
+        name: "uva10561",
+        summary: "Treblecross: WINNING and every winning first square, or LOSING",
+        run: uva10561::run,
+    },
+    Problem {
+        name: "hdu3649",
+        summary: "The Yehr Game: which colour wins (by theory, no table)",
+        run: hdu3649::run,
     },
     Problem {
         name: "boi2002-lgame",

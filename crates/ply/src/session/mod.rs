@@ -8,6 +8,7 @@ pub mod retro;
 pub mod sparse;
 pub mod table;
 pub mod tictactoe;
+pub mod treblecross;
 
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
@@ -36,6 +37,13 @@ pub trait Session: Send + Sync {
     fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
         let _ = progress;
         Ok(())
+    }
+
+    /// What a report from [`Session::solve`] leaves out that its fields
+    /// cannot say (a remoteness not computed, moves not listed). `ply solve`
+    /// prints these and adds them to its JSON as `"notes"`. None by default.
+    fn notes(&self, _report: &SolveReport) -> Vec<String> {
+        Vec::new()
     }
 }
 

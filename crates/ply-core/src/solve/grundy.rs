@@ -1,0 +1,337 @@
+//! Sprague-Grundy theory for impartial games under normal play: the mex
+//! that defines a nimber, nim sums, and the value and winning moves of a
+//! position that splits into independent components ([`Decompose`]),
+//! found from the components' nimbers without walking the product space.
+
+use crate::game::Decompose;
+use crate::value::{Nimber, Value};
+
+/// A set of nimbers kept as bits, for finding a mex. Reuse one set across
+/// calls: [`MexSet::clear`] zeroes only the words in use, and the set
+/// allocates only when it meets a larger nimber than ever before.
+#[derive(Clone, Debug, Default)]
+pub struct MexSet {
+    words: Vec<u64>,
+    /// Words at and past this index are all zero.
+    used: usize,
+}
+
+impl MexSet {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty set that holds nimbers up to `max` without allocating again.
+    pub fn with_capacity(max: Nimber) -> Self {
+        Self {
+            words: vec![0; max as usize / 64 + 1],
+            used: 0,
+        }
+    }
+
+    /// Empties the set.
+    pub fn clear(&mut self) {
+        self.words[..self.used].fill(0);
+        self.used = 0;
+    }
+
+    /// Adds `nimber`; returns whether it was new.
+    pub fn insert(&mut self, nimber: Nimber) -> bool {
+        let (word, bit) = (nimber as usize / 64, 1u64 << (nimber % 64));
+        if word >= self.words.len() {
+            self.words.resize((word + 1).next_power_of_two(), 0);
+        }
+        self.used = self.used.max(word + 1);
+        let new = self.words[word] & bit == 0;
+        self.words[word] |= bit;
+        new
+    }
+
+    /// Whether `nimber` is in the set.
+    pub fn contains(&self, nimber: Nimber) -> bool {
+        let word = nimber as usize / 64;
+        word < self.used && self.words[word] >> (nimber % 64) & 1 == 1
+    }
+
+    /// The minimum excluded nimber: the least one not in the set.
+    pub fn mex(&self) -> Nimber {
+        self.least_missing(|_| u64::MAX)
+    }
+
+    /// The least nimber not in the set among those `class` selects, given as
+    /// the class's bits for each word of 64 nimbers (`class(0)` for 0..64,
+    /// `class(1)` for 64..128, ...). The class must not be empty from some
+    /// word on, or the search would not end.
+    pub fn least_missing(&self, class: impl Fn(usize) -> u64) -> Nimber {
+        let mut word = 0;
+        loop {
+            let present = self.words.get(word).copied().unwrap_or(0);
+            let missing = !present & class(word);
+            if missing != 0 {
+                return (word * 64) as Nimber + missing.trailing_zeros();
+            }
+            word += 1;
+        }
+    }
+}
+
+/// The mex of `values`, using `set` as scratch space.
+pub fn mex(values: impl IntoIterator<Item = Nimber>, set: &mut MexSet) -> Nimber {
+    set.clear();
+    for value in values {
+        set.insert(value);
+    }
+    set.mex()
+}
+
+/// The nimber of a sum of independent games: the XOR of theirs.
+pub fn nim_sum(nimbers: impl IntoIterator<Item = Nimber>) -> Nimber {
+    nimbers.into_iter().fold(0, |sum, n| sum ^ n)
+}
+
+/// The value, for the player to move, of an impartial game of nimber
+/// `nimber` played alongside spare moves only one side may make (the
+/// integer `spare`: the mover's spare moves minus the opponent's). A
+/// nonzero integer outweighs any nimber, so whoever has more spare moves
+/// wins whoever starts; with equal spares the nimber decides.
+pub fn value_with_tempo(nimber: Nimber, spare: i64) -> Value {
+    match spare.cmp(&0) {
+        std::cmp::Ordering::Greater => Value::Win,
+        std::cmp::Ordering::Less => Value::Lose,
+        std::cmp::Ordering::Equal if nimber != 0 => Value::Win,
+        std::cmp::Ordering::Equal => Value::Lose,
+    }
+}
+
+/// What Sprague-Grundy theory says about one position of a decomposable game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SumSolution<M> {
+    /// The value for the player to move.
+    pub value: Value,
+    /// The nim sum of the components; `None` for a primitive position or
+    /// one with an immediate win.
+    pub nimber: Option<Nimber>,
+    /// Every winning move, in the order the game visits them: the immediate
+    /// wins if there are any, else every component move that brings the nim
+    /// sum to 0.
+    pub winning_moves: Vec<M>,
+}
+
+/// The nim sum of `position`'s components, or `None` if the position is
+/// primitive or has an immediate win.
+pub fn sum_nimber<G: Decompose>(game: &G, position: &G::Position) -> Option<Nimber> {
+    if game.primitive(position).is_some() || has_immediate_win(game, position) {
+        return None;
+    }
+    let mut sum = 0;
+    game.for_each_component(position, |component| {
+        sum ^= game.component_nimber(&component)
+    });
+    Some(sum)
+}
+
+/// The value, nimber and every winning move of `position`, in time linear
+/// in the number of component moves.
+pub fn solve_sum<G: Decompose>(game: &G, position: &G::Position) -> SumSolution<G::Move> {
+    if let Some(value) = game.primitive(position) {
+        return SumSolution {
+            value,
+            nimber: None,
+            winning_moves: Vec::new(),
+        };
+    }
+    let mut immediate = Vec::new();
+    game.for_each_immediate_win(position, |mv| immediate.push(mv));
+    if !immediate.is_empty() {
+        return SumSolution {
+            value: Value::Win,
+            nimber: None,
+            winning_moves: immediate,
+        };
+    }
+    let mut components = Vec::new();
+    game.for_each_component(position, |component| {
+        let nimber = game.component_nimber(&component);
+        components.push((component, nimber));
+    });
+    let sum = nim_sum(components.iter().map(|(_, nimber)| *nimber));
+    let mut winning_moves = Vec::new();
+    if sum != 0 {
+        for (component, nimber) in &components {
+            // The rest of the sum, which this component must now cancel.
+            let target = sum ^ nimber;
+            game.for_each_component_move(component, |mv, after| {
+                if after == target {
+                    winning_moves.push(mv);
+                }
+            });
+        }
+    }
+    SumSolution {
+        value: if sum == 0 { Value::Lose } else { Value::Win },
+        nimber: Some(sum),
+        winning_moves,
+    }
+}
+
+fn has_immediate_win<G: Decompose>(game: &G, position: &G::Position) -> bool {
+    let mut found = false;
+    game.for_each_immediate_win(position, |_| found = true);
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Game, PositionError};
+    use crate::solve::search::MemoSolver;
+    use proptest::prelude::*;
+
+    #[test]
+    fn mex_set_finds_the_least_missing_nimber_and_clears() {
+        let mut set = MexSet::new();
+        assert_eq!(mex([0, 1, 2, 4], &mut set), 3);
+        assert_eq!(mex([], &mut set), 0);
+        assert_eq!(mex([1, 2], &mut set), 0);
+        assert_eq!(mex(0..64, &mut set), 64);
+        assert_eq!(mex((0..200).filter(|&n| n != 130), &mut set), 130);
+        assert!(set.contains(129) && !set.contains(130) && !set.contains(5000));
+        set.clear();
+        assert!(!set.contains(129));
+        assert_eq!(set.mex(), 0);
+        // The least missing odd nimber.
+        for n in [0, 1, 2, 3, 5] {
+            set.insert(n);
+        }
+        assert_eq!(set.least_missing(|_| 0xAAAA_AAAA_AAAA_AAAA), 7);
+    }
+
+    #[test]
+    fn spare_moves_outweigh_nimbers() {
+        assert_eq!(value_with_tempo(0, 0), Value::Lose);
+        assert_eq!(value_with_tempo(3, 0), Value::Win);
+        assert_eq!(value_with_tempo(0, 1), Value::Win);
+        assert_eq!(value_with_tempo(5, -1), Value::Lose);
+        assert_eq!(nim_sum([1, 2, 3]), 0);
+        assert_eq!(nim_sum([4, 1]), 5);
+    }
+
+    /// Kayles rows as a sum: knock down one pin or two adjacent pins from
+    /// any row, possibly splitting it in two. A position is the multiset of
+    /// row lengths, sorted.
+    struct Kayles {
+        nimbers: Vec<Nimber>,
+    }
+
+    impl Kayles {
+        fn new(max: usize) -> Self {
+            let mut nimbers = vec![0];
+            let mut set = MexSet::new();
+            for n in 1..=max {
+                let options = (1..=2.min(n)).flat_map(|take| {
+                    let nimbers = &nimbers;
+                    (0..=n - take).map(move |left| nimbers[left] ^ nimbers[n - take - left])
+                });
+                let value = mex(options, &mut set);
+                nimbers.push(value);
+            }
+            Self { nimbers }
+        }
+    }
+
+    /// A move: (row index, pins knocked down, pins left on its left).
+    type KaylesMove = (usize, usize, usize);
+
+    impl Game for Kayles {
+        type Position = Vec<usize>;
+        type Move = KaylesMove;
+
+        fn name(&self) -> String {
+            "kayles".into()
+        }
+        fn start(&self) -> Vec<usize> {
+            Vec::new()
+        }
+        fn primitive(&self, _: &Vec<usize>) -> Option<Value> {
+            None
+        }
+        fn for_each_move(&self, rows: &Vec<usize>, mut visit: impl FnMut(KaylesMove, Vec<usize>)) {
+            for (i, &n) in rows.iter().enumerate() {
+                for take in 1..=2.min(n) {
+                    for left in 0..=n - take {
+                        let mut next = rows.clone();
+                        next.remove(i);
+                        next.extend([left, n - take - left].into_iter().filter(|&r| r > 0));
+                        next.sort_unstable();
+                        visit((i, take, left), next);
+                    }
+                }
+            }
+        }
+        fn parse_position(&self, _: &str) -> Result<Vec<usize>, PositionError> {
+            Err(PositionError::new("not used"))
+        }
+        fn format_position(&self, rows: &Vec<usize>) -> String {
+            format!("{rows:?}")
+        }
+        fn format_move(&self, _: &Vec<usize>, mv: KaylesMove) -> String {
+            format!("{mv:?}")
+        }
+    }
+
+    impl Decompose for Kayles {
+        type Component = (usize, usize);
+
+        fn for_each_immediate_win(&self, _: &Vec<usize>, _: impl FnMut(KaylesMove)) {}
+
+        fn for_each_component(&self, rows: &Vec<usize>, mut visit: impl FnMut((usize, usize))) {
+            rows.iter().copied().enumerate().for_each(&mut visit);
+        }
+
+        fn component_nimber(&self, &(_, n): &(usize, usize)) -> Nimber {
+            self.nimbers[n]
+        }
+
+        fn for_each_component_move(
+            &self,
+            &(i, n): &(usize, usize),
+            mut visit: impl FnMut(KaylesMove, Nimber),
+        ) {
+            for take in 1..=2.min(n) {
+                for left in 0..=n - take {
+                    visit(
+                        (i, take, left),
+                        self.nimbers[left] ^ self.nimbers[n - take - left],
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn kayles_nimbers_start_as_published() {
+        // Winning Ways; OEIS A002186.
+        let kayles = Kayles::new(12);
+        assert_eq!(kayles.nimbers, [0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6, 4]);
+    }
+
+    proptest! {
+        #[test]
+        fn sums_agree_with_search_of_the_product(mut rows in proptest::collection::vec(1usize..7, 0..4)) {
+            rows.sort_unstable();
+            let game = Kayles::new(8);
+            let mut solver = MemoSolver::new(&game);
+            let solution = solve_sum(&game, &rows);
+            prop_assert_eq!(solution.value, solver.solve(&rows).unwrap().value);
+            prop_assert_eq!(solution.nimber, sum_nimber(&game, &rows));
+            let mut winning = Vec::new();
+            game.for_each_move(&rows, |mv, child| {
+                if solver.solve(&child).unwrap().value == Value::Lose {
+                    winning.push(mv);
+                }
+            });
+            prop_assert_eq!(solution.winning_moves, winning);
+        }
+    }
+}
