@@ -607,7 +607,7 @@ function renderBoard() {
 function renderMoves(report) {
   const body = $('moves').tBodies[0];
   body.replaceChildren();
-  const moves = annotated(report).sort((a, b) => compare(b.mover, a.mover) || a.move.localeCompare(b.move));
+  const moves = annotated(report).sort((a, b) => compare(b.mover, a.mover) || a.move.localeCompare(b.move, undefined, { numeric: true }));
   for (const move of moves) {
     const row = body.insertRow();
     row.dataset.move = move.move;
@@ -781,9 +781,15 @@ async function init() {
     if (event.target instanceof HTMLInputElement) return;
     if (event.key === 'Escape') { state.ui = {}; renderBoard(); }
   };
-  const wanted = new URLSearchParams(location.hash.slice(1));
-  const fallback = state.games.length ? state.games[0].name : 'euler';
-  await start(wanted.get('game') || fallback, wanted.get('position') || undefined);
+  // The page keeps its address current with replaceState, which fires no
+  // hashchange: this only answers a link followed or an address typed.
+  const startFromAddress = () => {
+    const wanted = new URLSearchParams(location.hash.slice(1));
+    const fallback = state.games.length ? state.games[0].name : 'euler';
+    return start(wanted.get('game') || fallback, wanted.get('position') || undefined);
+  };
+  window.onhashchange = () => startFromAddress();
+  await startFromAddress();
 }
 
 init();
