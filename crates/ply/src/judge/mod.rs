@@ -29,6 +29,11 @@ pub const PROBLEMS: &[Problem] = &[
         run: uva10536::run,
     },
     Problem {
+        name: "uva10111",
+        summary: "4x4 tic-tac-toe: the first square where x forces a win, or #####",
+        run: uva10111::run,
+    },
+    Problem {
         name: "uva10561",
         summary: "Treblecross: WINNING and every winning first square, or LOSING",
         run: uva10561::run,
@@ -42,11 +47,6 @@ pub const PROBLEMS: &[Problem] = &[
         name: "boi2002-lgame",
         summary: "BOI 2002 L Game: the board after a winning move for #, else Draw or Losing",
         run: boi2002_lgame::run,
-    },
-    Problem {
-        name: "uva10111",
-        summary: "4x4 tic-tac-toe: the first square where x forces a win, or #####",
-        run: uva10111::run,
     },
 ];
 
