@@ -1,23 +1,10 @@
 //! The built `ply` binary on the Game of Euler and `ply judge uva10536`:
 //! outputs, JSON shapes and exit codes.
 
-use serde_json::Value as Json;
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn ply(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ply"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("ply runs");
-    let mut input = child.stdin.take().expect("stdin is piped");
-    input.write_all(stdin).expect("ply reads its input");
-    drop(input);
-    child.wait_with_output().expect("ply finishes")
-}
+use common::cli::ply;
+use serde_json::Value as Json;
 
 fn json(args: &[&str]) -> Json {
     let out = ply(args, b"");

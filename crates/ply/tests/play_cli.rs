@@ -2,8 +2,9 @@
 //! drive it: whole games of Euler to their result line, `?`, `m`, `u`,
 //! `--second`, `--seed`, and bad input.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
+
+use common::cli::ply;
 
 struct Run {
     stdout: String,
@@ -12,21 +13,10 @@ struct Run {
 }
 
 fn play(args: &[&str], script: &str) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ply"))
-        .arg("play")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let args: Vec<&str> = std::iter::once("play")
+        .chain(args.iter().copied())
+        .collect();
+    let out = ply(&args, script.as_bytes());
     Run {
         stdout: String::from_utf8(out.stdout).unwrap(),
         stderr: String::from_utf8(out.stderr).unwrap(),
@@ -35,12 +25,12 @@ fn play(args: &[&str], script: &str) -> Run {
 }
 
 fn solve(position: Option<&str>) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_ply"))
-        .args(["solve", "euler"])
-        .args(position)
-        .arg("--json")
-        .output()
-        .unwrap();
+    let args: Vec<&str> = ["solve", "euler"]
+        .into_iter()
+        .chain(position)
+        .chain(["--json"])
+        .collect();
+    let out = ply(&args, b"");
     serde_json::from_slice(&out.stdout).unwrap()
 }
 

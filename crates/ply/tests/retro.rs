@@ -2,6 +2,8 @@
 //! spec samples, known counts, every winning move the judge prints, and
 //! bad input.
 
+mod common;
+
 use ply::judge::boi2002_lgame::{self, Answer};
 use ply::session::Session;
 use ply::session::retro::RetroSession;
@@ -10,8 +12,7 @@ use ply_games::lgame::LPosition;
 use ply_games::{LGame, Yehr};
 use serde_json::Value as Json;
 use std::collections::HashMap;
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::sync::OnceLock;
 
 fn lgame() -> &'static RetroSession<LGame> {
@@ -20,20 +21,7 @@ fn lgame() -> &'static RetroSession<LGame> {
 }
 
 fn ply(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ply"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("ply runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("input written");
-    child.wait_with_output().expect("ply finishes")
+    common::cli::ply(args, stdin.as_bytes())
 }
 
 fn json(args: &[&str]) -> Json {

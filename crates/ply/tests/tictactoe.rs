@@ -2,34 +2,19 @@
 //! uva10111 judge (the spec sample byte for byte, and every answer checked
 //! against the whole-game table), and exit code 2 on bad input.
 
+mod common;
+
+use common::cli::ply;
 use ply_core::{Game, NoProgress, SparseTable, Value};
 use ply_games::TicTacToe;
 use ply_games::tictactoe::Marks;
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")
         .join(name)
-}
-
-fn ply(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ply"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("ply runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin is piped")
-        .write_all(stdin)
-        .expect("ply reads its input");
-    child.wait_with_output().expect("ply finishes")
 }
 
 fn json(output: &Output) -> serde_json::Value {

@@ -2,14 +2,15 @@
 //! for byte, squares listed once, brute force on short rows, and malformed
 //! input rejected with a line number and exit code 2.
 
+mod common;
+
+use common::cli::ply;
 use ply::judge;
 use ply::registry;
 use ply_core::{Game, MemoSolver, Value};
 use ply_games::Treblecross;
 use ply_games::treblecross::Row;
 use proptest::prelude::*;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 fn data(name: &str) -> String {
     let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -113,20 +114,7 @@ fn malformed_input_is_rejected_with_its_line() {
 
 #[test]
 fn the_binary_exits_2_with_one_line_on_stderr() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ply"))
-        .args(["judge", "uva10561"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"2\n.....\nX.X.Q\n")
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = ply(&["judge", "uva10561"], b"2\n.....\nX.X.Q\n");
     assert_eq!(output.status.code(), Some(2));
     assert!(
         output.stdout.is_empty(),

@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests and the load bench.
 #![allow(dead_code)]
 
+pub mod cli;
 pub mod http;
 pub mod server;

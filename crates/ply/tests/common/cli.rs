@@ -1,0 +1,19 @@
+//! Runs the built `ply` binary, as a user would from a shell.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// Runs `ply ARGS` with `stdin` as its whole standard input and waits for it.
+pub fn ply(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ply"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ply runs");
+    let mut input = child.stdin.take().expect("stdin is piped");
+    input.write_all(stdin).expect("ply reads its input");
+    drop(input);
+    child.wait_with_output().expect("ply finishes")
+}
