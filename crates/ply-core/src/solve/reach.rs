@@ -66,15 +66,7 @@ pub fn reachable<G: TableWalk>(game: &G, progress: &dyn Progress) -> IndexSet {
     let tiers = game.tier_count();
     progress.begin("reaching", (tiers - first.min(tiers)) as u64);
     for tier in first..tiers {
-        chunks(len).for_each(|range| {
-            game.for_each_index_in_tier(tier, range, |index, position| {
-                if set.contains(index) && game.primitive(&position).is_none() {
-                    game.for_each_child_index(&position, |child| {
-                        set.insert(child);
-                    });
-                }
-            });
-        });
+        expand_tier(game, tier, &set, &set);
         progress.advance(1);
     }
     progress.end();
@@ -110,30 +102,42 @@ pub fn reachable_classes<G: TableWalk + Symmetric>(
     let tiers = game.tier_count();
     progress.begin("reaching", (tiers - first.min(tiers)) as u64);
     for tier in first..tiers {
-        chunks(len).for_each(|range| {
-            game.for_each_index_in_tier(tier, range, |index, position| {
-                if reached.contains(index) {
-                    let mut least = index;
-                    game.for_each_symmetric(&position, |image| {
-                        least = least.min(game.rank(&image));
-                    });
-                    classes.insert(least);
-                }
-            });
+        par_for_each_in_tier(game, tier, |index, position| {
+            if reached.contains(index) {
+                let mut least = index;
+                game.for_each_symmetric(&position, |image| {
+                    least = least.min(game.rank(&image));
+                });
+                classes.insert(least);
+            }
         });
-        chunks(len).for_each(|range| {
-            game.for_each_index_in_tier(tier, range, |index, position| {
-                if classes.contains(index) && game.primitive(&position).is_none() {
-                    game.for_each_child_index(&position, |child| {
-                        reached.insert(child);
-                    });
-                }
-            });
-        });
+        expand_tier(game, tier, &classes, &reached);
         progress.advance(1);
     }
     progress.end();
     Some(classes)
+}
+
+/// Calls `visit` with every index of `tier` and its position, chunks of the
+/// index space in parallel.
+fn par_for_each_in_tier<G: TableWalk>(
+    game: &G,
+    tier: usize,
+    visit: impl Fn(u64, G::Position) + Sync,
+) {
+    chunks(game.index_len()).for_each(|range| game.for_each_index_in_tier(tier, range, &visit));
+}
+
+/// Adds to `into` every child of a position of `tier` that is in `from` and
+/// not primitive.
+fn expand_tier<G: TableWalk>(game: &G, tier: usize, from: &IndexSet, into: &IndexSet) {
+    par_for_each_in_tier(game, tier, |index, position| {
+        if from.contains(index) && game.primitive(&position).is_none() {
+            game.for_each_child_index(&position, |child| {
+                into.insert(child);
+            });
+        }
+    });
 }
 
 /// The indices of every position reachable from any of `starts` (the starts
