@@ -9,6 +9,13 @@ pub trait Progress: Sync {
     fn advance(&self, done: u64);
     /// The current phase is over.
     fn end(&self);
+    /// Whether the computation should stop as soon as it can (Ctrl-C, a
+    /// request whose client has gone, a budget run out). Long computations
+    /// poll this between units of work and return an error when it holds.
+    /// Never, by default.
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 /// Discards all progress.
