@@ -38,6 +38,14 @@ pub trait Game: Send + Sync {
     /// The game's full name with parameters, as accepted on the command line.
     fn name(&self) -> String;
 
+    /// The version of the rules and index a solved database of this game
+    /// was built under: bump it whenever a change to the rules, the index or
+    /// the text form would change what a stored table means, so that older
+    /// databases are refused instead of misread.
+    fn rules_version(&self) -> u32 {
+        1
+    }
+
     /// The usual start position.
     fn start(&self) -> Self::Position;
 

@@ -4,16 +4,20 @@
 //! what the game offers.
 
 pub mod census;
+pub mod db;
 pub mod game;
 pub mod progress;
+pub mod solution;
 pub mod solve;
 pub mod value;
 
 pub use census::Census;
+pub use db::{Database, DbError};
 pub use game::{
     Decompose, Game, Indexed, Parents, PositionError, Searchable, Symmetric, TableWalk, Tiered,
 };
 pub use progress::{NoProgress, Progress};
+pub use solution::{Solution, Source};
 
 pub use solve::alphabeta::{AlphaBeta, SearchError};
 pub use solve::reach::{IndexSet, reachable, reachable_classes, reachable_from};

@@ -185,6 +185,31 @@ impl SparseTable {
         self.tiers.get(game.tier(position))?.cell(rank)?.unpack()
     }
 
+    /// The cell of the canonical position with index `rank`, whatever its
+    /// tier ([`Cell::UNKNOWN`] if it was not reached).
+    pub fn cell(&self, rank: u64) -> Cell {
+        self.tiers
+            .iter()
+            .find_map(|tier| tier.cell(rank))
+            .unwrap_or(Cell::UNKNOWN)
+    }
+
+    /// Every canonical position's index and cell, by increasing index.
+    pub fn entries(&self) -> Vec<(u64, Cell)> {
+        let mut entries: Vec<(u64, Cell)> = self
+            .tiers
+            .iter()
+            .flat_map(|tier| tier.words.iter().map(|&w| (index_of(w), cell_of(w))))
+            .collect();
+        entries.par_sort_unstable_by_key(|&(rank, _)| rank);
+        entries
+    }
+
+    /// Whether every symmetry maps the root to itself (see [`SparseTable::census`]).
+    pub fn root_symmetric(&self) -> bool {
+        self.root_symmetric
+    }
+
     /// The number of canonical positions (symmetry classes) in the table.
     pub fn classes(&self) -> u64 {
         self.tiers.iter().map(|t| t.words.len() as u64).sum()

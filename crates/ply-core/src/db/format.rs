@@ -1,0 +1,278 @@
+//! The file layout (see docs/db-format.md): a header, the compressed
+//! blocks, a block index and a footer, all little-endian.
+
+use super::codec::{Dictionary, checksum};
+use super::error::{DbError, Problem};
+use crate::value::Cell;
+use std::path::Path;
+
+/// The first bytes of every database. The `\r\n` catches text-mode mangling.
+pub const MAGIC: [u8; 8] = *b"PLYDB\0\r\n";
+/// The last bytes of every complete database.
+pub const END_MAGIC: [u8; 8] = *b"PLYDBEND";
+/// The format version this build writes and the newest it reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// Bytes of one block index entry.
+pub const INDEX_ENTRY: usize = 32;
+/// Bytes of the footer: the index offset and [`END_MAGIC`].
+pub const FOOTER: usize = 16;
+/// The only compression this version writes: zstd.
+pub const ZSTD: u8 = 1;
+
+/// What a database's keys are.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Keys {
+    /// Every index of the game's dense index, in order: one cell each.
+    Index,
+    /// The canonical index of each symmetry class reachable from the start,
+    /// increasing: each block lists its keys beside its cells.
+    Canonical,
+}
+
+/// Everything the header says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// The game's full name with parameters.
+    pub game: String,
+    /// The game's rules version when the file was built.
+    pub rules_version: u32,
+    /// What the keys are.
+    pub keys: Keys,
+    /// The size of the game's whole key space (every shard's `range` lies in it).
+    pub index_len: u64,
+    /// The keys this file covers: `0..index_len` unless it is one shard of several.
+    pub range: std::ops::Range<u64>,
+    /// Cells stored in this file.
+    pub entries: u64,
+    /// Cells per block (the last block may hold fewer).
+    pub block_entries: u32,
+    /// The cells stored, by symbol.
+    pub dictionary: Dictionary,
+    /// Seconds since the Unix epoch when the build finished writing.
+    pub built_unix: u64,
+    /// The program that wrote it, e.g. `ply-core 0.1.0`.
+    pub built_by: String,
+}
+
+/// Where one block lies and how to check it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct BlockEntry {
+    /// Offset of its compressed bytes from the start of the file.
+    pub offset: u64,
+    /// Compressed length.
+    pub len: u32,
+    /// Length once decompressed.
+    pub raw_len: u32,
+    /// xxh3-64 of the compressed bytes.
+    pub checksum: u64,
+    /// Its first key.
+    pub first_key: u64,
+}
+
+impl Header {
+    /// Blocks the file holds.
+    pub fn block_count(&self) -> u64 {
+        self.entries.div_ceil(u64::from(self.block_entries))
+    }
+
+    /// Cells in block `block`.
+    pub fn cells_in(&self, block: u64) -> usize {
+        let start = block * u64::from(self.block_entries);
+        (self.entries - start).min(u64::from(self.block_entries)) as usize
+    }
+
+    /// The header's bytes, checksum included.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(128 + 2 * self.dictionary.cells().len());
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes()); // length, filled below
+        out.extend_from_slice(&self.rules_version.to_le_bytes());
+        out.push(match self.keys {
+            Keys::Index => 0,
+            Keys::Canonical => 1,
+        });
+        out.push(ZSTD);
+        out.push(self.dictionary.bits());
+        out.push(0);
+        for n in [
+            self.index_len,
+            self.range.start,
+            self.range.end,
+            self.entries,
+        ] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+        out.extend_from_slice(&self.block_entries.to_le_bytes());
+        out.extend_from_slice(&(self.dictionary.cells().len() as u32).to_le_bytes());
+        out.extend_from_slice(&self.block_count().to_le_bytes());
+        out.extend_from_slice(&self.built_unix.to_le_bytes());
+        for cell in self.dictionary.cells() {
+            out.extend_from_slice(&cell.bits().to_le_bytes());
+        }
+        for text in [&self.game, &self.built_by] {
+            out.extend_from_slice(&(text.len() as u16).to_le_bytes());
+            out.extend_from_slice(text.as_bytes());
+        }
+        let len = (out.len() + 8) as u32;
+        out[12..16].copy_from_slice(&len.to_le_bytes());
+        let sum = checksum(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// Reads the header at the start of `bytes` (the file at `path`),
+    /// returning it and its length.
+    pub fn decode(path: &Path, bytes: &[u8]) -> Result<(Header, usize), DbError> {
+        let fail = |problem| Err(DbError::new(path, problem));
+        if bytes.len() < MAGIC.len() || bytes[..8] != MAGIC {
+            return fail(Problem::NotADatabase);
+        }
+        let mut r = Reader { bytes, at: 8 };
+        let version = r.u32().ok_or_else(|| truncated(path))?;
+        if version > FORMAT_VERSION {
+            return fail(Problem::NewerFormat {
+                found: version,
+                supported: FORMAT_VERSION,
+            });
+        }
+        if version == 0 {
+            return Err(DbError::corrupt(path, "format version 0"));
+        }
+        let len = r.u32().ok_or_else(|| truncated(path))? as usize;
+        if len < 92 || len > bytes.len() {
+            return if len > bytes.len() && len < 1 << 20 {
+                fail(Problem::Truncated)
+            } else {
+                fail(Problem::HeaderChecksum)
+            };
+        }
+        let stored = u64::from_le_bytes(bytes[len - 8..len].try_into().expect("8 bytes"));
+        if checksum(&bytes[..len - 8]) != stored {
+            return fail(Problem::HeaderChecksum);
+        }
+        let mut r = Reader {
+            bytes: &bytes[..len - 8],
+            at: 16,
+        };
+        let bad = || DbError::corrupt(path, "malformed header");
+        let rules_version = r.u32().ok_or_else(bad)?;
+        let keys = match r.u8().ok_or_else(bad)? {
+            0 => Keys::Index,
+            1 => Keys::Canonical,
+            k => return Err(DbError::corrupt(path, format!("unknown key kind {k}"))),
+        };
+        let compression = r.u8().ok_or_else(bad)?;
+        if compression != ZSTD {
+            return Err(DbError::corrupt(
+                path,
+                format!("unknown compression {compression}"),
+            ));
+        }
+        let bits = r.u8().ok_or_else(bad)?;
+        r.u8().ok_or_else(bad)?;
+        let index_len = r.u64().ok_or_else(bad)?;
+        let range = r.u64().ok_or_else(bad)?..r.u64().ok_or_else(bad)?;
+        let entries = r.u64().ok_or_else(bad)?;
+        let block_entries = r.u32().ok_or_else(bad)?;
+        let dict_len = r.u32().ok_or_else(bad)? as usize;
+        let block_count = r.u64().ok_or_else(bad)?;
+        let built_unix = r.u64().ok_or_else(bad)?;
+        let mut cells = Vec::with_capacity(dict_len.min(1 << 16));
+        for _ in 0..dict_len {
+            cells.push(Cell::from_bits(r.u16().ok_or_else(bad)?));
+        }
+        let game = r.text().ok_or_else(bad)?;
+        let built_by = r.text().ok_or_else(bad)?;
+        let dictionary = Dictionary::from_cells(cells)
+            .ok_or_else(|| DbError::corrupt(path, "malformed cell dictionary"))?;
+        let header = Header {
+            game,
+            rules_version,
+            keys,
+            index_len,
+            range,
+            entries,
+            block_entries,
+            dictionary,
+            built_unix,
+            built_by,
+        };
+        let consistent = r.at == r.bytes.len()
+            && bits == header.dictionary.bits()
+            && block_entries > 0
+            && header.range.start <= header.range.end
+            && header.range.end <= index_len
+            && (keys == Keys::Canonical || entries == header.range.end - header.range.start)
+            && entries <= header.range.end - header.range.start
+            && block_count == header.block_count();
+        if !consistent {
+            return Err(DbError::corrupt(
+                path,
+                "header fields contradict each other",
+            ));
+        }
+        Ok((header, len))
+    }
+}
+
+impl BlockEntry {
+    /// The entry's bytes.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.offset.to_le_bytes());
+        out.extend_from_slice(&self.len.to_le_bytes());
+        out.extend_from_slice(&self.raw_len.to_le_bytes());
+        out.extend_from_slice(&self.checksum.to_le_bytes());
+        out.extend_from_slice(&self.first_key.to_le_bytes());
+    }
+
+    /// Reads an entry from its [`INDEX_ENTRY`] bytes.
+    pub fn decode(bytes: &[u8]) -> BlockEntry {
+        let mut r = Reader { bytes, at: 0 };
+        let (offset, len, raw_len, checksum, first_key) =
+            (r.u64(), r.u32(), r.u32(), r.u64(), r.u64());
+        BlockEntry {
+            offset: offset.unwrap_or(0),
+            len: len.unwrap_or(0),
+            raw_len: raw_len.unwrap_or(0),
+            checksum: checksum.unwrap_or(0),
+            first_key: first_key.unwrap_or(0),
+        }
+    }
+}
+
+fn truncated(path: &Path) -> DbError {
+    DbError::new(path, Problem::Truncated)
+}
+
+/// Reads little-endian numbers one after another.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let slice = self.bytes.get(self.at..self.at + N)?;
+        self.at += N;
+        slice.try_into().ok()
+    }
+    fn u8(&mut self) -> Option<u8> {
+        self.take::<1>().map(|b| b[0])
+    }
+    fn u16(&mut self) -> Option<u16> {
+        self.take().map(u16::from_le_bytes)
+    }
+    fn u32(&mut self) -> Option<u32> {
+        self.take().map(u32::from_le_bytes)
+    }
+    fn u64(&mut self) -> Option<u64> {
+        self.take().map(u64::from_le_bytes)
+    }
+    fn text(&mut self) -> Option<String> {
+        let len = usize::from(self.u16()?);
+        let bytes = self.bytes.get(self.at..self.at + len)?;
+        self.at += len;
+        String::from_utf8(bytes.to_vec()).ok()
+    }
+}

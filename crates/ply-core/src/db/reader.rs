@@ -1,0 +1,462 @@
+//! Reads a database through a memory map. Opening checks the header, the
+//! block index and the footer (and, for files up to [`VERIFY_AT_OPEN`],
+//! every block's checksum); a probe decompresses the one block holding its
+//! key, checking that block's checksum first. Decoded blocks are kept, so
+//! warm probes cost a lookup in memory; a database larger than
+//! [`CACHE_LIMIT`] decoded keeps only the last block per thread instead.
+//! Several shards, each covering a range of keys, read as one database.
+
+use super::codec::{self, BlockError};
+use super::error::{DbError, Problem};
+use super::format::{BlockEntry, END_MAGIC, FOOTER, Header, INDEX_ENTRY, Keys};
+use crate::census::Census;
+use crate::solution::{Solution, Source};
+use crate::value::Cell;
+use memmap2::Mmap;
+use std::cell::RefCell;
+use std::fs::File;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, OnceLock};
+
+/// Files up to this size have every block checked when opened.
+pub const VERIFY_AT_OPEN: u64 = 256 << 20;
+/// Decoded blocks up to this many bytes in all are kept once decoded.
+pub const CACHE_LIMIT: u64 = 1 << 30;
+
+/// A solved database on disk: one file or several shards.
+pub struct Database {
+    shards: Vec<Shard>,
+    game: String,
+    rules_version: u32,
+    keys: Keys,
+    index_len: u64,
+}
+
+/// One file of a database.
+struct Shard {
+    path: PathBuf,
+    map: Mmap,
+    header: Header,
+    blocks: Vec<BlockEntry>,
+    /// Decoded blocks, when they all fit under [`CACHE_LIMIT`].
+    cache: Option<Vec<OnceLock<Arc<Decoded>>>>,
+    id: u64,
+}
+
+/// A block ready for lookups.
+struct Decoded {
+    /// The cells, packed.
+    packed: Vec<u8>,
+    /// The keys, for canonical-key databases (empty otherwise).
+    keys: Vec<u64>,
+}
+
+thread_local! {
+    /// The last block this thread decoded, for shards that keep no cache:
+    /// (shard id, block, block).
+    static LAST: RefCell<Option<(u64, u64, Arc<Decoded>)>> = const { RefCell::new(None) };
+}
+
+/// What the game asking for a database expects to find in it.
+#[derive(Clone, Debug)]
+pub struct Expect {
+    /// The game's full name with parameters.
+    pub game: String,
+    /// The game's rules version.
+    pub rules_version: u32,
+}
+
+impl Database {
+    /// Opens the database at `path`, checking that it holds `expect`.
+    pub fn open(path: &Path, expect: &Expect) -> Result<Database, DbError> {
+        Self::open_shards(&[path.to_path_buf()], Some(expect))
+    }
+
+    /// Opens the shards at `paths` as one database. Their key ranges must
+    /// cover the whole key space without overlap. With `expect`, the game
+    /// and its rules version must match.
+    pub fn open_shards(paths: &[PathBuf], expect: Option<&Expect>) -> Result<Database, DbError> {
+        let mut shards = paths
+            .iter()
+            .map(|p| Shard::open(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        shards.sort_by_key(|s| s.header.range.start);
+        let first = shards
+            .first()
+            .ok_or_else(|| DbError::corrupt(Path::new("."), "no database files"))?;
+        let (game, rules_version, keys, index_len) = (
+            first.header.game.clone(),
+            first.header.rules_version,
+            first.header.keys,
+            first.header.index_len,
+        );
+        for shard in &shards {
+            let h = &shard.header;
+            if let Some(expect) = expect {
+                if h.game != expect.game {
+                    return Err(DbError::new(
+                        &shard.path,
+                        Problem::WrongGame {
+                            expected: expect.game.clone(),
+                            found: h.game.clone(),
+                        },
+                    ));
+                }
+                if h.rules_version != expect.rules_version {
+                    return Err(DbError::new(
+                        &shard.path,
+                        Problem::WrongRules {
+                            expected: expect.rules_version,
+                            found: h.rules_version,
+                        },
+                    ));
+                }
+            }
+            if (&h.game, h.rules_version, h.keys, h.index_len)
+                != (&game, rules_version, keys, index_len)
+            {
+                return Err(DbError::corrupt(
+                    &shard.path,
+                    "shards of different databases",
+                ));
+            }
+        }
+        let mut next = 0;
+        for shard in &shards {
+            if shard.header.range.start != next {
+                return Err(DbError::corrupt(
+                    &shard.path,
+                    format!(
+                        "shards leave keys {next}..{} uncovered or overlap",
+                        shard.header.range.start
+                    ),
+                ));
+            }
+            next = shard.header.range.end;
+        }
+        if next != index_len {
+            let last = shards.last().map_or(Path::new("."), |s| &s.path);
+            return Err(DbError::corrupt(
+                last,
+                format!("shards leave keys {next}..{index_len} uncovered"),
+            ));
+        }
+        Ok(Database {
+            shards,
+            game,
+            rules_version,
+            keys,
+            index_len,
+        })
+    }
+
+    /// The game's full name.
+    pub fn game(&self) -> &str {
+        &self.game
+    }
+
+    /// The rules version it was built under.
+    pub fn rules_version(&self) -> u32 {
+        self.rules_version
+    }
+
+    /// The headers of its files.
+    pub fn headers(&self) -> impl Iterator<Item = &Header> {
+        self.shards.iter().map(|s| &s.header)
+    }
+
+    /// Its files.
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.shards.iter().map(|s| s.path.as_path())
+    }
+
+    /// Bytes on disk, over every file.
+    pub fn bytes(&self) -> u64 {
+        self.shards.iter().map(|s| s.map.len() as u64).sum()
+    }
+
+    /// Cells stored, over every file.
+    pub fn entries(&self) -> u64 {
+        self.shards.iter().map(|s| s.header.entries).sum()
+    }
+
+    /// Checks every block of every file: its checksum, its length once
+    /// decompressed and its keys.
+    pub fn verify(&self) -> Result<(), DbError> {
+        for shard in &self.shards {
+            shard.verify_all()?;
+        }
+        Ok(())
+    }
+
+    fn shard(&self, key: u64) -> Option<&Shard> {
+        let i = self.shards.partition_point(|s| s.header.range.end <= key);
+        self.shards.get(i).filter(|s| s.header.range.contains(&key))
+    }
+}
+
+impl Shard {
+    fn open(path: &Path) -> Result<Shard, DbError> {
+        static IDS: AtomicU64 = AtomicU64::new(0);
+        let file = File::open(path).map_err(|e| DbError::io(path, e))?;
+        // SAFETY: the map is read-only and ply never writes a database in
+        // place (it writes a new file and renames it over the old one), so
+        // the mapped bytes do not change under us; every byte read from it
+        // is checked (checksums, bounds) before it is trusted.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| DbError::io(path, e))?;
+        let (header, header_len) = Header::decode(path, &map)?;
+        let size = map.len();
+        if size < header_len + FOOTER + 8 || map[size - 8..] != END_MAGIC {
+            return Err(DbError::new(path, Problem::Truncated));
+        }
+        let index_offset =
+            u64::from_le_bytes(map[size - 16..size - 8].try_into().expect("8 bytes")) as usize;
+        let blocks = header.block_count() as usize;
+        let index_end = blocks
+            .checked_mul(INDEX_ENTRY)
+            .and_then(|n| n.checked_add(index_offset))
+            .filter(|&end| end + 8 + FOOTER == size)
+            .ok_or_else(|| DbError::corrupt(path, "the footer's block index offset is wrong"))?;
+        let index = &map[index_offset..index_end];
+        let stored = u64::from_le_bytes(map[index_end..index_end + 8].try_into().expect("8 bytes"));
+        if codec::checksum(index) != stored {
+            return Err(DbError::new(path, Problem::IndexChecksum));
+        }
+        let blocks: Vec<BlockEntry> = index
+            .chunks_exact(INDEX_ENTRY)
+            .map(BlockEntry::decode)
+            .collect();
+        let mut next = header_len as u64;
+        for (i, block) in blocks.iter().enumerate() {
+            let cells = header.cells_in(i as u64);
+            let dense_first = header.range.start + i as u64 * u64::from(header.block_entries);
+            let sound = block.offset == next
+                && (header.keys == Keys::Canonical || block.first_key == dense_first)
+                && header.range.contains(&block.first_key)
+                && (block.raw_len as usize) >= header.dictionary.packed_len(cells);
+            if !sound {
+                return Err(DbError::corrupt(
+                    path,
+                    format!("block {i} is misplaced in the index"),
+                ));
+            }
+            next += u64::from(block.len);
+        }
+        if next != index_offset as u64 {
+            return Err(DbError::corrupt(
+                path,
+                "blocks do not end where the index begins",
+            ));
+        }
+        let raw_total: u64 = blocks.iter().map(|b| u64::from(b.raw_len)).sum();
+        let cache = (raw_total <= CACHE_LIMIT)
+            .then(|| (0..blocks.len()).map(|_| OnceLock::new()).collect());
+        let shard = Shard {
+            path: path.to_path_buf(),
+            header,
+            blocks,
+            cache,
+            id: IDS.fetch_add(1, Relaxed),
+            map,
+        };
+        if size as u64 <= VERIFY_AT_OPEN {
+            shard.check_all()?;
+        }
+        Ok(shard)
+    }
+
+    /// Checks every block's checksum (cheap: no decompression).
+    fn check_all(&self) -> Result<(), DbError> {
+        for (i, block) in self.blocks.iter().enumerate() {
+            if codec::checksum(self.bytes(block)) != block.checksum {
+                return Err(self.block_error(i as u64, BlockError::Checksum));
+            }
+        }
+        Ok(())
+    }
+
+    /// Decodes every block.
+    fn verify_all(&self) -> Result<(), DbError> {
+        for i in 0..self.blocks.len() as u64 {
+            self.decode(i)?;
+        }
+        Ok(())
+    }
+
+    fn bytes(&self, block: &BlockEntry) -> &[u8] {
+        &self.map[block.offset as usize..block.offset as usize + block.len as usize]
+    }
+
+    fn block_error(&self, block: u64, error: BlockError) -> DbError {
+        match error {
+            BlockError::Checksum => DbError::new(&self.path, Problem::BlockChecksum { block }),
+            BlockError::Malformed => {
+                DbError::corrupt(&self.path, format!("block {block} does not decompress"))
+            }
+        }
+    }
+
+    /// Checks and decompresses block `i`.
+    fn decode(&self, i: u64) -> Result<Decoded, DbError> {
+        let block = &self.blocks[i as usize];
+        let raw = codec::decode(self.bytes(block), block.checksum, block.raw_len as usize)
+            .map_err(|e| self.block_error(i, e))?;
+        let cells = self.header.cells_in(i);
+        let packed_len = self.header.dictionary.packed_len(cells);
+        let keys = match self.header.keys {
+            Keys::Index if raw.len() == packed_len => Vec::new(),
+            Keys::Canonical => codec::get_keys(block.first_key, cells, &raw[packed_len..])
+                .filter(|keys| {
+                    keys.last().is_some_and(|&k| self.header.range.contains(&k))
+                        && self
+                            .blocks
+                            .get(i as usize + 1)
+                            .is_none_or(|n| keys.last() < Some(&n.first_key))
+                })
+                .ok_or_else(|| {
+                    DbError::corrupt(&self.path, format!("block {i} has malformed keys"))
+                })?,
+            Keys::Index => {
+                return Err(DbError::corrupt(
+                    &self.path,
+                    format!("block {i} has the wrong length"),
+                ));
+            }
+        };
+        let mut packed = raw;
+        packed.truncate(packed_len);
+        Ok(Decoded { packed, keys })
+    }
+
+    /// Block `i`, decoded now or earlier.
+    fn block(&self, i: u64) -> Result<Arc<Decoded>, DbError> {
+        if let Some(cache) = &self.cache {
+            let slot = &cache[i as usize];
+            if let Some(block) = slot.get() {
+                return Ok(block.clone());
+            }
+            let block = Arc::new(self.decode(i)?);
+            return Ok(slot.get_or_init(|| block).clone());
+        }
+        let hit = LAST.with(|last| match &*last.borrow() {
+            Some((id, b, block)) if *id == self.id && *b == i => Some(block.clone()),
+            _ => None,
+        });
+        if let Some(block) = hit {
+            return Ok(block);
+        }
+        let block = Arc::new(self.decode(i)?);
+        LAST.with(|last| *last.borrow_mut() = Some((self.id, i, block.clone())));
+        Ok(block)
+    }
+
+    /// The cell stored for `key`, which lies in this shard's range.
+    fn cell(&self, key: u64) -> Result<Cell, DbError> {
+        let h = &self.header;
+        match h.keys {
+            Keys::Index => {
+                let offset = key - h.range.start;
+                let block = offset / u64::from(h.block_entries);
+                let at = (offset % u64::from(h.block_entries)) as usize;
+                Ok(h.dictionary.unpack(&self.block(block)?.packed, at))
+            }
+            Keys::Canonical => {
+                let i = self.blocks.partition_point(|b| b.first_key <= key);
+                let Some(i) = i.checked_sub(1) else {
+                    return Ok(Cell::UNKNOWN);
+                };
+                let block = self.block(i as u64)?;
+                Ok(match block.keys.binary_search(&key) {
+                    Ok(at) => h.dictionary.unpack(&block.packed, at),
+                    Err(_) => Cell::UNKNOWN,
+                })
+            }
+        }
+    }
+
+    /// Calls `visit` with every known cell with a key in `range`, in key order.
+    fn for_each_cell(
+        &self,
+        range: Range<u64>,
+        visit: &mut dyn FnMut(u64, Cell),
+    ) -> Result<(), DbError> {
+        let h = &self.header;
+        let range = range.start.max(h.range.start)..range.end.min(h.range.end);
+        if range.is_empty() {
+            return Ok(());
+        }
+        let first = match h.keys {
+            Keys::Index => ((range.start - h.range.start) / u64::from(h.block_entries)) as usize,
+            Keys::Canonical => self
+                .blocks
+                .partition_point(|b| b.first_key <= range.start)
+                .saturating_sub(1),
+        };
+        for i in first..self.blocks.len() {
+            if self.blocks[i].first_key >= range.end {
+                break;
+            }
+            let block = self.block(i as u64)?;
+            for at in 0..h.cells_in(i as u64) {
+                let key = match h.keys {
+                    Keys::Index => self.blocks[i].first_key + at as u64,
+                    Keys::Canonical => block.keys[at],
+                };
+                if range.contains(&key) {
+                    let cell = h.dictionary.unpack(&block.packed, at);
+                    if cell != Cell::UNKNOWN {
+                        visit(key, cell);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Solution for Database {
+    fn keys(&self) -> Keys {
+        self.keys
+    }
+
+    fn index_len(&self) -> u64 {
+        self.index_len
+    }
+
+    fn cell(&self, key: u64) -> Result<Cell, DbError> {
+        match self.shard(key) {
+            Some(shard) => shard.cell(key),
+            None => Ok(Cell::UNKNOWN),
+        }
+    }
+
+    fn for_each_cell(
+        &self,
+        range: Range<u64>,
+        visit: &mut dyn FnMut(u64, Cell),
+    ) -> Result<(), DbError> {
+        for shard in &self.shards {
+            shard.for_each_cell(range.clone(), visit)?;
+        }
+        Ok(())
+    }
+
+    fn source(&self) -> Source {
+        Source::Database
+    }
+
+    fn census_by(
+        &self,
+        range: Range<u64>,
+        weight: &(dyn Fn(u64) -> u64 + Sync),
+    ) -> Result<Census<u64>, DbError> {
+        crate::solution::census_in_chunks(
+            self,
+            range,
+            u64::from(super::writer::INDEX_BLOCK),
+            weight,
+        )
+    }
+}

@@ -1,0 +1,226 @@
+//! Writes a database: the cells come from a closure (one per index) or a
+//! sorted list (canonical keys); blocks are compressed in parallel batches
+//! and streamed to a temporary file in the target directory, which is
+//! fsync'd and renamed into place only once complete. A build that is
+//! killed or fails leaves no database behind, and two builders of the same
+//! database never write the same file.
+
+use super::codec::{self, Dictionary};
+use super::error::{DbError, Problem};
+use super::format::{BlockEntry, END_MAGIC, Header, INDEX_ENTRY, Keys};
+use crate::progress::Progress;
+use crate::value::Cell;
+use rayon::prelude::*;
+use std::fs::{self, File};
+use std::io::{BufWriter, Write};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Cells per block for a database over every index.
+pub const INDEX_BLOCK: u32 = 1 << 16;
+/// Cells per block for a database over canonical keys (each with its key).
+pub const CANONICAL_BLOCK: u32 = 1 << 12;
+/// Blocks compressed together before they are written.
+const BATCH: u64 = 64;
+
+/// What a database holds, besides its cells.
+#[derive(Clone, Debug)]
+pub struct Meta {
+    /// The game's full name with parameters.
+    pub game: String,
+    /// The game's rules version.
+    pub rules_version: u32,
+    /// The size of the game's whole key space.
+    pub index_len: u64,
+    /// The keys this file covers (all of `0..index_len` unless a shard).
+    pub range: Range<u64>,
+}
+
+/// Writes the cells of the indices in `meta.range`, `cell(i)` for index
+/// `i`, to `path`, reporting blocks written. Returns the file's size.
+pub fn write_indexed(
+    path: &Path,
+    meta: &Meta,
+    cell: impl Fn(u64) -> Cell + Sync,
+    progress: &dyn Progress,
+) -> Result<u64, DbError> {
+    let range = meta.range.clone();
+    let present: Vec<AtomicBool> = (0..1 << 16).map(|_| AtomicBool::new(false)).collect();
+    range.clone().into_par_iter().for_each(|i| {
+        let slot = &present[usize::from(cell(i).bits())];
+        if !slot.load(Relaxed) {
+            slot.store(true, Relaxed);
+        }
+    });
+    let present: Vec<bool> = present.iter().map(|p| p.load(Relaxed)).collect();
+    let header = header(
+        meta,
+        Keys::Index,
+        range.end - range.start,
+        INDEX_BLOCK,
+        &present,
+    );
+    let dictionary = header.dictionary.clone();
+    write_blocks(path, &header, progress, |block| {
+        let start = range.start + block * u64::from(INDEX_BLOCK);
+        let end = range.end.min(start + u64::from(INDEX_BLOCK));
+        let mut raw = Vec::with_capacity(dictionary.packed_len((end - start) as usize));
+        dictionary
+            .pack((start..end).map(&cell), &mut raw)
+            .expect("every cell is in the dictionary");
+        (start, raw)
+    })
+}
+
+/// Writes `entries`, (key, cell) pairs with increasing keys in
+/// `meta.range`, to `path`. Returns the file's size.
+pub fn write_canonical(
+    path: &Path,
+    meta: &Meta,
+    entries: &[(u64, Cell)],
+    progress: &dyn Progress,
+) -> Result<u64, DbError> {
+    let ordered = entries.windows(2).all(|w| w[0].0 < w[1].0)
+        && entries
+            .iter()
+            .all(|&(key, cell)| meta.range.contains(&key) && cell != Cell::UNKNOWN);
+    if !ordered {
+        return Err(DbError::corrupt(
+            path,
+            "keys to write are not increasing, known and within range",
+        ));
+    }
+    let mut present = vec![false; 1 << 16];
+    for &(_, cell) in entries {
+        present[usize::from(cell.bits())] = true;
+    }
+    let header = header(
+        meta,
+        Keys::Canonical,
+        entries.len() as u64,
+        CANONICAL_BLOCK,
+        &present,
+    );
+    let dictionary = header.dictionary.clone();
+    write_blocks(path, &header, progress, |block| {
+        let start = block as usize * CANONICAL_BLOCK as usize;
+        let chunk = &entries[start..entries.len().min(start + CANONICAL_BLOCK as usize)];
+        let keys: Vec<u64> = chunk.iter().map(|&(key, _)| key).collect();
+        let mut raw = Vec::with_capacity(dictionary.packed_len(chunk.len()) + 2 * chunk.len());
+        dictionary
+            .pack(chunk.iter().map(|&(_, cell)| cell), &mut raw)
+            .expect("every cell is in the dictionary");
+        codec::put_keys(keys[0], &keys, &mut raw);
+        (keys[0], raw)
+    })
+}
+
+fn header(meta: &Meta, keys: Keys, entries: u64, block_entries: u32, present: &[bool]) -> Header {
+    Header {
+        game: meta.game.clone(),
+        rules_version: meta.rules_version,
+        keys,
+        index_len: meta.index_len,
+        range: meta.range.clone(),
+        entries,
+        block_entries,
+        dictionary: Dictionary::from_present(present),
+        built_unix: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        built_by: concat!("ply-core ", env!("CARGO_PKG_VERSION")).to_string(),
+    }
+}
+
+/// Streams the header, every block `raw(block) -> (first key, raw bytes)`
+/// compressed, the block index and the footer to a temporary file, then
+/// renames it to `path`.
+fn write_blocks(
+    path: &Path,
+    header: &Header,
+    progress: &dyn Progress,
+    raw: impl Fn(u64) -> (u64, Vec<u8>) + Sync,
+) -> Result<u64, DbError> {
+    let temp = temp_path(path);
+    let result = (|| {
+        let file = File::create(&temp).map_err(|e| DbError::io(&temp, e))?;
+        let mut out = BufWriter::with_capacity(1 << 20, file);
+        let io = |e| DbError::io(&temp, e);
+        let head = header.encode();
+        out.write_all(&head).map_err(io)?;
+        let mut offset = head.len() as u64;
+        let blocks = header.block_count();
+        let mut index = Vec::with_capacity(blocks as usize * INDEX_ENTRY + 8);
+        progress.begin("writing", blocks);
+        for batch in (0..blocks).step_by(BATCH as usize) {
+            if progress.cancelled() {
+                progress.end();
+                return Err(DbError::new(&temp, Problem::Cancelled));
+            }
+            let encoded: Vec<(u64, u32, codec::Encoded)> = (batch..blocks.min(batch + BATCH))
+                .into_par_iter()
+                .map(|block| {
+                    let (first_key, bytes) = raw(block);
+                    codec::encode(&bytes).map(|e| (first_key, bytes.len() as u32, e))
+                })
+                .collect::<Result<_, _>>()
+                .map_err(io)?;
+            for (first_key, raw_len, block) in &encoded {
+                out.write_all(&block.bytes).map_err(io)?;
+                BlockEntry {
+                    offset,
+                    len: block.bytes.len() as u32,
+                    raw_len: *raw_len,
+                    checksum: block.checksum,
+                    first_key: *first_key,
+                }
+                .encode(&mut index);
+                offset += block.bytes.len() as u64;
+            }
+            progress.advance(encoded.len() as u64);
+        }
+        progress.end();
+        let sum = codec::checksum(&index);
+        index.extend_from_slice(&sum.to_le_bytes());
+        index.extend_from_slice(&offset.to_le_bytes());
+        index.extend_from_slice(&END_MAGIC);
+        out.write_all(&index).map_err(io)?;
+        let file = out.into_inner().map_err(|e| io(e.into_error()))?;
+        file.sync_all().map_err(io)?;
+        Ok(offset + index.len() as u64)
+    })();
+    match result {
+        Ok(size) => {
+            fs::rename(&temp, path).map_err(|e| DbError::io(path, e))?;
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                File::open(dir)
+                    .and_then(|d| d.sync_all())
+                    .map_err(|e| DbError::io(dir, e))?;
+            }
+            Ok(size)
+        }
+        Err(e) => {
+            let _ = fs::remove_file(&temp);
+            Err(e)
+        }
+    }
+}
+
+/// A name beside `path` that no other builder uses: hidden, with this
+/// process's id and the time, ending in `.tmp`.
+fn temp_path(path: &Path) -> PathBuf {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let name = path
+        .file_name()
+        .map_or_else(|| "db".into(), |n| n.to_string_lossy().into_owned());
+    static SERIAL: AtomicU64 = AtomicU64::new(0);
+    let serial = SERIAL.fetch_add(1, Relaxed);
+    path.with_file_name(format!(
+        ".{name}.{}.{nanos}.{serial}.tmp",
+        std::process::id()
+    ))
+}

@@ -1,0 +1,252 @@
+//! One interface over every solved form of a game: full-index tables,
+//! reachable canonical tables, retrograde tables and on-disk databases.
+//! Commands ask a [`Solution`] for cells and censuses and never learn where
+//! the answers are kept.
+
+use crate::census::Census;
+use crate::db::{DbError, Keys};
+use crate::game::{Indexed, Symmetric};
+use crate::solve::reach::IndexSet;
+use crate::solve::retro::RetroTable;
+use crate::solve::sparse::SparseTable;
+use crate::solve::table::Table;
+use crate::value::{Cell, Outcome};
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// Where a solution's answers come from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Solved in this process.
+    Solved,
+    /// Read from a database on disk.
+    Database,
+}
+
+impl Source {
+    /// The name reports use: `solved` or `database`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Solved => "solved",
+            Source::Database => "database",
+        }
+    }
+}
+
+/// The strong solution of a game: a [`Cell`] per key, where a key is a
+/// position's index or its class's canonical index (see [`Solution::keys`]).
+pub trait Solution: Send + Sync {
+    /// What the keys are: every index, or canonical indices only.
+    fn keys(&self) -> Keys;
+
+    /// The size of the key space (the game's index length).
+    fn index_len(&self) -> u64;
+
+    /// The raw cell at `key`: [`Cell::UNKNOWN`] where nothing is stored.
+    /// Fails only if the solution is on disk and the disk is corrupt.
+    fn cell(&self, key: u64) -> Result<Cell, DbError>;
+
+    /// The outcome at `key`, if one is stored.
+    fn outcome(&self, key: u64) -> Result<Option<Outcome>, DbError> {
+        Ok(self.cell(key)?.unpack())
+    }
+
+    /// Calls `visit` with every key in `range` holding a known cell, in
+    /// increasing key order.
+    fn for_each_cell(
+        &self,
+        range: Range<u64>,
+        visit: &mut dyn FnMut(u64, Cell),
+    ) -> Result<(), DbError>;
+
+    /// Where the answers come from.
+    fn source(&self) -> Source {
+        Source::Solved
+    }
+
+    /// Counts the positions with keys in `range`, each key standing for
+    /// `weight(key)` positions (0 leaves it out); examples are keys.
+    fn census_by(
+        &self,
+        range: Range<u64>,
+        weight: &(dyn Fn(u64) -> u64 + Sync),
+    ) -> Result<Census<u64>, DbError> {
+        census_in_chunks(self, range, 1 << 14, weight)
+    }
+
+    /// Counts the positions with keys in `range`, one per key.
+    fn census(&self, range: Range<u64>) -> Result<Census<u64>, DbError> {
+        self.census_by(range, &|_| 1)
+    }
+}
+
+/// [`Solution::census_by`] computed in parallel over chunks of `chunk` keys.
+pub fn census_in_chunks<S: Solution + ?Sized>(
+    solution: &S,
+    range: Range<u64>,
+    chunk: u64,
+    weight: &(dyn Fn(u64) -> u64 + Sync),
+) -> Result<Census<u64>, DbError> {
+    let range = range.start..range.end.min(solution.index_len());
+    let len = range.end.saturating_sub(range.start);
+    (0..len.div_ceil(chunk))
+        .into_par_iter()
+        .map(|c| {
+            let start = range.start + c * chunk;
+            let mut census = Census::new();
+            solution.for_each_cell(start..range.end.min(start + chunk), &mut |key, cell| {
+                add(&mut census, key, cell, weight(key));
+            })?;
+            Ok(census)
+        })
+        .try_reduce(Census::new, |a, b| Ok(a.merge(b)))
+}
+
+fn add(census: &mut Census<u64>, key: u64, cell: Cell, weight: u64) {
+    if let Some(outcome) = cell.unpack() {
+        for _ in 0..weight {
+            census.add(outcome, || key);
+        }
+    }
+}
+
+/// How many distinct positions the class of `position` (index `rank`) has.
+pub fn class_size<G: Indexed + Symmetric>(game: &G, position: &G::Position, rank: u64) -> u64 {
+    let (mut images, mut fixed) = (0u64, 0u64);
+    game.for_each_symmetric(position, |image| {
+        images += 1;
+        fixed += u64::from(game.rank(&image) == rank);
+    });
+    images / fixed.max(1)
+}
+
+/// The census of every member of the classes whose canonical members are
+/// in `classes`, from a solution over every index; examples are canonical
+/// indices.
+pub fn census_of_classes<G: Indexed + Symmetric>(
+    solution: &dyn Solution,
+    game: &G,
+    classes: &IndexSet,
+) -> Result<Census<u64>, DbError> {
+    solution.census_by(0..solution.index_len(), &|index| {
+        if !classes.contains(index) {
+            return 0;
+        }
+        game.unrank(index)
+            .map_or(0, |position| class_size(game, &position, index))
+    })
+}
+
+/// Visits the known cells of `cells` (indexed from 0) with keys in `range`.
+fn visit_slice(
+    range: Range<u64>,
+    len: u64,
+    cell: impl Fn(u64) -> Cell,
+    visit: &mut dyn FnMut(u64, Cell),
+) {
+    for key in range.start..range.end.min(len) {
+        let c = cell(key);
+        if c != Cell::UNKNOWN {
+            visit(key, c);
+        }
+    }
+}
+
+impl Solution for Table {
+    fn keys(&self) -> Keys {
+        Keys::Index
+    }
+    fn index_len(&self) -> u64 {
+        self.len()
+    }
+    fn cell(&self, key: u64) -> Result<Cell, DbError> {
+        Ok(Table::cell(self, key))
+    }
+    fn for_each_cell(
+        &self,
+        range: Range<u64>,
+        visit: &mut dyn FnMut(u64, Cell),
+    ) -> Result<(), DbError> {
+        visit_slice(range, self.len(), |k| Table::cell(self, k), visit);
+        Ok(())
+    }
+}
+
+impl Solution for RetroTable {
+    fn keys(&self) -> Keys {
+        Keys::Index
+    }
+    fn index_len(&self) -> u64 {
+        self.len()
+    }
+    fn cell(&self, key: u64) -> Result<Cell, DbError> {
+        Ok(RetroTable::cell(self, key))
+    }
+    fn for_each_cell(
+        &self,
+        range: Range<u64>,
+        visit: &mut dyn FnMut(u64, Cell),
+    ) -> Result<(), DbError> {
+        visit_slice(range, self.len(), |k| RetroTable::cell(self, k), visit);
+        Ok(())
+    }
+}
+
+/// A [`SparseTable`] with the size of its game's index, as a [`Solution`]
+/// over canonical keys.
+pub struct Canonical {
+    table: SparseTable,
+    index_len: u64,
+}
+
+impl Canonical {
+    /// Wraps `table`, built for a game whose index has `index_len` entries.
+    pub fn new(table: SparseTable, index_len: u64) -> Self {
+        Self { table, index_len }
+    }
+
+    /// The table.
+    pub fn table(&self) -> &SparseTable {
+        &self.table
+    }
+}
+
+impl Solution for Canonical {
+    fn keys(&self) -> Keys {
+        Keys::Canonical
+    }
+    fn index_len(&self) -> u64 {
+        self.index_len
+    }
+    fn cell(&self, key: u64) -> Result<Cell, DbError> {
+        Ok(self.table.cell(key))
+    }
+    fn for_each_cell(
+        &self,
+        range: Range<u64>,
+        visit: &mut dyn FnMut(u64, Cell),
+    ) -> Result<(), DbError> {
+        for (key, cell) in self.table.entries() {
+            if range.contains(&key) {
+                visit(key, cell);
+            }
+        }
+        Ok(())
+    }
+    fn census_by(
+        &self,
+        range: Range<u64>,
+        weight: &(dyn Fn(u64) -> u64 + Sync),
+    ) -> Result<Census<u64>, DbError> {
+        Ok(self
+            .table
+            .entries()
+            .par_iter()
+            .filter(|(key, _)| range.contains(key))
+            .fold(Census::new, |mut census, &(key, cell)| {
+                add(&mut census, key, cell, weight(key));
+                census
+            })
+            .reduce(Census::new, Census::merge))
+    }
+}
