@@ -3,6 +3,7 @@
 //! capabilities (index, symmetries, ...) the game has.
 
 pub mod board;
+pub mod dobutsu;
 pub mod euler;
 pub mod lgame;
 pub mod tictactoe;
@@ -10,6 +11,7 @@ pub mod treblecross;
 pub mod yehr;
 pub mod yehr_theory;
 
+pub use dobutsu::Dobutsu;
 pub use euler::Euler;
 pub use lgame::LGame;
 pub use tictactoe::TicTacToe;

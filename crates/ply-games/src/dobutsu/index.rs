@@ -1,0 +1,235 @@
+//! The dense index, Tanaka's: the two Lions (12 x 11 squares), then the
+//! set of the other ten squares that hold a piece, the kinds on those
+//! squares in order (Giraffe, Elephant, Chick; at most two of each), who
+//! owns each, Chick or Hen for each Chick on the board, and how the pieces
+//! off the board split between the hands. For the full game that is
+//! 132 x 11,878,227 = 1,567,925,964 positions, his published figure.
+//!
+//! Ranking is a few table look-ups and one pass over the board; unranking
+//! a division per level and a binary search among at most 90 kind words.
+
+use super::{CHICK, DobutsuPosition, EMPTY, HAND_PIECES, HEN, LION, THEIRS, hand_kind};
+
+/// One arrangement of kinds on the occupied squares.
+#[derive(Copy, Clone, Debug)]
+struct Word {
+    /// Kinds (0 Giraffe, 1 Elephant, 2 Chick) of the occupied squares in
+    /// order, two bits each, the first square lowest.
+    kinds: u16,
+    /// How many of each kind stand on the board.
+    on_board: [u8; 3],
+    /// Positions per occupied set with this word before it, in its set's block.
+    offset: u64,
+}
+
+/// The tables that rank and unrank positions of one variant.
+#[derive(Clone, Debug)]
+pub struct IndexTables {
+    totals: [u8; 3],
+    /// `words[k]`: the kind words of length `k`, in order.
+    words: Vec<Vec<Word>>,
+    /// `word_number[k][code]`: the number of the word with base-4 code
+    /// `code` among `words[k]`.
+    word_number: Vec<Vec<u16>>,
+    /// `block[k]`: positions per occupied set of `k` squares.
+    block: [u64; 11],
+    /// `level[k]`: positions per Lion placement with fewer than `k`
+    /// pieces besides the Lions on the board.
+    level: [u64; 12],
+    /// `subset_number[mask]`: the number of a set of the ten squares among
+    /// the sets of the same size, in increasing order of mask.
+    subset_number: Vec<u16>,
+    /// `subsets[k]`: the sets of `k` of the ten squares, in increasing order.
+    subsets: Vec<Vec<u16>>,
+}
+
+impl IndexTables {
+    /// The tables for a variant with `totals` Giraffes, Elephants and Chicks.
+    pub fn new(totals: [u8; 3]) -> Self {
+        let pieces = usize::from(totals.iter().sum::<u8>());
+        let mut words = vec![Vec::new(); 11];
+        let mut word_number = vec![vec![u16::MAX; 1 << 12]; 11];
+        let mut block = [0u64; 11];
+        for k in 0..=pieces.min(10) {
+            for code in 0u32..(1 << (2 * k)) {
+                let mut on_board = [0u8; 3];
+                let mut ok = true;
+                for i in 0..k {
+                    let kind = (code >> (2 * i) & 3) as usize;
+                    if kind == 3 {
+                        ok = false;
+                        break;
+                    }
+                    on_board[kind] += 1;
+                }
+                if !ok || (0..3).any(|kind| on_board[kind] > totals[kind]) {
+                    continue;
+                }
+                word_number[k][code as usize] = words[k].len() as u16;
+                let inner = Self::inner_len(k, on_board, totals);
+                words[k].push(Word {
+                    kinds: code as u16,
+                    on_board,
+                    offset: block[k],
+                });
+                block[k] += inner;
+            }
+        }
+        let mut subsets = vec![Vec::new(); 11];
+        let mut subset_number = vec![0u16; 1 << 10];
+        for mask in 0u16..1 << 10 {
+            let k = mask.count_ones() as usize;
+            subset_number[usize::from(mask)] = subsets[k].len() as u16;
+            subsets[k].push(mask);
+        }
+        let mut level = [0u64; 12];
+        for k in 0..11 {
+            level[k + 1] = level[k] + subsets[k].len() as u64 * block[k];
+        }
+        Self {
+            totals,
+            words,
+            word_number,
+            block,
+            level,
+            subset_number,
+            subsets,
+        }
+    }
+
+    /// Positions per word: owners, Chick or Hen, and hand splits.
+    fn inner_len(k: usize, on_board: [u8; 3], totals: [u8; 3]) -> u64 {
+        let mut n = 1u64 << (k + usize::from(on_board[2]));
+        for kind in 0..3 {
+            n *= u64::from(totals[kind] - on_board[kind]) + 1;
+        }
+        n
+    }
+
+    /// Positions per placement of the two Lions.
+    fn per_lions(&self) -> u64 {
+        self.level[11]
+    }
+
+    /// The size of the index.
+    pub fn len(&self) -> u64 {
+        132 * self.per_lions()
+    }
+
+    /// Whether the index is empty (never: the Lions alone make 132).
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The index of a position (turned to Sente's view or not, the same);
+    /// [`IndexTables::len`] for a position without both Lions.
+    #[inline]
+    pub fn rank(&self, position: &DobutsuPosition) -> u64 {
+        let board = &position.board;
+        let (mut my_lion, mut their_lion) = (12usize, 12usize);
+        for (square, &piece) in board.iter().enumerate() {
+            if piece & 7 == LION {
+                if piece == LION {
+                    my_lion = square;
+                } else {
+                    their_lion = square;
+                }
+            }
+        }
+        if my_lion == 12 || their_lion == 12 {
+            return self.len();
+        }
+        let lions = my_lion * 11 + their_lion - usize::from(their_lion > my_lion);
+        let (mut mask, mut kinds, mut owners, mut promoted) = (0u16, 0usize, 0u64, 0u64);
+        let (mut k, mut chicks, mut free) = (0usize, 0u32, 0u32);
+        let mut on_board = [0u8; 3];
+        for &piece in board {
+            if piece & 7 == LION {
+                continue;
+            }
+            if piece != EMPTY {
+                mask |= 1 << free;
+                let kind = hand_kind(piece);
+                kinds |= kind << (2 * k);
+                owners |= u64::from(piece >> 3) << k;
+                if kind == 2 {
+                    promoted |= u64::from(piece & 7 == HEN) << chicks;
+                    chicks += 1;
+                }
+                on_board[kind] += 1;
+                k += 1;
+            }
+            free += 1;
+        }
+        let word = &self.words[k][usize::from(self.word_number[k][kinds])];
+        let mut inner = owners << chicks | promoted;
+        for ((total, on), mine) in self.totals.iter().zip(on_board).zip(position.hands[0]) {
+            inner = inner * (u64::from(total - on) + 1) + u64::from(mine);
+        }
+        lions as u64 * self.per_lions()
+            + self.level[k]
+            + u64::from(self.subset_number[usize::from(mask)]) * self.block[k]
+            + word.offset
+            + inner
+    }
+
+    /// The position (Sente to move) with the given index.
+    pub fn unrank(&self, index: u64) -> Option<DobutsuPosition> {
+        if index >= self.len() {
+            return None;
+        }
+        let lions = (index / self.per_lions()) as usize;
+        let mut rest = index % self.per_lions();
+        let my_lion = lions / 11;
+        let their_lion = lions % 11 + usize::from(lions % 11 >= my_lion);
+        let k = self.level.partition_point(|&l| l <= rest) - 1;
+        rest -= self.level[k];
+        let mask = self.subsets[k][(rest / self.block[k]) as usize];
+        rest %= self.block[k];
+        let words = &self.words[k];
+        let word = words[words.partition_point(|w| w.offset <= rest) - 1];
+        rest -= word.offset;
+        let mut hands = [[0u8; 3]; 2];
+        for kind in (0..3).rev() {
+            let off = u64::from(self.totals[kind] - word.on_board[kind]);
+            let mine = rest % (off + 1);
+            rest /= off + 1;
+            hands[0][kind] = mine as u8;
+            hands[1][kind] = (off - mine) as u8;
+        }
+        let chicks = u32::from(word.on_board[2]);
+        let mut promoted = rest & ((1 << chicks) - 1);
+        let mut owners = rest >> chicks;
+        let mut board = [EMPTY; 12];
+        board[my_lion] = LION;
+        board[their_lion] = LION | THEIRS;
+        let (mut free, mut i) = (0u32, 0u32);
+        for square in board.iter_mut() {
+            if *square != EMPTY {
+                continue;
+            }
+            if mask >> free & 1 == 1 {
+                let kind = usize::from(word.kinds >> (2 * i) & 3);
+                let mut piece = HAND_PIECES[kind];
+                if piece == CHICK {
+                    if promoted & 1 == 1 {
+                        piece = HEN;
+                    }
+                    promoted >>= 1;
+                }
+                if owners & 1 == 1 {
+                    piece |= THEIRS;
+                }
+                owners >>= 1;
+                *square = piece;
+                i += 1;
+            }
+            free += 1;
+        }
+        Some(DobutsuPosition {
+            board,
+            hands,
+            sente: true,
+        })
+    }
+}

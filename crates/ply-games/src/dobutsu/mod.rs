@@ -1,0 +1,421 @@
+//! Dobutsu Shogi ("Let's Catch the Lion!", Madoka Kitao 2008): a shogi on a
+//! 3x4 board with drops, strongly solved by Tetsuro Tanaka in 2009.
+//!
+//! Positions are kept as the player to move sees them (the board turned so
+//! that the mover always plays up, row 0 being the mover's far rank), with
+//! a flag saying whether that player is the first player (Sente); the text
+//! form is the absolute board of the spec, `gle/.c./.C./ELG/-/S`.
+//!
+//! End of play (see [`rules`]): a player whose Lion has been caught has
+//! lost, and so has a player whose opponent's Lion stands on their home
+//! rank where they cannot take it (a safe try). A position where the mover
+//! can catch the Lion or make a safe try is therefore a win in 1: the
+//! remoteness counts the catching move, and the retrograde solver stops
+//! there without expanding it, as Tanaka's count does.
+//!
+//! Variants: `dobutsu:GEC` is the game; leaving letters out takes those
+//! pairs of pieces out of play (`dobutsu:C` has the Lions and the Chicks
+//! only), which gives small games for checking the solver.
+
+mod index;
+mod rules;
+mod unmoves;
+
+pub use index::IndexTables;
+
+use ply_core::{Game, Indexed, Parents, PositionError, Symmetric, Value};
+
+/// An empty square.
+pub const EMPTY: u8 = 0;
+/// The Lion.
+pub const LION: u8 = 1;
+/// The Giraffe: one step orthogonally.
+pub const GIRAFFE: u8 = 2;
+/// The Elephant: one step diagonally.
+pub const ELEPHANT: u8 = 3;
+/// The Chick: one step forward.
+pub const CHICK: u8 = 4;
+/// The Hen, a promoted Chick: one step orthogonally or diagonally forward.
+pub const HEN: u8 = 5;
+/// Added to a piece of the player not to move.
+pub const THEIRS: u8 = 8;
+
+/// A position as the player to move sees it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DobutsuPosition {
+    /// Squares row-major from the mover's far rank (row 0) to their home
+    /// rank (row 3), columns from the mover's left: a piece kind, plus
+    /// [`THEIRS`] for the other player's pieces, or [`EMPTY`].
+    pub board: [u8; 12],
+    /// Pieces in hand: `hands[0]` the mover's, `hands[1]` the other
+    /// player's, each counting Giraffes, Elephants and Chicks.
+    pub hands: [[u8; 3]; 2],
+    /// Whether the player to move is the first player (Sente).
+    pub sente: bool,
+}
+
+/// A move in the mover's frame: a piece from square `from` to square `to`,
+/// or a drop when `from` is 12 + the hand kind (0 Giraffe, 1 Elephant,
+/// 2 Chick).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DobutsuMove {
+    /// The square left, or 12 + the kind dropped.
+    pub from: u8,
+    /// The square reached.
+    pub to: u8,
+}
+
+/// Dobutsu Shogi, or a variant with fewer pieces, with its index tables.
+#[derive(Clone, Debug)]
+pub struct Dobutsu {
+    /// How many Giraffes, Elephants and Chicks are in play (0 or 2 each).
+    totals: [u8; 3],
+    tables: IndexTables,
+}
+
+impl Default for Dobutsu {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The hand kind (0 Giraffe, 1 Elephant, 2 Chick) of a piece on the board:
+/// a captured Hen goes to hand as a Chick.
+#[inline]
+pub(crate) fn hand_kind(piece: u8) -> usize {
+    match piece & 7 {
+        GIRAFFE => 0,
+        ELEPHANT => 1,
+        _ => 2,
+    }
+}
+
+/// The piece letter (upper case) of a board piece kind.
+fn letter(kind: u8) -> char {
+    match kind {
+        LION => 'L',
+        GIRAFFE => 'G',
+        ELEPHANT => 'E',
+        CHICK => 'C',
+        _ => 'H',
+    }
+}
+
+/// The kind of the piece dropped from hand kind `k`.
+const HAND_PIECES: [u8; 3] = [GIRAFFE, ELEPHANT, CHICK];
+
+impl Dobutsu {
+    /// The full game: two Giraffes, two Elephants and two Chicks besides the
+    /// Lions.
+    pub fn new() -> Self {
+        Self::with_totals([2, 2, 2])
+    }
+
+    fn with_totals(totals: [u8; 3]) -> Self {
+        Self {
+            totals,
+            tables: IndexTables::new(totals),
+        }
+    }
+
+    /// Reads the variant parameters: the letters of the pairs in play
+    /// besides the Lions, in the order `G`, `E`, `C` (`GEC`, `GC`, `C`, ...).
+    pub fn from_params(params: &str) -> Result<Self, PositionError> {
+        let mut totals = [0u8; 3];
+        let mut last = None;
+        for ch in params.chars() {
+            let k = "GEC".find(ch).ok_or_else(|| {
+                PositionError::new(format!(
+                    "bad dobutsu variant '{params}': expected letters of G, E, C in that order"
+                ))
+            })?;
+            if last.is_some_and(|l| l >= k) {
+                return Err(PositionError::new(format!(
+                    "bad dobutsu variant '{params}': expected letters of G, E, C in that order"
+                )));
+            }
+            last = Some(k);
+            totals[k] = 2;
+        }
+        Ok(Self::with_totals(totals))
+    }
+
+    /// How many Giraffes, Elephants and Chicks are in play.
+    pub fn totals(&self) -> [u8; 3] {
+        self.totals
+    }
+
+    /// The letters of the pairs in play (`GEC` for the full game).
+    fn letters(&self) -> String {
+        "GEC"
+            .chars()
+            .zip(self.totals)
+            .filter(|&(_, t)| t > 0)
+            .map(|(c, _)| c)
+            .collect()
+    }
+
+    /// Whether the mover can win with one move: catch the other Lion, or
+    /// move their own Lion onto the far rank where it cannot be taken.
+    pub fn wins_at_once(&self, position: &DobutsuPosition) -> bool {
+        rules::wins_at_once(position)
+    }
+
+    /// The position mirrored left to right.
+    pub fn mirror(position: &DobutsuPosition) -> DobutsuPosition {
+        let mut image = *position;
+        for row in 0..4 {
+            image.board.swap(row * 3, row * 3 + 2);
+        }
+        image
+    }
+
+    /// The square name (`a1`..`c4`) of a square in the mover's frame.
+    fn square_name(sente: bool, square: u8) -> String {
+        let absolute = if sente { square } else { 11 - square };
+        format!(
+            "{}{}",
+            (b'a' + absolute % 3) as char,
+            char::from(b'1' + absolute / 3)
+        )
+    }
+}
+
+impl Game for Dobutsu {
+    type Position = DobutsuPosition;
+    type Move = DobutsuMove;
+
+    fn name(&self) -> String {
+        if self.totals == [2, 2, 2] {
+            "dobutsu".into()
+        } else {
+            format!("dobutsu:{}", self.letters())
+        }
+    }
+
+    fn start(&self) -> DobutsuPosition {
+        let text = match self.totals {
+            [2, 2, 2] => "gle/.c./.C./ELG/-/S".to_string(),
+            _ => {
+                // The usual start with the pieces not in play taken away.
+                let keep = |ch: char| {
+                    let k = "GEC".find(ch.to_ascii_uppercase());
+                    match k {
+                        Some(k) if self.totals[k] == 0 => '.',
+                        _ => ch,
+                    }
+                };
+                let board: String = "gle/.c./.C./ELG".chars().map(keep).collect();
+                format!("{board}/-/S")
+            }
+        };
+        self.parse_position(&text)
+            .expect("the start position is well formed")
+    }
+
+    fn primitive(&self, position: &DobutsuPosition) -> Option<Value> {
+        rules::primitive(position)
+    }
+
+    fn for_each_move(
+        &self,
+        position: &DobutsuPosition,
+        visit: impl FnMut(DobutsuMove, DobutsuPosition),
+    ) {
+        rules::for_each_move(position, visit);
+    }
+
+    fn parse_position(&self, text: &str) -> Result<DobutsuPosition, PositionError> {
+        let parts: Vec<&str> = text.split('/').collect();
+        if parts.len() != 6 {
+            return Err(PositionError::new(format!(
+                "expected 4 ranks, the hands and the side to move joined by '/' \
+                 (like gle/.c./.C./ELG/-/S), found {} parts",
+                parts.len()
+            )));
+        }
+        let sente = match parts[5] {
+            "S" => true,
+            "g" => false,
+            other => {
+                return Err(PositionError::new(format!(
+                    "the side to move is 'S' or 'g', not '{other}'"
+                )));
+            }
+        };
+        // Pieces of the absolute board, Sente's as "mine" first.
+        let mut absolute = [EMPTY; 12];
+        let mut counts = [0u8; 3];
+        let mut lions = [0u8; 2];
+        for (rank, row) in parts[..4].iter().enumerate() {
+            if row.chars().count() != 3 {
+                return Err(PositionError::new(format!(
+                    "rank {} '{row}' must have 3 squares",
+                    rank + 1
+                )));
+            }
+            for (file, ch) in row.chars().enumerate() {
+                if ch == '.' {
+                    continue;
+                }
+                let kind = match ch.to_ascii_uppercase() {
+                    'L' => LION,
+                    'G' => GIRAFFE,
+                    'E' => ELEPHANT,
+                    'C' => CHICK,
+                    'H' => HEN,
+                    _ => {
+                        return Err(PositionError::new(format!(
+                            "unknown piece '{ch}' on rank {} (expected L G E C H, upper case \
+                             for the first player, lower case for the second, or '.')",
+                            rank + 1
+                        )));
+                    }
+                };
+                let gote = ch.is_ascii_lowercase();
+                if kind == LION {
+                    lions[usize::from(gote)] += 1;
+                } else {
+                    counts[hand_kind(kind)] += 1;
+                }
+                absolute[rank * 3 + file] = kind | if gote { THEIRS } else { 0 };
+            }
+        }
+        if lions != [1, 1] {
+            return Err(PositionError::new(
+                "each player must have exactly one Lion on the board",
+            ));
+        }
+        let mut hands = [[0u8; 3]; 2];
+        if parts[4] != "-" {
+            for ch in parts[4].chars() {
+                let k = "GEC".find(ch.to_ascii_uppercase()).ok_or_else(|| {
+                    PositionError::new(format!(
+                        "unknown piece '{ch}' in hand (expected G E C, or '-' for empty hands)"
+                    ))
+                })?;
+                hands[usize::from(ch.is_ascii_lowercase())][k] += 1;
+                counts[k] += 1;
+            }
+        }
+        if counts != self.totals {
+            return Err(PositionError::new(format!(
+                "expected {} Giraffes, {} Elephants and {} Chicks or Hens on the board and in \
+                 hand, found {}, {} and {}",
+                self.totals[0], self.totals[1], self.totals[2], counts[0], counts[1], counts[2]
+            )));
+        }
+        let position = DobutsuPosition {
+            board: absolute,
+            hands,
+            sente: true,
+        };
+        Ok(if sente {
+            position
+        } else {
+            rules::turned(&position)
+        })
+    }
+
+    fn format_position(&self, position: &DobutsuPosition) -> String {
+        // Back to the absolute board with Sente's pieces as "mine".
+        let absolute = if position.sente {
+            *position
+        } else {
+            rules::turned(position)
+        };
+        let mut text = String::new();
+        for (square, &piece) in absolute.board.iter().enumerate() {
+            if square > 0 && square % 3 == 0 {
+                text.push('/');
+            }
+            text.push(match piece {
+                EMPTY => '.',
+                p if p & THEIRS != 0 => letter(p & 7).to_ascii_lowercase(),
+                p => letter(p),
+            });
+        }
+        text.push('/');
+        let mut hands = String::new();
+        for (side, hand) in absolute.hands.iter().enumerate() {
+            for (k, &n) in hand.iter().enumerate() {
+                let ch = letter(HAND_PIECES[k]);
+                let ch = if side == 0 {
+                    ch
+                } else {
+                    ch.to_ascii_lowercase()
+                };
+                hands.extend(std::iter::repeat_n(ch, usize::from(n)));
+            }
+        }
+        text.push_str(if hands.is_empty() { "-" } else { &hands });
+        text.push_str(if position.sente { "/S" } else { "/g" });
+        text
+    }
+
+    fn format_move(&self, position: &DobutsuPosition, mv: DobutsuMove) -> String {
+        let to = Self::square_name(position.sente, mv.to);
+        if mv.from >= 12 {
+            format!("{}*{to}", letter(HAND_PIECES[usize::from(mv.from - 12)]))
+        } else {
+            format!("{}{to}", Self::square_name(position.sente, mv.from))
+        }
+    }
+
+    fn render(&self, position: &DobutsuPosition) -> String {
+        let text = self.format_position(position);
+        let parts: Vec<&str> = text.split('/').collect();
+        format!(
+            "{}\n{}\n{}\n{}\nin hand: {}\n{} to move",
+            parts[0],
+            parts[1],
+            parts[2],
+            parts[3],
+            parts[4],
+            if position.sente {
+                "Sente (upper case)"
+            } else {
+                "Gote (lower case)"
+            }
+        )
+    }
+}
+
+/// The index covers positions as the mover sees them: a position and its
+/// turned image (the other player to move, the board turned round, the
+/// colours exchanged) share an index, and [`Indexed::unrank`] gives the one
+/// with Sente to move. Positions whose mover's Lion has been caught (play
+/// is over) are outside the index and rank to [`Indexed::index_len`].
+impl Indexed for Dobutsu {
+    fn index_len(&self) -> u64 {
+        self.tables.len()
+    }
+
+    fn rank(&self, position: &DobutsuPosition) -> u64 {
+        self.tables.rank(position)
+    }
+
+    fn unrank(&self, index: u64) -> Option<DobutsuPosition> {
+        self.tables.unrank(index)
+    }
+}
+
+impl Symmetric for Dobutsu {
+    fn for_each_symmetric(
+        &self,
+        position: &DobutsuPosition,
+        mut visit: impl FnMut(DobutsuPosition),
+    ) {
+        visit(*position);
+        visit(Self::mirror(position));
+    }
+}
+
+impl Parents for Dobutsu {
+    fn for_each_parent(&self, position: &DobutsuPosition, visit: impl FnMut(DobutsuPosition)) {
+        unmoves::for_each_parent(position, visit);
+    }
+}
+
+#[cfg(test)]
+mod tests;

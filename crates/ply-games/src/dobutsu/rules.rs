@@ -1,0 +1,255 @@
+//! The rules in the mover's frame: how pieces step, moves, drops,
+//! promotion, and the end of play.
+
+use super::{
+    CHICK, DobutsuMove, DobutsuPosition, EMPTY, HAND_PIECES, HEN, LION, THEIRS, hand_kind,
+};
+use ply_core::Value;
+
+/// The far rank of the mover (row 0): where their Chicks promote and their
+/// Lion makes a try.
+pub(crate) const FAR_RANK: u16 = 0b111;
+/// The home rank of the mover (row 3): the other player's far rank.
+pub(crate) const HOME_RANK: u16 = 0b111 << 9;
+
+/// Steps (row, column) of a piece kind moving up the board; `forward` is
+/// -1 for the mover's pieces and +1 for the other player's.
+const fn step_mask(kind: u8, square: usize, forward: i32) -> u16 {
+    let lion: [(i32, i32); 8] = [
+        (-1, -1),
+        (-1, 0),
+        (-1, 1),
+        (0, -1),
+        (0, 1),
+        (1, -1),
+        (1, 0),
+        (1, 1),
+    ];
+    let giraffe: [(i32, i32); 4] = [(-1, 0), (1, 0), (0, -1), (0, 1)];
+    let elephant: [(i32, i32); 4] = [(-1, -1), (-1, 1), (1, -1), (1, 1)];
+    let chick: [(i32, i32); 1] = [(forward, 0)];
+    let hen: [(i32, i32); 6] = [
+        (forward, -1),
+        (forward, 0),
+        (forward, 1),
+        (0, -1),
+        (0, 1),
+        (-forward, 0),
+    ];
+    let steps: &[(i32, i32)] = match kind {
+        LION => &lion,
+        super::GIRAFFE => &giraffe,
+        super::ELEPHANT => &elephant,
+        CHICK => &chick,
+        HEN => &hen,
+        _ => &[],
+    };
+    let (row, col) = ((square / 3) as i32, (square % 3) as i32);
+    let mut mask = 0u16;
+    let mut i = 0;
+    while i < steps.len() {
+        let (r, c) = (row + steps[i].0, col + steps[i].1);
+        if r >= 0 && r < 4 && c >= 0 && c < 3 {
+            mask |= 1 << (r * 3 + c);
+        }
+        i += 1;
+    }
+    mask
+}
+
+const fn step_table(forward: i32) -> [[u16; 12]; 8] {
+    let mut table = [[0u16; 12]; 8];
+    let mut kind = 1;
+    while kind <= HEN as usize {
+        let mut square = 0;
+        while square < 12 {
+            table[kind][square] = step_mask(kind as u8, square, forward);
+            square += 1;
+        }
+        kind += 1;
+    }
+    table
+}
+
+/// `STEPS[piece][square]`: the squares a piece of the mover (`piece` < 8)
+/// or of the other player (`piece` = kind + [`THEIRS`]) steps to.
+pub(crate) const STEPS: [[[u16; 12]; 8]; 2] = [step_table(-1), step_table(1)];
+
+/// The squares a piece (with its owner bit) on `square` attacks.
+#[inline]
+pub(crate) fn steps(piece: u8, square: usize) -> u16 {
+    STEPS[usize::from(piece >> 3)][usize::from(piece & 7)][square]
+}
+
+/// `FROM[piece][square]`: the squares from which `piece` steps to `square`.
+pub(crate) const FROM: [[[u16; 12]; 8]; 2] = {
+    let mut table = [[[0u16; 12]; 8]; 2];
+    let mut side = 0;
+    while side < 2 {
+        let mut kind = 1;
+        while kind < 8 {
+            let mut from = 0;
+            while from < 12 {
+                let mut to = 0;
+                while to < 12 {
+                    if STEPS[side][kind][from] >> to & 1 == 1 {
+                        table[side][kind][to] |= 1 << from;
+                    }
+                    to += 1;
+                }
+                from += 1;
+            }
+            kind += 1;
+        }
+        side += 1;
+    }
+    table
+};
+
+/// What a board holds at a glance: who stands where, and who attacks what.
+pub(crate) struct Survey {
+    /// Squares of the mover's pieces.
+    pub mine: u16,
+    /// Squares of the other player's pieces.
+    pub theirs: u16,
+    /// Squares the mover's pieces attack.
+    pub my_attacks: u16,
+    /// Squares the other player's pieces attack.
+    pub their_attacks: u16,
+    /// The mover's Lion, if on the board.
+    pub my_lion: Option<usize>,
+    /// The other player's Lion, if on the board.
+    pub their_lion: Option<usize>,
+}
+
+/// Surveys a board.
+#[inline]
+pub(crate) fn survey(board: &[u8; 12]) -> Survey {
+    let mut s = Survey {
+        mine: 0,
+        theirs: 0,
+        my_attacks: 0,
+        their_attacks: 0,
+        my_lion: None,
+        their_lion: None,
+    };
+    for (square, &piece) in board.iter().enumerate() {
+        if piece == EMPTY {
+            continue;
+        }
+        if piece & THEIRS == 0 {
+            s.mine |= 1 << square;
+            s.my_attacks |= steps(piece, square);
+            if piece == LION {
+                s.my_lion = Some(square);
+            }
+        } else {
+            s.theirs |= 1 << square;
+            s.their_attacks |= steps(piece, square);
+            if piece == LION | THEIRS {
+                s.their_lion = Some(square);
+            }
+        }
+    }
+    s
+}
+
+/// The same position seen by the other player: the board turned round,
+/// colours and hands exchanged.
+#[inline]
+pub(crate) fn turned(position: &DobutsuPosition) -> DobutsuPosition {
+    let mut board = [EMPTY; 12];
+    for (square, piece) in board.iter_mut().enumerate() {
+        let p = position.board[11 - square];
+        *piece = if p == EMPTY { EMPTY } else { p ^ THEIRS };
+    }
+    DobutsuPosition {
+        board,
+        hands: [position.hands[1], position.hands[0]],
+        sente: !position.sente,
+    }
+}
+
+/// The value for the mover if play is over: their Lion has been caught,
+/// or the other Lion stands on their home rank out of their reach.
+pub(crate) fn primitive(position: &DobutsuPosition) -> Option<Value> {
+    let s = survey(&position.board);
+    if s.my_lion.is_none() {
+        return Some(Value::Lose);
+    }
+    match s.their_lion {
+        Some(l) if HOME_RANK >> l & 1 == 1 && s.my_attacks >> l & 1 == 0 => Some(Value::Lose),
+        _ => None,
+    }
+}
+
+/// Whether the mover can catch the other Lion or make a safe try.
+pub(crate) fn wins_at_once(position: &DobutsuPosition) -> bool {
+    let s = survey(&position.board);
+    let Some(my_lion) = s.my_lion else {
+        return false;
+    };
+    if s.their_lion.is_some_and(|l| s.my_attacks >> l & 1 == 1) {
+        return true;
+    }
+    steps(LION, my_lion) & FAR_RANK & !s.mine & !s.their_attacks != 0
+}
+
+/// Calls `visit` with every move and the position it leads to, seen by the
+/// next player.
+pub(crate) fn for_each_move(
+    position: &DobutsuPosition,
+    mut visit: impl FnMut(DobutsuMove, DobutsuPosition),
+) {
+    let s = survey(&position.board);
+    for from in 0..12 {
+        let piece = position.board[from];
+        if piece == EMPTY || piece & THEIRS != 0 {
+            continue;
+        }
+        let mut targets = steps(piece, from) & !s.mine;
+        while targets != 0 {
+            let to = targets.trailing_zeros() as usize;
+            targets &= targets - 1;
+            let mut child = *position;
+            let captured = child.board[to];
+            child.board[from] = EMPTY;
+            child.board[to] = if piece == CHICK && FAR_RANK >> to & 1 == 1 {
+                HEN
+            } else {
+                piece
+            };
+            if captured != EMPTY && captured & 7 != LION {
+                child.hands[0][hand_kind(captured)] += 1;
+            }
+            visit(
+                DobutsuMove {
+                    from: from as u8,
+                    to: to as u8,
+                },
+                turned(&child),
+            );
+        }
+    }
+    let empty = !(s.mine | s.theirs) & 0xfff;
+    for (k, &piece) in HAND_PIECES.iter().enumerate() {
+        if position.hands[0][k] == 0 {
+            continue;
+        }
+        let mut targets = empty;
+        while targets != 0 {
+            let to = targets.trailing_zeros() as usize;
+            targets &= targets - 1;
+            let mut child = *position;
+            child.board[to] = piece;
+            child.hands[0][k] -= 1;
+            visit(
+                DobutsuMove {
+                    from: 12 + k as u8,
+                    to: to as u8,
+                },
+                turned(&child),
+            );
+        }
+    }
+}

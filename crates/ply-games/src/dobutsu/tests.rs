@@ -1,0 +1,271 @@
+use super::*;
+use proptest::prelude::*;
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+fn game() -> &'static Dobutsu {
+    static GAME: OnceLock<Dobutsu> = OnceLock::new();
+    GAME.get_or_init(Dobutsu::new)
+}
+
+fn parse(text: &str) -> DobutsuPosition {
+    game().parse_position(text).unwrap()
+}
+
+/// Every move from `text`, by name, with the position it leads to.
+fn moves(text: &str) -> Vec<(String, String)> {
+    let position = parse(text);
+    let mut list = Vec::new();
+    game().for_each_move(&position, |mv, child| {
+        list.push((
+            game().format_move(&position, mv),
+            game().format_position(&child),
+        ))
+    });
+    list.sort();
+    list
+}
+
+fn names(text: &str) -> Vec<String> {
+    moves(text).into_iter().map(|(m, _)| m).collect()
+}
+
+#[test]
+fn the_start_has_four_moves_and_reads_back() {
+    let start = game().start();
+    assert_eq!(game().format_position(&start), "gle/.c./.C./ELG/-/S");
+    assert_eq!(
+        names("gle/.c./.C./ELG/-/S"),
+        ["b3b2", "b4a3", "b4c3", "c4c3"]
+    );
+    assert!(moves("gle/.c./.C./ELG/-/S").contains(&("b3b2".into(), "gle/.C./.../ELG/C/g".into())));
+    // Gote's reply names squares on the absolute board.
+    assert_eq!(
+        names("gle/.C./.../ELG/C/g"),
+        ["a1a2", "b1a2", "b1b2", "b1c2", "c1b2"]
+    );
+}
+
+#[test]
+fn positions_read_back_with_either_side_to_move() {
+    for text in [
+        "gle/.C./.../ELG/C/g",
+        "g.e/.l./H../ELG/c/S",
+        "..l/.../.../L../GGEEcc/g",
+    ] {
+        assert_eq!(game().format_position(&parse(text)), text);
+    }
+}
+
+#[test]
+fn bad_positions_are_refused() {
+    for text in [
+        "gle/.c./.C./ELG/-",
+        "gle/.c./.C./ELG/-/G",
+        "gle/.c./.C./EGG/-/S",
+        "gle/.c./.C./EL./-/S",
+        "gle/.c./.C./ELG/C/S",
+        "gle/.x./.C./ELG/-/S",
+        "gle/.c/.C./ELG/-/S",
+    ] {
+        assert!(game().parse_position(text).is_err(), "{text}");
+    }
+}
+
+#[test]
+fn a_chick_promotes_when_it_moves_onto_the_far_rank() {
+    assert!(
+        moves("..l/C../.../L../GGEEc/S")
+            .contains(&("a2a1".into(), "H.l/.../.../L../GGEEc/g".into()))
+    );
+    // Gote's Chick promotes on rank 4.
+    assert!(
+        moves("..l/.../c../..L/GGEEC/g")
+            .contains(&("a3a4".into(), "..l/.../.../h.L/GGEEC/S".into()))
+    );
+}
+
+#[test]
+fn a_chick_dropped_on_the_far_rank_stays_a_chick_and_cannot_move() {
+    let dropped = moves("..l/.../.../L../GGEECc/S")
+        .into_iter()
+        .find(|(m, _)| m == "C*a1")
+        .unwrap()
+        .1;
+    assert_eq!(dropped, "C.l/.../.../L../GGEEc/g");
+    // Gote passes with a Lion move; the Chick on a1 has no move.
+    let back = "C.l/.../.../L../GGEEc/S";
+    assert!(names(back).iter().all(|m| !m.starts_with("a1")));
+}
+
+#[test]
+fn a_captured_hen_goes_to_hand_as_a_chick() {
+    let after = moves("..l/.h./.G./L../GEEc/S")
+        .into_iter()
+        .find(|(m, _)| m == "b3b2")
+        .unwrap()
+        .1;
+    assert_eq!(after, "..l/.G./.../L../GEECc/g");
+}
+
+#[test]
+fn a_try_wins_only_onto_a_square_not_attacked() {
+    // The Lion on a2 can step to a1 or b1 on the far rank; the Giraffes on
+    // a1 and b1 guard each other: no try wins.
+    let guarded = parse("gg./L../..l/.../ECCe/S");
+    assert!(!game().wins_at_once(&guarded));
+    // With one Giraffe in hand, taking the other on a1 is a safe try.
+    let text = "g../L../..l/.../GECCe/S";
+    assert!(game().wins_at_once(&parse(text)));
+    // After a safe try the other player has lost; after an unsafe one they
+    // catch the Lion.
+    let after = moves(text);
+    let (_, child) = after.iter().find(|(m, _)| m == "a2a1").unwrap();
+    assert_eq!(game().primitive(&parse(child)), Some(Value::Lose));
+    let (_, child) = after.iter().find(|(m, _)| m == "a2b1").unwrap();
+    let child = parse(child);
+    assert_eq!(game().primitive(&child), None);
+    assert!(game().wins_at_once(&child));
+}
+
+#[test]
+fn catching_the_lion_ends_play() {
+    let adjacent = parse("g.e/.C./lL./E.G/c/S");
+    assert!(game().wins_at_once(&adjacent));
+    let caught = moves("g.e/.C./lL./E.G/c/S")
+        .into_iter()
+        .find(|(m, _)| m == "b3a3")
+        .unwrap()
+        .1;
+    assert_eq!(
+        game().primitive(&parse_unchecked(&caught)),
+        Some(Value::Lose)
+    );
+}
+
+/// Reads a position the parser refuses (a Lion caught), through the moves
+/// that lead to it.
+fn parse_unchecked(text: &str) -> DobutsuPosition {
+    let mut found = None;
+    let adjacent = parse("g.e/.C./lL./E.G/c/S");
+    game().for_each_move(&adjacent, |_, child| {
+        if game().format_position(&child) == text {
+            found = Some(child);
+        }
+    });
+    found.unwrap()
+}
+
+#[test]
+fn the_index_has_tanakas_size() {
+    assert_eq!(game().index_len(), 1_567_925_964);
+    let start = game().start();
+    assert_eq!(game().unrank(game().rank(&start)), Some(start));
+}
+
+/// The moves of a position by the rules read straight from the spec, for
+/// every square pair and every drop, without the step tables.
+fn brute_force_moves(position: &DobutsuPosition) -> HashSet<(u8, u8)> {
+    let mut out = HashSet::new();
+    for from in 0..12u8 {
+        let piece = position.board[usize::from(from)];
+        if piece == EMPTY || piece & THEIRS != 0 {
+            continue;
+        }
+        for to in 0..12u8 {
+            let target = position.board[usize::from(to)];
+            if target != EMPTY && target & THEIRS == 0 {
+                continue;
+            }
+            let dr = i32::from(to / 3) - i32::from(from / 3);
+            let dc = i32::from(to % 3) - i32::from(from % 3);
+            let ok = match piece {
+                LION => dr.abs() <= 1 && dc.abs() <= 1 && (dr, dc) != (0, 0),
+                GIRAFFE => dr.abs() + dc.abs() == 1,
+                ELEPHANT => dr.abs() == 1 && dc.abs() == 1,
+                CHICK => (dr, dc) == (-1, 0),
+                _ => (dr.abs() + dc.abs() == 1) || (dr == -1 && dc.abs() == 1),
+            };
+            if ok {
+                out.insert((from, to));
+            }
+        }
+    }
+    for k in 0..3u8 {
+        if position.hands[0][usize::from(k)] > 0 {
+            for to in 0..12u8 {
+                if position.board[usize::from(to)] == EMPTY {
+                    out.insert((12 + k, to));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn children(position: &DobutsuPosition) -> Vec<DobutsuPosition> {
+    let mut list = Vec::new();
+    game().for_each_move(position, |_, child| list.push(child));
+    list
+}
+
+fn parents(position: &DobutsuPosition) -> Vec<DobutsuPosition> {
+    let mut list = Vec::new();
+    game().for_each_parent(position, |parent| list.push(parent));
+    list
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    #[test]
+    fn unrank_inverts_rank(index in 0..1_567_925_964u64) {
+        let position = game().unrank(index).unwrap();
+        prop_assert_eq!(game().rank(&position), index);
+        // The same view with Gote to move has the same index.
+        let gote = DobutsuPosition { sente: false, ..position };
+        prop_assert_eq!(game().rank(&gote), index);
+        let turned = rules::turned(&position);
+        prop_assert_eq!(rules::turned(&turned), position);
+        // Text reads back.
+        for p in [position, gote, turned] {
+            let text = game().format_position(&p);
+            prop_assert_eq!(game().parse_position(&text).unwrap(), p);
+        }
+        // The mirror image is a position of the index too.
+        let mirror = Dobutsu::mirror(&position);
+        prop_assert!(game().rank(&mirror) < game().index_len());
+        prop_assert_eq!(Dobutsu::mirror(&mirror), position);
+    }
+
+    #[test]
+    fn moves_match_the_brute_force_rules(index in 0..1_567_925_964u64) {
+        let position = game().unrank(index).unwrap();
+        let mut generated = HashSet::new();
+        let mut children = HashSet::new();
+        game().for_each_move(&position, |mv, child| {
+            generated.insert((mv.from, mv.to));
+            children.insert(child);
+        });
+        prop_assert_eq!(&generated, &brute_force_moves(&position));
+        // Every move leads to a different position.
+        prop_assert_eq!(children.len(), generated.len());
+    }
+
+    #[test]
+    fn unmoves_agree_with_moves(index in 0..1_567_925_964u64) {
+        let position = game().unrank(index).unwrap();
+        if game().primitive(&position).is_none() {
+            for child in children(&position) {
+                prop_assert!(parents(&child).contains(&position), "{} -> {}", game().format_position(&position), game().format_position(&child));
+            }
+        }
+        let list = parents(&position);
+        let distinct: HashSet<_> = list.iter().collect();
+        prop_assert_eq!(distinct.len(), list.len());
+        for parent in list {
+            prop_assert!(game().primitive(&parent).is_none());
+            prop_assert!(children(&parent).contains(&position), "{} <- {}", game().format_position(&position), game().format_position(&parent));
+        }
+    }
+}
