@@ -5,6 +5,7 @@
 
 pub mod census;
 pub mod game;
+pub mod limits;
 pub mod progress;
 pub mod solve;
 pub mod value;
@@ -13,6 +14,7 @@ pub use census::Census;
 pub use game::{
     Decompose, Game, Indexed, Parents, PositionError, Searchable, Symmetric, TableWalk, Tiered,
 };
+pub use limits::Budget;
 pub use progress::{NoProgress, Progress};
 
 pub use solve::alphabeta::{AlphaBeta, SearchError};
