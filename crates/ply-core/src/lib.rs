@@ -6,6 +6,7 @@
 pub mod census;
 pub mod db;
 pub mod game;
+pub mod limits;
 pub mod progress;
 pub mod solution;
 pub mod solve;
@@ -16,6 +17,7 @@ pub use db::{Database, DbError};
 pub use game::{
     Decompose, Game, Indexed, Parents, PositionError, Searchable, Symmetric, TableWalk, Tiered,
 };
+pub use limits::Budget;
 pub use progress::{NoProgress, Progress};
 pub use solution::{Solution, Source};
 

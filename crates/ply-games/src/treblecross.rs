@@ -36,16 +36,20 @@
 //! exact but exponential, so it is done only when at most
 //! [`REMOTENESS_LIMIT`] squares are safe; beyond that it is not computed.
 
+use ply_core::limits::{MAX_TREBLECROSS_ROW, TREBLECROSS_PRECOMPUTED_ROW};
 use ply_core::solve::octal::{self, OctalCode};
-use ply_core::{Decompose, Game, Nimber, NoProgress, PositionError, Remoteness, Value};
+use ply_core::{Decompose, Game, Nimber, NoProgress, PositionError, Progress, Remoteness, Value};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::time::Duration;
 
 /// The longest row accepted. Intervals up to [`PRECOMPUTED`] - 2 squares
 /// use precomputed 0.007 values; a longer one needs them computed, in time
 /// quadratic in its length (several CPU-minutes at this limit).
-pub const MAX_LENGTH: usize = 1 << 21;
+pub const MAX_LENGTH: usize = MAX_TREBLECROSS_ROW;
+/// The longest row answered from the precomputed values alone.
+pub const PRECOMPUTED_ROW: usize = TREBLECROSS_PRECOMPUTED_ROW;
 /// The most safe squares for which exact remoteness is searched.
 pub const REMOTENESS_LIMIT: usize = 40;
 /// The start row's length when none is given.
@@ -214,38 +218,66 @@ pub fn precomputed_values() -> Arc<Vec<u16>> {
 /// The 0.007 values: the precomputed ones, grown (by computing afresh)
 /// when a longer interval needs more. A session keeps one and answers
 /// many queries from it.
+///
+/// Growing computes outside the lock readers take, so queries the current
+/// values cover never wait; one grower at a time, and a grower waiting for
+/// another gives up when its progress is cancelled.
 #[derive(Debug)]
 struct HeapValues {
     values: RwLock<Arc<Vec<u16>>>,
+    growing: Mutex<()>,
 }
 
 impl HeapValues {
     fn new() -> Self {
         Self {
             values: RwLock::new(precomputed_values()),
+            growing: Mutex::new(()),
         }
     }
 
-    /// The values of at least heaps `0..=heap`.
-    fn up_to(&self, heap: usize) -> Result<Arc<Vec<u16>>, PositionError> {
-        let current = self
-            .values
+    fn current(&self) -> Arc<Vec<u16>> {
+        self.values
             .read()
             .unwrap_or_else(|e| e.into_inner())
-            .clone();
+            .clone()
+    }
+
+    /// The values of at least heaps `0..=heap`, computed now (reporting to
+    /// `progress`, stopping if it is cancelled) if they are not yet known.
+    fn up_to(&self, heap: usize, progress: &dyn Progress) -> Result<Arc<Vec<u16>>, PositionError> {
+        let current = self.current();
         if current.len() > heap {
             return Ok(current);
         }
-        let mut slot = self.values.write().unwrap_or_else(|e| e.into_inner());
-        if slot.len() > heap {
-            return Ok(slot.clone());
+        let _grower = loop {
+            match self.growing.try_lock() {
+                Ok(guard) => break guard,
+                Err(std::sync::TryLockError::Poisoned(e)) => break e.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => {
+                    if progress.cancelled() {
+                        return Err(PositionError::new("stopped waiting for 0.007 values"));
+                    }
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+            }
+        };
+        let current = self.current();
+        if current.len() > heap {
+            return Ok(current);
         }
-        let target = heap.max(2 * slot.len());
+        let target = heap.max(2 * current.len()).min(MAX_LENGTH + 2);
         let code = OctalCode::parse("0.007").map_err(|e| PositionError::new(e.to_string()))?;
-        let values = octal::compute(&code, target, &NoProgress)
+        let values = octal::compute(&code, target, progress)
             .map_err(|e| PositionError::new(e.to_string()))?;
-        *slot = Arc::new(values.values);
-        Ok(slot.clone())
+        if progress.cancelled() || values.values.len() <= heap {
+            return Err(PositionError::new(
+                "the 0.007 values were not computed: stopped",
+            ));
+        }
+        let values = Arc::new(values.values);
+        *self.values.write().unwrap_or_else(|e| e.into_inner()) = values.clone();
+        Ok(values)
     }
 }
 
@@ -323,8 +355,13 @@ impl Treblecross {
     /// Makes sure the 0.007 values cover every interval of `row` (and so
     /// of every position reachable from it).
     pub fn prepare(&self, row: &Row) -> Result<(), PositionError> {
-        let longest = self.intervals(row).iter().map(|i| i.heap()).max();
-        self.heaps.up_to(longest.unwrap_or(0))?;
+        self.prepare_length(row.len(), &NoProgress)
+    }
+
+    /// Makes sure the 0.007 values cover every row of `len` squares,
+    /// reporting to `progress`; fails if it is cancelled first.
+    pub fn prepare_length(&self, len: usize, progress: &dyn Progress) -> Result<(), PositionError> {
+        self.heaps.up_to(len + 2, progress)?;
         Ok(())
     }
 
@@ -332,7 +369,7 @@ impl Treblecross {
     /// prepared, and every row reached from them, are already covered.
     fn values(&self, heap: usize) -> Arc<Vec<u16>> {
         self.heaps
-            .up_to(heap)
+            .up_to(heap, &NoProgress)
             .expect("rows of at most MAX_LENGTH squares have 0.007 values below 65536")
     }
 

@@ -17,6 +17,9 @@ pub enum PlyError {
     },
     /// Reading input or writing output failed.
     Io(std::io::Error),
+    /// The work was stopped before it finished: its budget ran out, its
+    /// client went away or Ctrl-C was pressed. Says what was stopped.
+    Cancelled(String),
 }
 
 impl PlyError {
@@ -40,6 +43,7 @@ impl fmt::Display for PlyError {
             Self::Argument(message) => f.write_str(message),
             Self::Input { line, message } => write!(f, "input line {line}: {message}"),
             Self::Io(err) => write!(f, "I/O error: {err}"),
+            Self::Cancelled(what) => write!(f, "stopped: {what}"),
         }
     }
 }

@@ -10,13 +10,20 @@
 //! remoteness [`Searchable::plies_left`] promises.
 //!
 //! The table holds `P` entries for a prime `P`: a position with key `k`
-//! goes to entry `k mod P`, which keeps `k / P` (32 bits) to recognise it.
+//! goes to entry `k mod P`, which keeps `k / P` (40 bits) to recognise it.
 //! The two numbers give back `k` exactly, so a table hit is never a stranger.
+//! Forty bits let 2^23 entries (64 MiB) tell apart keys up to 2^63: the
+//! table keeps the size asked for unless the game's keys need more.
+//!
+//! A search polls [`Progress::cancelled`] every few thousand positions and
+//! stops with [`SearchError::Cancelled`]; what it learnt before stopping
+//! stays in the table and is exact.
 //! Each entry also names the move that was best there, as its place in the
 //! game's search order, to be tried first next time: only a hint, since
 //! positions sharing a key (symmetric images) may order their moves apart.
 
 use crate::game::Searchable;
+use crate::progress::{NoProgress, Progress};
 use crate::value::{Outcome, Remoteness, Value};
 
 /// The score of winning at once; wins and losses `n` plies away score
@@ -33,6 +40,9 @@ pub enum SearchError {
     TooLong(Remoteness),
     /// Play reached a drawn end, which the score cannot express.
     DrawnEnd,
+    /// The search was asked to stop (a deadline, a cancel) after visiting
+    /// this many positions.
+    Cancelled(u64),
 }
 
 impl std::fmt::Display for SearchError {
@@ -43,6 +53,9 @@ impl std::fmt::Display for SearchError {
                 "play may last {plies} plies; alpha-beta search handles at most {MAX_PLIES}"
             ),
             Self::DrawnEnd => f.write_str("alpha-beta search cannot score a drawn end"),
+            Self::Cancelled(nodes) => {
+                write!(f, "the search was stopped after {nodes} positions")
+            }
         }
     }
 }
@@ -54,8 +67,11 @@ impl std::error::Error for SearchError {}
 /// move that was best or refuted the window there.
 #[derive(Copy, Clone, Debug, Default)]
 struct Entry {
-    /// `key / P + 1`; zero for an empty entry.
+    /// The low 32 bits of `key / P + 1`; zero (with `check_high`) for an
+    /// empty entry.
     check: u32,
+    /// Bits 32..40 of `key / P + 1`.
+    check_high: u8,
     lower: u8,
     upper: u8,
     best: u8,
@@ -66,6 +82,10 @@ const LEAST: u8 = 0;
 const GREATEST: u8 = 2 * MAX_PLIES as u8 + 2;
 /// No best move known.
 const NO_MOVE: u8 = u8::MAX;
+/// The largest `key / P + 1` an entry can keep (40 bits).
+const MAX_CHECK: u64 = (1 << 40) - 1;
+/// Positions visited between two polls of [`Progress::cancelled`].
+const POLL_NODES: u64 = 1 << 12;
 
 /// A score seen from `depth` plies below the root, as a byte relative to the
 /// position: a loss in `r` is `r`, a tie is `MAX_PLIES + 1`, a win in `r` is
@@ -100,21 +120,43 @@ pub struct AlphaBeta<G: Searchable> {
     children: Vec<Vec<(G::Move, G::Position)>>,
     nodes: u64,
     drawn_end: bool,
+    /// Set when the progress asked to stop: the search unwinds without
+    /// storing anything.
+    stopped: bool,
 }
 
 impl<G: Searchable> AlphaBeta<G> {
-    /// A searcher whose table has at least `entries` entries (8 bytes each),
-    /// more if the game's keys need them to stay exact.
+    /// A searcher whose table has the least prime number of entries (8
+    /// bytes each) at least `entries`, more only if the game's keys need
+    /// them to stay exact (keys beyond 2^40 times the entries).
     pub fn new(game: &G, entries: u64) -> Self {
-        let needed = game.key_space().div_ceil(u64::from(u32::MAX) - 1);
-        let modulus = next_prime(entries.max(needed).max(2));
+        let modulus = next_prime(Self::entries_for(game, entries));
         Self {
             table: vec![Entry::default(); modulus as usize],
             modulus,
             children: Vec::new(),
             nodes: 0,
             drawn_end: false,
+            stopped: false,
         }
+    }
+
+    /// The entries a table asked to hold `entries` needs for `game`: at
+    /// least enough that every key stays exact.
+    fn entries_for(game: &G, entries: u64) -> u64 {
+        let needed = game.key_space().div_ceil(MAX_CHECK - 1);
+        entries.max(needed).max(2)
+    }
+
+    /// The bytes the table of a searcher over `game` asked for `entries`
+    /// takes, before making it.
+    pub fn bytes_for(game: &G, entries: u64) -> u64 {
+        Self::entries_for(game, entries).saturating_mul(std::mem::size_of::<Entry>() as u64)
+    }
+
+    /// The bytes this searcher's table takes.
+    pub fn table_bytes(&self) -> u64 {
+        (self.table.len() * std::mem::size_of::<Entry>()) as u64
     }
 
     /// Positions visited by every search so far.
@@ -128,7 +170,7 @@ impl<G: Searchable> AlphaBeta<G> {
         if let Some(value) = game.primitive(position) {
             return Ok(value);
         }
-        let score = self.root_search(game, position, -1, 1)?;
+        let score = self.root_search(game, position, -1, 1, &NoProgress)?;
         Ok(match score.signum() {
             1 => Value::Win,
             -1 => Value::Lose,
@@ -138,11 +180,22 @@ impl<G: Searchable> AlphaBeta<G> {
 
     /// The exact value and remoteness of `position` for the player to move.
     pub fn solve(&mut self, game: &G, position: &G::Position) -> Result<Outcome, SearchError> {
+        self.solve_within(game, position, &NoProgress)
+    }
+
+    /// As [`AlphaBeta::solve`], stopping with [`SearchError::Cancelled`]
+    /// soon after `progress` says [`Progress::cancelled`].
+    pub fn solve_within(
+        &mut self,
+        game: &G,
+        position: &G::Position,
+        progress: &dyn Progress,
+    ) -> Result<Outcome, SearchError> {
         if let Some(value) = game.primitive(position) {
             return Ok(Outcome::terminal(value));
         }
         let plies = game.plies_left(position);
-        let first = self.root_search(game, position, -1, 1)?;
+        let first = self.root_search(game, position, -1, 1, progress)?;
         if first == 0 {
             return Ok(Outcome::tie(plies));
         }
@@ -154,7 +207,7 @@ impl<G: Searchable> AlphaBeta<G> {
         };
         while low < high {
             let mid = low + (high - low) / 2;
-            let score = self.root_search(game, position, mid, mid + 1)?;
+            let score = self.root_search(game, position, mid, mid + 1, progress)?;
             if score > mid {
                 low = low.max(score);
             } else {
@@ -174,13 +227,18 @@ impl<G: Searchable> AlphaBeta<G> {
         position: &G::Position,
         alpha: i32,
         beta: i32,
+        progress: &dyn Progress,
     ) -> Result<i32, SearchError> {
         let plies = game.plies_left(position);
         if plies > MAX_PLIES {
             return Err(SearchError::TooLong(plies));
         }
         self.drawn_end = false;
-        let score = self.negamax(game, position, 0, alpha, beta);
+        self.stopped = progress.cancelled();
+        let score = self.negamax(game, position, 0, alpha, beta, progress);
+        if self.stopped {
+            return Err(SearchError::Cancelled(self.nodes));
+        }
         if self.drawn_end {
             return Err(SearchError::DrawnEnd);
         }
@@ -197,8 +255,16 @@ impl<G: Searchable> AlphaBeta<G> {
         depth: u32,
         mut alpha: i32,
         mut beta: i32,
+        progress: &dyn Progress,
     ) -> i32 {
+        if self.stopped {
+            return 0;
+        }
         self.nodes += 1;
+        if self.nodes % POLL_NODES == 0 && progress.cancelled() {
+            self.stopped = true;
+            return 0;
+        }
         match game.primitive(position) {
             Some(Value::Win) => return WIN - depth as i32,
             Some(Value::Lose) => return -(WIN - depth as i32),
@@ -219,10 +285,11 @@ impl<G: Searchable> AlphaBeta<G> {
         }
         let key = game.key(position);
         let slot = (key % self.modulus) as usize;
-        let check = (key / self.modulus) as u32 + 1;
+        let check = key / self.modulus + 1;
+        let (check, check_high) = (check as u32, (check >> 32) as u8);
         let known = self.table[slot];
         let mut first_move = NO_MOVE;
-        if known.check == check {
+        if known.check == check && known.check_high == check_high {
             let (lower, upper) = (from_byte(known.lower, depth), from_byte(known.upper, depth));
             if lower >= beta || lower == upper {
                 return lower;
@@ -244,7 +311,7 @@ impl<G: Searchable> AlphaBeta<G> {
         let mut best = -(WIN - depth as i32);
         let mut best_move = NO_MOVE;
         for i in order {
-            let score = -self.negamax(game, &children[i].1, depth + 1, -beta, -alpha);
+            let score = -self.negamax(game, &children[i].1, depth + 1, -beta, -alpha, progress);
             if score > best {
                 best = score;
                 best_move = i.min(usize::from(NO_MOVE) - 1) as u8;
@@ -257,6 +324,10 @@ impl<G: Searchable> AlphaBeta<G> {
             }
         }
         self.children[depth as usize] = children;
+        if self.stopped {
+            // The children's scores are not known: keep nothing.
+            return 0;
+        }
 
         let byte = to_byte(best, depth);
         let (lower, upper) = if best <= alpha_searched {
@@ -267,12 +338,13 @@ impl<G: Searchable> AlphaBeta<G> {
             (byte, byte)
         };
         let entry = &mut self.table[slot];
-        if entry.check == check {
+        if entry.check == check && entry.check_high == check_high {
             entry.lower = entry.lower.max(lower);
             entry.upper = entry.upper.min(upper);
         } else {
             *entry = Entry {
                 check,
+                check_high,
                 lower,
                 upper,
                 best: NO_MOVE,
@@ -325,6 +397,11 @@ mod tests {
                 assert_eq!(from_byte(b, depth), s);
             }
         }
+    }
+
+    #[test]
+    fn an_entry_is_eight_bytes() {
+        assert_eq!(std::mem::size_of::<Entry>(), 8);
     }
 
     #[test]

@@ -39,6 +39,8 @@ pub enum SparseError {
     /// A move led to a position missing from its tier: a move that does not
     /// go up a tier, or a canonical form that differs between images.
     Missing(u64),
+    /// The build was asked to stop (see [`Progress::cancelled`]).
+    Cancelled,
 }
 
 impl std::fmt::Display for SparseError {
@@ -55,6 +57,7 @@ impl std::fmt::Display for SparseError {
                 f,
                 "index {rank} was reached by a move but is missing from its tier"
             ),
+            Self::Cancelled => f.write_str("the table build was stopped"),
         }
     }
 }
@@ -289,7 +292,12 @@ where
         ranks.dedup();
         let found: Vec<Vec<(usize, Vec<u64>)>> = ranks
             .par_chunks(TASK)
-            .map(|task| expand(game, task, &reached))
+            .map(|task| {
+                if progress.cancelled() {
+                    return Err(SparseError::Cancelled);
+                }
+                expand(game, task, &reached)
+            })
             .collect::<Result<_, _>>()?;
         for (child_tier, children) in found.into_iter().flatten() {
             match pending.get_mut(child_tier) {
@@ -349,9 +357,14 @@ where
         let (lower, solved) = tiers.split_at_mut(tier + 1);
         let this = &mut lower[tier];
         let above = tier + 1;
-        this.words.par_iter_mut().try_for_each(|word| {
-            let cell = solve_one(game, index_of(*word), solved, above)?;
-            *word |= u64::from(cell.bits());
+        this.words.par_chunks_mut(TASK).try_for_each(|task| {
+            if progress.cancelled() {
+                return Err(SparseError::Cancelled);
+            }
+            for word in task {
+                let cell = solve_one(game, index_of(*word), solved, above)?;
+                *word |= u64::from(cell.bits());
+            }
             Ok(())
         })?;
         progress.advance(this.words.len() as u64);

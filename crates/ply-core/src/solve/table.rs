@@ -13,8 +13,8 @@ use rayon::prelude::*;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU16, Ordering::Relaxed};
 
-/// The most memory a table may take: 4 GiB.
-pub const MEMORY_LIMIT: u64 = 4 << 30;
+/// The most memory a table may take (see [`crate::limits`]).
+pub const MEMORY_LIMIT: u64 = crate::limits::MAX_TABLE_BYTES;
 
 /// Why a table could not be built.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +31,10 @@ pub enum TableError {
     /// A move from the given tier led outside the index space or to a
     /// position not in a higher tier: the game breaks the [`TableWalk`] contract.
     NotTiered(usize),
+    /// The build was asked to stop (see [`Progress::cancelled`]).
+    Cancelled,
+    /// The system would not give the table's memory.
+    OutOfMemory(u64),
 }
 
 impl fmt::Display for TableError {
@@ -38,9 +42,9 @@ impl fmt::Display for TableError {
         match self {
             Self::TooLarge { positions, bytes } => write!(
                 f,
-                "a table of {positions} positions needs {:.1} GiB, over the {} GiB limit",
-                *bytes as f64 / f64::from(1 << 30),
-                MEMORY_LIMIT >> 30
+                "a table of {positions} positions needs {}, over the {} limit",
+                crate::limits::human_bytes(*bytes),
+                crate::limits::human_bytes(MEMORY_LIMIT)
             ),
             Self::TooManyTiers(tiers) => write!(
                 f,
@@ -50,6 +54,12 @@ impl fmt::Display for TableError {
             Self::NotTiered(tier) => write!(
                 f,
                 "a move from tier {tier} did not lead to a higher tier of the index"
+            ),
+            Self::Cancelled => f.write_str("the table build was stopped"),
+            Self::OutOfMemory(bytes) => write!(
+                f,
+                "the system would not give the {} a table needs",
+                crate::limits::human_bytes(*bytes)
             ),
         }
     }
@@ -89,6 +99,9 @@ impl Table {
     pub fn build<G: TableWalk>(game: &G, progress: &dyn Progress) -> Result<Table, TableError> {
         Self::fill(game, progress, |tier, cells, broken| {
             chunks(game.index_len()).for_each(|range| {
+                if progress.cancelled() {
+                    return;
+                }
                 let mut solved = 0;
                 game.for_each_index_in_tier(tier, range, |index, position| {
                     let cell = solve_position(game, cells, &position);
@@ -114,6 +127,9 @@ impl Table {
     ) -> Result<Table, TableError> {
         Self::fill(game, progress, |tier, cells, broken| {
             chunks(game.index_len()).for_each(|range| {
+                if progress.cancelled() {
+                    return;
+                }
                 let mut seen = 0;
                 game.for_each_index_in_tier(tier, range, |index, position| {
                     seen += 1;
@@ -152,11 +168,21 @@ impl Table {
     ) -> Result<Table, TableError> {
         Self::check(game)?;
         let len = game.index_len();
-        let cells: Box<[AtomicU16]> = (0..len).map(|_| AtomicU16::new(0)).collect();
+        // Ask for the memory first, so that a refusal is an error, not an abort.
+        let mut cells: Vec<AtomicU16> = Vec::new();
+        cells
+            .try_reserve_exact(len as usize)
+            .map_err(|_| TableError::OutOfMemory(Self::bytes_needed(len)))?;
+        cells.extend((0..len).map(|_| AtomicU16::new(0)));
+        let cells = cells.into_boxed_slice();
         let broken = AtomicBool::new(false);
         progress.begin("solving", len);
         for tier in (0..game.tier_count()).rev() {
             solve_tier(tier, &cells, &broken);
+            if progress.cancelled() {
+                progress.end();
+                return Err(TableError::Cancelled);
+            }
             if broken.load(Relaxed) {
                 progress.end();
                 return Err(TableError::NotTiered(tier));

@@ -61,7 +61,7 @@ impl<'s> Match<'s> {
         human_first: bool,
         seed: Option<u64>,
     ) -> Result<Self, PlyError> {
-        let first = session.solve(position)?;
+        let first = session.solve_listing_all(position)?;
         let rng = match seed {
             Some(seed) => StdRng::seed_from_u64(seed),
             None => StdRng::from_os_rng(),
@@ -127,7 +127,7 @@ impl<'s> Match<'s> {
         let Some(position) = chosen.map(|m| m.position.clone()) else {
             return Ok(false);
         };
-        let next = self.session.solve(Some(&position))?;
+        let next = self.session.solve_listing_all(Some(&position))?;
         self.played.push(next);
         Ok(true)
     }
@@ -141,7 +141,7 @@ impl<'s> Match<'s> {
         };
         let name = choice.name.clone();
         let position = choice.position.clone();
-        let next = self.session.solve(Some(&position))?;
+        let next = self.session.solve_listing_all(Some(&position))?;
         self.played.push(next);
         Ok(Some(name))
     }

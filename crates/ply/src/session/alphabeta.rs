@@ -2,9 +2,10 @@
 //! own by alpha-beta, with one transposition table kept across queries.
 
 use super::Solver;
+use super::once::lock_within;
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
-use ply_core::{AlphaBeta, Outcome, Progress, Searchable};
+use ply_core::{AlphaBeta, NoProgress, Outcome, Progress, SearchError, Searchable};
 use std::sync::Mutex;
 
 /// Solves single positions by alpha-beta search (see [`AlphaBeta`]);
@@ -38,14 +39,29 @@ impl<G: Searchable> Solver for AlphaBetaSession<G> {
     }
 
     fn outcome(&self, position: &G::Position) -> Result<Outcome, PlyError> {
-        let mut slot = self
-            .searcher
-            .lock()
-            .map_err(|_| PlyError::argument("an earlier search failed part-way"))?;
+        self.outcome_within(position, &NoProgress)
+    }
+
+    fn outcome_within(
+        &self,
+        position: &G::Position,
+        progress: &dyn Progress,
+    ) -> Result<Outcome, PlyError> {
+        let mut slot = lock_within(&self.searcher, progress, "another search of this game")?;
         let searcher = slot.get_or_insert_with(|| AlphaBeta::new(&self.game, self.entries));
         searcher
-            .solve(&self.game, position)
-            .map_err(|e| PlyError::argument(format!("{}: {e}", self.game.name())))
+            .solve_within(&self.game, position, progress)
+            .map_err(|e| match e {
+                SearchError::Cancelled(nodes) => PlyError::Cancelled(format!(
+                    "the search of {} after {nodes} positions",
+                    self.game.name()
+                )),
+                e => PlyError::argument(format!("{}: {e}", self.game.name())),
+            })
+    }
+
+    fn memory_bound(&self) -> u64 {
+        AlphaBeta::bytes_for(&self.game, self.entries)
     }
 
     fn analyze(&self, _progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {

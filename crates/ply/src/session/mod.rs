@@ -4,6 +4,7 @@
 //! every command at once.
 
 pub mod alphabeta;
+pub mod once;
 pub mod retro;
 pub mod sparse;
 pub mod table;
@@ -12,7 +13,7 @@ pub mod treblecross;
 
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
-use ply_core::{Game, Outcome, Progress};
+use ply_core::{Game, NoProgress, Outcome, Progress};
 
 /// A game with a solver attached.
 pub trait Session: Send + Sync {
@@ -26,7 +27,31 @@ pub trait Session: Send + Sync {
     fn render(&self, position: &str) -> Result<String, PlyError>;
 
     /// The value of `position` (the start if `None`) and of every move from it.
-    fn solve(&self, position: Option<&str>) -> Result<SolveReport, PlyError>;
+    fn solve(&self, position: Option<&str>) -> Result<SolveReport, PlyError> {
+        self.solve_within(position, &NoProgress)
+    }
+
+    /// As [`Session::solve`], reporting to `progress` and stopping with
+    /// [`PlyError::Cancelled`] soon after it says [`Progress::cancelled`].
+    fn solve_within(
+        &self,
+        position: Option<&str>,
+        progress: &dyn Progress,
+    ) -> Result<SolveReport, PlyError>;
+
+    /// As [`Session::solve`], but listing every move with the position it
+    /// leads to, as `ply play` needs; sessions whose `solve` may leave moves
+    /// out (long Treblecross rows) override it, and refuse positions too
+    /// large to list.
+    fn solve_listing_all(&self, position: Option<&str>) -> Result<SolveReport, PlyError> {
+        self.solve(position)
+    }
+
+    /// The most memory the session may come to hold (its tables once
+    /// built), so that a server can refuse or evict before it is spent.
+    fn memory_bound(&self) -> u64 {
+        0
+    }
 
     /// Strongly solves the whole game, reporting progress.
     fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError>;
@@ -60,6 +85,23 @@ pub trait Solver: Send + Sync {
     /// The outcome of `position` for the player to move.
     fn outcome(&self, position: &<Self::Game as Game>::Position) -> Result<Outcome, PlyError>;
 
+    /// As [`Solver::outcome`], stopping with [`PlyError::Cancelled`] soon
+    /// after `progress` says [`Progress::cancelled`]. Solvers whose every
+    /// answer is quick keep the default, which ignores `progress`.
+    fn outcome_within(
+        &self,
+        position: &<Self::Game as Game>::Position,
+        progress: &dyn Progress,
+    ) -> Result<Outcome, PlyError> {
+        let _ = progress;
+        self.outcome(position)
+    }
+
+    /// As [`Session::memory_bound`].
+    fn memory_bound(&self) -> u64 {
+        0
+    }
+
     /// As [`Session::prepare`].
     fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
         let _ = progress;
@@ -85,9 +127,17 @@ impl<S: Solver> Session for S {
             .render(&parse_or_start(self.game(), Some(position))?))
     }
 
-    fn solve(&self, position: Option<&str>) -> Result<SolveReport, PlyError> {
+    fn solve_within(
+        &self,
+        position: Option<&str>,
+        progress: &dyn Progress,
+    ) -> Result<SolveReport, PlyError> {
         let position = parse_or_start(self.game(), position)?;
-        solve_report(self.game(), &position, |p| self.outcome(p))
+        solve_report(self.game(), &position, |p| self.outcome_within(p, progress))
+    }
+
+    fn memory_bound(&self) -> u64 {
+        Solver::memory_bound(self)
     }
 
     fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {

@@ -2,36 +2,44 @@
 //! table is built once, on first use, and answers every query after.
 
 use super::Solver;
+use super::once::Once;
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
-use ply_core::{Indexed, NoProgress, Outcome, Progress, SparseTable, Symmetric, Tiered};
-use std::sync::OnceLock;
+use ply_core::{
+    Indexed, NoProgress, Outcome, Progress, SparseError, SparseTable, Symmetric, Tiered,
+};
 
 /// Solves a game by tabulating every position reachable from its start
 /// (see [`SparseTable`]).
 pub struct SparseSession<G> {
     game: G,
-    table: OnceLock<Result<SparseTable, String>>,
+    table: Once<SparseTable>,
+    /// The most bytes a build takes, as the opener judged it.
+    bytes: u64,
 }
 
 impl<G: Indexed + Symmetric + Tiered> SparseSession<G> {
-    /// A session over `game`; nothing is built until the first query.
-    pub fn new(game: G) -> Self {
+    /// A session over `game` whose table takes at most `bytes` to build;
+    /// nothing is built until the first query.
+    pub fn new(game: G, bytes: u64) -> Self {
         Self {
             game,
-            table: OnceLock::new(),
+            table: Once::default(),
+            bytes,
         }
     }
 
     /// The table, built now if this is the first query.
     fn table(&self, progress: &dyn Progress) -> Result<&SparseTable, PlyError> {
         self.table
-            .get_or_init(|| {
-                SparseTable::build(&self.game, &self.game.start(), progress)
-                    .map_err(|e| e.to_string())
+            .get_or_build(progress, "the table being built", || {
+                SparseTable::build(&self.game, &self.game.start(), progress).map_err(|e| match e {
+                    SparseError::Cancelled => {
+                        PlyError::Cancelled(format!("building the table of {}", self.game.name()))
+                    }
+                    e => PlyError::argument(format!("{}: {e}", self.game.name())),
+                })
             })
-            .as_ref()
-            .map_err(|e| PlyError::argument(format!("{}: {e}", self.game.name())))
     }
 }
 
@@ -43,7 +51,19 @@ impl<G: Indexed + Symmetric + Tiered> Solver for SparseSession<G> {
     }
 
     fn outcome(&self, position: &G::Position) -> Result<Outcome, PlyError> {
-        self.table(&NoProgress)?
+        self.outcome_within(position, &NoProgress)
+    }
+
+    fn memory_bound(&self) -> u64 {
+        self.bytes
+    }
+
+    fn outcome_within(
+        &self,
+        position: &G::Position,
+        progress: &dyn Progress,
+    ) -> Result<Outcome, PlyError> {
+        self.table(progress)?
             .outcome(&self.game, position)
             .ok_or_else(|| {
                 PlyError::argument(format!(

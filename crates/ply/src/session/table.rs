@@ -3,6 +3,7 @@
 //! so a long-lived session (`ply serve`) answers every query from it.
 
 use super::Solver;
+use super::once::Once;
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::{
@@ -11,12 +12,11 @@ use ply_core::{
 };
 use rayon::prelude::*;
 use serde_json::json;
-use std::sync::OnceLock;
 
 /// Answers queries from a strong solution of the whole game.
 pub struct TableSession<G> {
     game: G,
-    table: OnceLock<Result<Table, TableError>>,
+    table: Once<Table>,
 }
 
 impl<G: TableWalk + Symmetric> TableSession<G> {
@@ -26,7 +26,7 @@ impl<G: TableWalk + Symmetric> TableSession<G> {
         Table::check(&game).map_err(|e| table_error(&game, e))?;
         Ok(Self {
             game,
-            table: OnceLock::new(),
+            table: Once::default(),
         })
     }
 
@@ -34,9 +34,16 @@ impl<G: TableWalk + Symmetric> TableSession<G> {
     /// per class of symmetric positions.
     fn table(&self, progress: &dyn Progress) -> Result<&Table, PlyError> {
         self.table
-            .get_or_init(|| Table::build_symmetric(&self.game, progress))
-            .as_ref()
-            .map_err(|e| table_error(&self.game, e.clone()))
+            .get_or_build(progress, "the table being built", || {
+                Table::build_symmetric(&self.game, progress).map_err(|e| match e {
+                    TableError::Cancelled => PlyError::Cancelled(format!(
+                        "building the table of {} ({})",
+                        self.game.name(),
+                        ply_core::limits::human_bytes(Table::bytes_needed(self.game.index_len()))
+                    )),
+                    e => table_error(&self.game, e),
+                })
+            })
     }
 
     /// How many classes of symmetric positions the positions in `set` meet.
@@ -72,7 +79,19 @@ impl<G: TableWalk + Symmetric> Solver for TableSession<G> {
     }
 
     fn outcome(&self, position: &G::Position) -> Result<Outcome, PlyError> {
-        self.table(&ply_core::NoProgress)?
+        self.outcome_within(position, &ply_core::NoProgress)
+    }
+
+    fn memory_bound(&self) -> u64 {
+        Table::bytes_needed(self.game.index_len())
+    }
+
+    fn outcome_within(
+        &self,
+        position: &G::Position,
+        progress: &dyn Progress,
+    ) -> Result<Outcome, PlyError> {
+        self.table(progress)?
             .outcome(self.game.rank(position))
             .ok_or_else(|| {
                 PlyError::argument(format!(

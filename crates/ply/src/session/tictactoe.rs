@@ -8,10 +8,10 @@ use ply_core::{Indexed, SparseTable};
 use ply_games::TicTacToe;
 
 /// The most memory a whole-game table may take.
-pub const MAX_TABLE_BYTES: u64 = 2 << 30;
+pub const MAX_TABLE_BYTES: u64 = ply_core::limits::MAX_SPARSE_BYTES;
 
 /// Transposition table entries for alpha-beta search (8 bytes each).
-pub const SEARCH_ENTRIES: u64 = 1 << 23;
+pub const SEARCH_ENTRIES: u64 = ply_core::limits::SEARCH_TABLE_BYTES / 8;
 
 /// The most memory a table of every position of `game` can take, judged
 /// from the bound on its positions after symmetry.
@@ -23,7 +23,7 @@ pub fn table_bytes(game: &TicTacToe) -> u64 {
 pub fn open(game: TicTacToe) -> Box<dyn Session> {
     let bytes = table_bytes(&game);
     if bytes <= MAX_TABLE_BYTES {
-        return Box::new(SparseSession::new(game));
+        return Box::new(SparseSession::new(game, bytes));
     }
     let name = ply_core::Game::name(&game);
     let why = format!(

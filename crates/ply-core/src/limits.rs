@@ -1,0 +1,147 @@
+//! The limits of the engine, in one place: the commands' parameter checks,
+//! `ply games`, the docs and the errors all quote these numbers, and every
+//! solver checks them before it allocates.
+//!
+//! Also [`Budget`]: the [`Progress`] a bounded computation runs under, which
+//! asks it to stop on a deadline, an explicit cancel (a client gone, Ctrl-C),
+//! or never, and passes progress on to another reporter.
+
+use crate::progress::Progress;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// The most memory one dense table may take: 2 GiB (two bytes per position,
+/// so 2^30 positions).
+pub const MAX_TABLE_BYTES: u64 = 2 << 30;
+
+/// The most squares an Euler board may have: a dense table of 2^30
+/// positions fills [`MAX_TABLE_BYTES`].
+pub const MAX_EULER_SQUARES: usize = 30;
+
+/// The most memory a table of every reachable tic-tac-toe position may take
+/// (the same budget as a dense table).
+pub const MAX_SPARSE_BYTES: u64 = MAX_TABLE_BYTES;
+
+/// The most memory an alpha-beta transposition table takes: 64 MiB.
+pub const SEARCH_TABLE_BYTES: u64 = 64 << 20;
+
+/// The longest Treblecross row: rows up to [`TREBLECROSS_PRECOMPUTED_ROW`]
+/// are answered from precomputed values, longer ones compute 0.007 values
+/// first (minutes of CPU at this limit).
+pub const MAX_TREBLECROSS_ROW: usize = 1 << 21;
+
+/// The longest Treblecross row answered at once, from the 0.007 values
+/// shipped with ply (heaps up to 2^20, a row of `k` squares being a heap of
+/// `k + 2`).
+pub const TREBLECROSS_PRECOMPUTED_ROW: usize = (1 << 20) - 2;
+
+/// Bytes in a human unit, for messages: `512 MiB`, `2.0 GiB`.
+pub fn human_bytes(bytes: u64) -> String {
+    const MIB: u64 = 1 << 20;
+    const GIB: u64 = 1 << 30;
+    if bytes >= GIB {
+        format!("{:.1} GiB", bytes as f64 / GIB as f64)
+    } else if bytes >= MIB {
+        format!("{} MiB", bytes.div_ceil(MIB))
+    } else {
+        format!("{} KiB", bytes.div_ceil(1 << 10))
+    }
+}
+
+/// Asks a computation to stop when a deadline passes or when
+/// [`Budget::cancel`] is called (from any thread, through a clone of the
+/// [`Budget::flag`]); passes progress on to `inner`.
+pub struct Budget<'a> {
+    deadline: Option<Instant>,
+    flag: Arc<AtomicBool>,
+    inner: &'a dyn Progress,
+}
+
+impl<'a> Budget<'a> {
+    /// No deadline, a fresh cancel flag, progress passed to `inner`.
+    pub fn new(inner: &'a dyn Progress) -> Self {
+        Self {
+            deadline: None,
+            flag: Arc::new(AtomicBool::new(false)),
+            inner,
+        }
+    }
+
+    /// The same budget, ending `limit` from now.
+    pub fn with_limit(mut self, limit: Duration) -> Self {
+        self.deadline = Instant::now().checked_add(limit);
+        self
+    }
+
+    /// The same budget, cancelled when `flag` is set.
+    pub fn with_flag(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.flag = flag;
+        self
+    }
+
+    /// The flag that cancels this budget when set.
+    pub fn flag(&self) -> Arc<AtomicBool> {
+        self.flag.clone()
+    }
+
+    /// Asks the computation to stop.
+    pub fn cancel(&self) {
+        self.flag.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the deadline (if any) has passed.
+    pub fn expired(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
+impl Progress for Budget<'_> {
+    fn begin(&self, phase: &str, total: u64) {
+        self.inner.begin(phase, total);
+    }
+
+    fn advance(&self, done: u64) {
+        self.inner.advance(done);
+    }
+
+    fn end(&self) {
+        self.inner.end();
+    }
+
+    fn cancelled(&self) -> bool {
+        if self.flag.load(Ordering::Relaxed) || self.inner.cancelled() {
+            return true;
+        }
+        if self.expired() {
+            self.cancel();
+            return true;
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::NoProgress;
+
+    #[test]
+    fn a_budget_stops_on_its_flag_and_its_deadline() {
+        let open = Budget::new(&NoProgress);
+        assert!(!open.cancelled());
+        let flag = open.flag();
+        flag.store(true, Ordering::Relaxed);
+        assert!(open.cancelled());
+        let timed = Budget::new(&NoProgress).with_limit(Duration::ZERO);
+        assert!(timed.cancelled());
+        assert!(timed.flag().load(Ordering::Relaxed), "expiry sets the flag");
+    }
+
+    #[test]
+    fn the_euler_limit_fills_the_table_limit() {
+        assert_eq!(2u64 << MAX_EULER_SQUARES, MAX_TABLE_BYTES);
+        assert_eq!(human_bytes(MAX_TABLE_BYTES), "2.0 GiB");
+        assert_eq!(human_bytes(64 << 20), "64 MiB");
+    }
+}
