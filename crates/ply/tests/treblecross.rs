@@ -155,16 +155,21 @@ fn solve_reports_value_nimber_and_every_move() {
     assert_eq!(lose_in_0, ["2"]);
 }
 
-#[test]
-fn long_rows_are_solved_by_theory_and_say_what_is_left_out() {
-    let session = registry::open("treblecross").unwrap();
-    // 100,000 squares: X on every seventh square leaves runs of six empty
-    // squares between X's (heap 4, value 1) and a run of 4 at the start.
-    let row: String = (0..100_000)
+/// A row of `len` squares with an X on every seventh square from the
+/// fifth: runs of six empty squares between X's (heap 4, value 1).
+fn sevenths(len: usize) -> String {
+    (0..len)
         .map(|s| if s % 7 == 4 { 'X' } else { '.' })
-        .collect();
-    let report = session.solve(Some(&row)).unwrap();
+        .collect()
+}
+
+#[test]
+fn long_won_rows_list_their_winning_moves_by_theory() {
+    let session = registry::open("treblecross").unwrap();
+    let report = session.solve(Some(&sevenths(99_999))).unwrap();
+    assert_eq!(report.value, Value::Win);
     assert_eq!(report.remoteness, None);
+    assert!(!report.moves.is_empty());
     assert!(
         report
             .moves
@@ -184,5 +189,22 @@ fn long_rows_are_solved_by_theory_and_say_what_is_left_out() {
     assert_eq!(notes.len(), 2, "{notes:?}");
     assert!(notes[0].starts_with("remoteness not computed"));
     // The value agrees with the nimber.
-    assert_eq!(report.value == Value::Win, report.nimber != Some(0));
+    assert_ne!(report.nimber, Some(0));
+}
+
+#[test]
+fn long_lost_rows_list_moves_that_all_lose() {
+    let session = registry::open("treblecross").unwrap();
+    let report = session.solve(Some(&sevenths(100_000))).unwrap();
+    assert_eq!((report.value, report.nimber), (Value::Lose, Some(0)));
+    assert_eq!(report.moves.len(), 256);
+    assert!(
+        report
+            .moves
+            .iter()
+            .all(|m| m.value == Value::Win && m.position.is_empty())
+    );
+    let notes = session.notes(&report);
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(notes[1].contains("every move loses"), "{notes:?}");
 }
