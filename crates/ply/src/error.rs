@@ -17,6 +17,9 @@ pub enum PlyError {
     },
     /// Reading input or writing output failed.
     Io(std::io::Error),
+    /// A solved database is unreadable, corrupt or for something else
+    /// (the message names the file and the problem).
+    Database(String),
 }
 
 impl PlyError {
@@ -40,6 +43,7 @@ impl fmt::Display for PlyError {
             Self::Argument(message) => f.write_str(message),
             Self::Input { line, message } => write!(f, "input line {line}: {message}"),
             Self::Io(err) => write!(f, "I/O error: {err}"),
+            Self::Database(message) => f.write_str(message),
         }
     }
 }
@@ -49,6 +53,12 @@ impl std::error::Error for PlyError {}
 impl From<std::io::Error> for PlyError {
     fn from(err: std::io::Error) -> Self {
         Self::Io(err)
+    }
+}
+
+impl From<ply_core::DbError> for PlyError {
+    fn from(err: ply_core::DbError) -> Self {
+        Self::Database(err.to_string())
     }
 }
 

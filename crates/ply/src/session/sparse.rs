@@ -1,78 +1,80 @@
-//! Sessions for acyclic games whose reachable positions fit a table: the
-//! table is built once, on first use, and answers every query after.
+//! Acyclic games whose reachable positions fit a table (tic-tac-toe): one
+//! cell per symmetry class reachable from the start.
 
-use super::Solver;
+use super::solved::{Method, SolvedSession};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
-use ply_core::{Indexed, NoProgress, Outcome, Progress, SparseTable, Symmetric, Tiered};
-use std::sync::OnceLock;
+use ply_core::solution::{Canonical, class_size};
+use ply_core::{Indexed, Progress, Solution, SparseTable, Symmetric, Tiered};
 
 /// Solves a game by tabulating every position reachable from its start
 /// (see [`SparseTable`]).
-pub struct SparseSession<G> {
+pub struct SparseMethod<G> {
     game: G,
-    table: OnceLock<Result<SparseTable, String>>,
 }
+
+/// A session over a game solved into a [`SparseTable`].
+pub type SparseSession<G> = SolvedSession<SparseMethod<G>>;
 
 impl<G: Indexed + Symmetric + Tiered> SparseSession<G> {
     /// A session over `game`; nothing is built until the first query.
     pub fn new(game: G) -> Self {
-        Self {
-            game,
-            table: OnceLock::new(),
-        }
-    }
-
-    /// The table, built now if this is the first query.
-    fn table(&self, progress: &dyn Progress) -> Result<&SparseTable, PlyError> {
-        self.table
-            .get_or_init(|| {
-                SparseTable::build(&self.game, &self.game.start(), progress)
-                    .map_err(|e| e.to_string())
-            })
-            .as_ref()
-            .map_err(|e| PlyError::argument(format!("{}: {e}", self.game.name())))
+        SolvedSession::with(SparseMethod { game })
     }
 }
 
-impl<G: Indexed + Symmetric + Tiered> Solver for SparseSession<G> {
+impl<G: Indexed + Symmetric + Tiered> Method for SparseMethod<G> {
     type Game = G;
+    type Built = Canonical;
 
     fn game(&self) -> &G {
         &self.game
     }
 
-    fn outcome(&self, position: &G::Position) -> Result<Outcome, PlyError> {
-        self.table(&NoProgress)?
-            .outcome(&self.game, position)
-            .ok_or_else(|| {
-                PlyError::argument(format!(
-                    "position {} cannot be reached from the start of {}",
-                    self.game.format_position(position),
-                    self.game.name()
-                ))
-            })
+    fn build(&self, progress: &dyn Progress) -> Result<Canonical, String> {
+        SparseTable::build(&self.game, &self.game.start(), progress)
+            .map(|table| Canonical::new(table, self.game.index_len()))
+            .map_err(|e| format!("{}: {e}", self.game.name()))
     }
 
-    fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
-        self.table(progress).map(|_| ())
+    fn key(&self, position: &G::Position) -> u64 {
+        self.game.canonical_index(position)
     }
 
-    fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
-        let table = self.table(progress)?;
+    fn missing(&self, position: &G::Position) -> String {
+        format!(
+            "position {} cannot be reached from the start of {}",
+            self.game.format_position(position),
+            self.game.name()
+        )
+    }
+
+    fn analyze(
+        &self,
+        table: &Canonical,
+        _progress: &dyn Progress,
+    ) -> Result<AnalyzeReport, PlyError> {
+        if !table.table().root_symmetric() {
+            return Err(PlyError::argument(format!(
+                "{}: the start position is not symmetric, so positions cannot be counted by class",
+                self.game.name()
+            )));
+        }
         let census = table
-            .census(&self.game)
-            .ok_or_else(|| {
-                PlyError::argument(format!(
-                    "{}: the start position is not symmetric, so positions cannot be counted by class",
-                    self.game.name()
-                ))
+            .census_by(0..table.index_len(), &|rank| {
+                self.game
+                    .unrank(rank)
+                    .map_or(0, |p| class_size(&self.game, &p, rank))
             })?
-            .map_examples(|p| self.game.format_position(&p));
+            .map_examples(|rank| {
+                self.game
+                    .unrank(rank)
+                    .map_or_else(|| format!("#{rank}"), |p| self.game.format_position(&p))
+            });
         let mut report = AnalyzeReport::from_census(self.game.name(), census);
         report
             .extra
-            .insert("symmetry_classes".into(), table.classes().into());
+            .insert("symmetry_classes".into(), table.table().classes().into());
         Ok(report)
     }
 }

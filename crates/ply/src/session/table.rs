@@ -1,44 +1,35 @@
-//! Sessions for games solved whole into a table: games with a dense index,
-//! tiers and symmetries. The table is built once, on first use, and kept,
-//! so a long-lived session (`ply serve`) answers every query from it.
+//! Games solved whole into a table over every index: games with a dense
+//! index, tiers and symmetries (Euler).
 
-use super::Solver;
+use super::solved::{Method, SolvedSession};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
+use ply_core::solution::census_of_classes;
 use ply_core::{
-    IndexSet, Outcome, Progress, Symmetric, Table, TableError, TableWalk, reachable,
+    IndexSet, Progress, Solution, Symmetric, Table, TableError, TableWalk, reachable,
     reachable_classes,
 };
 use rayon::prelude::*;
 use serde_json::json;
-use std::sync::OnceLock;
 
-/// Answers queries from a strong solution of the whole game.
-pub struct TableSession<G> {
+/// Solves a game into a [`Table`], one position per symmetry class.
+pub struct TableMethod<G> {
     game: G,
-    table: OnceLock<Result<Table, TableError>>,
 }
+
+/// A session over a game solved into a [`Table`].
+pub type TableSession<G> = SolvedSession<TableMethod<G>>;
 
 impl<G: TableWalk + Symmetric> TableSession<G> {
     /// A session over `game`, refused at once if its table would not fit in
     /// memory.
     pub fn new(game: G) -> Result<Self, PlyError> {
         Table::check(&game).map_err(|e| table_error(&game, e))?;
-        Ok(Self {
-            game,
-            table: OnceLock::new(),
-        })
+        Ok(SolvedSession::with(TableMethod { game }))
     }
+}
 
-    /// The table, built on first use with `progress`, solving one position
-    /// per class of symmetric positions.
-    fn table(&self, progress: &dyn Progress) -> Result<&Table, PlyError> {
-        self.table
-            .get_or_init(|| Table::build_symmetric(&self.game, progress))
-            .as_ref()
-            .map_err(|e| table_error(&self.game, e.clone()))
-    }
-
+impl<G: TableWalk + Symmetric> TableMethod<G> {
     /// How many classes of symmetric positions the positions in `set` meet.
     fn symmetry_classes(&self, set: &IndexSet) -> u64 {
         const CHUNK: u64 = 1 << 14;
@@ -60,42 +51,43 @@ fn table_error<G: TableWalk>(game: &G, error: TableError) -> PlyError {
     PlyError::argument(format!("cannot solve {}: {error}", game.name()))
 }
 
-impl<G: TableWalk + Symmetric> Solver for TableSession<G> {
+impl<G: TableWalk + Symmetric> Method for TableMethod<G> {
     type Game = G;
+    type Built = Table;
 
     fn game(&self) -> &G {
         &self.game
     }
 
-    fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
-        self.table(progress).map(|_| ())
+    fn build(&self, progress: &dyn Progress) -> Result<Table, String> {
+        Table::build_symmetric(&self.game, progress)
+            .map_err(|e| table_error(&self.game, e).to_string())
     }
 
-    fn outcome(&self, position: &G::Position) -> Result<Outcome, PlyError> {
-        self.table(&ply_core::NoProgress)?
-            .outcome(self.game.rank(position))
-            .ok_or_else(|| {
-                PlyError::argument(format!(
-                    "{} cannot arise in {}",
-                    self.game.format_position(position),
-                    self.game.name()
-                ))
-            })
+    fn key(&self, position: &G::Position) -> u64 {
+        self.game.rank(position)
     }
 
-    fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
-        let table = self.table(progress)?;
+    fn missing(&self, position: &G::Position) -> String {
+        format!(
+            "{} cannot arise in {}",
+            self.game.format_position(position),
+            self.game.name()
+        )
+    }
+
+    fn analyze(&self, table: &Table, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
         // Counting by classes expands one position per class; it needs a
         // symmetric start, else every reachable position is expanded.
         let (census, classes) = match reachable_classes(&self.game, progress) {
             Some(classes) => (
-                table.census_of_classes(&self.game, &classes),
+                census_of_classes(table, &self.game, &classes)?,
                 classes.count(),
             ),
             None => {
                 let reached = reachable(&self.game, progress);
                 (
-                    table.census(Some(&reached)),
+                    table.census_by(0..table.index_len(), &|i| u64::from(reached.contains(i)))?,
                     self.symmetry_classes(&reached),
                 )
             }
