@@ -20,6 +20,9 @@ pub enum PlyError {
     /// The work was stopped before it finished: its budget ran out, its
     /// client went away or Ctrl-C was pressed. Says what was stopped.
     Cancelled(String),
+    /// A solved database is unreadable, corrupt or for something else
+    /// (the message names the file and the problem).
+    Database(String),
 }
 
 impl PlyError {
@@ -44,6 +47,7 @@ impl fmt::Display for PlyError {
             Self::Input { line, message } => write!(f, "input line {line}: {message}"),
             Self::Io(err) => write!(f, "I/O error: {err}"),
             Self::Cancelled(what) => write!(f, "stopped: {what}"),
+            Self::Database(message) => f.write_str(message),
         }
     }
 }
@@ -53,6 +57,12 @@ impl std::error::Error for PlyError {}
 impl From<std::io::Error> for PlyError {
     fn from(err: std::io::Error) -> Self {
         Self::Io(err)
+    }
+}
+
+impl From<ply_core::DbError> for PlyError {
+    fn from(err: ply_core::DbError) -> Self {
+        Self::Database(err.to_string())
     }
 }
 

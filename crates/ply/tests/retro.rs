@@ -5,8 +5,8 @@
 mod common;
 
 use ply::judge::boi2002_lgame::{self, Answer};
-use ply::session::Session;
 use ply::session::retro::RetroSession;
+use ply::session::{Session, Solver};
 use ply_core::{Game, Indexed, NoProgress, Value};
 use ply_games::lgame::LPosition;
 use ply_games::{LGame, Yehr};
@@ -71,7 +71,7 @@ fn the_boi2002_sample_gets_a_winning_move() {
 #[test]
 fn every_winning_move_printed_is_legal_and_leaves_the_opponent_lost() {
     let game = lgame().game();
-    let table = lgame().table(&NoProgress).unwrap();
+    let table = lgame().built(&NoProgress).unwrap();
     let mut answers = HashMap::new();
     for index in 0..game.index_len() / 2 {
         let position = game.unrank(index).unwrap();
@@ -98,9 +98,9 @@ fn every_winning_move_printed_is_legal_and_leaves_the_opponent_lost() {
 
 #[test]
 fn the_table_is_built_once_and_kept() {
-    let first = lgame().table(&NoProgress).unwrap() as *const _;
+    let first = lgame().built(&NoProgress).unwrap() as *const _;
     lgame().solve(None).unwrap();
-    assert!(std::ptr::eq(first, lgame().table(&NoProgress).unwrap()));
+    assert!(std::ptr::eq(first, lgame().built(&NoProgress).unwrap()));
 }
 
 #[test]

@@ -46,7 +46,7 @@ impl ApiError {
 impl From<PlyError> for ApiError {
     fn from(err: PlyError) -> Self {
         match err {
-            PlyError::Io(_) => Self::internal(err.to_string()),
+            PlyError::Io(_) | PlyError::Database(_) => Self::internal(err.to_string()),
             _ => Self::bad_request(err.to_string()),
         }
     }

@@ -6,14 +6,18 @@
 pub mod alphabeta;
 pub mod once;
 pub mod retro;
+pub mod solved;
 pub mod sparse;
+pub mod store;
 pub mod table;
 pub mod tictactoe;
 pub mod treblecross;
 
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
-use ply_core::{Game, NoProgress, Outcome, Progress};
+use ply_core::{Game, NoProgress, Outcome, Progress, Source};
+use std::path::PathBuf;
+use store::Store;
 
 /// A game with a solver attached.
 pub trait Session: Send + Sync {
@@ -70,6 +74,25 @@ pub trait Session: Send + Sync {
     fn notes(&self, _report: &SolveReport) -> Vec<String> {
         Vec::new()
     }
+
+    /// Where the answers come from, once the session has them (after
+    /// [`Session::prepare`] or a first query): `None` for sessions that
+    /// keep no solved table.
+    fn source(&self) -> Option<Source> {
+        None
+    }
+
+    /// Writes the session's strong solution as a database into `store`,
+    /// returning the file and its size; `None` for sessions that keep no
+    /// solved table.
+    fn save(
+        &self,
+        store: &Store,
+        progress: &dyn Progress,
+    ) -> Result<Option<(PathBuf, u64)>, PlyError> {
+        let _ = (store, progress);
+        Ok(None)
+    }
 }
 
 /// A solver over one game: all a [`Session`] needs beyond the game itself.
@@ -110,6 +133,21 @@ pub trait Solver: Send + Sync {
 
     /// As [`Session::analyze`].
     fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError>;
+
+    /// As [`Session::source`].
+    fn source(&self) -> Option<Source> {
+        None
+    }
+
+    /// As [`Session::save`].
+    fn save(
+        &self,
+        store: &Store,
+        progress: &dyn Progress,
+    ) -> Result<Option<(PathBuf, u64)>, PlyError> {
+        let _ = (store, progress);
+        Ok(None)
+    }
 }
 
 impl<S: Solver> Session for S {
@@ -146,6 +184,18 @@ impl<S: Solver> Session for S {
 
     fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
         Solver::prepare(self, progress)
+    }
+
+    fn source(&self) -> Option<Source> {
+        Solver::source(self)
+    }
+
+    fn save(
+        &self,
+        store: &Store,
+        progress: &dyn Progress,
+    ) -> Result<Option<(PathBuf, u64)>, PlyError> {
+        Solver::save(self, store, progress)
     }
 }
 

@@ -68,6 +68,11 @@ impl<T> Once<T> {
         Ok(self.value.get_or_init(|| value))
     }
 
+    /// The value, if a build has finished.
+    pub fn get(&self) -> Option<&T> {
+        self.value.get()
+    }
+
     /// Whether the value has been built.
     pub fn is_built(&self) -> bool {
         self.value.get().is_some()

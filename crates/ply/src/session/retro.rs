@@ -1,18 +1,17 @@
 //! Sessions for loopy games solved whole by retrograde analysis. The table
 //! is built once, on first use, and answers every later query.
 
-use super::Solver;
+use super::solved::{Method, SolvedSession};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::solve::retro::{self, RetroError, RetroTable};
-use ply_core::{Census, Indexed, NoProgress, Outcome, Progress, Value, reachable_from};
+use ply_core::{Census, Indexed, Progress, Value, reachable_from};
 use ply_games::LGame;
 use ply_games::yehr::{Side, Yehr, YehrPosition};
 use rayon::prelude::*;
 use serde_json::{Value as Json, json};
 use std::collections::BTreeMap;
 use std::ops::Range;
-use std::sync::{Mutex, OnceLock};
 
 /// A game with a dense index that retrograde analysis solves whole, and
 /// what `ply analyze` says about it.
@@ -123,75 +122,52 @@ fn count_moves<G: Indexed>(game: &G, indices: Range<u64>) -> u64 {
         .sum()
 }
 
-/// Answers queries about a game from its retrograde table, built once.
-pub struct RetroSession<G> {
+/// Solves a game whole by retrograde analysis (see [`Retrograde`]).
+pub struct RetroMethod<G> {
     game: G,
-    table: OnceLock<RetroTable>,
-    building: Mutex<()>,
 }
+
+/// A session over a game solved by retrograde analysis.
+pub type RetroSession<G> = SolvedSession<RetroMethod<G>>;
 
 impl<G: Retrograde> RetroSession<G> {
     /// A session over `game`; nothing is solved until asked.
     pub fn new(game: G) -> Self {
-        Self {
-            game,
-            table: OnceLock::new(),
-            building: Mutex::new(()),
-        }
-    }
-
-    /// The game.
-    pub fn game(&self) -> &G {
-        &self.game
-    }
-
-    /// The game's table, built on first use (one thread builds, the others
-    /// wait for it).
-    pub fn table(&self, progress: &dyn Progress) -> Result<&RetroTable, PlyError> {
-        if let Some(table) = self.table.get() {
-            return Ok(table);
-        }
-        let _building = self
-            .building
-            .lock()
-            .map_err(|_| PlyError::argument("an earlier solve of this game failed"))?;
-        if let Some(table) = self.table.get() {
-            return Ok(table);
-        }
-        let table = self
-            .game
-            .solve_all(progress)
-            .map_err(|e| PlyError::argument(format!("{}: {e}", self.game.name())))?;
-        Ok(self.table.get_or_init(|| table))
-    }
-
-    /// The outcome of `position`.
-    pub fn outcome(&self, position: &G::Position) -> Result<Outcome, PlyError> {
-        self.table(&NoProgress)?
-            .outcome(&self.game, position)
-            .ok_or_else(|| {
-                PlyError::argument(format!(
-                    "{} is not in the {} table",
-                    self.game.format_position(position),
-                    self.game.name()
-                ))
-            })
+        SolvedSession::with(RetroMethod { game })
     }
 }
 
-impl<G: Retrograde> Solver for RetroSession<G> {
+impl<G: Retrograde> Method for RetroMethod<G> {
     type Game = G;
+    type Built = RetroTable;
 
     fn game(&self) -> &G {
         &self.game
     }
 
-    fn outcome(&self, position: &G::Position) -> Result<Outcome, PlyError> {
-        RetroSession::outcome(self, position)
+    fn build(&self, progress: &dyn Progress) -> Result<RetroTable, PlyError> {
+        self.game
+            .solve_all(progress)
+            .map_err(|e| PlyError::argument(format!("{}: {e}", self.game.name())))
     }
 
-    fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
-        let table = self.table(progress)?;
+    fn key(&self, position: &G::Position) -> u64 {
+        self.game.rank(position)
+    }
+
+    fn missing(&self, position: &G::Position) -> String {
+        format!(
+            "{} is not in the {} table",
+            self.game.format_position(position),
+            self.game.name()
+        )
+    }
+
+    fn analyze(
+        &self,
+        table: &RetroTable,
+        progress: &dyn Progress,
+    ) -> Result<AnalyzeReport, PlyError> {
         let (counted, what) = self.game.counted();
         let counted_range = counted.clone();
         let census: Census<u64> = table.census(counted);

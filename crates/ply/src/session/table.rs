@@ -1,51 +1,35 @@
-//! Sessions for games solved whole into a table: games with a dense index,
-//! tiers and symmetries. The table is built once, on first use, and kept,
-//! so a long-lived session (`ply serve`) answers every query from it.
+//! Games solved whole into a table over every index: games with a dense
+//! index, tiers and symmetries (Euler).
 
-use super::Solver;
-use super::once::Once;
+use super::solved::{Method, SolvedSession};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
+use ply_core::solution::census_of_classes;
 use ply_core::{
-    IndexSet, Outcome, Progress, Symmetric, Table, TableError, TableWalk, reachable,
+    IndexSet, Progress, Solution, Symmetric, Table, TableError, TableWalk, reachable,
     reachable_classes,
 };
 use rayon::prelude::*;
 use serde_json::json;
 
-/// Answers queries from a strong solution of the whole game.
-pub struct TableSession<G> {
+/// Solves a game into a [`Table`], one position per symmetry class.
+pub struct TableMethod<G> {
     game: G,
-    table: Once<Table>,
 }
+
+/// A session over a game solved into a [`Table`].
+pub type TableSession<G> = SolvedSession<TableMethod<G>>;
 
 impl<G: TableWalk + Symmetric> TableSession<G> {
     /// A session over `game`, refused at once if its table would not fit in
     /// memory.
     pub fn new(game: G) -> Result<Self, PlyError> {
         Table::check(&game).map_err(|e| table_error(&game, e))?;
-        Ok(Self {
-            game,
-            table: Once::default(),
-        })
+        Ok(SolvedSession::with(TableMethod { game }))
     }
+}
 
-    /// The table, built on first use with `progress`, solving one position
-    /// per class of symmetric positions.
-    fn table(&self, progress: &dyn Progress) -> Result<&Table, PlyError> {
-        self.table
-            .get_or_build(progress, "the table being built", || {
-                Table::build_symmetric(&self.game, progress).map_err(|e| match e {
-                    TableError::Cancelled => PlyError::Cancelled(format!(
-                        "building the table of {} ({})",
-                        self.game.name(),
-                        ply_core::limits::human_bytes(Table::bytes_needed(self.game.index_len()))
-                    )),
-                    e => table_error(&self.game, e),
-                })
-            })
-    }
-
+impl<G: TableWalk + Symmetric> TableMethod<G> {
     /// How many classes of symmetric positions the positions in `set` meet.
     fn symmetry_classes(&self, set: &IndexSet) -> u64 {
         const CHUNK: u64 = 1 << 14;
@@ -67,54 +51,53 @@ fn table_error<G: TableWalk>(game: &G, error: TableError) -> PlyError {
     PlyError::argument(format!("cannot solve {}: {error}", game.name()))
 }
 
-impl<G: TableWalk + Symmetric> Solver for TableSession<G> {
+impl<G: TableWalk + Symmetric> Method for TableMethod<G> {
     type Game = G;
+    type Built = Table;
 
     fn game(&self) -> &G {
         &self.game
     }
 
-    fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
-        self.table(progress).map(|_| ())
-    }
-
-    fn outcome(&self, position: &G::Position) -> Result<Outcome, PlyError> {
-        self.outcome_within(position, &ply_core::NoProgress)
+    fn build(&self, progress: &dyn Progress) -> Result<Table, PlyError> {
+        Table::build_symmetric(&self.game, progress).map_err(|e| match e {
+            TableError::Cancelled => PlyError::Cancelled(format!(
+                "building the table of {} ({})",
+                self.game.name(),
+                ply_core::limits::human_bytes(Table::bytes_needed(self.game.index_len()))
+            )),
+            e => table_error(&self.game, e),
+        })
     }
 
     fn memory_bound(&self) -> u64 {
         Table::bytes_needed(self.game.index_len())
     }
 
-    fn outcome_within(
-        &self,
-        position: &G::Position,
-        progress: &dyn Progress,
-    ) -> Result<Outcome, PlyError> {
-        self.table(progress)?
-            .outcome(self.game.rank(position))
-            .ok_or_else(|| {
-                PlyError::argument(format!(
-                    "{} cannot arise in {}",
-                    self.game.format_position(position),
-                    self.game.name()
-                ))
-            })
+    fn key(&self, position: &G::Position) -> u64 {
+        self.game.rank(position)
     }
 
-    fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
-        let table = self.table(progress)?;
+    fn missing(&self, position: &G::Position) -> String {
+        format!(
+            "{} cannot arise in {}",
+            self.game.format_position(position),
+            self.game.name()
+        )
+    }
+
+    fn analyze(&self, table: &Table, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
         // Counting by classes expands one position per class; it needs a
         // symmetric start, else every reachable position is expanded.
         let (census, classes) = match reachable_classes(&self.game, progress) {
             Some(classes) => (
-                table.census_of_classes(&self.game, &classes),
+                census_of_classes(table, &self.game, &classes)?,
                 classes.count(),
             ),
             None => {
                 let reached = reachable(&self.game, progress);
                 (
-                    table.census(Some(&reached)),
+                    table.census_by(0..table.index_len(), &|i| u64::from(reached.contains(i)))?,
                     self.symmetry_classes(&reached),
                 )
             }

@@ -1,0 +1,186 @@
+//! One session for every game solved whole into a table, whatever the
+//! table: a [`Method`] says how to build the game's solved form and how to
+//! report on it; [`SolvedSession`] answers every query through the
+//! [`Solution`] interface, from a database on disk when the store holds one
+//! for the exact game, else from the table it builds once, on first use.
+
+use super::Solver;
+use super::once::Once;
+use super::store::{self, Store};
+use crate::error::PlyError;
+use crate::report::AnalyzeReport;
+use ply_core::db::{self, Database, Expect, Meta};
+use ply_core::{Game, Indexed, Outcome, Progress, Solution, Source};
+use std::path::PathBuf;
+
+/// How a game is solved whole, and what `ply analyze` says about it.
+pub trait Method: Send + Sync {
+    /// The game.
+    type Game: Indexed;
+    /// Its solved form in memory.
+    type Built: Solution + 'static;
+
+    /// The game.
+    fn game(&self) -> &Self::Game;
+
+    /// Solves the game whole.
+    fn build(&self, progress: &dyn Progress) -> Result<Self::Built, PlyError>;
+
+    /// The most memory the solved form may take once built (see
+    /// [`crate::session::Session::memory_bound`]).
+    fn memory_bound(&self) -> u64 {
+        0
+    }
+
+    /// The key of `position` in the solved form (its index, or its class's
+    /// canonical index).
+    fn key(&self, position: &<Self::Game as ply_core::Game>::Position) -> u64;
+
+    /// Why `position`, not in the solved form, has no answer.
+    fn missing(&self, position: &<Self::Game as ply_core::Game>::Position) -> String;
+
+    /// The report of `ply analyze`, from the solved form.
+    fn analyze(
+        &self,
+        built: &Self::Built,
+        progress: &dyn Progress,
+    ) -> Result<AnalyzeReport, PlyError>;
+}
+
+/// Where a session's answers come from once it has them.
+enum Held<B> {
+    /// A table this process built.
+    Solved(B),
+    /// A database on disk.
+    Database(Database),
+}
+
+impl<B: Solution> Held<B> {
+    fn solution(&self) -> &dyn Solution {
+        match self {
+            Held::Solved(built) => built,
+            Held::Database(db) => db,
+        }
+    }
+}
+
+/// Answers queries about a game from its strong solution.
+pub struct SolvedSession<M: Method> {
+    method: M,
+    held: Once<Held<M::Built>>,
+    fresh: Once<M::Built>,
+}
+
+impl<M: Method> SolvedSession<M> {
+    /// A session over the game of `method`; nothing is read or built until asked.
+    pub fn with(method: M) -> Self {
+        Self {
+            method,
+            held: Once::default(),
+            fresh: Once::default(),
+        }
+    }
+
+    /// What a database of this game must say about itself.
+    fn expect(&self) -> Expect {
+        let game = self.method.game();
+        Expect {
+            game: game.name(),
+            rules_version: game.rules_version(),
+        }
+    }
+
+    /// The solution answering queries: the store's database if it has one
+    /// for this game (and may be read), else the table built now or before.
+    pub fn solution(&self, progress: &dyn Progress) -> Result<&dyn Solution, PlyError> {
+        let held = self
+            .held
+            .get_or_build(progress, "the table being built", || {
+                if let Some(store) = store::current().filter(|s| s.read) {
+                    if let Some(db) = store.open(&self.expect())? {
+                        return Ok(Held::Database(db));
+                    }
+                }
+                self.method.build(progress).map(Held::Solved)
+            })?;
+        Ok(held.solution())
+    }
+
+    /// The table this process built: the one answering queries if it is
+    /// one, else built now (a strong solve never reads the database).
+    pub fn built(&self, progress: &dyn Progress) -> Result<&M::Built, PlyError> {
+        if let Some(Held::Solved(built)) = self.held.get() {
+            return Ok(built);
+        }
+        self.fresh
+            .get_or_build(progress, "the table being built", || {
+                self.method.build(progress)
+            })
+    }
+
+    /// Writes the built table as a database into `store`, returning the
+    /// file and its size in bytes.
+    pub fn save(&self, store: &Store, progress: &dyn Progress) -> Result<(PathBuf, u64), PlyError> {
+        let built = self.built(progress)?;
+        let game = self.method.game();
+        store.create()?;
+        let path = store.path(&game.name());
+        let meta = Meta {
+            game: game.name(),
+            rules_version: game.rules_version(),
+            index_len: built.index_len(),
+            range: 0..built.index_len(),
+        };
+        let size = db::save(&path, &meta, built, progress)?;
+        Ok((path, size))
+    }
+}
+
+impl<M: Method> Solver for SolvedSession<M> {
+    type Game = M::Game;
+
+    fn game(&self) -> &M::Game {
+        self.method.game()
+    }
+
+    fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
+        self.solution(progress).map(|_| ())
+    }
+
+    fn outcome(
+        &self,
+        position: &<M::Game as ply_core::Game>::Position,
+    ) -> Result<Outcome, PlyError> {
+        self.outcome_within(position, &ply_core::NoProgress)
+    }
+
+    fn outcome_within(
+        &self,
+        position: &<M::Game as ply_core::Game>::Position,
+        progress: &dyn Progress,
+    ) -> Result<Outcome, PlyError> {
+        self.solution(progress)?
+            .outcome(self.method.key(position))?
+            .ok_or_else(|| PlyError::argument(self.method.missing(position)))
+    }
+
+    fn memory_bound(&self) -> u64 {
+        self.method.memory_bound()
+    }
+
+    fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
+        self.method.analyze(self.built(progress)?, progress)
+    }
+
+    fn source(&self) -> Option<Source> {
+        self.held.get().map(|held| held.solution().source())
+    }
+
+    fn save(
+        &self,
+        store: &Store,
+        progress: &dyn Progress,
+    ) -> Result<Option<(PathBuf, u64)>, PlyError> {
+        SolvedSession::save(self, store, progress).map(Some)
+    }
+}

@@ -1,0 +1,122 @@
+//! Where solved databases live and how a session finds its game's: the
+//! directory is `--db-dir`, else `$PLY_DB_DIR`, else the platform's data
+//! directory (`~/.local/share/ply/db` on Linux). The `ply` command sets the
+//! store once at start; a library user who sets none uses no databases.
+
+use crate::error::PlyError;
+use ply_core::db::{self, Database, DbError, Expect};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The environment variable naming the database directory.
+pub const ENV: &str = "PLY_DB_DIR";
+
+/// A database directory, and whether sessions may answer from it.
+#[derive(Clone, Debug)]
+pub struct Store {
+    /// The directory.
+    pub dir: PathBuf,
+    /// Whether sessions read databases from it (`--no-db` turns this off).
+    pub read: bool,
+}
+
+static STORE: OnceLock<Store> = OnceLock::new();
+
+/// Makes `store` the one every session of this process uses. The first
+/// call wins; later ones are ignored.
+pub fn configure(store: Store) {
+    let _ = STORE.set(store);
+}
+
+/// The store set by [`configure`], if any.
+pub fn current() -> Option<&'static Store> {
+    STORE.get()
+}
+
+impl Store {
+    /// The store in `dir` if given, else `$PLY_DB_DIR`, else the platform
+    /// data directory.
+    pub fn locate(dir: Option<PathBuf>, read: bool) -> Result<Store, PlyError> {
+        let dir = match dir.or_else(|| std::env::var_os(ENV).map(PathBuf::from)) {
+            Some(dir) => dir,
+            None => directories::ProjectDirs::from("", "", "ply")
+                .map(|dirs| dirs.data_dir().join("db"))
+                .ok_or_else(|| {
+                    PlyError::argument(format!(
+                        "no home directory to keep databases in; give --db-dir or set {ENV}"
+                    ))
+                })?,
+        };
+        Ok(Store { dir, read })
+    }
+
+    /// Where the database of the game named `game` is written.
+    pub fn path(&self, game: &str) -> PathBuf {
+        self.dir.join(db::file_name(game))
+    }
+
+    /// The files of the database of `game`: its one file, or else its
+    /// shards (`NAME.shard-K-of-N.plydb`); empty if there are none.
+    pub fn files(&self, game: &str) -> Vec<PathBuf> {
+        let whole = self.path(game);
+        if whole.is_file() {
+            return vec![whole];
+        }
+        let name = db::file_name(game);
+        let stem = name.trim_end_matches(db::EXTENSION);
+        let prefix = format!("{stem}shard-");
+        let mut shards: Vec<PathBuf> = std::fs::read_dir(&self.dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(db::EXTENSION))
+            })
+            .collect();
+        shards.sort();
+        shards
+    }
+
+    /// Opens the database of `expect.game`, if the store holds one.
+    pub fn open(&self, expect: &Expect) -> Result<Option<Database>, DbError> {
+        let files = self.files(&expect.game);
+        if files.is_empty() {
+            return Ok(None);
+        }
+        Database::open_shards(&files, Some(expect)).map(Some)
+    }
+
+    /// Every database file in the directory, by name (temporary files of
+    /// builds under way or killed are not databases and are left out).
+    pub fn all_files(&self) -> Result<Vec<PathBuf>, PlyError> {
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(dir_error(&self.dir, e)),
+        };
+        let mut files: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.extension().is_some_and(|e| e == db::EXTENSION)
+                    && p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| !n.starts_with('.'))
+            })
+            .collect();
+        files.sort();
+        Ok(files)
+    }
+
+    /// Makes sure the directory exists.
+    pub fn create(&self) -> Result<(), PlyError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| dir_error(&self.dir, e))
+    }
+}
+
+fn dir_error(dir: &Path, e: std::io::Error) -> PlyError {
+    PlyError::argument(format!("database directory {}: {e}", dir.display()))
+}
