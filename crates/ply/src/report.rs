@@ -231,3 +231,18 @@ impl AnalyzeReport {
         text
     }
 }
+
+/// A solve report as `ply solve --json` and `/api/solve` print it: with the
+/// session's notes on what it leaves out, and where its answers came from.
+#[derive(Serialize)]
+pub struct Noted<'a> {
+    /// The report.
+    #[serde(flatten)]
+    pub report: &'a SolveReport,
+    /// What the report leaves out (see [`crate::session::Session::notes`]).
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub notes: &'a [String],
+    /// `database` or `solved`, for sessions that keep a solved table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<&'static str>,
+}

@@ -4,11 +4,14 @@ pub mod octal;
 pub mod progress;
 
 use crate::error::PlyError;
+use crate::session::store::{self, Store};
 use crate::{judge, play, registry, serve};
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
+use ply_core::db::Database;
 use progress::BarProgress;
 use std::io::{self, BufWriter, Write};
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
 /// ply: strongly solve two-player, perfect-information games.
 #[derive(Parser, Debug)]
@@ -16,6 +19,55 @@ use std::net::SocketAddr;
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// Where solved databases are kept, and whether to use them.
+#[derive(Args, Debug, Clone)]
+struct DbArgs {
+    /// The database directory (default: $PLY_DB_DIR, else the platform data
+    /// directory, ~/.local/share/ply/db on Linux).
+    #[arg(long, value_name = "DIR")]
+    db_dir: Option<PathBuf>,
+    /// Ignore saved databases: solve from scratch.
+    #[arg(long)]
+    no_db: bool,
+}
+
+impl DbArgs {
+    /// Makes this the store every session of the process reads from.
+    fn configure(&self) -> Result<Store, PlyError> {
+        let store = Store::locate(self.db_dir.clone(), !self.no_db)?;
+        store::configure(store.clone());
+        Ok(store)
+    }
+}
+
+/// What `ply db` does.
+#[derive(Subcommand, Debug)]
+enum DbCommand {
+    /// List the saved databases: game, positions, size, bytes per position,
+    /// when and by which version built.
+    List {
+        /// The database directory (default as for `ply solve`).
+        #[arg(long, value_name = "DIR")]
+        db_dir: Option<PathBuf>,
+    },
+    /// Check every block of every database (or of GAME's) against its checksum.
+    Verify {
+        /// Only this game (NAME or NAME:PARAMS).
+        game: Option<String>,
+        /// The database directory (default as for `ply solve`).
+        #[arg(long, value_name = "DIR")]
+        db_dir: Option<PathBuf>,
+    },
+    /// Delete GAME's database.
+    Rm {
+        /// The game (NAME or NAME:PARAMS).
+        game: String,
+        /// The database directory (default as for `ply solve`).
+        #[arg(long, value_name = "DIR")]
+        db_dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -32,6 +84,8 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        db: DbArgs,
     },
     /// Strongly solve a whole game and count positions by value and remoteness.
     Analyze {
@@ -40,7 +94,15 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Write the solution as a database into the database directory.
+        #[arg(long)]
+        save: bool,
+        #[command(flatten)]
+        db: DbArgs,
     },
+    /// Saved databases: list, verify, remove.
+    #[command(subcommand)]
+    Db(DbCommand),
     /// Grundy values of an octal game (e.g. 0.07, 0.137, 4.7), its zeros, and
     /// its period once the octal periodicity theorem proves it.
     Octal {
@@ -77,12 +139,20 @@ enum Command {
         /// Seed for the computer's choice among equally good moves.
         #[arg(long)]
         seed: Option<u64>,
+        #[command(flatten)]
+        db: DbArgs,
     },
     /// Serve a web page and a JSON API to play and explore every game.
     Serve {
         /// The address to listen on (port 0 picks a free port).
         #[arg(long, default_value = "127.0.0.1:8080")]
         addr: SocketAddr,
+        /// Games to load (from their databases) or build before accepting
+        /// connections, comma-separated (e.g. euler:5x5,yehr).
+        #[arg(long, value_name = "GAME,...", value_delimiter = ',')]
+        preload: Vec<String>,
+        #[command(flatten)]
+        db: DbArgs,
     },
 }
 
@@ -102,7 +172,9 @@ impl Cli {
                 game,
                 position,
                 json,
+                db,
             } => {
+                db.configure()?;
                 let position = match position {
                     Some(dash) if dash == "-" => Some(read_position()?),
                     other => other,
@@ -111,10 +183,12 @@ impl Cli {
                 session.prepare(&BarProgress::new())?;
                 let report = session.solve(position.as_deref())?;
                 let notes = session.notes(&report);
+                let source = session.source().map(|s| s.as_str());
                 if json {
-                    let noted = Noted {
+                    let noted = crate::report::Noted {
                         report: &report,
                         notes: &notes,
+                        source,
                     };
                     writeln!(out, "{}", to_json(&noted)?)?;
                 } else {
@@ -122,16 +196,42 @@ impl Cli {
                     for note in &notes {
                         writeln!(out, "note      {note}")?;
                     }
+                    if let Some(source) = source {
+                        writeln!(out, "source    {source}")?;
+                    }
                 }
             }
-            Command::Analyze { game, json } => {
-                let report = registry::open(&game)?.analyze(&BarProgress::new())?;
+            Command::Analyze {
+                game,
+                json,
+                save,
+                db,
+            } => {
+                let store = db.configure()?;
+                let session = registry::open(&game)?;
+                let progress = BarProgress::new();
+                let mut report = session.analyze(&progress)?;
+                if save {
+                    let (path, bytes) = session.save(&store, &progress)?.ok_or_else(|| {
+                        PlyError::argument(format!(
+                            "{} keeps no table to save: it is answered by search or theory",
+                            session.name()
+                        ))
+                    })?;
+                    report
+                        .extra
+                        .insert("saved".into(), serde_json::json!(path.display().to_string()));
+                    report
+                        .extra
+                        .insert("saved_bytes".into(), serde_json::json!(bytes));
+                }
                 if json {
                     writeln!(out, "{}", to_json(&report)?)?;
                 } else {
                     write!(out, "{}", report.to_text())?;
                 }
             }
+            Command::Db(command) => run_db(command, &mut out)?,
             Command::Octal {
                 code,
                 up_to,
@@ -157,27 +257,120 @@ impl Cli {
                 first: _,
                 second,
                 seed,
+                db,
             } => {
+                db.configure()?;
                 let session = registry::open(&game)?;
                 let mut game = play::Match::new(&*session, position.as_deref(), !second, seed)?;
                 let stdin = io::stdin();
                 play::run(&mut game, &mut stdin.lock(), &mut out)?;
             }
-            Command::Serve { addr } => serve::run(addr, &mut out)?,
+            Command::Serve { addr, preload, db } => {
+                db.configure()?;
+                serve::run(addr, &preload, &mut out)?
+            }
         }
         out.flush()?;
         Ok(())
     }
 }
 
-/// A solve report with the session's notes on it, as `ply solve --json`
-/// prints it.
-#[derive(serde::Serialize)]
-struct Noted<'a> {
-    #[serde(flatten)]
-    report: &'a crate::report::SolveReport,
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    notes: &'a [String],
+/// Runs `ply db ...`.
+fn run_db(command: DbCommand, out: &mut impl Write) -> Result<(), PlyError> {
+    match command {
+        DbCommand::List { db_dir } => {
+            let store = Store::locate(db_dir, true)?;
+            let files = store.all_files()?;
+            if files.is_empty() {
+                writeln!(out, "no databases in {}", store.dir.display())?;
+                return Ok(());
+            }
+            writeln!(
+                out,
+                "{:<24} {:>14} {:>12} {:>9}  {:<20} by",
+                "game", "positions", "bytes", "bytes/pos", "built (UTC)"
+            )?;
+            for path in files {
+                let db = Database::open_shards(std::slice::from_ref(&path), None)?;
+                let header = db.headers().next().ok_or_else(|| {
+                    PlyError::Database(format!("{}: no header", path.display()))
+                })?;
+                let entries = db.entries().max(1);
+                writeln!(
+                    out,
+                    "{:<24} {:>14} {:>12} {:>9.3}  {:<20} {}",
+                    db.game(),
+                    db.entries(),
+                    db.bytes(),
+                    db.bytes() as f64 / entries as f64,
+                    unix_time(header.built_unix),
+                    header.built_by
+                )?;
+            }
+        }
+        DbCommand::Verify { game, db_dir } => {
+            let store = Store::locate(db_dir, true)?;
+            let files = match &game {
+                Some(game) => {
+                    let name = registry::open(game)?.name();
+                    let files = store.files(&name);
+                    if files.is_empty() {
+                        return Err(PlyError::argument(format!(
+                            "no database of {name} in {}",
+                            store.dir.display()
+                        )));
+                    }
+                    files
+                }
+                None => store.all_files()?,
+            };
+            for path in files {
+                let db = Database::open_shards(std::slice::from_ref(&path), None)?;
+                db.verify()?;
+                writeln!(out, "ok  {}  {}", db.game(), path.display())?;
+            }
+        }
+        DbCommand::Rm { game, db_dir } => {
+            let store = Store::locate(db_dir, true)?;
+            let name = registry::open(&game)?.name();
+            let files = store.files(&name);
+            if files.is_empty() {
+                return Err(PlyError::argument(format!(
+                    "no database of {name} in {}",
+                    store.dir.display()
+                )));
+            }
+            for path in files {
+                std::fs::remove_file(&path).map_err(|e| {
+                    PlyError::argument(format!("removing {}: {e}", path.display()))
+                })?;
+                writeln!(out, "removed {}", path.display())?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A Unix time as `YYYY-MM-DD HH:MM:SS` (UTC).
+fn unix_time(secs: u64) -> String {
+    let days = secs / 86_400;
+    let rest = secs % 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
+        rest / 3_600,
+        rest % 3_600 / 60,
+        rest % 60
+    )
 }
 
 /// A position given as `-`: all of stdin, without surrounding whitespace.

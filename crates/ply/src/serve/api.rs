@@ -170,8 +170,14 @@ pub async fn solve(
     let worker = shared.clone();
     let (game, position) = key.clone();
     let answer = tokio::task::spawn_blocking(move || {
-        let report = worker.sessions.get(&game)?.solve(position.as_deref())?;
-        serde_json::to_vec(&report)
+        let session = worker.sessions.get(&game)?;
+        let report = session.solve(position.as_deref())?;
+        let noted = crate::report::Noted {
+            report: &report,
+            notes: &session.notes(&report),
+            source: session.source().map(|s| s.as_str()),
+        };
+        serde_json::to_vec(&noted)
             .map(Bytes::from)
             .map_err(|e| ApiError::internal(e.to_string()))
     })

@@ -63,7 +63,19 @@ pub fn router(shared: Arc<Shared>) -> Router {
 
 /// Serves on `addr` until Ctrl-C, after writing the address it listens on
 /// (useful with port 0) to `out`.
-pub fn run(addr: SocketAddr, out: &mut dyn Write) -> Result<(), PlyError> {
+pub fn run(addr: SocketAddr, preload: &[String], out: &mut dyn Write) -> Result<(), PlyError> {
+    let shared = Shared::new(DEFAULT_CACHE_BYTES);
+    for game in preload {
+        let session = shared.sessions.get(game).map_err(|e| match e {
+            sessions::OpenError::Unknown(e) => e,
+            sessions::OpenError::Full => {
+                PlyError::argument(format!("--preload: too many games (at {game})"))
+            }
+        })?;
+        session.prepare(&crate::cli::progress::BarProgress::new())?;
+        let source = session.source().map_or("", |s| s.as_str());
+        writeln!(out, "ply serve: {} ready ({source})", session.name())?;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -77,7 +89,7 @@ pub fn run(addr: SocketAddr, out: &mut dyn Write) -> Result<(), PlyError> {
             "ply serve: listening on http://{local}/ (Ctrl-C stops)"
         )?;
         out.flush()?;
-        axum::serve(listener, router(Shared::new(DEFAULT_CACHE_BYTES)))
+        axum::serve(listener, router(shared))
             .with_graceful_shutdown(async {
                 // If the signal cannot be watched, serve until killed.
                 if tokio::signal::ctrl_c().await.is_err() {
