@@ -1,6 +1,7 @@
 //! Solvers. Each is chosen from the capabilities a game offers.
 
 pub mod alphabeta;
+pub mod byte_retro;
 pub mod grundy;
 pub mod octal;
 pub mod reach;

@@ -23,6 +23,7 @@ mod unmoves;
 
 pub use index::IndexTables;
 
+use ply_core::solve::byte_retro::WinsAtOnce;
 use ply_core::{Game, Indexed, Parents, PositionError, Symmetric, Value};
 
 /// An empty square.
@@ -153,12 +154,6 @@ impl Dobutsu {
             .filter(|&(_, t)| t > 0)
             .map(|(c, _)| c)
             .collect()
-    }
-
-    /// Whether the mover can win with one move: catch the other Lion, or
-    /// move their own Lion onto the far rank where it cannot be taken.
-    pub fn wins_at_once(&self, position: &DobutsuPosition) -> bool {
-        rules::wins_at_once(position)
     }
 
     /// The position mirrored left to right.
@@ -408,6 +403,12 @@ impl Symmetric for Dobutsu {
     ) {
         visit(*position);
         visit(Self::mirror(position));
+    }
+}
+
+impl WinsAtOnce for Dobutsu {
+    fn wins_at_once(&self, position: &DobutsuPosition) -> bool {
+        rules::wins_at_once(position)
     }
 }
 

@@ -1,4 +1,5 @@
 use super::*;
+use ply_core::solve::byte_retro::WinsAtOnce;
 use proptest::prelude::*;
 use std::collections::HashSet;
 use std::sync::OnceLock;

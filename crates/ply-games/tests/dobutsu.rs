@@ -1,0 +1,182 @@
+//! Dobutsu Shogi: the one-byte retrograde solver on reduced variants
+//! against a plain independent solve (every position reached from the
+//! start by full expansion, values found round by round from the children
+//! alone, no counters and no un-moves), and each value following from the
+//! children's.
+
+use ply_core::solve::byte_retro::{self, ByteTable, WinsAtOnce};
+use ply_core::{Game, Indexed, NoProgress, Outcome, Value};
+use ply_games::Dobutsu;
+use ply_games::dobutsu::DobutsuPosition;
+use proptest::prelude::*;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+fn facts() -> HashMap<String, String> {
+    include_str!("data/dobutsu.txt")
+        .lines()
+        .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+        .map(|line| {
+            let (name, value) = line.split_once(' ').expect("name value");
+            (name.to_string(), value.trim().to_string())
+        })
+        .collect()
+}
+
+/// Positions as the index sees them (the side flag dropped).
+fn key(p: &DobutsuPosition) -> DobutsuPosition {
+    DobutsuPosition { sente: true, ..*p }
+}
+
+/// The plain solve: every position reached from the start with full
+/// expansion (play stops only at primitive positions), and the outcome of
+/// each from its children, round by round.
+fn plain_solve(game: &Dobutsu) -> HashMap<DobutsuPosition, Outcome> {
+    let mut ids = HashMap::new();
+    let mut list = vec![key(&game.start())];
+    ids.insert(list[0], 0usize);
+    let mut children: Vec<Vec<usize>> = Vec::new();
+    let mut next = 0;
+    while next < list.len() {
+        let p = list[next];
+        let mut mine = Vec::new();
+        if game.primitive(&p).is_none() {
+            game.for_each_move(&p, |_, child| {
+                let child = key(&child);
+                let id = *ids.entry(child).or_insert_with(|| {
+                    list.push(child);
+                    list.len() - 1
+                });
+                mine.push(id);
+            });
+        }
+        children.push(mine);
+        next += 1;
+    }
+    let mut outcome: Vec<Option<Outcome>> = list
+        .iter()
+        .map(|p| game.primitive(p).map(Outcome::terminal))
+        .collect();
+    for p in &list {
+        if game.primitive(p).is_none() {
+            let mut any = false;
+            game.for_each_move(p, |_, _| any = true);
+            assert!(any, "every position has a move in these variants");
+        }
+    }
+    for k in 1.. {
+        let decided: Vec<(usize, Outcome)> = (0..list.len())
+            .filter(|&i| outcome[i].is_none())
+            .filter_map(|i| {
+                let kids: Vec<Option<Outcome>> = children[i].iter().map(|&c| outcome[c]).collect();
+                if kids.iter().any(|o| *o == Some(Outcome::lose(k - 1))) {
+                    return Some((i, Outcome::win(k)));
+                }
+                let all_wins = kids
+                    .iter()
+                    .all(|o| o.is_some_and(|o| o.value == Value::Win));
+                let longest = kids
+                    .iter()
+                    .filter_map(|o| o.and_then(|o| o.remoteness))
+                    .max();
+                (all_wins && longest == Some(k - 1)).then_some((i, Outcome::lose(k)))
+            })
+            .collect();
+        if decided.is_empty() {
+            break;
+        }
+        for (i, o) in decided {
+            outcome[i] = Some(o);
+        }
+    }
+    list.into_iter()
+        .zip(outcome)
+        .map(|(p, o)| (p, o.unwrap_or(Outcome::DRAW)))
+        .collect()
+}
+
+/// The positions reached when play stops where the mover wins at once.
+fn reached_with_shortcut(game: &Dobutsu) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![key(&game.start())];
+    seen.insert(stack[0]);
+    while let Some(p) = stack.pop() {
+        if game.primitive(&p).is_some() || game.wins_at_once(&p) {
+            continue;
+        }
+        game.for_each_move(&p, |_, child| {
+            if seen.insert(key(&child)) {
+                stack.push(key(&child));
+            }
+        });
+    }
+    seen.len()
+}
+
+fn variant(params: &str) -> &'static (Dobutsu, ByteTable) {
+    static CHICKS: OnceLock<(Dobutsu, ByteTable)> = OnceLock::new();
+    static GIRAFFES: OnceLock<(Dobutsu, ByteTable)> = OnceLock::new();
+    let cell = match params {
+        "C" => &CHICKS,
+        _ => &GIRAFFES,
+    };
+    cell.get_or_init(|| {
+        let game = Dobutsu::from_params(params).unwrap();
+        let table = byte_retro::solve(&game, &NoProgress).unwrap();
+        (game, table)
+    })
+}
+
+fn check_against_plain_solve(params: &str) {
+    let (game, table) = variant(params);
+    let plain = plain_solve(game);
+    assert_eq!(table.reached() as usize, reached_with_shortcut(game));
+    let mut compared = 0;
+    let mut draws = 0;
+    for (p, outcome) in &plain {
+        let index = game.rank(p);
+        if let Some(fast) = table.outcome_at(index) {
+            assert_eq!(fast, *outcome, "{}", game.format_position(p));
+            compared += 1;
+            draws += usize::from(fast == Outcome::DRAW);
+        }
+    }
+    assert_eq!(compared as u64, table.reached());
+    // Repetition: some positions are draws, and they have the same value
+    // in the plain solve.
+    assert!(draws > 0);
+}
+
+#[test]
+fn lions_and_chicks_match_a_plain_solve() {
+    check_against_plain_solve("C");
+}
+
+#[test]
+fn lions_giraffes_and_chicks_match_a_plain_solve() {
+    check_against_plain_solve("GC");
+}
+
+#[test]
+fn the_index_size_is_tanakas() {
+    let facts = facts();
+    assert_eq!(Dobutsu::new().index_len().to_string(), facts["index_size"]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn each_value_follows_from_the_children(index in 0..Dobutsu::from_params("GC").unwrap().index_len()) {
+        let (game, table) = variant("GC");
+        let Some(outcome) = table.outcome_at(index) else { return Ok(()); };
+        let p = game.unrank(index).unwrap();
+        if game.wins_at_once(&p) {
+            prop_assert_eq!(outcome, Outcome::win(1));
+            return Ok(());
+        }
+        let mut kids = Vec::new();
+        game.for_each_move(&p, |_, child| kids.push(table.outcome(game, &child).expect("children are reached")));
+        prop_assert_eq!(Outcome::from_children(kids).unwrap_or(Outcome::lose(0)), outcome);
+    }
+}
