@@ -6,7 +6,7 @@ use crate::value::Cell;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// The zstd level blocks are written at.
-pub const ZSTD_LEVEL: i32 = 19;
+pub const ZSTD_LEVEL: i32 = 9;
 
 /// The distinct cells a database holds, in a fixed order: a cell is stored
 /// as its position in this list. [`Cell::UNKNOWN`] is always symbol 0.
