@@ -78,6 +78,20 @@ impl Database {
     /// cover the whole key space without overlap. With `expect`, the game
     /// and its rules version must match.
     pub fn open_shards(paths: &[PathBuf], expect: Option<&Expect>) -> Result<Database, DbError> {
+        Self::open_files(paths, expect, true)
+    }
+
+    /// Opens one file alone, whether a whole database or one shard of
+    /// several, to list or verify it; keys outside its range read as unknown.
+    pub fn open_piece(path: &Path) -> Result<Database, DbError> {
+        Self::open_files(&[path.to_path_buf()], None, false)
+    }
+
+    fn open_files(
+        paths: &[PathBuf],
+        expect: Option<&Expect>,
+        whole: bool,
+    ) -> Result<Database, DbError> {
         let mut shards = paths
             .iter()
             .map(|p| Shard::open(p))
@@ -123,7 +137,7 @@ impl Database {
                 ));
             }
         }
-        let mut next = 0;
+        let mut next = if whole { 0 } else { first.header.range.start };
         for shard in &shards {
             if shard.header.range.start != next {
                 return Err(DbError::corrupt(
@@ -136,7 +150,7 @@ impl Database {
             }
             next = shard.header.range.end;
         }
-        if next != index_len {
+        if whole && next != index_len {
             let last = shards.last().map_or(Path::new("."), |s| &s.path);
             return Err(DbError::corrupt(
                 last,

@@ -292,7 +292,7 @@ fn run_db(command: DbCommand, out: &mut impl Write) -> Result<(), PlyError> {
                 "game", "positions", "bytes", "bytes/pos", "built (UTC)"
             )?;
             for path in files {
-                let db = Database::open_shards(std::slice::from_ref(&path), None)?;
+                let db = Database::open_piece(&path)?;
                 let header = db
                     .headers()
                     .next()
@@ -327,7 +327,7 @@ fn run_db(command: DbCommand, out: &mut impl Write) -> Result<(), PlyError> {
                 None => store.all_files()?,
             };
             for path in files {
-                let db = Database::open_shards(std::slice::from_ref(&path), None)?;
+                let db = Database::open_piece(&path)?;
                 db.verify()?;
                 writeln!(out, "ok  {}  {}", db.game(), path.display())?;
             }

@@ -1,0 +1,332 @@
+//! Solved databases: answers equal a fresh solve, `ply solve --json` is the
+//! same with and without a database but for `source`, and every kind of
+//! damage is a clear error (exit 2) naming the file, never an answer.
+
+mod common;
+
+use common::cli::ply;
+use ply::session::retro::RetroSession;
+use ply::session::sparse::SparseSession;
+use ply::session::table::TableSession;
+use ply_core::db::{self, Database, Expect, Meta, codec};
+use ply_core::{Game, Indexed, NoProgress, Solution};
+use ply_games::{Euler, LGame, TicTacToe, Yehr};
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// A fresh empty directory under the system's temporary directory.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ply-db-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Saves `solution` of `game` to a file in `dir`, opens it, and checks
+/// that it answers like `solution` at every key in `keys`.
+fn round_trip<G: Game>(
+    dir: &Path,
+    game: &G,
+    solution: &dyn Solution,
+    keys: impl Iterator<Item = u64>,
+) -> usize {
+    let path = dir.join(db::file_name(&game.name()));
+    let meta = Meta {
+        game: game.name(),
+        rules_version: game.rules_version(),
+        index_len: solution.index_len(),
+        range: 0..solution.index_len(),
+    };
+    db::save(&path, &meta, solution, &NoProgress).unwrap();
+    let expect = Expect {
+        game: game.name(),
+        rules_version: game.rules_version(),
+    };
+    let database = Database::open(&path, &expect).unwrap();
+    database.verify().unwrap();
+    let mut checked = 0;
+    for key in keys {
+        assert_eq!(
+            database.cell(key).unwrap(),
+            solution.cell(key).unwrap(),
+            "{} key {key}",
+            game.name()
+        );
+        checked += 1;
+    }
+    let all = 0..solution.index_len();
+    assert_eq!(
+        database.census(all.clone()).unwrap(),
+        solution.census(all).unwrap()
+    );
+    checked
+}
+
+fn random_keys(len: u64, n: usize) -> impl Iterator<Item = u64> {
+    let mut rng = StdRng::seed_from_u64(8);
+    (0..n).map(move |_| rng.random_range(0..len))
+}
+
+#[test]
+fn databases_answer_like_a_fresh_solve_for_every_game_with_a_table() {
+    let dir = temp_dir("equal");
+    // Small games: every key.
+    let euler = TableSession::new(Euler::default()).unwrap();
+    let table = euler.built(&NoProgress).unwrap();
+    round_trip(&dir, &Euler::default(), table, 0..table.len());
+    let lgame = RetroSession::new(LGame::new());
+    let table = lgame.built(&NoProgress).unwrap();
+    round_trip(&dir, &LGame::new(), table, 0..table.len());
+    // Canonical keys: every stored class, and random keys (mostly absent).
+    let ttt = SparseSession::new(TicTacToe::default(), 2 << 30);
+    let table = ttt.built(&NoProgress).unwrap();
+    let mut stored = Vec::new();
+    table
+        .for_each_cell(0..table.index_len(), &mut |key, _| stored.push(key))
+        .unwrap();
+    let n = round_trip(
+        &dir,
+        &TicTacToe::default(),
+        table,
+        stored
+            .iter()
+            .copied()
+            .chain(random_keys(table.index_len(), 100_000)),
+    );
+    assert!(n > 1_000_000);
+    // Large games: 100,000 random positions.
+    let yehr = RetroSession::new(Yehr);
+    let table = yehr.built(&NoProgress).unwrap();
+    round_trip(&dir, &Yehr, table, random_keys(Yehr.index_len(), 100_000));
+    let game = Euler::from_params("5x5").unwrap();
+    let euler5 = TableSession::new(game.clone()).unwrap();
+    let table = euler5.built(&NoProgress).unwrap();
+    round_trip(&dir, &game, table, random_keys(game.index_len(), 100_000));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `ply ARGS` with the database directory `dir`; exit code, stdout, stderr.
+fn ply_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--db-dir", dir.to_str().unwrap()]);
+    let out = ply(&all, b"");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn without_source(json: &str) -> serde_json::Value {
+    let mut value: serde_json::Value = serde_json::from_str(json).unwrap();
+    let source = value.as_object_mut().unwrap().remove("source");
+    assert!(source.is_some(), "{json}");
+    value
+}
+
+#[test]
+fn solve_json_is_the_same_with_and_without_a_database() {
+    let dir = temp_dir("json");
+    for (game, position) in [
+        ("euler:3x4", None),
+        ("lgame", Some(".***/#*.x/###./x...")),
+        ("tictactoe:3x3x3", None),
+    ] {
+        let mut args = vec!["solve", game, "--json"];
+        args.extend(position);
+        let (code, solved, _) = ply_in(&dir, &args);
+        assert_eq!(code, 0);
+        assert!(solved.contains(r#""source":"solved""#), "{solved}");
+        let (code, _, _) = ply_in(&dir, &["analyze", game, "--save"]);
+        assert_eq!(code, 0);
+        let (code, from_db, _) = ply_in(&dir, &args);
+        assert_eq!(code, 0);
+        assert!(from_db.contains(r#""source":"database""#), "{from_db}");
+        assert_eq!(without_source(&solved), without_source(&from_db));
+        args.push("--no-db");
+        let (_, ignored, _) = ply_in(&dir, &args);
+        assert!(ignored.contains(r#""source":"solved""#), "{ignored}");
+    }
+    let (code, list, _) = ply_in(&dir, &["db", "list"]);
+    assert_eq!(code, 0);
+    assert!(
+        list.contains("euler:3x4") && list.contains("lgame"),
+        "{list}"
+    );
+    let (code, verified, _) = ply_in(&dir, &["db", "verify"]);
+    assert_eq!(code, 0);
+    assert_eq!(verified.lines().count(), 3, "{verified}");
+    let (code, _, _) = ply_in(&dir, &["db", "rm", "lgame"]);
+    assert_eq!(code, 0);
+    assert!(!dir.join("lgame.plydb").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A directory holding a fresh database of euler:3x4, and its file.
+fn damaged(name: &str) -> (PathBuf, PathBuf) {
+    let dir = temp_dir(name);
+    let (code, _, err) = ply_in(&dir, &["analyze", "euler:3x4", "--save"]);
+    assert_eq!(code, 0, "{err}");
+    let file = dir.join("euler-3x4.plydb");
+    assert!(file.is_file());
+    (dir, file)
+}
+
+/// `ply solve euler:3x4` (and `ply db verify` if `verify`) fail with exit
+/// 2 and a message naming the file and `problem`.
+fn refused(dir: &Path, file: &Path, problem: &str, verify: bool) {
+    let commands: &[&[&str]] = if verify {
+        &[&["solve", "euler:3x4"], &["db", "verify", "euler:3x4"]]
+    } else {
+        &[&["solve", "euler:3x4"]]
+    };
+    for &args in commands {
+        let (code, out, err) = ply_in(dir, args);
+        assert_eq!(code, 2, "{args:?} answered: {out}");
+        assert!(out.is_empty() || args[0] == "db", "{out}");
+        assert!(err.contains(file.to_str().unwrap()), "{err}");
+        assert!(err.contains(problem), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Rewrites the header's checksum after a deliberate change.
+fn reseal(bytes: &mut [u8]) {
+    let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let sum = codec::checksum(&bytes[..len - 8]);
+    bytes[len - 8..len].copy_from_slice(&sum.to_le_bytes());
+}
+
+#[test]
+fn a_truncated_database_is_refused() {
+    let (dir, file) = damaged("truncated");
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::write(&file, &bytes[..bytes.len() - 20]).unwrap();
+    refused(&dir, &file, "truncated", true);
+}
+
+#[test]
+fn a_flipped_byte_anywhere_is_refused() {
+    let (dir, file) = damaged("flip-template");
+    let bytes = std::fs::read(&file).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let len = bytes.len();
+    // Every byte of a small file: header, blocks, index, footer.
+    for at in 0..len {
+        let mut changed = bytes.clone();
+        changed[at] ^= 0x10;
+        let dir = temp_dir("flip");
+        let path = dir.join("euler-3x4.plydb");
+        std::fs::write(&path, &changed).unwrap();
+        let expect = Expect {
+            game: "euler:3x4".into(),
+            rules_version: 1,
+        };
+        let opened = Database::open(&path, &expect).and_then(|db| db.verify());
+        let error = opened.expect_err(&format!("byte {at} of {len} changed, still read"));
+        assert!(error.to_string().contains(path.to_str().unwrap()));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    // And through the command, one byte in the middle (a block).
+    let (dir, file) = damaged("flip-cli");
+    let mut changed = bytes.clone();
+    changed[len / 2] ^= 1;
+    std::fs::write(&file, &changed).unwrap();
+    refused(&dir, &file, "checksum", true);
+}
+
+#[test]
+fn a_database_of_another_variant_is_refused() {
+    let (dir, file) = damaged("variant");
+    let other = dir.join("euler-4x3.plydb");
+    std::fs::rename(&file, &other).unwrap();
+    let (code, _, err) = ply_in(&dir, &["solve", "euler:4x3"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(other.to_str().unwrap()) && err.contains("holds euler:3x4, not euler:4x3"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_database_of_other_rules_is_refused() {
+    let (dir, file) = damaged("rules");
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes[16..20].copy_from_slice(&7u32.to_le_bytes());
+    reseal(&mut bytes);
+    std::fs::write(&file, &bytes).unwrap();
+    refused(&dir, &file, "rules version 7", false);
+}
+
+#[test]
+fn a_database_of_a_newer_format_is_refused() {
+    let (dir, file) = damaged("format");
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes[8..12].copy_from_slice(&(db::FORMAT_VERSION + 1).to_le_bytes());
+    reseal(&mut bytes);
+    std::fs::write(&file, &bytes).unwrap();
+    refused(&dir, &file, "newer", true);
+}
+
+#[test]
+fn a_killed_build_leaves_no_database() {
+    let dir = temp_dir("killed");
+    for delay_ms in [50, 150, 300, 600, 1000] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ply"))
+            .args(["analyze", "euler:4x5", "--save", "--db-dir"])
+            .arg(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let finished = child.try_wait().unwrap().is_some();
+        let _ = child.kill();
+        let status = child.wait().unwrap();
+        let file = dir.join("euler-4x5.plydb");
+        if finished && status.success() {
+            // It finished first: then the database is whole.
+            let (code, _, err) = ply_in(&dir, &["db", "verify"]);
+            assert_eq!(code, 0, "{err}");
+            std::fs::remove_file(&file).unwrap();
+        } else {
+            assert!(
+                !file.exists(),
+                "killed after {delay_ms} ms, yet a database exists"
+            );
+            let (code, out, _) = ply_in(&dir, &["db", "list"]);
+            assert_eq!(code, 0);
+            assert!(out.contains("no databases"), "{out}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn two_builders_at_once_leave_one_sound_database() {
+    let dir = temp_dir("concurrent");
+    let children: Vec<_> = (0..2)
+        .map(|_| {
+            Command::new(env!("CARGO_BIN_EXE_ply"))
+                .args(["analyze", "euler:4x4", "--save", "--db-dir"])
+                .arg(&dir)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    let (code, out, err) = ply_in(&dir, &["db", "verify"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 1, "{out}");
+    let (code, out, _) = ply_in(&dir, &["solve", "euler", "--json"]);
+    assert_eq!(code, 0);
+    assert!(out.contains(r#""source":"database""#));
+    let _ = std::fs::remove_dir_all(&dir);
+}
