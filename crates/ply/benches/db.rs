@@ -44,15 +44,27 @@ fn probes(c: &mut Criterion) {
     let zstd_plain = zstd::bulk::compress(&plain, db::codec::ZSTD_LEVEL)
         .expect("zstd compresses")
         .len();
+    // The same in blocks of as many cells as the database's, for random access.
+    let zstd_blocks: usize = plain
+        .chunks(2 * db::writer::INDEX_BLOCK as usize)
+        .map(|block| {
+            zstd::bulk::compress(block, db::codec::ZSTD_LEVEL)
+                .expect("zstd compresses")
+                .len()
+        })
+        .sum();
     let n = table.index_len() as f64;
     eprintln!(
         "euler:5x5 {} positions: database {bytes} bytes = {:.3} bytes/position; \
-         plain table {} bytes = 2 bytes/position, zstd -{} of it {zstd_plain} bytes = {:.3} bytes/position",
+         plain table {} bytes = 2 bytes/position, zstd -{} of it {zstd_plain} bytes = {:.3} bytes/position \
+         (in blocks of {} cells: {zstd_blocks} bytes = {:.3} bytes/position)",
         table.index_len(),
         bytes as f64 / n,
         plain.len(),
         db::codec::ZSTD_LEVEL,
         zstd_plain as f64 / n,
+        db::writer::INDEX_BLOCK,
+        zstd_blocks as f64 / n,
     );
 
     let keys = keys(table.index_len(), 10_000);
