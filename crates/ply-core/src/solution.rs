@@ -59,6 +59,12 @@ pub trait Solution: Send + Sync {
         visit: &mut dyn FnMut(u64, Cell),
     ) -> Result<(), DbError>;
 
+    /// Loads whatever later probes would otherwise load on first use (a
+    /// database decodes every block it caches). Nothing to do by default.
+    fn warm(&self) -> Result<(), DbError> {
+        Ok(())
+    }
+
     /// Where the answers come from.
     fn source(&self) -> Source {
         Source::Solved

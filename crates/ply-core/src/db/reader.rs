@@ -13,6 +13,7 @@ use crate::census::Census;
 use crate::solution::{Solution, Source};
 use crate::value::Cell;
 use memmap2::Mmap;
+use rayon::prelude::*;
 use std::cell::RefCell;
 use std::fs::File;
 use std::ops::Range;
@@ -459,6 +460,16 @@ impl Solution for Database {
 
     fn source(&self) -> Source {
         Source::Database
+    }
+
+    fn warm(&self) -> Result<(), DbError> {
+        self.shards
+            .iter()
+            .filter(|shard| shard.cache.is_some())
+            .flat_map(|shard| (0..shard.blocks.len() as u64).map(move |i| (shard, i)))
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .try_for_each(|(shard, i)| shard.block(i).map(drop))
     }
 
     fn census_by(

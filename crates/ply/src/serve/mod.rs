@@ -72,7 +72,7 @@ pub fn run(addr: SocketAddr, preload: &[String], out: &mut dyn Write) -> Result<
                 PlyError::argument(format!("--preload: too many games (at {game})"))
             }
         })?;
-        session.prepare(&crate::cli::progress::BarProgress::new())?;
+        session.warm(&crate::cli::progress::BarProgress::new())?;
         let source = session.source().map_or("", |s| s.as_str());
         writeln!(out, "ply serve: {} ready ({source})", session.name())?;
     }

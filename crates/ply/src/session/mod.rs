@@ -68,6 +68,13 @@ pub trait Session: Send + Sync {
         Ok(())
     }
 
+    /// Prepares as [`Session::prepare`] and also loads everything a query
+    /// could read (every block of a database), so that even the first
+    /// queries are fast: what `ply serve --preload` asks for.
+    fn warm(&self, progress: &dyn Progress) -> Result<(), PlyError> {
+        self.prepare(progress)
+    }
+
     /// What a report from [`Session::solve`] leaves out that its fields
     /// cannot say (a remoteness not computed, moves not listed). `ply solve`
     /// prints these and adds them to its JSON as `"notes"`. None by default.
@@ -131,6 +138,11 @@ pub trait Solver: Send + Sync {
         Ok(())
     }
 
+    /// As [`Session::warm`].
+    fn warm(&self, progress: &dyn Progress) -> Result<(), PlyError> {
+        Solver::prepare(self, progress)
+    }
+
     /// As [`Session::analyze`].
     fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError>;
 
@@ -184,6 +196,10 @@ impl<S: Solver> Session for S {
 
     fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
         Solver::prepare(self, progress)
+    }
+
+    fn warm(&self, progress: &dyn Progress) -> Result<(), PlyError> {
+        Solver::warm(self, progress)
     }
 
     fn source(&self) -> Option<Source> {

@@ -143,6 +143,10 @@ impl<M: Method> Solver for SolvedSession<M> {
         self.method.game()
     }
 
+    fn warm(&self, progress: &dyn Progress) -> Result<(), PlyError> {
+        Ok(self.solution(progress)?.warm()?)
+    }
+
     fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
         self.solution(progress).map(|_| ())
     }
