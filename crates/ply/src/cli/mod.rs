@@ -218,9 +218,10 @@ impl Cli {
                             session.name()
                         ))
                     })?;
-                    report
-                        .extra
-                        .insert("saved".into(), serde_json::json!(path.display().to_string()));
+                    report.extra.insert(
+                        "saved".into(),
+                        serde_json::json!(path.display().to_string()),
+                    );
                     report
                         .extra
                         .insert("saved_bytes".into(), serde_json::json!(bytes));
@@ -292,9 +293,10 @@ fn run_db(command: DbCommand, out: &mut impl Write) -> Result<(), PlyError> {
             )?;
             for path in files {
                 let db = Database::open_shards(std::slice::from_ref(&path), None)?;
-                let header = db.headers().next().ok_or_else(|| {
-                    PlyError::Database(format!("{}: no header", path.display()))
-                })?;
+                let header = db
+                    .headers()
+                    .next()
+                    .ok_or_else(|| PlyError::Database(format!("{}: no header", path.display())))?;
                 let entries = db.entries().max(1);
                 writeln!(
                     out,
@@ -341,9 +343,8 @@ fn run_db(command: DbCommand, out: &mut impl Write) -> Result<(), PlyError> {
                 )));
             }
             for path in files {
-                std::fs::remove_file(&path).map_err(|e| {
-                    PlyError::argument(format!("removing {}: {e}", path.display()))
-                })?;
+                std::fs::remove_file(&path)
+                    .map_err(|e| PlyError::argument(format!("removing {}: {e}", path.display())))?;
                 writeln!(out, "removed {}", path.display())?;
             }
         }
