@@ -5,11 +5,11 @@
 //! builds one); the reduced variants (`dobutsu:C`, ...) are solved on first
 //! use.
 
-use super::Solver;
 use super::solved::{Method, SolvedSession};
 use super::store::{self, Store};
+use super::{Session, Solver, parse_or_start};
 use crate::error::PlyError;
-use crate::report::AnalyzeReport;
+use crate::report::{AnalyzeReport, MoveReport, SolveReport};
 use ply_core::db::Expect;
 use ply_core::solve::byte_retro::{self, ByteRetroError, ByteTable, WinsAtOnce};
 use ply_core::{Game, Indexed, Outcome, Progress, Source};
@@ -21,6 +21,17 @@ use std::path::PathBuf;
 /// Solves Dobutsu Shogi (or a variant) with the one-byte retrograde solver.
 pub struct ByteMethod {
     game: Dobutsu,
+}
+
+impl ByteMethod {
+    /// Why `position` of `game` has no answer: the start does not reach it.
+    fn missing_text(game: &Dobutsu, position: &DobutsuPosition) -> String {
+        format!(
+            "position {} cannot be reached from the start of {} (play stops at a catch or a safe try)",
+            game.format_position(position),
+            game.name()
+        )
+    }
 }
 
 impl Method for ByteMethod {
@@ -45,11 +56,7 @@ impl Method for ByteMethod {
     }
 
     fn missing(&self, position: &DobutsuPosition) -> String {
-        format!(
-            "position {} cannot be reached from the start of {} (play stops at a catch or a safe try)",
-            self.game.format_position(position),
-            self.game.name()
-        )
+        Self::missing_text(&self.game, position)
     }
 
     fn analyze(
@@ -99,7 +106,7 @@ impl DobutsuSession {
     /// Refuses a query about the full game when no database is saved,
     /// rather than starting a solve of minutes unasked.
     fn check_database(&self) -> Result<(), PlyError> {
-        if !self.needs_database || self.inner.source().is_some() {
+        if !self.needs_database || Solver::source(&self.inner).is_some() {
             return Ok(());
         }
         let game = self.inner.game();
@@ -122,43 +129,110 @@ impl DobutsuSession {
     }
 }
 
-impl Solver for DobutsuSession {
-    type Game = Dobutsu;
-
-    fn game(&self) -> &Dobutsu {
-        self.inner.game()
-    }
-
-    fn outcome(&self, position: &DobutsuPosition) -> Result<Outcome, PlyError> {
-        self.outcome_within(position, &ply_core::NoProgress)
-    }
-
-    /// Ends of play and wins at once are answered from the rules (play
-    /// stops there, so the table need not hold them); the rest from the
-    /// solution.
-    fn outcome_within(
+impl DobutsuSession {
+    /// The outcome of `position` if known: ends of play and wins at once
+    /// from the rules (play stops there, so the table need not hold them),
+    /// the rest from the solution; `None` for a position the start does
+    /// not reach.
+    fn known(
         &self,
         position: &DobutsuPosition,
         progress: &dyn Progress,
-    ) -> Result<Outcome, PlyError> {
+    ) -> Result<Option<Outcome>, PlyError> {
         let game = self.inner.game();
         if let Some(value) = game.primitive(position) {
-            return Ok(Outcome::terminal(value));
+            return Ok(Some(Outcome::terminal(value)));
         }
         if game.wins_at_once(position) {
-            return Ok(Outcome::win(1));
+            return Ok(Some(Outcome::win(1)));
         }
         self.check_database()?;
-        self.inner.outcome_within(position, progress)
+        Ok(self
+            .inner
+            .solution(progress)?
+            .outcome(game.rank(position))?)
+    }
+}
+
+/// Moves left out of a report: those from a catch-or-try position to
+/// positions the start does not reach (play stops at the win at once).
+const LEFT_OUT: &str = "moves to positions the start does not reach are left out: play stops \
+                        at a catch or a safe try";
+
+impl Session for DobutsuSession {
+    fn name(&self) -> String {
+        self.inner.game().name()
+    }
+
+    fn start(&self) -> String {
+        let game = self.inner.game();
+        game.format_position(&game.start())
+    }
+
+    fn render(&self, position: &str) -> Result<String, PlyError> {
+        let game = self.inner.game();
+        Ok(game.render(&parse_or_start(game, Some(position))?))
+    }
+
+    fn solve_within(
+        &self,
+        position: Option<&str>,
+        progress: &dyn Progress,
+    ) -> Result<SolveReport, PlyError> {
+        let game = self.inner.game();
+        let position = parse_or_start(game, position)?;
+        let outcome = self
+            .known(&position, progress)?
+            .ok_or_else(|| PlyError::argument(ByteMethod::missing_text(game, &position)))?;
+        let mut children = Vec::new();
+        if game.primitive(&position).is_none() {
+            game.for_each_move(&position, |mv, child| children.push((mv, child)));
+        }
+        let mut moves = Vec::new();
+        for (mv, child) in children {
+            // Only the children of a win at once may be missing.
+            if let Some(o) = self.known(&child, progress)? {
+                moves.push(MoveReport {
+                    name: game.format_move(&position, mv),
+                    position: game.format_position(&child),
+                    value: o.value,
+                    remoteness: o.remoteness,
+                });
+            }
+        }
+        Ok(SolveReport {
+            game: game.name(),
+            position: game.format_position(&position),
+            value: outcome.value,
+            remoteness: outcome.remoteness,
+            nimber: None,
+            moves,
+        })
+    }
+
+    fn notes(&self, report: &SolveReport) -> Vec<String> {
+        let game = self.inner.game();
+        let Ok(position) = game.parse_position(&report.position) else {
+            return Vec::new();
+        };
+        let mut legal = 0;
+        if game.primitive(&position).is_none() {
+            game.for_each_move(&position, |_, _| legal += 1);
+        }
+        if report.moves.len() < legal {
+            vec![LEFT_OUT.to_string()]
+        } else {
+            Vec::new()
+        }
     }
 
     fn memory_bound(&self) -> u64 {
-        self.inner.memory_bound()
+        Solver::memory_bound(&self.inner)
     }
 
     fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
         self.check_database()?;
-        self.inner.prepare(progress)
+        Solver::prepare(&self.inner, progress)
     }
 
     fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
