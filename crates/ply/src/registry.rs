@@ -5,7 +5,7 @@ use crate::session::Session;
 use crate::session::retro::RetroSession;
 use crate::session::table::TableSession;
 use crate::session::treblecross::TreblecrossSession;
-use ply_games::{Euler, LGame, TicTacToe, Treblecross, Yehr};
+use ply_games::{Dobutsu, Euler, LGame, TicTacToe, Treblecross, Yehr};
 
 /// Opens a game from the text after `:` in its name (`None` for the default).
 pub type Opener = fn(Option<&str>) -> Result<Box<dyn Session>, PlyError>;
@@ -76,6 +76,18 @@ pub const GAMES: &[Entry] = &[
         open: |params| {
             no_params("yehr", params)?;
             Ok(Box::new(RetroSession::new(Yehr)))
+        },
+    },
+    Entry {
+        name: "dobutsu",
+        summary: "Dobutsu Shogi (Kitao 2008, solved by Tanaka 2009): shogi on 3x4 with drops; catch the Lion or reach the far rank safely",
+        variants: "dobutsu (positions like gle/.c./.C./ELG/-/S); dobutsu:GC, dobutsu:C, ... take pairs of pieces out (small games); the full game answers from a database built by `ply analyze dobutsu --save`",
+        open: |params| {
+            let game = match params {
+                Some(p) => Dobutsu::from_params(p)?,
+                None => Dobutsu::new(),
+            };
+            Ok(Box::new(crate::session::dobutsu::DobutsuSession::new(game)))
         },
     },
 ];

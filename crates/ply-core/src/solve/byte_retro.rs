@@ -30,10 +30,14 @@
 //! allocation.
 
 use crate::census::Census;
+use crate::db::{DbError, Keys};
 use crate::game::{Indexed, Parents};
 use crate::progress::Progress;
+use crate::solution::Solution;
+use crate::value::Cell;
 use crate::value::{Outcome, Value};
 use rayon::prelude::*;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering::Relaxed};
 
 /// Positions where the player to move wins with one move and play stops:
@@ -217,6 +221,50 @@ impl ByteTable {
             directory,
             cells: cells.into_iter().map(AtomicU8::new).collect(),
         })
+    }
+}
+
+/// The reached positions as a [`Solution`] keyed by index; indices not
+/// reached hold [`Cell::UNKNOWN`].
+impl Solution for ByteTable {
+    fn keys(&self) -> Keys {
+        Keys::Index
+    }
+
+    fn index_len(&self) -> u64 {
+        self.len
+    }
+
+    fn cell(&self, key: u64) -> Result<Cell, DbError> {
+        Ok(self.outcome_at(key).map_or(Cell::UNKNOWN, Cell::pack))
+    }
+
+    fn for_each_cell(
+        &self,
+        range: Range<u64>,
+        visit: &mut dyn FnMut(u64, Cell),
+    ) -> Result<(), DbError> {
+        let end = range.end.min(self.len);
+        if range.start >= end {
+            return Ok(());
+        }
+        let mut slot = self.slot(range.start);
+        for word in (range.start / 64) as usize..=((end - 1) / 64) as usize {
+            let mut bits = self.reached[word];
+            while bits != 0 {
+                let index = word as u64 * 64 + u64::from(bits.trailing_zeros());
+                bits &= bits - 1;
+                if index < range.start {
+                    continue;
+                }
+                if index >= end {
+                    return Ok(());
+                }
+                visit(index, Cell::pack(decode(self.cells[slot].load(Relaxed))));
+                slot += 1;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -4,6 +4,7 @@
 //! every command at once.
 
 pub mod alphabeta;
+pub mod dobutsu;
 pub mod once;
 pub mod retro;
 pub mod solved;
