@@ -50,6 +50,15 @@ impl fmt::Display for PlyError {
 
 impl std::error::Error for PlyError {}
 
+/// `text` cut to its first `max_chars` characters for a message, saying how
+/// long it was when cut, so that a huge bad input makes a short error.
+pub fn excerpt(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}... ({} bytes in all)", &text[..cut], text.len()),
+    }
+}
+
 impl From<std::io::Error> for PlyError {
     fn from(err: std::io::Error) -> Self {
         Self::Io(err)

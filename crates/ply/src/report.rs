@@ -231,3 +231,15 @@ impl AnalyzeReport {
         text
     }
 }
+
+/// A solve report with the session's notes on it, as `ply solve --json`
+/// prints it and `GET /api/solve` answers.
+#[derive(Serialize)]
+pub struct Noted<'a> {
+    /// The report.
+    #[serde(flatten)]
+    pub report: &'a SolveReport,
+    /// What the report leaves out (see [`crate::session::Session::notes`]).
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub notes: &'a [String],
+}

@@ -83,6 +83,8 @@ enum Command {
         /// The address to listen on (port 0 picks a free port).
         #[arg(long, default_value = "127.0.0.1:8080")]
         addr: SocketAddr,
+        #[command(flatten)]
+        limits: serve::limits::Limits,
     },
 }
 
@@ -112,7 +114,7 @@ impl Cli {
                 let report = session.solve(position.as_deref())?;
                 let notes = session.notes(&report);
                 if json {
-                    let noted = Noted {
+                    let noted = crate::report::Noted {
                         report: &report,
                         notes: &notes,
                     };
@@ -163,21 +165,11 @@ impl Cli {
                 let stdin = io::stdin();
                 play::run(&mut game, &mut stdin.lock(), &mut out)?;
             }
-            Command::Serve { addr } => serve::run(addr, &mut out)?,
+            Command::Serve { addr, limits } => serve::run(addr, limits, &mut out)?,
         }
         out.flush()?;
         Ok(())
     }
-}
-
-/// A solve report with the session's notes on it, as `ply solve --json`
-/// prints it.
-#[derive(serde::Serialize)]
-struct Noted<'a> {
-    #[serde(flatten)]
-    report: &'a crate::report::SolveReport,
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    notes: &'a [String],
 }
 
 /// A position given as `-`: all of stdin, without surrounding whitespace.
