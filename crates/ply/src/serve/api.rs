@@ -133,12 +133,15 @@ struct GameList {
 }
 
 /// `GET /api/games`: every built-in game, its variants and start position.
-pub async fn games(State(shared): State<Arc<Shared>>) -> Result<Response, ApiError> {
+pub async fn games(State(_): State<Arc<Shared>>) -> Result<Response, ApiError> {
     let list = tokio::task::spawn_blocking(move || {
         let games = registry::GAMES
             .iter()
             .map(|entry| {
-                let session = shared.sessions.get(entry.name)?;
+                // The default variant's name and start need no tables: open
+                // it apart from the kept games, so the list never waits on
+                // or is refused for their memory.
+                let session = (entry.open)(None)?;
                 Ok(GameInfo {
                     name: entry.name,
                     summary: entry.summary,
@@ -190,7 +193,9 @@ pub async fn solve(
         return Ok(json(answer));
     }
     let limit = shared.limits.solve_time();
-    let permit = tokio::time::timeout(limit, shared.solving.clone().acquire_owned())
+    // One game may hold at most half the permits, so that requests for a
+    // game that is slow to search never keep every other game waiting.
+    let permit = tokio::time::timeout(limit, shared.permit(&key.0))
         .await
         .map_err(|_| {
             ApiError::busy(format!(

@@ -44,6 +44,8 @@ pub struct Shared {
     pub answers: AnswerCache,
     /// Permits to run a solve: a few at a time, however many requests wait.
     solving: Arc<Semaphore>,
+    /// Per game name: its share of the permits.
+    shares: std::sync::Mutex<std::collections::HashMap<String, Arc<Semaphore>>>,
     /// The server's limits.
     limits: Limits,
     /// The Host headers answered.
@@ -58,10 +60,41 @@ impl Shared {
             sessions: Sessions::new(&limits),
             answers: AnswerCache::new(cache_bytes),
             solving: Arc::new(Semaphore::new(limits.solves())),
+            shares: std::sync::Mutex::default(),
             hosts: Hosts::new(bound, &limits.allow_host),
             limits,
         })
     }
+}
+
+impl Shared {
+    /// A permit to solve a position of `game`: first one of the game's
+    /// share (half the permits), then one of all.
+    async fn permit(&self, game: &str) -> Result<Permit, tokio::sync::AcquireError> {
+        let share = {
+            let mut shares = self.shares.lock().unwrap_or_else(|e| e.into_inner());
+            if shares.len() >= 1024 {
+                // Forget shares no request holds.
+                shares.retain(|_, s| s.available_permits() < self.limits.solves().div_ceil(2));
+            }
+            shares
+                .entry(game.to_string())
+                .or_insert_with(|| Arc::new(Semaphore::new(self.limits.solves().div_ceil(2))))
+                .clone()
+        };
+        let share = share.acquire_owned().await?;
+        let all = self.solving.clone().acquire_owned().await?;
+        Ok(Permit {
+            _share: share,
+            _all: all,
+        })
+    }
+}
+
+/// Leave to run one solve, given back when dropped.
+pub struct Permit {
+    _share: tokio::sync::OwnedSemaphorePermit,
+    _all: tokio::sync::OwnedSemaphorePermit,
 }
 
 /// The page and the API, over `shared`.
