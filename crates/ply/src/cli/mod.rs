@@ -174,8 +174,14 @@ impl Cli {
 
 /// A position given as `-`: all of stdin, without surrounding whitespace.
 fn read_position() -> Result<String, PlyError> {
-    let mut text = String::new();
-    io::Read::read_to_string(&mut io::stdin().lock(), &mut text)?;
+    let mut bytes = Vec::new();
+    io::Read::read_to_end(&mut io::stdin().lock(), &mut bytes)?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        PlyError::argument(format!(
+            "the position on stdin is not UTF-8 text (byte {} is not)",
+            e.utf8_error().valid_up_to() + 1
+        ))
+    })?;
     Ok(text.trim().to_string())
 }
 
