@@ -43,8 +43,12 @@ impl PlyError {
 impl fmt::Display for PlyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Argument(message) => f.write_str(message),
-            Self::Input { line, message } => write!(f, "input line {line}: {message}"),
+            Self::Argument(message) => f.write_str(&excerpt(message, MAX_MESSAGE_CHARS)),
+            Self::Input { line, message } => write!(
+                f,
+                "input line {line}: {}",
+                excerpt(message, MAX_MESSAGE_CHARS)
+            ),
             Self::Io(err) => write!(f, "I/O error: {err}"),
             Self::Cancelled(what) => write!(f, "stopped: {what}"),
             Self::Database(message) => f.write_str(message),
@@ -53,6 +57,19 @@ impl fmt::Display for PlyError {
 }
 
 impl std::error::Error for PlyError {}
+
+/// The longest error message printed, in characters: a message quoting a
+/// huge bad input is cut.
+const MAX_MESSAGE_CHARS: usize = 500;
+
+/// `text` cut to its first `max_chars` characters for a message, saying how
+/// long it was when cut, so that a huge bad input makes a short error.
+pub fn excerpt(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}... ({} bytes in all)", &text[..cut], text.len()),
+    }
+}
 
 impl From<std::io::Error> for PlyError {
     fn from(err: std::io::Error) -> Self {

@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub mod error;
+pub mod fuzzing;
 pub mod judge;
 pub mod play;
 pub mod registry;

@@ -140,7 +140,7 @@ fn bad_judge_input_names_the_line_and_exits_2() {
             "?\n....\nxxo\n",
             "input line 3: a board row has 4 characters",
         ),
-        ("....\n", "input line 1: expected '?'"),
+        ("....\n", "input line 1: expected a line of just '?'"),
         ("?\nxxxx\noooo\n....\n....\n$\n", "already won"),
     ] {
         assert_refused(&ply(&["judge", "uva10111"], input.as_bytes()), why);

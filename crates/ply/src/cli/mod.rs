@@ -153,6 +153,8 @@ enum Command {
         preload: Vec<String>,
         #[command(flatten)]
         db: DbArgs,
+        #[command(flatten)]
+        limits: serve::limits::Limits,
     },
 }
 
@@ -266,9 +268,14 @@ impl Cli {
                 let stdin = io::stdin();
                 play::run(&mut game, &mut stdin.lock(), &mut out)?;
             }
-            Command::Serve { addr, preload, db } => {
+            Command::Serve {
+                addr,
+                preload,
+                db,
+                limits,
+            } => {
                 db.configure()?;
-                serve::run(addr, &preload, &mut out)?
+                serve::run(addr, limits, &preload, &mut out)?
             }
         }
         out.flush()?;
@@ -376,8 +383,14 @@ fn unix_time(secs: u64) -> String {
 
 /// A position given as `-`: all of stdin, without surrounding whitespace.
 fn read_position() -> Result<String, PlyError> {
-    let mut text = String::new();
-    io::Read::read_to_string(&mut io::stdin().lock(), &mut text)?;
+    let mut bytes = Vec::new();
+    io::Read::read_to_end(&mut io::stdin().lock(), &mut bytes)?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        PlyError::argument(format!(
+            "the position on stdin is not UTF-8 text (byte {} is not)",
+            e.utf8_error().valid_up_to() + 1
+        ))
+    })?;
     Ok(text.trim().to_string())
 }
 

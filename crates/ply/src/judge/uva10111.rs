@@ -102,28 +102,38 @@ fn parse_row(line: &str) -> Result<(u64, u64), String> {
     Ok((x, o))
 }
 
-/// Reads the whole input and writes one answer line per case.
+/// Reads and checks the whole input, then writes one answer line per case:
+/// a malformed case anywhere means no answer is printed.
 pub fn run(input: &mut dyn BufRead, output: &mut dyn Write) -> Result<(), PlyError> {
     let mut lines = Lines::new(input);
     let mut solver = Solver::default();
+    let mut boards = Vec::new();
     loop {
         let line = lines.expect_line("'?' (a case) or '$' (the end)")?;
-        if line.starts_with('$') {
-            return Ok(());
+        match line.trim_end() {
+            "$" => break,
+            "?" => boards.push(solver.read_board(&mut lines)?),
+            other => {
+                let message = format!(
+                    "expected a line of just '?' (a case) or '$' (the end); found '{}'",
+                    crate::error::excerpt(&other.escape_debug().to_string(), 40)
+                );
+                return Err(lines.error(message));
+            }
         }
-        if !line.starts_with('?') {
-            let message = format!(
-                "expected '?' (a case) or '$' (the end); found '{}'",
-                line.escape_debug()
-            );
-            return Err(lines.error(message));
+    }
+    while let Some(line) = lines.next_line()? {
+        if !line.trim().is_empty() {
+            return Err(lines.error("text after '$', the end of the input"));
         }
-        let board = solver.read_board(&mut lines)?;
+    }
+    for board in boards {
         match solver.winning_move(board)? {
             Some((row, col)) => writeln!(output, "({row},{col})")?,
             None => writeln!(output, "#####")?,
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -150,7 +160,12 @@ mod tests {
             ("?\nxo.\n", 2, "found 3 characters"),
             ("?\nxo.a\n", 2, "found 'a'"),
             ("?\n....\n....\n....\n....\n", 6, "input ended"),
-            ("!\n", 1, "expected '?'"),
+            ("!\n", 1, "expected a line of just '?'"),
+            ("?junk\n", 1, "found '?junk'"),
+            ("$garbage\n", 1, "found '$garbage'"),
+            ("$\nmore\n", 2, "text after '$'"),
+            // A bad case after a good one: no answer is printed at all.
+            ("?\nxxx.\noo..\no...\n....\n?\nxo.a\n", 7, "found 'a'"),
         ] {
             let err = answer(input).unwrap_err().to_string();
             assert!(

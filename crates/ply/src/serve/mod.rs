@@ -1,30 +1,40 @@
 //! `ply serve`: a web page to play and explore every game against the
 //! perfect player, and the JSON API behind it.
 //!
-//! Games are opened once and kept (with whatever tables their sessions
-//! build), answers are kept in a bounded cache, and solves run on the
-//! blocking pool, a few at a time, so the async threads stay free.
+//! Games are opened once and kept within a memory budget (with whatever
+//! tables their sessions build), answers are kept in a bounded cache, and
+//! solves run on the blocking pool, a few at a time and each within a time
+//! budget, so the async threads stay free. Connections are accepted by
+//! hand so that clients slow to send their headers are cut off, and so that
+//! at most so many are open at once. See [`limits::Limits`].
 
 pub mod api;
 pub mod assets;
 pub mod cache;
+pub mod guard;
+pub mod limits;
 pub mod sessions;
 
 use crate::error::PlyError;
 use axum::Router;
 use axum::routing::get;
 use cache::AnswerCache;
+use guard::Hosts;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use limits::Limits;
 use sessions::Sessions;
+use std::future::Future;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
-use tower_http::limit::RequestBodyLimitLayer;
 
 /// The bytes of answers the server keeps by default.
 pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
-/// The largest request body the server reads.
-const MAX_BODY_BYTES: usize = 16 << 10;
+/// The most bytes of headers hyper reads before refusing a request itself.
+const MAX_READ_HEADER_BYTES: usize = 64 << 10;
 
 /// What every request shares.
 pub struct Shared {
@@ -33,19 +43,58 @@ pub struct Shared {
     /// Answers already given.
     pub answers: AnswerCache,
     /// Permits to run a solve: a few at a time, however many requests wait.
-    solving: Semaphore,
+    solving: Arc<Semaphore>,
+    /// Per game name: its share of the permits.
+    shares: std::sync::Mutex<std::collections::HashMap<String, Arc<Semaphore>>>,
+    /// The server's limits.
+    limits: Limits,
+    /// The Host headers answered.
+    hosts: Hosts,
 }
 
 impl Shared {
-    /// Nothing opened yet, with a cache of `cache_bytes` (0 for none).
-    pub fn new(cache_bytes: usize) -> Arc<Self> {
-        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    /// Nothing opened yet, with a cache of `cache_bytes` (0 for none), for a
+    /// server bound to `bound` under `limits`.
+    pub fn new(cache_bytes: usize, limits: Limits, bound: SocketAddr) -> Arc<Self> {
         Arc::new(Self {
-            sessions: Sessions::new(),
+            sessions: Sessions::new(&limits),
             answers: AnswerCache::new(cache_bytes),
-            solving: Semaphore::new((2 * cores).max(4)),
+            solving: Arc::new(Semaphore::new(limits.solves())),
+            shares: std::sync::Mutex::default(),
+            hosts: Hosts::new(bound, &limits.allow_host),
+            limits,
         })
     }
+}
+
+impl Shared {
+    /// A permit to solve a position of `game`: first one of the game's
+    /// share (half the permits), then one of all.
+    async fn permit(&self, game: &str) -> Result<Permit, tokio::sync::AcquireError> {
+        let share = {
+            let mut shares = self.shares.lock().unwrap_or_else(|e| e.into_inner());
+            if shares.len() >= 1024 {
+                // Forget shares no request holds.
+                shares.retain(|_, s| s.available_permits() < self.limits.solves().div_ceil(2));
+            }
+            shares
+                .entry(game.to_string())
+                .or_insert_with(|| Arc::new(Semaphore::new(self.limits.solves().div_ceil(2))))
+                .clone()
+        };
+        let share = share.acquire_owned().await?;
+        let all = self.solving.clone().acquire_owned().await?;
+        Ok(Permit {
+            _share: share,
+            _all: all,
+        })
+    }
+}
+
+/// Leave to run one solve, given back when dropped.
+pub struct Permit {
+    _share: tokio::sync::OwnedSemaphorePermit,
+    _all: tokio::sync::OwnedSemaphorePermit,
 }
 
 /// The page and the API, over `shared`.
@@ -57,46 +106,100 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/api/games", get(api::games))
         .route("/api/solve", get(api::solve))
         .fallback(api::not_found)
-        .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn_with_state(
+            shared.clone(),
+            guard::guard,
+        ))
         .with_state(shared)
 }
 
-/// Serves on `addr` until Ctrl-C, after writing the address it listens on
-/// (useful with port 0) to `out`.
-pub fn run(addr: SocketAddr, preload: &[String], out: &mut dyn Write) -> Result<(), PlyError> {
-    let shared = Shared::new(DEFAULT_CACHE_BYTES);
-    for game in preload {
-        let session = shared.sessions.get(game).map_err(|e| match e {
-            sessions::OpenError::Unknown(e) => e,
-            sessions::OpenError::Full => {
-                PlyError::argument(format!("--preload: too many games (at {game})"))
+/// Serves `shared`'s page and API on `listener` until `shutdown` completes:
+/// each connection on its own task, closed if its client takes longer than
+/// the header limit to send a request's headers; at most
+/// `--max-connections` open at once (more are closed at once).
+pub async fn serve(listener: TcpListener, shared: Arc<Shared>, shutdown: impl Future<Output = ()>) {
+    let app = router(shared.clone());
+    let connections = Arc::new(Semaphore::new(shared.limits.max_connections));
+    let header_time = shared.limits.header_time();
+    tokio::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => return,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            // Out of file descriptors or the like: wait for some to close.
+            Err(_) => {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                continue;
             }
-        })?;
-        session.warm(&crate::cli::progress::BarProgress::new())?;
-        let source = session.source().map_or("", |s| s.as_str());
-        writeln!(out, "ply serve: {} ready ({source})", session.name())?;
+        };
+        let Ok(permit) = connections.clone().try_acquire_owned() else {
+            drop(stream);
+            continue;
+        };
+        let service = TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let _permit = permit;
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(header_time)
+                .max_buf_size(MAX_READ_HEADER_BYTES.max(8192));
+            // A connection that fails (a client gone, a bad request) ends here.
+            let _ = builder
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
     }
+}
+
+/// Serves on `addr` within `limits` until Ctrl-C, after writing the address
+/// it listens on (useful with port 0) to `out`.
+///
+/// The games in `preload` are opened and their databases read (or tables
+/// built) before the first connection is accepted.
+pub fn run(
+    addr: SocketAddr,
+    limits: Limits,
+    preload: &[String],
+    out: &mut dyn Write,
+) -> Result<(), PlyError> {
+    limits.check().map_err(PlyError::argument)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind(addr)
+        let listener = TcpListener::bind(addr)
             .await
             .map_err(|e| PlyError::argument(format!("cannot listen on {addr}: {e}")))?;
         let local = listener.local_addr()?;
+        let shared = Shared::new(DEFAULT_CACHE_BYTES, limits, local);
+        for game in preload {
+            let session = shared.sessions.get(game).map_err(|e| match e {
+                sessions::OpenError::Unknown(e) => e,
+                other => PlyError::argument(format!("--preload {game}: {other:?}")),
+            })?;
+            session.warm(&crate::cli::progress::BarProgress::new())?;
+            let source = session.source().map_or("", |s| s.as_str());
+            writeln!(out, "ply serve: {} ready ({source})", session.name())?;
+        }
         writeln!(
             out,
             "ply serve: listening on http://{local}/ (Ctrl-C stops)"
         )?;
         out.flush()?;
-        axum::serve(listener, router(shared))
-            .with_graceful_shutdown(async {
-                // If the signal cannot be watched, serve until killed.
-                if tokio::signal::ctrl_c().await.is_err() {
-                    std::future::pending::<()>().await;
-                }
-            })
-            .await?;
-        Ok(())
-    })
+        serve(listener, shared, async {
+            // If the signal cannot be watched, serve until killed.
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        })
+        .await;
+        Ok::<(), PlyError>(())
+    })?;
+    // Solves still running stop within their budget; do not wait for them.
+    runtime.shutdown_background();
+    Ok(())
 }

@@ -1,0 +1,192 @@
+//! What every request passes before it reaches a page or the API: the Host
+//! and Origin checks (a web page elsewhere must not reach a local server,
+//! even through DNS rebinding), the method, the sizes of its line, headers
+//! and body, and the request's time limit. Every refusal is a JSON error.
+
+use super::Shared;
+use super::api::ApiError;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
+
+/// The longest request target (path and query) read, in bytes.
+pub const MAX_URI_BYTES: usize = 8 << 10;
+/// The most bytes of headers read (hyper refuses far larger ones itself).
+pub const MAX_HEADER_BYTES: usize = 16 << 10;
+/// The largest request body accepted (the API reads none).
+pub const MAX_BODY_BYTES: u64 = 16 << 10;
+
+/// Names that always reach this machine: accepted on any port.
+const LOOPBACK_NAMES: [&str; 4] = ["localhost", "127.0.0.1", "[::1]", "localhost."];
+
+/// The Hosts a server accepts: loopback names, the address it is bound
+/// to, and those allowed by `--allow-host`.
+#[derive(Debug, Clone, Default)]
+pub struct Hosts {
+    /// Exact `name:port` or `name` forms accepted, lowercase.
+    exact: Vec<String>,
+}
+
+impl Hosts {
+    /// The Hosts for a server bound to `bound` (`ip:port`), plus `allowed`
+    /// (each `name` or `name:port`; a bare name is accepted on any port).
+    pub fn new(bound: std::net::SocketAddr, allowed: &[String]) -> Self {
+        let mut exact = vec![bound.to_string()];
+        if bound.port() == 80 {
+            exact.push(bound.ip().to_string());
+        }
+        exact.extend(allowed.iter().map(|h| h.to_ascii_lowercase()));
+        Self { exact }
+    }
+
+    /// Whether a request with this Host header is for this server.
+    pub fn accepts(&self, host: &str) -> bool {
+        let host = host.to_ascii_lowercase();
+        let name = split_port(&host);
+        LOOPBACK_NAMES.contains(&name)
+            || self
+                .exact
+                .iter()
+                .any(|h| *h == host || (*h == name && !h.contains(':')))
+    }
+}
+
+/// The name part of `name[:port]` (IPv6 literals in brackets kept whole).
+fn split_port(host: &str) -> &str {
+    match host.rfind(':') {
+        Some(colon) if !host[colon..].contains(']') => &host[..colon],
+        _ => host,
+    }
+}
+
+/// The checks, then the request within its time limit.
+pub async fn guard(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
+    if let Err(refusal) = check(&shared.hosts, &request) {
+        return refusal.into_response();
+    }
+    let limit = shared.limits.request_time();
+    match tokio::time::timeout(limit, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => ApiError::busy(format!(
+            "the request took longer than {} s, this server's limit",
+            limit.as_secs_f64()
+        ))
+        .into_response(),
+    }
+}
+
+fn check(hosts: &Hosts, request: &Request) -> Result<(), ApiError> {
+    let headers = request.headers();
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .ok_or_else(|| ApiError::new(StatusCode::BAD_REQUEST, "the request has no Host header"))?;
+    if !hosts.accepts(host) {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "this server does not answer for the host '{}'; start it with --allow-host to allow it",
+                excerpt(host)
+            ),
+        ));
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let same = origin
+            .to_str()
+            .is_ok_and(|o| o.eq_ignore_ascii_case(&format!("http://{host}")));
+        if !same {
+            return Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                "requests from other sites are refused",
+            ));
+        }
+    }
+    if headers
+        .get("sec-fetch-site")
+        .is_some_and(|s| s.as_bytes().eq_ignore_ascii_case(b"cross-site"))
+    {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "requests from other sites are refused",
+        ));
+    }
+    let uri_len = request.uri().to_string().len();
+    if uri_len > MAX_URI_BYTES {
+        return Err(ApiError::new(
+            StatusCode::URI_TOO_LONG,
+            format!("the request target has {uri_len} bytes; at most {MAX_URI_BYTES}"),
+        ));
+    }
+    let header_bytes = header_bytes(headers);
+    if header_bytes > MAX_HEADER_BYTES {
+        return Err(ApiError::new(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            format!("the headers have {header_bytes} bytes; at most {MAX_HEADER_BYTES}"),
+        ));
+    }
+    let body = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|l| l.to_str().ok()?.parse::<u64>().ok());
+    if body.is_some_and(|b| b > MAX_BODY_BYTES) || headers.contains_key(header::TRANSFER_ENCODING) {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "the request body is too large: the server reads at most {MAX_BODY_BYTES} bytes"
+            ),
+        ));
+    }
+    if request.method() != Method::GET && request.method() != Method::HEAD {
+        return Err(ApiError::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            format!("method {} is not allowed: use GET", request.method()),
+        )
+        .with_header(header::ALLOW, "GET, HEAD"));
+    }
+    Ok(())
+}
+
+fn header_bytes(headers: &HeaderMap) -> usize {
+    headers
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len() + 4)
+        .sum()
+}
+
+/// At most the first 80 characters of `text`, marked if cut.
+fn excerpt(text: &str) -> String {
+    crate::error::excerpt(text, 80)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_are_loopback_the_bound_address_or_allowed() {
+        let hosts = Hosts::new("127.0.0.1:8080".parse().unwrap(), &["Ply.Example".into()]);
+        for ok in [
+            "localhost",
+            "localhost:8080",
+            "127.0.0.1:8080",
+            "[::1]:8080",
+            "ply.example:9000",
+            "PLY.EXAMPLE",
+        ] {
+            assert!(hosts.accepts(ok), "{ok}");
+        }
+        for refused in [
+            "evil.example",
+            "evil.example:8080",
+            "localhost.evil.example",
+            "127.0.0.2:8080",
+            "",
+        ] {
+            assert!(!hosts.accepts(refused), "{refused}");
+        }
+        let bound = Hosts::new("192.168.1.5:8080".parse().unwrap(), &[]);
+        assert!(bound.accepts("192.168.1.5:8080"));
+        assert!(!bound.accepts("192.168.1.5:9090"));
+    }
+}

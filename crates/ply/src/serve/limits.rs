@@ -1,0 +1,124 @@
+//! What `ply serve` lets one request cost: each limit a flag with a default,
+//! shown by `ply serve --help`.
+
+use clap::Args;
+use ply_core::limits::{MAX_TABLE_BYTES, human_bytes};
+use std::time::Duration;
+
+/// The server's limits.
+#[derive(Args, Debug, Clone)]
+pub struct Limits {
+    /// The largest table the server builds for one game, in MiB (games
+    /// whose tables would be larger are refused with 503; `ply solve` on the
+    /// command line builds tables up to 2048 MiB).
+    #[arg(long, value_name = "MIB", default_value_t = 512)]
+    pub max_table_mib: u64,
+    /// The longest Treblecross row the server answers, in squares.
+    #[arg(long, value_name = "SQUARES", default_value_t = 65536)]
+    pub max_row: usize,
+    /// The longest a solve may search, in seconds; past it the request gets
+    /// 503 with Retry-After and the search stops.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub solve_seconds: f64,
+    /// Memory for open games and their tables, in MiB: the least recently
+    /// used games are closed to make room; a game that alone needs more is
+    /// refused with 503.
+    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    pub session_mib: u64,
+    /// Solves run at once (0: twice the cores, at least 4); more wait.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub max_solves: usize,
+    /// The longest a request may take in all, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub request_seconds: f64,
+    /// The longest a client may take to send a request's headers, in
+    /// seconds; the connection is closed after it.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub header_seconds: f64,
+    /// Connections open at once; more are closed at once.
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    pub max_connections: usize,
+    /// Another Host (name or name:port) to accept besides the address the
+    /// server listens on and localhost; repeat for more. Requests for any
+    /// other Host are refused (against DNS rebinding).
+    #[arg(long, value_name = "HOST")]
+    pub allow_host: Vec<String>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_table_mib: 512,
+            max_row: 65536,
+            solve_seconds: 10.0,
+            session_mib: 1024,
+            max_solves: 0,
+            request_seconds: 30.0,
+            header_seconds: 10.0,
+            max_connections: 4096,
+            allow_host: Vec::new(),
+        }
+    }
+}
+
+impl Limits {
+    /// Says what is wrong with the limits, if anything.
+    pub fn check(&self) -> Result<(), String> {
+        for (name, seconds) in [
+            ("--solve-seconds", self.solve_seconds),
+            ("--request-seconds", self.request_seconds),
+            ("--header-seconds", self.header_seconds),
+        ] {
+            if !(seconds > 0.0 && seconds <= 86_400.0) {
+                return Err(format!(
+                    "{name} {seconds}: give a number of seconds from above 0 to 86400"
+                ));
+            }
+        }
+        if self.max_table_mib << 20 > MAX_TABLE_BYTES {
+            return Err(format!(
+                "--max-table-mib {}: tables are at most {}",
+                self.max_table_mib,
+                human_bytes(MAX_TABLE_BYTES)
+            ));
+        }
+        if self.max_connections == 0 {
+            return Err("--max-connections 0: at least one connection is needed".into());
+        }
+        Ok(())
+    }
+
+    /// The largest table, in bytes.
+    pub fn max_table_bytes(&self) -> u64 {
+        self.max_table_mib.saturating_mul(1 << 20)
+    }
+
+    /// Memory for open games, in bytes.
+    pub fn session_bytes(&self) -> u64 {
+        self.session_mib.saturating_mul(1 << 20)
+    }
+
+    /// Solves run at once.
+    pub fn solves(&self) -> usize {
+        if self.max_solves > 0 {
+            return self.max_solves;
+        }
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        (2 * cores).max(4)
+    }
+
+    /// The search budget of one solve.
+    pub fn solve_time(&self) -> Duration {
+        Duration::from_secs_f64(self.solve_seconds)
+    }
+
+    /// The time limit of one request.
+    pub fn request_time(&self) -> Duration {
+        Duration::from_secs_f64(self.request_seconds)
+    }
+
+    /// The time a client has to send its headers.
+    pub fn header_time(&self) -> Duration {
+        Duration::from_secs_f64(self.header_seconds)
+    }
+}
