@@ -5,13 +5,56 @@
 //! 0.007 (Treblecross) has no sparse space, so it measures the dense
 //! kernel; 0.127 has one (rare heaps die out; period 4 from heap 46578).
 //! The 2^20 runs also check the 0.007 values ply-games ships.
+//!
+//! When a C compiler (`cc`) is present, the bench also builds
+//! `benches/octal_plain.c` (the same plain loop in C, `-O2`) and runs it,
+//! so that the ratio against C is measured in the same run; its output is
+//! first checked against ply's values.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ply_core::NoProgress;
 use ply_core::solve::octal::{OctalCode, compute, plain_values};
 use ply_games::treblecross::precomputed_values;
 use std::hint::black_box;
+use std::path::PathBuf;
+use std::process::Command;
 use std::time::{Duration, Instant};
+
+/// Builds the plain C loop, or says why not.
+fn build_c_baseline() -> Option<PathBuf> {
+    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/octal_plain.c");
+    let binary = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("octal_plain");
+    match Command::new("cc")
+        .args(["-O2", "-o"])
+        .arg(&binary)
+        .arg(source)
+        .status()
+    {
+        Ok(status) if status.success() => Some(binary),
+        Ok(status) => {
+            eprintln!("skipping the C baseline: cc failed ({status})");
+            None
+        }
+        Err(err) => {
+            eprintln!("skipping the C baseline: no C compiler (cc: {err})");
+            None
+        }
+    }
+}
+
+/// The values the C baseline prints for `code` up to `up_to`.
+fn run_c_baseline(binary: &PathBuf, code: &str, up_to: usize) -> Vec<u16> {
+    let output = Command::new(binary)
+        .args([code, &up_to.to_string()])
+        .output()
+        .expect("the C baseline runs");
+    assert!(output.status.success(), "the C baseline failed");
+    output
+        .stdout
+        .chunks_exact(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .collect()
+}
 
 fn octal(c: &mut Criterion) {
     let treblecross = OctalCode::parse("0.007").unwrap();
@@ -28,6 +71,13 @@ fn octal(c: &mut Criterion) {
     group.bench_function("0.007 to 2^17: plain mex loop", |b| {
         b.iter(|| plain_values(black_box(&treblecross), 1 << 17).unwrap())
     });
+    if let Some(binary) = build_c_baseline() {
+        let ply = compute(&treblecross, 1 << 17, &NoProgress).unwrap().values;
+        assert_eq!(run_c_baseline(&binary, "0.007", 1 << 17), ply);
+        group.bench_function("0.007 to 2^17: plain C loop (cc -O2)", |b| {
+            b.iter(|| run_c_baseline(&binary, "0.007", 1 << 17))
+        });
+    }
     group.bench_function("0.127 to 2^17: ply", |b| {
         b.iter(|| compute(black_box(&sparse), 1 << 17, &NoProgress).unwrap())
     });

@@ -15,7 +15,7 @@ use std::ops::Range;
 
 /// Indices handed to one parallel task at a time: large enough that task
 /// overhead vanishes, small enough that two threads share a tier evenly.
-const CHUNK: u64 = 1 << 14;
+pub(crate) const CHUNK: u64 = 1 << 14;
 
 /// Splits `0..len` into ranges of [`CHUNK`] indices, in parallel.
 pub(crate) fn chunks(len: u64) -> impl ParallelIterator<Item = Range<u64>> {

@@ -22,15 +22,20 @@
 //! narrowest that holds the largest number of children), three frontier
 //! bits, and the reverse graph (4 bytes per position and per move, plus the
 //! moves kept while it is built) when the game has no parents. Indexes
-//! beyond `u32` are refused before any work starts.
+//! beyond `u32` are refused before any work starts, and so is an analysis
+//! needing more memory than /proc/meminfo says is available (the reverse
+//! graph is checked again once its moves are counted). The analysis polls
+//! [`Progress::cancelled`] between chunks and between remoteness layers.
 
+use super::reach::IndexSet;
+use super::{CHUNK, chunks};
 use crate::census::Census;
 use crate::game::{Indexed, Parents, Symmetric};
 use crate::progress::Progress;
 use crate::value::{Cell, Outcome, Remoteness, Value};
 use rayon::prelude::*;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, AtomicUsize, Ordering};
 
 /// Why a retrograde analysis could not run to the end.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,6 +45,8 @@ pub enum RetroError {
     TooLarge(String),
     /// Some remoteness does not fit a table cell.
     RemotenessOverflow,
+    /// The progress reporter asked the analysis to stop.
+    Cancelled,
 }
 
 impl std::fmt::Display for RetroError {
@@ -51,6 +58,7 @@ impl std::fmt::Display for RetroError {
                 "a remoteness exceeds {}, the most a table cell holds",
                 Cell::MAX_REMOTENESS
             ),
+            Self::Cancelled => f.write_str("retrograde analysis cancelled"),
         }
     }
 }
@@ -374,14 +382,6 @@ impl ReverseGraph {
     }
 }
 
-/// Indices are handled in chunks of this many, so progress is reported
-/// (and scratch space reused) per chunk rather than per position.
-const CHUNK: u64 = 1 << 14;
-
-fn chunk_range(chunk: u64, len: u64) -> Range<u64> {
-    chunk * CHUNK..((chunk + 1) * CHUNK).min(len)
-}
-
 /// What the first pass over the index finds.
 #[derive(Default)]
 struct Seeds {
@@ -403,50 +403,6 @@ impl Seeds {
         self.moves += other.moves;
         self.forward.append(&mut other.forward);
         self
-    }
-}
-
-/// A set of slots, one bit each: the positions decided at one remoteness.
-/// Going through it in index order keeps neighbouring positions, whose
-/// parents are often neighbours too, together.
-struct Frontier {
-    words: Vec<AtomicU64>,
-}
-
-/// Words of a [`Frontier`] handled by one task.
-const FRONTIER_TASK: usize = 1 << 10;
-
-impl Frontier {
-    fn new(len: u64) -> Self {
-        Self {
-            words: (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
-        }
-    }
-
-    fn insert(&self, slot: u32) {
-        self.words[slot as usize / 64].fetch_or(1 << (slot % 64), Ordering::Relaxed);
-    }
-
-    /// Empties the set, calling `visit(slot, scratch)` on every slot in it
-    /// (in parallel, in index order within each task) and summing what
-    /// `visit` returns.
-    fn drain(&self, visit: impl Fn(u32, &mut Vec<u32>) -> u64 + Sync) -> u64 {
-        self.words
-            .par_chunks(FRONTIER_TASK)
-            .enumerate()
-            .map_init(Vec::new, |scratch, (task, words)| {
-                let mut total = 0;
-                for (i, word) in words.iter().enumerate() {
-                    let mut bits = word.swap(0, Ordering::Relaxed);
-                    let base = ((task * FRONTIER_TASK + i) * 64) as u32;
-                    while bits != 0 {
-                        total += visit(base + bits.trailing_zeros(), scratch);
-                        bits &= bits - 1;
-                    }
-                }
-                total
-            })
-            .sum()
     }
 }
 
@@ -496,15 +452,51 @@ fn solve_keyed<G: Indexed, K: Keys<G>, P: ParentSource<G>>(
             u32::MAX
         )));
     }
-    if let Some(table) = Work::<G, K, P, AtomicU8>::new(game, keys, source, progress).run()? {
-        return Ok(table);
+    // Cells, the narrowest counters and three bit sets, and the reverse
+    // graph's offsets if there is one (its moves are checked once counted).
+    let per_position = 2.0 + 1.0 + 3.0 / 8.0 + if P::STORED { 4.0 } else { 0.0 };
+    check_memory(&game.name(), (len as f64 * per_position) as u64)?;
+    // The first pass finds the most children of any position; a counter
+    // too narrow for it is widened once, to the narrowest that holds it.
+    let widest = match Work::<G, K, P, AtomicU8>::new(game, keys, source, progress).run()? {
+        Ok(table) => return Ok(table),
+        Err(widest) => widest,
+    };
+    let too_many = |_| RetroError::TooLarge(format!("{} has too many moves", game.name()));
+    if widest <= <AtomicU16 as Counter>::MAX {
+        Work::<G, K, P, AtomicU16>::new(game, keys, source, progress)
+            .run()?
+            .map_err(too_many)
+    } else {
+        Work::<G, K, P, AtomicU32>::new(game, keys, source, progress)
+            .run()?
+            .map_err(too_many)
     }
-    if let Some(table) = Work::<G, K, P, AtomicU16>::new(game, keys, source, progress).run()? {
-        return Ok(table);
+}
+
+/// Refuses an analysis of `name` needing `bytes` more than the memory the
+/// system says is available (when it says: /proc/meminfo on Linux).
+fn check_memory(name: &str, bytes: u64) -> Result<(), RetroError> {
+    let Some(available) = available_memory() else {
+        return Ok(());
+    };
+    if bytes > available {
+        return Err(RetroError::TooLarge(format!(
+            "retrograde analysis of {name} needs about {} MiB; {} MiB are available",
+            bytes >> 20,
+            available >> 20
+        )));
     }
-    Work::<G, K, P, AtomicU32>::new(game, keys, source, progress)
-        .run()?
-        .ok_or_else(|| RetroError::TooLarge(format!("{} has too many moves", game.name())))
+    Ok(())
+}
+
+/// The memory available to a new allocation, from `MemAvailable` in
+/// /proc/meminfo; `None` where that cannot be read.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, P, C> {
@@ -521,30 +513,37 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
         }
     }
 
-    /// The table, or `None` if some position has more children than `C` counts.
-    fn run(self) -> Result<Option<RetroTable>, RetroError> {
-        let mut frontier = Frontier::new(self.len);
-        let ties = Frontier::new(self.len);
-        let Some(mut seeds) = self.seed(&frontier, &ties) else {
-            return Ok(None);
+    /// The table, or the most children of a position if that is more than
+    /// `C` counts.
+    fn run(self) -> Result<Result<RetroTable, usize>, RetroError> {
+        let mut frontier = IndexSet::new(self.len);
+        let ties = IndexSet::new(self.len);
+        let mut seeds = match self.seed(&frontier, &ties) {
+            Ok(seeds) => seeds,
+            Err(widest) => return Ok(Err(widest)),
         };
+        self.check_cancelled()?;
         let graph = if P::STORED {
             let forward = std::mem::take(&mut seeds.forward);
+            check_memory(&self.game.name(), 4 * (self.len + seeds.moves))?;
             Some(self.reverse_graph(forward, seeds.moves)?)
         } else {
             None
         };
+        self.check_cancelled()?;
         self.progress.begin("retrograde", seeds.solved);
         self.progress.advance(seeds.ends);
-        let mut next = Frontier::new(self.len);
+        let mut next = IndexSet::new(self.len);
         let mut remoteness: Remoteness = 0;
         while self.spread_wins_and_losses(graph.as_ref(), &frontier, &next, remoteness)? > 0 {
+            self.check_cancelled()?;
             std::mem::swap(&mut frontier, &mut next);
             remoteness += 1;
         }
         let mut frontier = ties;
         let mut remoteness: Remoteness = 0;
         while self.spread_ties(graph.as_ref(), &frontier, &next, remoteness)? > 0 {
+            self.check_cancelled()?;
             std::mem::swap(&mut frontier, &mut next);
             remoteness += 1;
         }
@@ -554,7 +553,7 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
         if K::REDUCED {
             self.copy_to_symmetric();
         }
-        Ok(Some(RetroTable {
+        Ok(Ok(RetroTable {
             cells: self
                 .cells
                 .into_iter()
@@ -563,6 +562,15 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
             solved: seeds.solved,
             moves: seeds.moves,
         }))
+    }
+
+    /// Stops the analysis if the progress reporter asks.
+    fn check_cancelled(&self) -> Result<(), RetroError> {
+        if self.progress.cancelled() {
+            Err(RetroError::Cancelled)
+        } else {
+            Ok(())
+        }
     }
 
     /// The directly solved position in `index`, if any.
@@ -582,18 +590,20 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
 
     /// The first pass: decides primitive positions and positions without
     /// moves, and sets every other counter to its number of children
-    /// (keeping the moves if a reverse graph is to be built). `None` if a
-    /// count does not fit `C`.
-    fn seed(&self, ends: &Frontier, ties: &Frontier) -> Option<Seeds> {
+    /// (keeping the moves if a reverse graph is to be built). The most
+    /// children of any position if that count does not fit `C`. Does no more
+    /// work once the progress reporter asks to cancel.
+    fn seed(&self, ends: &IndexSet, ties: &IndexSet) -> Result<Seeds, usize> {
         self.progress.begin("counting moves", self.len);
-        let too_many = AtomicBool::new(false);
-        let seeds = (0..self.len.div_ceil(CHUNK))
-            .into_par_iter()
-            .map_init(Vec::new, |children, chunk| {
+        let widest = AtomicUsize::new(0);
+        let seeds = chunks(self.len)
+            .map_init(Vec::new, |children, range| {
                 let mut seeds = Seeds::default();
                 let mut forward = Vec::new();
-                let range = chunk_range(chunk, self.len);
                 let count = range.end - range.start;
+                if self.progress.cancelled() {
+                    return seeds;
+                }
                 for index in range {
                     let Some(position) = self.solved_position(index) else {
                         continue;
@@ -606,8 +616,12 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
                             Ordering::Relaxed,
                         );
                         match value {
-                            Value::Win | Value::Lose => ends.insert(index as u32),
-                            Value::Tie => ties.insert(index as u32),
+                            Value::Win | Value::Lose => {
+                                ends.insert(index);
+                            }
+                            Value::Tie => {
+                                ties.insert(index);
+                            }
                             Value::Draw => {}
                         }
                         seeds.ends += 1;
@@ -617,13 +631,11 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
                     if children.is_empty() {
                         self.cells[slot]
                             .store(Cell::pack(Outcome::lose(0)).bits(), Ordering::Relaxed);
-                        ends.insert(index as u32);
+                        ends.insert(index);
                         seeds.ends += 1;
                         continue;
                     }
-                    if children.len() > C::MAX {
-                        too_many.store(true, Ordering::Relaxed);
-                    }
+                    widest.fetch_max(children.len(), Ordering::Relaxed);
                     self.counters[slot].set(children.len().min(C::MAX));
                     seeds.moves += children.len() as u64;
                     if P::STORED {
@@ -640,7 +652,12 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
             })
             .reduce(Seeds::default, Seeds::merge);
         self.progress.end();
-        (!too_many.load(Ordering::Relaxed)).then_some(seeds)
+        let widest = widest.into_inner();
+        if widest > C::MAX {
+            Err(widest)
+        } else {
+            Ok(seeds)
+        }
     }
 
     /// Builds the reverse graph from the moves kept by [`Work::seed`].
@@ -737,8 +754,8 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
     fn spread_wins_and_losses(
         &self,
         graph: Option<&ReverseGraph>,
-        frontier: &Frontier,
-        next: &Frontier,
+        frontier: &IndexSet,
+        next: &IndexSet,
         remoteness: Remoteness,
     ) -> Result<u64, RetroError> {
         let longer = remoteness + 1;
@@ -765,8 +782,8 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
     fn spread_ties(
         &self,
         graph: Option<&ReverseGraph>,
-        frontier: &Frontier,
-        next: &Frontier,
+        frontier: &IndexSet,
+        next: &IndexSet,
         remoteness: Remoteness,
     ) -> Result<u64, RetroError> {
         let longer = remoteness + 1;
@@ -786,18 +803,19 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
     fn spread(
         &self,
         graph: Option<&ReverseGraph>,
-        frontier: &Frontier,
-        next: &Frontier,
+        frontier: &IndexSet,
+        next: &IndexSet,
         settle: impl Fn(Cell, u32) -> bool + Sync,
     ) -> u64 {
-        frontier.drain(|child, parents| {
+        frontier.drain(|child, parents: &mut Vec<u32>| {
+            let child = child as u32;
             let cell = Cell::from_bits(self.cells[child as usize].load(Ordering::Relaxed));
             self.source
                 .parents(self.game, self.keys, graph, child, parents);
             let mut decided = 0;
             for &parent in parents.iter() {
                 if self.undecided(parent) && settle(cell, parent) {
-                    next.insert(parent);
+                    next.insert(u64::from(parent));
                     decided += 1;
                 }
             }
@@ -1076,15 +1094,66 @@ mod tests {
 
     #[test]
     fn counters_widen_when_a_position_has_many_children() {
-        let n = 300u32;
-        let mut children = vec![(1..n).collect::<Vec<u32>>()];
-        children.extend((1..n).map(|_| Vec::new()));
-        let mut primitive = vec![None; n as usize];
-        primitive[7] = Some(Value::Win);
-        let game = GraphGame::new(children, primitive, false);
-        let table = solve(&game, &NoProgress).unwrap();
-        assert_eq!(table.outcome_at(0), Some(Outcome::win(1)));
-        assert_eq!(table.moves(), u64::from(n - 1));
+        // Past u8, then past u16: the second goes straight to u32.
+        for n in [300u32, 70_000] {
+            let mut children = vec![(1..n).collect::<Vec<u32>>()];
+            children.extend((1..n).map(|_| Vec::new()));
+            let mut primitive = vec![None; n as usize];
+            primitive[7] = Some(Value::Win);
+            let game = GraphGame::new(children, primitive, false);
+            let table = solve(&game, &NoProgress).unwrap();
+            assert_eq!(table.outcome_at(0), Some(Outcome::win(1)), "{n}");
+            assert_eq!(table.moves(), u64::from(n - 1));
+        }
+    }
+
+    /// Asks to cancel from the `after`th poll on.
+    struct CancelAfter {
+        polls: AtomicUsize,
+        after: usize,
+    }
+
+    impl Progress for CancelAfter {
+        fn begin(&self, _: &str, _: u64) {}
+        fn advance(&self, _: u64) {}
+        fn end(&self) {}
+        fn cancelled(&self) -> bool {
+            self.polls.fetch_add(1, Ordering::Relaxed) >= self.after
+        }
+    }
+
+    #[test]
+    fn a_cancelled_analysis_stops_with_an_error() {
+        // A chain 0 -> 1 -> ... -> 99 has 99 remoteness layers to poll at.
+        let n = 100u32;
+        let children: Vec<Vec<u32>> = (0..n).map(|i| (i + 1..n).take(1).collect()).collect();
+        let game = GraphGame::new(children, vec![None; n as usize], false);
+        let expected = outcomes(&solve(&game, &NoProgress).unwrap());
+        assert_eq!(expected[0], Outcome::win(99));
+        for after in [0, 1, 2, 50] {
+            let progress = CancelAfter {
+                polls: AtomicUsize::new(0),
+                after,
+            };
+            assert_eq!(solve(&game, &progress).unwrap_err(), RetroError::Cancelled);
+        }
+        let never = CancelAfter {
+            polls: AtomicUsize::new(0),
+            after: usize::MAX,
+        };
+        assert_eq!(outcomes(&solve(&game, &never).unwrap()), expected);
+    }
+
+    #[test]
+    fn more_memory_than_available_is_refused() {
+        assert_eq!(check_memory("small", 1 << 20), Ok(()));
+        if available_memory().is_some() {
+            let err = check_memory("huge", u64::MAX).unwrap_err().to_string();
+            assert!(
+                err.contains("huge needs about") && err.contains("MiB are available"),
+                "{err}"
+            );
+        }
     }
 
     proptest! {
