@@ -4,6 +4,7 @@
 //! what the game offers.
 
 pub mod census;
+pub mod dist;
 pub mod game;
 pub mod progress;
 pub mod solve;
