@@ -1,5 +1,6 @@
 //! The `ply` command line: one module per subcommand group.
 
+pub mod dist;
 pub mod octal;
 pub mod progress;
 
@@ -40,6 +41,19 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Solve by distributed retrograde analysis on N worker threads
+        /// (per process).
+        #[arg(long, value_name = "N")]
+        workers: Option<usize>,
+        /// Number of processes taking part (with --process and --hosts).
+        #[arg(long, value_name = "P")]
+        processes: Option<usize>,
+        /// Which process this is, from 0 (process 0 prints the report).
+        #[arg(long, value_name = "I")]
+        process: Option<usize>,
+        /// A file with one host:port line per process, in order.
+        #[arg(long, value_name = "FILE")]
+        hosts: Option<std::path::PathBuf>,
     },
     /// Grundy values of an octal game (e.g. 0.07, 0.137, 4.7), its zeros, and
     /// its period once the octal periodicity theorem proves it.
@@ -89,8 +103,9 @@ enum Command {
 impl Cli {
     /// Runs the command, writing its output to stdout.
     pub fn run(self) -> Result<(), PlyError> {
-        let stdout = io::stdout();
-        let mut out = BufWriter::new(stdout.lock());
+        // Not locked for the whole command: timely's networking threads
+        // print to stdout while processes connect.
+        let mut out = BufWriter::new(io::stdout());
         match self.command {
             Command::Games => {
                 for entry in registry::GAMES {
@@ -124,8 +139,28 @@ impl Cli {
                     }
                 }
             }
-            Command::Analyze { game, json } => {
-                let report = registry::open(&game)?.analyze(&BarProgress::new())?;
+            Command::Analyze {
+                game,
+                json,
+                workers,
+                processes,
+                process,
+                hosts,
+            } => {
+                let report = if workers.is_some() || processes.is_some() || process.is_some() {
+                    let cluster = dist::cluster(workers, processes, process, hosts.as_deref())?;
+                    let bar = (cluster.process() == 0).then(BarProgress::new);
+                    let progress: &dyn ply_core::Progress = match &bar {
+                        Some(bar) => bar,
+                        None => &ply_core::NoProgress,
+                    };
+                    match dist::analyze(&*registry::open_distributed(&game)?, cluster, progress)? {
+                        Some(report) => report,
+                        None => return Ok(()),
+                    }
+                } else {
+                    registry::open(&game)?.analyze(&BarProgress::new())?
+                };
                 if json {
                     writeln!(out, "{}", to_json(&report)?)?;
                 } else {
