@@ -5,6 +5,7 @@
 
 pub mod census;
 pub mod db;
+pub mod dist;
 pub mod game;
 pub mod limits;
 pub mod progress;

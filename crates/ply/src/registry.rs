@@ -1,5 +1,6 @@
 //! The built-in games by name, each with the solver that fits it best.
 
+use crate::cli::dist::{ByMoves, ByUnmoves, Distributed};
 use crate::error::PlyError;
 use crate::session::Session;
 use crate::session::retro::RetroSession;
@@ -116,4 +117,50 @@ pub fn open(spec: &str) -> Result<Box<dyn Session>, PlyError> {
         ))
     })?;
     (entry.open)(params).map_err(|e| PlyError::argument(format!("game '{spec}': {e}")))
+}
+
+/// Opens a game named `NAME` or `NAME:PARAMS` for distributed retrograde
+/// analysis (`ply analyze --workers`): any game with a dense index.
+pub fn open_distributed(spec: &str) -> Result<Box<dyn Distributed>, PlyError> {
+    let (name, params) = match spec.split_once(':') {
+        Some((name, params)) => (name, Some(params)),
+        None => (spec, None),
+    };
+    let bad = |e: ply_core::PositionError| PlyError::argument(format!("game '{spec}': {e}"));
+    Ok(match name {
+        "euler" => Box::new(ByMoves {
+            game: params
+                .map_or_else(|| Ok(Euler::default()), Euler::from_params)
+                .map_err(bad)?,
+            counted: None,
+        }),
+        "tictactoe" => Box::new(ByMoves {
+            game: params
+                .map_or_else(|| Ok(TicTacToe::default()), TicTacToe::from_params)
+                .map_err(bad)?,
+            counted: None,
+        }),
+        "lgame" => {
+            no_params("lgame", params)?;
+            let game = LGame::new();
+            let half = ply_core::Indexed::index_len(&game) / 2;
+            Box::new(ByMoves {
+                game,
+                counted: Some((
+                    0..half,
+                    "positions with # to move (those with * to move mirror them)",
+                )),
+            })
+        }
+        "yehr" => {
+            no_params("yehr", params)?;
+            Box::new(ByUnmoves(Yehr))
+        }
+        _ => {
+            open(spec)?;
+            return Err(PlyError::argument(format!(
+                "{spec} has no dense index; distributed analysis needs one"
+            )));
+        }
+    })
 }

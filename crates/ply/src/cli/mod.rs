@@ -1,5 +1,6 @@
 //! The `ply` command line: one module per subcommand group.
 
+pub mod dist;
 pub mod octal;
 pub mod progress;
 
@@ -99,6 +100,19 @@ enum Command {
         save: bool,
         #[command(flatten)]
         db: DbArgs,
+        /// Solve by distributed retrograde analysis on N worker threads
+        /// (per process).
+        #[arg(long, value_name = "N")]
+        workers: Option<usize>,
+        /// Number of processes taking part (with --process and --hosts).
+        #[arg(long, value_name = "P")]
+        processes: Option<usize>,
+        /// Which process this is, from 0 (process 0 prints the report).
+        #[arg(long, value_name = "I")]
+        process: Option<usize>,
+        /// A file with one host:port line per process, in order.
+        #[arg(long, value_name = "FILE")]
+        hosts: Option<std::path::PathBuf>,
     },
     /// Saved databases: list, verify, remove.
     #[command(subcommand)]
@@ -161,8 +175,9 @@ enum Command {
 impl Cli {
     /// Runs the command, writing its output to stdout.
     pub fn run(self) -> Result<(), PlyError> {
-        let stdout = io::stdout();
-        let mut out = BufWriter::new(stdout.lock());
+        // Not locked for the whole command: timely's networking threads
+        // print to stdout while processes connect.
+        let mut out = BufWriter::new(io::stdout());
         match self.command {
             Command::Games => {
                 for entry in registry::GAMES {
@@ -208,26 +223,51 @@ impl Cli {
                 json,
                 save,
                 db,
+                workers,
+                processes,
+                process,
+                hosts,
             } => {
                 let store = db.configure()?;
-                let session = registry::open(&game)?;
-                let progress = BarProgress::new();
-                let mut report = session.analyze(&progress)?;
-                if save {
-                    let (path, bytes) = session.save(&store, &progress)?.ok_or_else(|| {
-                        PlyError::argument(format!(
-                            "{} keeps no table to save: it is answered by search or theory",
-                            session.name()
-                        ))
-                    })?;
-                    report.extra.insert(
-                        "saved".into(),
-                        serde_json::json!(path.display().to_string()),
-                    );
-                    report
-                        .extra
-                        .insert("saved_bytes".into(), serde_json::json!(bytes));
+                let distributed = workers.is_some() || processes.is_some() || process.is_some();
+                if distributed && save {
+                    return Err(PlyError::argument(
+                        "--save with --workers/--processes is not supported yet: \
+                         run `ply analyze GAME --save` on one machine",
+                    ));
                 }
+                let progress = BarProgress::new();
+                let report = if distributed {
+                    let cluster = dist::cluster(workers, processes, process, hosts.as_deref())?;
+                    let bar = (cluster.process() == 0).then(BarProgress::new);
+                    let progress: &dyn ply_core::Progress = match &bar {
+                        Some(bar) => bar,
+                        None => &ply_core::NoProgress,
+                    };
+                    match dist::analyze(&*registry::open_distributed(&game)?, cluster, progress)? {
+                        Some(report) => report,
+                        None => return Ok(()),
+                    }
+                } else {
+                    let session = registry::open(&game)?;
+                    let mut report = session.analyze(&progress)?;
+                    if save {
+                        let (path, bytes) = session.save(&store, &progress)?.ok_or_else(|| {
+                            PlyError::argument(format!(
+                                "{} keeps no table to save: it is answered by search or theory",
+                                session.name()
+                            ))
+                        })?;
+                        report.extra.insert(
+                            "saved".into(),
+                            serde_json::json!(path.display().to_string()),
+                        );
+                        report
+                            .extra
+                            .insert("saved_bytes".into(), serde_json::json!(bytes));
+                    }
+                    report
+                };
                 if json {
                     writeln!(out, "{}", to_json(&report)?)?;
                 } else {

@@ -1,0 +1,465 @@
+//! One timely worker's part of a distributed retrograde analysis: the
+//! cells and counters of the positions it owns, and the rounds it runs in
+//! step with every other worker.
+//!
+//! Four small dataflows, all with one epoch per round:
+//! - `edges` (only without un-moves): every move `(child, parent)` goes to
+//!   the child's owner, which keeps its positions' parents;
+//! - `updates`: a decided position sends `parent << 1 | child is a loss` to
+//!   each parent's owner, which applies it to its counters and cells;
+//! - `counts`: every worker tells every worker how many positions it
+//!   decided, so all agree when a sweep is over;
+//! - `summaries`: at the end every worker sends its counts to worker 0.
+//!
+//! The round ends when the probes pass its epoch: timely's progress
+//! tracking then guarantees that every update of the round has been applied
+//! everywhere.
+
+use super::partition::Layout;
+use super::{DistError, Event, Job, Summary, WorkerOutput, fingerprint};
+use crate::census::Census;
+use crate::game::Indexed;
+use crate::value::{Cell, Outcome, Remoteness, Value};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::time::Duration;
+use timely::communication::Allocator;
+use timely::dataflow::operators::{Broadcast, Exchange, Input, Inspect, Probe};
+use timely::dataflow::{InputHandle, ProbeHandle};
+use timely::worker::Worker;
+
+/// Bytes of one update message (a `u64`) and of one move sent while the
+/// parents are gathered (two `u64`s), as timely's bincode encodes them.
+pub(super) const UPDATE_BYTES: u64 = 8;
+/// See [`UPDATE_BYTES`].
+pub(super) const EDGE_BYTES: u64 = 16;
+
+/// How the updates of the current round decide positions.
+#[derive(Clone, Copy)]
+enum Rule {
+    /// Nothing is being decided (seeding, the end).
+    Idle,
+    /// A loss makes its parents wins; a parent whose last undecided child
+    /// is a win loses.
+    WinsAndLosses { win: Cell, lose: Cell },
+    /// Every undecided parent of a tie ties.
+    Ties { tie: Cell },
+}
+
+/// What the dataflow operators and the worker's loop share.
+struct State {
+    layout: Layout,
+    cells: Vec<Cell>,
+    counters: Vec<u16>,
+    /// Slots decided in the current round.
+    next: Vec<u64>,
+    /// The epoch whose updates [`State::rule`] applies to.
+    epoch: u64,
+    rule: Rule,
+    /// Updates of the next epoch that came before this worker got there.
+    early: Vec<u64>,
+    /// The sum over all workers of the counts sent in each epoch.
+    counts: BTreeMap<u64, u64>,
+    /// Updates received.
+    received: u64,
+    /// Moves received: (slot of the child, index of the parent).
+    edges: Vec<(u64, u64)>,
+    /// Worker 0 only: every worker's summary.
+    summaries: Vec<Summary>,
+}
+
+impl State {
+    fn apply(&mut self, update: u64) {
+        self.received += 1;
+        let slot = self.layout.slot(update >> 1);
+        if self.cells[slot] != Cell::UNKNOWN {
+            return;
+        }
+        let decided = match self.rule {
+            Rule::Idle => None,
+            Rule::WinsAndLosses { win, lose } => {
+                if update & 1 == 1 {
+                    Some(win)
+                } else if self.counters[slot] > 0 {
+                    self.counters[slot] -= 1;
+                    (self.counters[slot] == 0).then_some(lose)
+                } else {
+                    None
+                }
+            }
+            Rule::Ties { tie } => Some(tie),
+        };
+        if let Some(cell) = decided {
+            self.cells[slot] = cell;
+            self.next.push(slot as u64);
+        }
+    }
+
+    /// Starts `epoch` under `rule`, applying the updates that came early.
+    fn begin(&mut self, epoch: u64, rule: Rule) {
+        self.epoch = epoch;
+        self.rule = rule;
+        for update in std::mem::take(&mut self.early) {
+            self.apply(update);
+        }
+    }
+}
+
+/// Parents of this worker's positions, from a stored graph (CSR over the
+/// worker's slots) or from the game's un-moves.
+enum ParentsOf<G> {
+    Stored {
+        offsets: Vec<u64>,
+        parents: Vec<u64>,
+    },
+    Unmoves(fn(&G, u64, &mut Vec<u64>)),
+}
+
+/// Runs this worker's part to the end.
+pub(super) fn run<G: Indexed>(
+    worker: &mut Worker<Allocator>,
+    job: &Job<G>,
+    events: &Sender<Event>,
+    stop: &AtomicBool,
+) -> Result<WorkerOutput, DistError> {
+    let me = worker.index();
+    let peers = worker.peers();
+    let game = &job.game;
+    let len = game.index_len();
+    let layout = Layout::new(job.partition, len, peers);
+    let slots = layout.slots(me);
+    let state = Rc::new(RefCell::new(State {
+        layout,
+        cells: vec![Cell::UNKNOWN; slots],
+        counters: vec![0; slots],
+        next: Vec::new(),
+        epoch: 0,
+        rule: Rule::Idle,
+        early: Vec::new(),
+        counts: BTreeMap::new(),
+        received: 0,
+        edges: Vec::new(),
+        summaries: Vec::new(),
+    }));
+    let probe = ProbeHandle::new();
+    let (edges, updates, counts, summaries) = worker.dataflow::<u64, _, _>(|scope| {
+        let (edges, stream) = scope.new_input::<(u64, u64)>();
+        let shared = state.clone();
+        stream
+            .exchange(move |&(child, _)| layout.owner(child) as u64)
+            .inspect_batch(move |_, batch| {
+                let mut state = shared.borrow_mut();
+                for &(child, parent) in batch {
+                    state.edges.push((layout.slot(child) as u64, parent));
+                }
+            })
+            .probe_with(&probe);
+        let (updates, stream) = scope.new_input::<u64>();
+        let shared = state.clone();
+        stream
+            .exchange(move |&update| layout.owner(update >> 1) as u64)
+            .inspect_batch(move |&time, batch| {
+                let mut state = shared.borrow_mut();
+                if time == state.epoch {
+                    for &update in batch {
+                        state.apply(update);
+                    }
+                } else {
+                    state.early.extend_from_slice(batch);
+                }
+            })
+            .probe_with(&probe);
+        let (counts, stream) = scope.new_input::<u64>();
+        let shared = state.clone();
+        stream
+            .broadcast()
+            .inspect_batch(move |&time, batch| {
+                *shared.borrow_mut().counts.entry(time).or_default() += batch.iter().sum::<u64>();
+            })
+            .probe_with(&probe);
+        let (summaries, stream) = scope.new_input::<Summary>();
+        let shared = state.clone();
+        stream
+            .exchange(|_| 0)
+            .inspect_batch(move |_, batch| {
+                shared.borrow_mut().summaries.extend_from_slice(batch);
+            })
+            .probe_with(&probe);
+        (edges, updates, counts, summaries)
+    });
+    let _ = events.send(Event::Started);
+
+    let mut inputs = Inputs {
+        edges,
+        updates,
+        counts,
+        summaries,
+        epoch: 0,
+    };
+    let finish_epoch = |worker: &mut Worker<Allocator>, inputs: &mut Inputs, count: u64| {
+        inputs.finish(worker, count, &probe, stop)?;
+        Ok::<u64, DistError>(
+            state
+                .borrow()
+                .counts
+                .get(&(inputs.epoch - 1))
+                .copied()
+                .unwrap_or(0),
+        )
+    };
+
+    // Seeding: primitive positions and counters; moves to the children's
+    // owners when parents must be stored.
+    let mut losses_and_wins = Vec::new();
+    let mut ties = Vec::new();
+    let mut stats = Stats::default();
+    {
+        let mut children = Vec::new();
+        let mut st = state.borrow_mut();
+        let mut done = 0;
+        for slot in 0..slots {
+            let index = layout.index(me, slot);
+            done += 1;
+            if done == 1 << 14 {
+                let _ = events.send(Event::Advance { phase: 0, done });
+                done = 0;
+            }
+            let Some(position) = game.unrank(index) else {
+                continue;
+            };
+            stats.positions += 1;
+            if let Some(value) = game.primitive(&position) {
+                st.cells[slot] = Cell::pack(Outcome::terminal(value));
+                match value {
+                    Value::Win | Value::Lose => losses_and_wins.push(slot as u64),
+                    Value::Tie => ties.push(slot as u64),
+                    Value::Draw => {}
+                }
+                continue;
+            }
+            children.clear();
+            game.for_each_move(&position, |_, child| children.push(game.rank(&child)));
+            children.sort_unstable();
+            children.dedup();
+            if children.is_empty() {
+                st.cells[slot] = Cell::pack(Outcome::lose(0));
+                losses_and_wins.push(slot as u64);
+                continue;
+            }
+            st.counters[slot] = u16::try_from(children.len()).map_err(|_| {
+                DistError::TooLarge(format!(
+                    "{} has a position with {} moves; distributed analysis counts at most {}",
+                    game.name(),
+                    children.len(),
+                    u16::MAX
+                ))
+            })?;
+            stats.moves += children.len() as u64;
+            if job.unmoves.is_none() {
+                for &child in &children {
+                    stats.count(&layout, child, me, job.threads, EDGE_BYTES);
+                    inputs.edges.send((child, index));
+                }
+            }
+        }
+        let _ = events.send(Event::Advance { phase: 0, done });
+    }
+    let _ = events.send(Event::Seeded(stats.positions));
+    finish_epoch(worker, &mut inputs, 0)?;
+    let source = match job.unmoves {
+        Some(unmoves) => ParentsOf::Unmoves(unmoves),
+        None => {
+            let incoming = std::mem::take(&mut state.borrow_mut().edges);
+            stored_parents(incoming, slots)
+        }
+    };
+    let ends = (losses_and_wins.len() + ties.len()) as u64;
+    let _ = events.send(Event::Advance {
+        phase: 1,
+        done: ends,
+    });
+
+    // The two sweeps, one round per remoteness.
+    let mut parents = Vec::new();
+    for (sweep, seeds) in [losses_and_wins, ties].into_iter().enumerate() {
+        let mut frontier = seeds;
+        let mut remoteness: Remoteness = 0;
+        loop {
+            let longer = remoteness + 1;
+            if longer > Cell::MAX_REMOTENESS {
+                return Err(DistError::RemotenessOverflow);
+            }
+            let rule = if sweep == 0 {
+                Rule::WinsAndLosses {
+                    win: Cell::pack(Outcome::win(longer)),
+                    lose: Cell::pack(Outcome::lose(longer)),
+                }
+            } else {
+                Rule::Ties {
+                    tie: Cell::pack(Outcome::tie(longer)),
+                }
+            };
+            state.borrow_mut().begin(inputs.epoch, rule);
+            for &slot in &frontier {
+                let index = layout.index(me, slot as usize);
+                let loss = state.borrow().cells[slot as usize]
+                    .unpack()
+                    .is_some_and(|o| o.value == Value::Lose);
+                match &source {
+                    ParentsOf::Stored { offsets, parents } => {
+                        let span = &parents[offsets[slot as usize] as usize..]
+                            [..(offsets[slot as usize + 1] - offsets[slot as usize]) as usize];
+                        for &parent in span {
+                            stats.count(&layout, parent, me, job.threads, UPDATE_BYTES);
+                            inputs.updates.send(parent << 1 | u64::from(loss));
+                        }
+                    }
+                    ParentsOf::Unmoves(unmoves) => {
+                        unmoves(game, index, &mut parents);
+                        for &parent in &parents {
+                            stats.count(&layout, parent, me, job.threads, UPDATE_BYTES);
+                            inputs.updates.send(parent << 1 | u64::from(loss));
+                        }
+                    }
+                }
+            }
+            let total = finish_epoch(worker, &mut inputs, frontier.len() as u64)?;
+            stats.rounds += 1;
+            if stop.load(Ordering::Relaxed) {
+                return Err(DistError::Stopped);
+            }
+            let mut st = state.borrow_mut();
+            frontier = std::mem::take(&mut st.next);
+            let _ = events.send(Event::Advance {
+                phase: 1,
+                done: frontier.len() as u64,
+            });
+            if total == 0 {
+                break;
+            }
+            remoteness = longer;
+        }
+    }
+    drop(source);
+
+    // Draws, then this worker's counts, gathered at worker 0.
+    let summary = {
+        let mut st = state.borrow_mut();
+        st.begin(inputs.epoch, Rule::Idle);
+        let State {
+            cells, counters, ..
+        } = &mut *st;
+        let draw = Cell::pack(Outcome::DRAW);
+        let mut census = Census::new();
+        let mut print = 0u64;
+        for (slot, (cell, &counter)) in cells.iter_mut().zip(counters.iter()).enumerate() {
+            if *cell == Cell::UNKNOWN && counter > 0 {
+                *cell = draw;
+            }
+            let index = layout.index(me, slot);
+            if let Some(outcome) = cell.unpack() {
+                print = print.wrapping_add(fingerprint(index, *cell));
+                if job.counted.contains(&index) {
+                    census.add(outcome, || index);
+                }
+            }
+        }
+        Summary::new(me, census, print, &stats, st.received)
+    };
+    inputs.summaries.send(summary);
+    finish_epoch(worker, &mut inputs, 0)?;
+    let st = state.borrow();
+    Ok(WorkerOutput {
+        worker: me,
+        cells: st.cells.clone(),
+        summaries: st.summaries.clone(),
+    })
+}
+
+/// An input of one dataflow, with one epoch per round.
+type In<D> = InputHandle<u64, D>;
+
+/// The inputs of a worker's dataflows, which advance together.
+struct Inputs {
+    edges: In<(u64, u64)>,
+    updates: In<u64>,
+    counts: In<u64>,
+    summaries: In<Summary>,
+    /// The current epoch.
+    epoch: u64,
+}
+
+impl Inputs {
+    /// Sends `count` to every worker and ends the current epoch: returns
+    /// once every message of it has been applied everywhere.
+    fn finish(
+        &mut self,
+        worker: &mut Worker<Allocator>,
+        count: u64,
+        probe: &ProbeHandle<u64>,
+        stop: &AtomicBool,
+    ) -> Result<(), DistError> {
+        self.counts.send(count);
+        self.epoch += 1;
+        self.edges.advance_to(self.epoch);
+        self.updates.advance_to(self.epoch);
+        self.counts.advance_to(self.epoch);
+        self.summaries.advance_to(self.epoch);
+        while probe.less_than(&self.epoch) {
+            if stop.load(Ordering::Relaxed) {
+                return Err(DistError::Stopped);
+            }
+            worker.step_or_park(Some(Duration::from_millis(5)));
+        }
+        Ok(())
+    }
+}
+
+/// The parents of each slot, from the moves received (slot of the child,
+/// index of the parent), in one array cut by offsets.
+fn stored_parents<G>(mut incoming: Vec<(u64, u64)>, slots: usize) -> ParentsOf<G> {
+    incoming.sort_unstable();
+    let mut offsets = Vec::with_capacity(slots + 1);
+    offsets.push(0);
+    let mut at = 0;
+    for slot in 0..slots as u64 {
+        while at < incoming.len() && incoming[at].0 == slot {
+            at += 1;
+        }
+        offsets.push(at as u64);
+    }
+    let parents = incoming.into_iter().map(|(_, parent)| parent).collect();
+    ParentsOf::Stored { offsets, parents }
+}
+
+/// What one worker counts as it goes.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Stats {
+    /// Positions with an index that this worker owns.
+    pub positions: u64,
+    /// Distinct moves from them.
+    pub moves: u64,
+    /// Rounds run.
+    pub rounds: u64,
+    /// Messages sent (moves and updates), to any worker.
+    pub messages: u64,
+    /// Messages sent to a worker in another process.
+    pub remote_messages: u64,
+    /// Their payload in bytes.
+    pub remote_bytes: u64,
+}
+
+impl Stats {
+    /// Counts one message to the owner of `index`, from worker `me`, with
+    /// `threads` workers per process.
+    fn count(&mut self, layout: &Layout, index: u64, me: usize, threads: usize, bytes: u64) {
+        self.messages += 1;
+        if layout.owner(index) / threads != me / threads {
+            self.remote_messages += 1;
+            self.remote_bytes += bytes;
+        }
+    }
+}

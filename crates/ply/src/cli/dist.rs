@@ -1,0 +1,169 @@
+//! `ply analyze GAME --workers N [--processes P --process I --hosts FILE]`:
+//! the whole game solved by distributed retrograde analysis
+//! ([`ply_core::dist`]), on worker threads or on several processes.
+
+use crate::error::PlyError;
+use crate::report::AnalyzeReport;
+use ply_core::dist::{self, Cluster, DistError, DistSolution, Partition, Plan};
+use ply_core::{Indexed, Parents, Progress};
+use serde_json::json;
+use std::ops::Range;
+use std::path::Path;
+use std::time::Duration;
+
+/// How long a process waits for every other one to connect.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A game that distributed retrograde analysis can solve whole.
+pub trait Distributed: Send + Sync {
+    /// The game's full name.
+    fn name(&self) -> String;
+    /// Solves it under `plan`.
+    fn solve(&self, plan: &Plan, progress: &dyn Progress) -> Result<DistSolution, DistError>;
+    /// The indices `ply analyze` counts, and what they are.
+    fn counted(&self) -> (Range<u64>, &'static str);
+    /// The position with index `index`, as text.
+    fn format(&self, index: u64) -> String;
+}
+
+/// A game whose parents are gathered from its moves.
+pub struct ByMoves<G> {
+    /// The game.
+    pub game: G,
+    /// The indices counted, and what they are.
+    pub counted: Option<(Range<u64>, &'static str)>,
+}
+
+/// A game with un-moves.
+pub struct ByUnmoves<G>(pub G);
+
+impl<G: Indexed + Clone + 'static> Distributed for ByMoves<G> {
+    fn name(&self) -> String {
+        self.game.name()
+    }
+    fn solve(&self, plan: &Plan, progress: &dyn Progress) -> Result<DistSolution, DistError> {
+        dist::solve(&self.game, plan, progress)
+    }
+    fn counted(&self) -> (Range<u64>, &'static str) {
+        self.counted
+            .clone()
+            .unwrap_or((0..self.game.index_len(), "every position"))
+    }
+    fn format(&self, index: u64) -> String {
+        format_index(&self.game, index)
+    }
+}
+
+impl<G: Indexed + Parents + Clone + 'static> Distributed for ByUnmoves<G> {
+    fn name(&self) -> String {
+        self.0.name()
+    }
+    fn solve(&self, plan: &Plan, progress: &dyn Progress) -> Result<DistSolution, DistError> {
+        dist::solve_with_parents(&self.0, plan, progress)
+    }
+    fn counted(&self) -> (Range<u64>, &'static str) {
+        (0..self.0.index_len(), "every position")
+    }
+    fn format(&self, index: u64) -> String {
+        format_index(&self.0, index)
+    }
+}
+
+fn format_index<G: Indexed>(game: &G, index: u64) -> String {
+    game.unrank(index)
+        .map(|p| game.format_position(&p))
+        .unwrap_or_default()
+}
+
+/// Where the workers of `ply analyze` run, from its options.
+pub fn cluster(
+    workers: Option<usize>,
+    processes: Option<usize>,
+    process: Option<usize>,
+    hosts: Option<&Path>,
+) -> Result<Cluster, PlyError> {
+    let threads = workers.unwrap_or(1);
+    if threads == 0 {
+        return Err(PlyError::argument("--workers must be at least 1"));
+    }
+    match (processes, process, hosts) {
+        (None, None, None) => Ok(Cluster::Threads(threads)),
+        (Some(processes), Some(process), Some(hosts)) => {
+            let text = std::fs::read_to_string(hosts).map_err(|e| {
+                PlyError::argument(format!("cannot read hosts file {}: {e}", hosts.display()))
+            })?;
+            let hosts: Vec<String> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(String::from)
+                .collect();
+            if hosts.len() != processes {
+                return Err(PlyError::argument(format!(
+                    "--processes {processes} but the hosts file lists {} hosts",
+                    hosts.len()
+                )));
+            }
+            if process >= processes {
+                return Err(PlyError::argument(format!(
+                    "--process {process} must be below --processes {processes}"
+                )));
+            }
+            Ok(Cluster::Processes {
+                threads,
+                process,
+                hosts,
+                connect_timeout: CONNECT_TIMEOUT,
+            })
+        }
+        _ => Err(PlyError::argument(
+            "--processes, --process and --hosts go together",
+        )),
+    }
+}
+
+/// Solves `game` on `cluster`; process 0 returns the report, the others
+/// `None`.
+pub fn analyze(
+    game: &dyn Distributed,
+    cluster: Cluster,
+    progress: &dyn Progress,
+) -> Result<Option<AnalyzeReport>, PlyError> {
+    let (counted, what) = game.counted();
+    let processes = cluster.processes();
+    let threads = cluster.threads();
+    let plan = Plan {
+        cluster,
+        partition: Partition::default(),
+        counted,
+    };
+    let solution = game
+        .solve(&plan, progress)
+        .map_err(|e| PlyError::argument(format!("{}: {e}", game.name())))?;
+    let (Some(census), Some(print), Some(stats)) =
+        (solution.census, solution.fingerprint, solution.stats)
+    else {
+        return Ok(None);
+    };
+    let census = census.map_examples(|index| game.format(index));
+    let mut report = AnalyzeReport::from_census(game.name(), census);
+    let most = stats.worker_positions.iter().max().copied().unwrap_or(0);
+    let total: u64 = stats.worker_positions.iter().sum();
+    report.extra.extend([
+        ("counted".into(), json!(what)),
+        ("processes".into(), json!(processes)),
+        ("workers".into(), json!(processes * threads)),
+        ("partition".into(), json!(plan.partition.name())),
+        ("moves".into(), json!(stats.moves)),
+        ("rounds".into(), json!(stats.rounds)),
+        ("messages".into(), json!(stats.messages)),
+        ("remote_messages".into(), json!(stats.remote_messages)),
+        ("bytes_exchanged".into(), json!(stats.remote_bytes)),
+        (
+            "largest_part".into(),
+            json!(most as f64 * stats.workers as f64 / total.max(1) as f64),
+        ),
+        ("cells_fingerprint".into(), json!(format!("{print:016x}"))),
+    ]);
+    Ok(Some(report))
+}
