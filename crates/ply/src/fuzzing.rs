@@ -9,8 +9,11 @@ use axum::http::Uri;
 use ply_core::solve::octal::OctalCode;
 use std::collections::HashMap;
 
+/// What a fuzz target does with one input.
+pub type Target = fn(&[u8]);
+
 /// The fuzz targets by name, each with its function.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("judge", judge_input),
     ("position", position),
     ("game_name", game_name),
