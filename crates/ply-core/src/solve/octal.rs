@@ -41,7 +41,7 @@
 //! heaps of a block of 256 need each other only for the few pairs with a
 //! part inside the block, so all other pairs of all 256 heaps are marked at
 //! once, in parallel, in tiles that keep their values in the first-level
-//! cache. The pairs whose smaller part is in the first [`share`] of the
+//! cache. The pairs whose smaller part is in the first [`SHARE`] of the
 //! range are marked with one byte store per pair into a per-heap table of
 //! values seen; the rest are not marked but searched, four of the least
 //! unmarked values at a time, with wide compares (AVX2 where the processor
@@ -86,29 +86,13 @@ const GROUP: usize = 16;
 const CHUNK: usize = 4096;
 /// Values the dense kernel checks against the unmarked pairs in one pass.
 const TARGETS: usize = 4;
-/// The unit of [`share`].
+/// The unit of [`SHARE`].
 const SHARES: usize = 64;
-
-/// Of the pairs below a dense block starting at heap `start`, the share (in
-/// `SHARES`ths) marked one byte store per pair; the rest are only searched
-/// for the least values still unmarked. Marking costs the same for every
-/// pair, while a search stops at each value's first pair, but must run
-/// through all unmarked pairs to prove the mex missing. The larger the
-/// heaps, the more of the values below the mex the first pairs already
-/// give, so the share falls as heaps grow. Chosen from a cost model over
-/// the 0.007 values (marking a pair costs about five times scanning one,
-/// 0.54 ns against 0.1 ns on the bench machine) and checked on 0.007 to
-/// 2^17 and 2^20 (BENCHMARKS.md): with a fixed share, 2^17 took 4.20 CPU
-/// seconds at 4/64, 2.46 at 8/64, 1.87 at 16/64, 1.72 at 32/64 and 2.86 at
-/// 64/64.
-fn share(start: usize) -> usize {
-    match start {
-        0..0x1_0000 => 24,
-        0x1_0000..0x4_0000 => 16,
-        0x4_0000..0x8_0000 => 10,
-        _ => 6,
-    }
-}
+/// Of the pairs below a dense block, the share (in `SHARES`ths) marked one
+/// byte store per pair; the rest are only searched for the least values
+/// still unmarked. Measured on 0.007 to 2^17 (CPU seconds, ply built the
+/// same way): 4/64 4.20, 8/64 2.46, 16/64 1.87, 32/64 1.72, 64/64 2.86.
+const SHARE: usize = 32;
 /// Below this heap the plain loop is as fast as the dense kernel.
 const DENSE_FROM: usize = 2048;
 /// The sparse space method is used while fewer than one heap in this many
@@ -495,7 +479,7 @@ impl Engine {
     ) -> Result<(), OctalError> {
         let up_to = reversed.len() - 1;
         if self.mask.is_none() && heaps.start >= DENSE_FROM && !self.split.is_empty() {
-            self.marked_end = (heaps.start / 2 * share(heaps.start) / SHARES).max(1);
+            self.marked_end = (heaps.start / 2 * SHARE / SHARES).max(1);
             self.mark_known_pairs(heaps.clone(), values, reversed);
         }
         let dense = !self.seen.is_empty();
@@ -903,75 +887,43 @@ fn hits_avx2(left: &[u16], right: &[u16], targets: &[u16; TARGETS]) -> u32 {
     hits_portable(left, right, targets)
 }
 
-/// [`hits`] for any processor, a span of pairs at a time, looking in each
-/// span only for the targets not found yet: the last target is often the
-/// mex, whose search runs through every pair, so it runs alone.
+/// [`hits`] for any processor: in each of 16 lanes, the least
+/// `left ^ right ^ target` for each target, which is 0 where one is found.
 #[inline(always)]
 fn hits_portable(left: &[u16], right: &[u16], targets: &[u16; TARGETS]) -> u32 {
+    const LANES: usize = 16;
     const SPAN: usize = 1024;
     let all = (1u32 << TARGETS) - 1;
     let mut hit = 0u32;
     let len = left.len().min(right.len());
     for (left, right) in left[..len].chunks(SPAN).zip(right[..len].chunks(SPAN)) {
-        // The targets still missing, and their bits in `hit`.
-        let mut active = [0u16; TARGETS];
-        let mut bits = [0u32; TARGETS];
-        let mut count = 0;
-        for (t, &target) in targets.iter().enumerate() {
-            if hit >> t & 1 == 0 {
-                active[count] = target;
-                bits[count] = 1 << t;
-                count += 1;
+        let mut least = [[u16::MAX; LANES]; TARGETS];
+        let (l16, r16) = (left.chunks_exact(LANES), right.chunks_exact(LANES));
+        for (&x, &y) in l16.remainder().iter().zip(r16.remainder()) {
+            for (t, &target) in targets.iter().enumerate() {
+                least[t][0] = least[t][0].min(x ^ y ^ target);
             }
         }
-        let found = match count {
-            1 => span_hits::<1>(left, right, active[..1].try_into().expect("1")),
-            2 => span_hits::<2>(left, right, active[..2].try_into().expect("2")),
-            3 => span_hits::<3>(left, right, active[..3].try_into().expect("3")),
-            _ => span_hits::<4>(left, right, active[..4].try_into().expect("4")),
-        };
-        for (k, &bit) in bits[..count].iter().enumerate() {
-            if found >> k & 1 == 1 {
-                hit |= bit;
+        for (l, r) in l16.zip(r16) {
+            let l: &[u16; LANES] = l.try_into().expect("LANES values");
+            let r: &[u16; LANES] = r.try_into().expect("LANES values");
+            let mut xor = [0u16; LANES];
+            for lane in 0..LANES {
+                xor[lane] = l[lane] ^ r[lane];
+            }
+            for (t, &target) in targets.iter().enumerate() {
+                for lane in 0..LANES {
+                    least[t][lane] = least[t][lane].min(xor[lane] ^ target);
+                }
+            }
+        }
+        for (t, lanes) in least.iter().enumerate() {
+            if lanes.contains(&0) {
+                hit |= 1 << t;
             }
         }
         if hit == all {
             break;
-        }
-    }
-    hit
-}
-
-/// Which of `targets` some `left[k] ^ right[k]` equals (bit `t` for
-/// `targets[t]`): in each of 16 lanes, the least `left ^ right ^ target`
-/// for each target, which is 0 where one is found.
-#[inline(always)]
-fn span_hits<const N: usize>(left: &[u16], right: &[u16], targets: &[u16; N]) -> u32 {
-    const LANES: usize = 16;
-    let mut least = [[u16::MAX; LANES]; N];
-    let (l16, r16) = (left.chunks_exact(LANES), right.chunks_exact(LANES));
-    for (&x, &y) in l16.remainder().iter().zip(r16.remainder()) {
-        for (t, &target) in targets.iter().enumerate() {
-            least[t][0] = least[t][0].min(x ^ y ^ target);
-        }
-    }
-    for (l, r) in l16.zip(r16) {
-        let l: &[u16; LANES] = l.try_into().expect("LANES values");
-        let r: &[u16; LANES] = r.try_into().expect("LANES values");
-        let mut xor = [0u16; LANES];
-        for lane in 0..LANES {
-            xor[lane] = l[lane] ^ r[lane];
-        }
-        for (t, &target) in targets.iter().enumerate() {
-            for lane in 0..LANES {
-                least[t][lane] = least[t][lane].min(xor[lane] ^ target);
-            }
-        }
-    }
-    let mut hit = 0;
-    for (t, lanes) in least.iter().enumerate() {
-        if lanes.contains(&0) {
-            hit |= 1 << t;
         }
     }
     hit
