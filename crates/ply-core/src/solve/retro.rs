@@ -20,11 +20,12 @@
 //!
 //! Memory: a 2-byte [`Cell`] per position, a counter of 1, 2 or 4 bytes (the
 //! narrowest that holds the largest number of children), three frontier
-//! bits, and the reverse graph (4 bytes per position and per move, plus the
-//! moves kept while it is built) when the game has no parents. Indexes
-//! beyond `u32` are refused before any work starts, and so is an analysis
-//! needing more memory than /proc/meminfo says is available (the reverse
-//! graph is checked again once its moves are counted). The analysis polls
+//! bits, and the reverse graph (a slot per position and per move, plus the
+//! moves kept while it is built) when the game has no parents. Slots are
+//! 4 bytes while the index fits `u32`, and 8 bytes beyond it. An analysis
+//! needing more memory than /proc/meminfo says is available is refused
+//! before any work starts (the reverse graph is checked again once its
+//! moves are counted). The analysis polls
 //! [`Progress::cancelled`] between chunks and between remoteness layers.
 
 use super::reach::IndexSet;
@@ -36,6 +37,42 @@ use crate::value::{Cell, Outcome, Remoteness, Value};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, AtomicUsize, Ordering};
+
+/// A slot number as the tables store it: `u32` while the index fits it
+/// (half the memory), `u64` beyond.
+trait Slot: Copy + Eq + Ord + Send + Sync + 'static {
+    /// The largest number a slot holds; also bounds the moves a reverse
+    /// graph of such slots holds.
+    const MAX: u64;
+    /// The slot of `index` (at most [`Slot::MAX`]).
+    fn from_index(index: u64) -> Self;
+    /// The index of the slot.
+    fn index(self) -> u64;
+    /// The index of the slot, to index a table with.
+    fn at(self) -> usize {
+        self.index() as usize
+    }
+}
+
+impl Slot for u32 {
+    const MAX: u64 = u32::MAX as u64;
+    fn from_index(index: u64) -> Self {
+        index as u32
+    }
+    fn index(self) -> u64 {
+        u64::from(self)
+    }
+}
+
+impl Slot for u64 {
+    const MAX: u64 = u64::MAX;
+    fn from_index(index: u64) -> Self {
+        index
+    }
+    fn index(self) -> u64 {
+        self
+    }
+}
 
 /// Why a retrograde analysis could not run to the end.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -178,10 +215,10 @@ trait Keys<G: Indexed>: Sync {
     /// Whether positions are folded onto symmetry classes.
     const REDUCED: bool;
     /// The slot of `position`: its own index, or its class's.
-    fn key(&self, game: &G, position: &G::Position) -> u32;
+    fn key(&self, game: &G, position: &G::Position) -> u64;
     /// Calls `visit` with the index of every position that shares the slot
     /// of `position`: its symmetric images, or itself alone.
-    fn for_each_image(&self, game: &G, position: &G::Position, visit: impl FnMut(u32));
+    fn for_each_image(&self, game: &G, position: &G::Position, visit: impl FnMut(u64));
 }
 
 /// Every position in its own slot.
@@ -189,11 +226,11 @@ struct Own;
 
 impl<G: Indexed> Keys<G> for Own {
     const REDUCED: bool = false;
-    fn key(&self, game: &G, position: &G::Position) -> u32 {
-        game.rank(position) as u32
+    fn key(&self, game: &G, position: &G::Position) -> u64 {
+        game.rank(position)
     }
-    fn for_each_image(&self, game: &G, position: &G::Position, mut visit: impl FnMut(u32)) {
-        visit(game.rank(position) as u32);
+    fn for_each_image(&self, game: &G, position: &G::Position, mut visit: impl FnMut(u64)) {
+        visit(game.rank(position));
     }
 }
 
@@ -202,11 +239,11 @@ struct Canonical;
 
 impl<G: Indexed + Symmetric> Keys<G> for Canonical {
     const REDUCED: bool = true;
-    fn key(&self, game: &G, position: &G::Position) -> u32 {
-        game.canonical_index(position) as u32
+    fn key(&self, game: &G, position: &G::Position) -> u64 {
+        game.canonical_index(position)
     }
-    fn for_each_image(&self, game: &G, position: &G::Position, mut visit: impl FnMut(u32)) {
-        game.for_each_symmetric(position, |image| visit(game.rank(&image) as u32));
+    fn for_each_image(&self, game: &G, position: &G::Position, mut visit: impl FnMut(u64)) {
+        game.for_each_symmetric(position, |image| visit(game.rank(&image)));
     }
 }
 
@@ -214,15 +251,17 @@ impl<G: Indexed + Symmetric> Keys<G> for Canonical {
 trait ParentSource<G: Indexed>: Sync {
     /// Whether a reverse graph must be built from the moves.
     const STORED: bool;
-    /// Writes the distinct slots of the parents of the position in slot
-    /// `child` to `out`, reading a stored graph if there is one.
-    fn parents<K: Keys<G>>(
+    /// Writes the slots of the parents of the position in slot `child` to
+    /// `out`, reading a stored graph if there is one; each slot once when
+    /// `distinct` (otherwise a slot may repeat).
+    fn parents<K: Keys<G>, S: Slot>(
         &self,
         game: &G,
         keys: &K,
-        graph: Option<&ReverseGraph>,
-        child: u32,
-        out: &mut Vec<u32>,
+        graph: Option<&ReverseGraph<S>>,
+        child: S,
+        distinct: bool,
+        out: &mut Vec<S>,
     );
 }
 
@@ -231,14 +270,17 @@ struct Stored;
 
 impl<G: Indexed> ParentSource<G> for Stored {
     const STORED: bool = true;
-    fn parents<K: Keys<G>>(
+    fn parents<K: Keys<G>, S: Slot>(
         &self,
         _game: &G,
         _keys: &K,
-        graph: Option<&ReverseGraph>,
-        child: u32,
-        out: &mut Vec<u32>,
+        graph: Option<&ReverseGraph<S>>,
+        child: S,
+        _distinct: bool,
+        out: &mut Vec<S>,
     ) {
+        // The graph is built from distinct children, so its parents of a
+        // child are distinct too.
         out.clear();
         if let Some(graph) = graph {
             out.extend_from_slice(graph.parents_of(child));
@@ -251,19 +293,24 @@ struct Unmoves;
 
 impl<G: Indexed + Parents> ParentSource<G> for Unmoves {
     const STORED: bool = false;
-    fn parents<K: Keys<G>>(
+    fn parents<K: Keys<G>, S: Slot>(
         &self,
         game: &G,
         keys: &K,
-        _graph: Option<&ReverseGraph>,
-        child: u32,
-        out: &mut Vec<u32>,
+        _graph: Option<&ReverseGraph<S>>,
+        child: S,
+        distinct: bool,
+        out: &mut Vec<S>,
     ) {
         out.clear();
-        if let Some(position) = game.unrank(u64::from(child)) {
-            game.for_each_parent(&position, |parent| out.push(keys.key(game, &parent)));
+        if let Some(position) = game.unrank(child.index()) {
+            game.for_each_parent(&position, |parent| {
+                out.push(S::from_index(keys.key(game, &parent)))
+            });
         }
-        remove_duplicates(out);
+        if distinct {
+            remove_duplicates(out);
+        }
     }
 }
 
@@ -271,7 +318,7 @@ impl<G: Indexed + Parents> ParentSource<G> for Unmoves {
 /// games have a few moves per position) are compared pairwise, first
 /// without branches to find out whether anything repeats at all; longer
 /// ones go through a small hash set on the stack; the longest are sorted.
-fn remove_duplicates(slots: &mut Vec<u32>) {
+fn remove_duplicates<S: Slot>(slots: &mut Vec<S>) {
     match slots.len() {
         0..=24 => remove_duplicates_pairwise(slots),
         25..=HASHED_MAX => remove_duplicates_hashed(slots),
@@ -282,7 +329,7 @@ fn remove_duplicates(slots: &mut Vec<u32>) {
     }
 }
 
-fn remove_duplicates_pairwise(slots: &mut Vec<u32>) {
+fn remove_duplicates_pairwise<S: Slot>(slots: &mut Vec<S>) {
     let repeats = (1..slots.len()).fold(false, |found, i| {
         found
             | slots[..i]
@@ -307,22 +354,23 @@ fn remove_duplicates_pairwise(slots: &mut Vec<u32>) {
 /// most half full.
 const HASHED_MAX: usize = 128;
 
-fn remove_duplicates_hashed(slots: &mut Vec<u32>) {
-    // No slot is u32::MAX: indexes are below it.
-    const EMPTY: u32 = u32::MAX;
+fn remove_duplicates_hashed<S: Slot>(slots: &mut Vec<S>) {
+    // No slot is u64::MAX: indexes are below it.
+    const EMPTY: u64 = u64::MAX;
     let mut table = [EMPTY; 2 * HASHED_MAX];
     let mut kept = 0;
     for i in 0..slots.len() {
         let slot = slots[i];
-        let mut place = (slot.wrapping_mul(0x9E37_79B1) >> 24) as usize;
+        let key = slot.index();
+        let mut place = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as usize;
         loop {
             if table[place] == EMPTY {
-                table[place] = slot;
+                table[place] = key;
                 slots[kept] = slot;
                 kept += 1;
                 break;
             }
-            if table[place] == slot {
+            if table[place] == key {
                 break;
             }
             place = (place + 1) % table.len();
@@ -370,21 +418,20 @@ counter!(AtomicU16, u16);
 counter!(AtomicU32, u32);
 
 /// Parents of each slot, in one array cut by offsets (CSR).
-struct ReverseGraph {
-    offsets: Vec<u32>,
-    parents: Vec<u32>,
+struct ReverseGraph<S> {
+    offsets: Vec<S>,
+    parents: Vec<S>,
 }
 
-impl ReverseGraph {
-    fn parents_of(&self, child: u32) -> &[u32] {
-        let child = child as usize;
-        &self.parents[self.offsets[child] as usize..self.offsets[child + 1] as usize]
+impl<S: Slot> ReverseGraph<S> {
+    fn parents_of(&self, child: S) -> &[S] {
+        let child = child.at();
+        &self.parents[self.offsets[child].at()..self.offsets[child + 1].at()]
     }
 }
 
 /// What the first pass over the index finds.
-#[derive(Default)]
-struct Seeds {
+struct Seeds<S> {
     /// Slots decided at remoteness 0.
     ends: u64,
     /// Slots solved directly.
@@ -393,10 +440,21 @@ struct Seeds {
     moves: u64,
     /// If a reverse graph is to be built, the moves, one list per chunk of
     /// records: a slot, its number of children, then their slots.
-    forward: Vec<Vec<u32>>,
+    forward: Vec<Vec<S>>,
 }
 
-impl Seeds {
+impl<S> Default for Seeds<S> {
+    fn default() -> Self {
+        Self {
+            ends: 0,
+            solved: 0,
+            moves: 0,
+            forward: Vec::new(),
+        }
+    }
+}
+
+impl<S> Seeds<S> {
     fn merge(mut self, mut other: Self) -> Self {
         self.ends += other.ends;
         self.solved += other.solved;
@@ -408,18 +466,18 @@ impl Seeds {
 
 /// Calls `visit(parent, child)` for every move kept by the first pass
 /// whose child is in `children`, in the order the first pass kept them.
-fn for_each_move_kept(
-    forward: &[Vec<u32>],
+fn for_each_move_kept<S: Slot>(
+    forward: &[Vec<S>],
     children: Range<usize>,
-    mut visit: impl FnMut(u32, usize),
+    mut visit: impl FnMut(S, usize),
 ) {
     for records in forward {
         let mut rest = &records[..];
         while let [parent, count, tail @ ..] = rest {
-            let (kids, tail) = tail.split_at(*count as usize);
+            let (kids, tail) = tail.split_at(count.at());
             for &child in kids {
-                if children.contains(&(child as usize)) {
-                    visit(*parent, child as usize);
+                if children.contains(&child.at()) {
+                    visit(*parent, child.at());
                 }
             }
             rest = tail;
@@ -428,7 +486,7 @@ fn for_each_move_kept(
 }
 
 /// The working tables of one analysis.
-struct Work<'a, G, K, P, C> {
+struct Work<'a, G, K, P, C, S> {
     game: &'a G,
     keys: &'a K,
     source: &'a P,
@@ -436,6 +494,7 @@ struct Work<'a, G, K, P, C> {
     len: u64,
     cells: Vec<AtomicU16>,
     counters: Vec<C>,
+    slots: std::marker::PhantomData<S>,
 }
 
 fn solve_keyed<G: Indexed, K: Keys<G>, P: ParentSource<G>>(
@@ -444,31 +503,48 @@ fn solve_keyed<G: Indexed, K: Keys<G>, P: ParentSource<G>>(
     source: &P,
     progress: &dyn Progress,
 ) -> Result<RetroTable, RetroError> {
-    let len = game.index_len();
-    if len > u64::from(u32::MAX) {
-        return Err(RetroError::TooLarge(format!(
-            "{} has {len} positions; retrograde analysis handles at most {}",
-            game.name(),
-            u32::MAX
-        )));
+    // Indexes below u32::MAX fit 4-byte slots (u32::MAX itself is kept
+    // free as an end marker).
+    if game.index_len() <= u64::from(u32::MAX) {
+        solve_slots::<G, K, P, u32>(game, keys, source, progress)
+    } else {
+        solve_slots::<G, K, P, u64>(game, keys, source, progress)
     }
+}
+
+/// [`solve_keyed`] with slots of type `S`.
+fn solve_slots<G: Indexed, K: Keys<G>, P: ParentSource<G>, S: Slot>(
+    game: &G,
+    keys: &K,
+    source: &P,
+    progress: &dyn Progress,
+) -> Result<RetroTable, RetroError> {
+    let len = game.index_len();
+    let slot = std::mem::size_of::<S>() as f64;
     // Cells, the narrowest counters and three bit sets, and the reverse
     // graph's offsets if there is one (its moves are checked once counted).
-    let per_position = 2.0 + 1.0 + 3.0 / 8.0 + if P::STORED { 4.0 } else { 0.0 };
-    check_memory(&game.name(), (len as f64 * per_position) as u64)?;
+    let per_position = 2.0 + 1.0 + 3.0 / 8.0 + if P::STORED { slot } else { 0.0 };
+    let bytes = len as f64 * per_position;
+    if bytes > usize::MAX as f64 {
+        return Err(RetroError::TooLarge(format!(
+            "{} has {len} positions, too many to address",
+            game.name()
+        )));
+    }
+    check_memory(&game.name(), bytes as u64)?;
     // The first pass finds the most children of any position; a counter
     // too narrow for it is widened once, to the narrowest that holds it.
-    let widest = match Work::<G, K, P, AtomicU8>::new(game, keys, source, progress).run()? {
+    let widest = match Work::<G, K, P, AtomicU8, S>::new(game, keys, source, progress).run()? {
         Ok(table) => return Ok(table),
         Err(widest) => widest,
     };
     let too_many = |_| RetroError::TooLarge(format!("{} has too many moves", game.name()));
     if widest <= <AtomicU16 as Counter>::MAX {
-        Work::<G, K, P, AtomicU16>::new(game, keys, source, progress)
+        Work::<G, K, P, AtomicU16, S>::new(game, keys, source, progress)
             .run()?
             .map_err(too_many)
     } else {
-        Work::<G, K, P, AtomicU32>::new(game, keys, source, progress)
+        Work::<G, K, P, AtomicU32, S>::new(game, keys, source, progress)
             .run()?
             .map_err(too_many)
     }
@@ -499,7 +575,7 @@ fn available_memory() -> Option<u64> {
     Some(kib * 1024)
 }
 
-impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, P, C> {
+impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter, S: Slot> Work<'a, G, K, P, C, S> {
     fn new(game: &'a G, keys: &'a K, source: &'a P, progress: &'a dyn Progress) -> Self {
         let len = game.index_len();
         Self {
@@ -510,6 +586,7 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
             len,
             cells: (0..len).map(|_| AtomicU16::new(0)).collect(),
             counters: (0..len).map(|_| C::new(0)).collect(),
+            slots: std::marker::PhantomData,
         }
     }
 
@@ -525,7 +602,11 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
         self.check_cancelled()?;
         let graph = if P::STORED {
             let forward = std::mem::take(&mut seeds.forward);
-            check_memory(&self.game.name(), 4 * (self.len + seeds.moves))?;
+            let slot = std::mem::size_of::<S>() as u64;
+            check_memory(
+                &self.game.name(),
+                slot.saturating_mul(self.len.saturating_add(seeds.moves)),
+            )?;
             Some(self.reverse_graph(forward, seeds.moves)?)
         } else {
             None
@@ -576,14 +657,14 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
     /// The directly solved position in `index`, if any.
     fn solved_position(&self, index: u64) -> Option<G::Position> {
         let position = self.game.unrank(index)?;
-        (!K::REDUCED || u64::from(self.keys.key(self.game, &position)) == index).then_some(position)
+        (!K::REDUCED || self.keys.key(self.game, &position) == index).then_some(position)
     }
 
     /// The distinct slots of the children of `position`, in `out`.
-    fn children(&self, position: &G::Position, out: &mut Vec<u32>) {
+    fn children(&self, position: &G::Position, out: &mut Vec<S>) {
         out.clear();
         self.game.for_each_move(position, |_, child| {
-            out.push(self.keys.key(self.game, &child))
+            out.push(S::from_index(self.keys.key(self.game, &child)))
         });
         remove_duplicates(out);
     }
@@ -593,7 +674,7 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
     /// (keeping the moves if a reverse graph is to be built). The most
     /// children of any position if that count does not fit `C`. Does no more
     /// work once the progress reporter asks to cancel.
-    fn seed(&self, ends: &IndexSet, ties: &IndexSet) -> Result<Seeds, usize> {
+    fn seed(&self, ends: &IndexSet, ties: &IndexSet) -> Result<Seeds<S>, usize> {
         self.progress.begin("counting moves", self.len);
         let widest = AtomicUsize::new(0);
         let seeds = chunks(self.len)
@@ -639,8 +720,8 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
                     self.counters[slot].set(children.len().min(C::MAX));
                     seeds.moves += children.len() as u64;
                     if P::STORED {
-                        forward.push(index as u32);
-                        forward.push(children.len() as u32);
+                        forward.push(S::from_index(index));
+                        forward.push(S::from_index(children.len() as u64));
                         forward.extend_from_slice(children);
                     }
                 }
@@ -663,14 +744,14 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
     /// Builds the reverse graph from the moves kept by [`Work::seed`].
     fn reverse_graph(
         &self,
-        forward: Vec<Vec<u32>>,
+        forward: Vec<Vec<S>>,
         moves: u64,
-    ) -> Result<ReverseGraph, RetroError> {
-        if moves > u64::from(u32::MAX) {
+    ) -> Result<ReverseGraph<S>, RetroError> {
+        if moves > S::MAX {
             return Err(RetroError::TooLarge(format!(
                 "{} has {moves} moves; a reverse graph holds at most {}",
                 self.game.name(),
-                u32::MAX
+                S::MAX
             )));
         }
         // Each thread owns a range of children: it reads every move but
@@ -694,20 +775,20 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
             })
             .collect();
         let mut offsets = Vec::with_capacity(len + 1);
-        let mut total = 0u32;
-        offsets.push(0);
+        let mut total = 0u64;
+        offsets.push(S::from_index(0));
         for &in_degree in in_degrees.iter().flatten() {
-            total += in_degree;
-            offsets.push(total);
+            total += u64::from(in_degree);
+            offsets.push(S::from_index(total));
         }
         drop(in_degrees);
-        let mut parents = vec![0u32; total as usize];
+        let mut parents = vec![S::from_index(0); total as usize];
         let mut pieces = Vec::with_capacity(parts);
         let mut rest = &mut parents[..];
         for part in 0..parts {
             let children = range(part);
-            let size = offsets[children.end] - offsets[children.start];
-            let (piece, tail) = rest.split_at_mut(size as usize);
+            let size = offsets[children.end].at() - offsets[children.start].at();
+            let (piece, tail) = rest.split_at_mut(size);
             pieces.push(piece);
             rest = tail;
         }
@@ -716,14 +797,14 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
             .enumerate()
             .for_each(|(part, piece)| {
                 let children = range(part);
-                let base = offsets[children.start];
-                let mut next: Vec<u32> = offsets[children.clone()]
+                let base = offsets[children.start].at();
+                let mut next: Vec<usize> = offsets[children.clone()]
                     .iter()
-                    .map(|&offset| offset - base)
+                    .map(|&offset| offset.at() - base)
                     .collect();
                 for_each_move_kept(&forward, children.clone(), |parent, child| {
                     let place = &mut next[child - children.start];
-                    piece[*place as usize] = parent;
+                    piece[*place] = parent;
                     *place += 1;
                 });
                 self.progress.advance(1);
@@ -734,8 +815,8 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
 
     /// Decides `parent` as `cell` if it is still undecided; true if this
     /// call decided it.
-    fn decide(&self, parent: u32, cell: Cell) -> bool {
-        self.cells[parent as usize]
+    fn decide(&self, parent: S, cell: Cell) -> bool {
+        self.cells[parent.at()]
             .compare_exchange(
                 Cell::UNKNOWN.bits(),
                 cell.bits(),
@@ -745,15 +826,15 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
             .is_ok()
     }
 
-    fn undecided(&self, slot: u32) -> bool {
-        self.cells[slot as usize].load(Ordering::Relaxed) == Cell::UNKNOWN.bits()
+    fn undecided(&self, slot: S) -> bool {
+        self.cells[slot.at()].load(Ordering::Relaxed) == Cell::UNKNOWN.bits()
     }
 
     /// Decides every parent that the wins and losses in `frontier` (at
     /// `remoteness`) settle, putting them in `next`; returns how many.
     fn spread_wins_and_losses(
         &self,
-        graph: Option<&ReverseGraph>,
+        graph: Option<&ReverseGraph<S>>,
         frontier: &IndexSet,
         next: &IndexSet,
         remoteness: Remoteness,
@@ -766,11 +847,15 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
             Cell::pack(Outcome::win(longer)),
             Cell::pack(Outcome::lose(longer)),
         );
-        let decided = self.spread(graph, frontier, next, |child, parent| {
+        // Only a win counts its parents down, so only its parents must be
+        // distinct: deciding a parent twice is harmless, as the second
+        // decision finds it decided.
+        let distinct = |child: Cell| child.unpack().is_some_and(|o| o.value != Value::Lose);
+        let decided = self.spread(graph, frontier, next, distinct, |child, parent| {
             if child.unpack().is_some_and(|o| o.value == Value::Lose) {
                 self.decide(parent, win)
             } else {
-                self.counters[parent as usize].decrement() == 1 && self.decide(parent, lose)
+                self.counters[parent.at()].decrement() == 1 && self.decide(parent, lose)
             }
         });
         self.progress.advance(decided);
@@ -781,7 +866,7 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
     /// a tie one ply longer, putting them in `next`; returns how many.
     fn spread_ties(
         &self,
-        graph: Option<&ReverseGraph>,
+        graph: Option<&ReverseGraph<S>>,
         frontier: &IndexSet,
         next: &IndexSet,
         remoteness: Remoteness,
@@ -791,7 +876,13 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
             return Err(RetroError::RemotenessOverflow);
         }
         let tie = Cell::pack(Outcome::tie(longer));
-        let decided = self.spread(graph, frontier, next, |_, parent| self.decide(parent, tie));
+        let decided = self.spread(
+            graph,
+            frontier,
+            next,
+            |_| false,
+            |_, parent| self.decide(parent, tie),
+        );
         self.progress.advance(decided);
         Ok(decided)
     }
@@ -799,23 +890,25 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
     /// Empties `frontier`, calling `settle(child's cell, parent)` for every
     /// still undecided parent of every position in it, in parallel, and
     /// puts the parents for which it returns true in `next`; returns how
-    /// many there are.
+    /// many there are. A child's parents are listed once each where
+    /// `distinct(child's cell)`, and may repeat otherwise.
     fn spread(
         &self,
-        graph: Option<&ReverseGraph>,
+        graph: Option<&ReverseGraph<S>>,
         frontier: &IndexSet,
         next: &IndexSet,
-        settle: impl Fn(Cell, u32) -> bool + Sync,
+        distinct: impl Fn(Cell) -> bool + Sync,
+        settle: impl Fn(Cell, S) -> bool + Sync,
     ) -> u64 {
-        frontier.drain(|child, parents: &mut Vec<u32>| {
-            let child = child as u32;
+        frontier.drain(|child, parents: &mut Vec<S>| {
             let cell = Cell::from_bits(self.cells[child as usize].load(Ordering::Relaxed));
+            let child = S::from_index(child);
             self.source
-                .parents(self.game, self.keys, graph, child, parents);
+                .parents(self.game, self.keys, graph, child, distinct(cell), parents);
             let mut decided = 0;
             for &parent in parents.iter() {
                 if self.undecided(parent) && settle(cell, parent) {
-                    next.insert(u64::from(parent));
+                    next.insert(parent.index());
                     decided += 1;
                 }
             }
@@ -840,15 +933,16 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter> Work<'a, G, K, 
     /// going from each solved position (the ones decided so far) to its
     /// images.
     fn copy_to_symmetric(&self) {
-        let solved: Vec<u32> = (0..self.len as u32)
+        let solved: Vec<S> = (0..self.len)
             .into_par_iter()
+            .map(S::from_index)
             .filter(|&slot| !self.undecided(slot))
             .collect();
         self.progress.begin("symmetries", solved.len() as u64);
         solved.par_chunks(CHUNK as usize).for_each(|chunk| {
             for &slot in chunk {
-                let bits = self.cells[slot as usize].load(Ordering::Relaxed);
-                if let Some(position) = self.game.unrank(u64::from(slot)) {
+                let bits = self.cells[slot.at()].load(Ordering::Relaxed);
+                if let Some(position) = self.game.unrank(slot.index()) {
                     self.keys.for_each_image(self.game, &position, |image| {
                         self.cells[image as usize].store(bits, Ordering::Relaxed);
                     });
@@ -1172,6 +1266,30 @@ mod tests {
             let table = solve_symmetric_with_parents(&game, &NoProgress).unwrap();
             prop_assert_eq!(&outcomes(&table), &expected);
             prop_assert_eq!(&outcomes(&solve(&game, &NoProgress).unwrap()), &expected);
+        }
+
+        #[test]
+        fn wide_slots_agree_with_the_plain_method((children, primitive) in graph()) {
+            // The 8-byte slots games beyond u32 use, on small games.
+            let game = GraphGame::doubled(children, primitive);
+            let expected = by_levels(&game);
+            let wide = |keys: &dyn Fn() -> Result<RetroTable, RetroError>| outcomes(&keys().unwrap());
+            prop_assert_eq!(
+                &wide(&|| solve_slots::<_, _, _, u64>(&game, &Own, &Stored, &NoProgress)),
+                &expected
+            );
+            prop_assert_eq!(
+                &wide(&|| solve_slots::<_, _, _, u64>(&game, &Own, &Unmoves, &NoProgress)),
+                &expected
+            );
+            prop_assert_eq!(
+                &wide(&|| solve_slots::<_, _, _, u64>(&game, &Canonical, &Stored, &NoProgress)),
+                &expected
+            );
+            prop_assert_eq!(
+                &wide(&|| solve_slots::<_, _, _, u64>(&game, &Canonical, &Unmoves, &NoProgress)),
+                &expected
+            );
         }
     }
 }
