@@ -16,7 +16,7 @@
 //! everywhere.
 
 use super::partition::Layout;
-use super::{DistError, Event, Job, Summary, WorkerOutput, fingerprint};
+use super::{DistError, Event, Job, Summary, WorkerOutput, block_range, fingerprint};
 use crate::census::Census;
 use crate::game::Indexed;
 use crate::value::{Cell, Outcome, Remoteness, Value};
@@ -369,6 +369,15 @@ pub(super) fn run<G: Indexed>(
         }
         Summary::new(me, census, print, &stats, st.received)
     };
+    // The shard is written before the last epoch, which then tells every
+    // worker that every shard is in place.
+    if let Some(save) = &job.save {
+        let range = block_range(&layout, me);
+        if !range.is_empty() {
+            let _ = events.send(Event::Saving);
+            save.write(me, peers, len, range, &state.borrow().cells)?;
+        }
+    }
     inputs.summaries.send(summary);
     finish_epoch(worker, &mut inputs, 0)?;
     let st = state.borrow();
