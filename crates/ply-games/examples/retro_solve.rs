@@ -13,14 +13,29 @@ fn main() {
     let (name, params) = spec.split_once(':').unwrap_or((spec.as_str(), ""));
     let start = Instant::now();
     let (table, len) = match name {
-        "lgame" => (retro::solve(&LGame::new(), &NoProgress), LGame::new().index_len()),
-        "yehr" => (retro::solve_with_parents(&Yehr, &NoProgress), Yehr.index_len()),
+        "lgame" => (
+            retro::solve(&LGame::new(), &NoProgress),
+            LGame::new().index_len(),
+        ),
+        "yehr" => (
+            retro::solve_with_parents(&Yehr, &NoProgress),
+            Yehr.index_len(),
+        ),
         "euler" | "tictactoe" => {
             let result = if name == "euler" {
-                Euler::from_params(params).map(|g| (retro::solve(&g, &NoProgress), g.index_len()))
+                let game = if params.is_empty() {
+                    Ok(Euler::default())
+                } else {
+                    Euler::from_params(params)
+                };
+                game.map(|g| (retro::solve(&g, &NoProgress), g.index_len()))
             } else {
-                TicTacToe::from_params(params)
-                    .map(|g| (retro::solve(&g, &NoProgress), g.index_len()))
+                let game = if params.is_empty() {
+                    Ok(TicTacToe::default())
+                } else {
+                    TicTacToe::from_params(params)
+                };
+                game.map(|g| (retro::solve(&g, &NoProgress), g.index_len()))
             };
             match result {
                 Ok(solved) => solved,

@@ -233,7 +233,6 @@ pub(super) fn run<G: Indexed>(
     let mut stats = Stats::default();
     {
         let mut children = Vec::new();
-        let mut st = state.borrow_mut();
         let mut done = 0;
         for slot in 0..slots {
             let index = layout.index(me, slot);
@@ -241,7 +240,10 @@ pub(super) fn run<G: Indexed>(
             if done == 1 << 14 {
                 let _ = events.send(Event::Advance { phase: 0, done });
                 done = 0;
+                // Moves sent so far go on their way instead of piling up.
+                worker.step();
             }
+            let mut st = state.borrow_mut();
             let Some(position) = game.unrank(index) else {
                 continue;
             };
@@ -322,7 +324,12 @@ pub(super) fn run<G: Indexed>(
                 }
             };
             state.borrow_mut().begin(inputs.epoch, rule);
-            for &slot in &frontier {
+            for (n, &slot) in frontier.iter().enumerate() {
+                if n % (1 << 12) == 0 {
+                    // Updates sent so far go on their way (and those
+                    // received are applied) instead of piling up.
+                    worker.step();
+                }
                 let index = layout.index(me, slot as usize);
                 // Updates for this worker's own positions are applied at
                 // once (their order within a round does not matter);
