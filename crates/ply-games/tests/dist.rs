@@ -12,6 +12,7 @@ fn plan(threads: usize, partition: Partition, len: u64) -> Plan {
         cluster: Cluster::Threads(threads),
         partition,
         counted: 0..len,
+        save: None,
     }
 }
 

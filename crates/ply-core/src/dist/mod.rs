@@ -18,19 +18,27 @@
 //!
 //! Faults: a process that cannot reach the others within the connection
 //! timeout, or that loses a peer (whose sockets close when it dies), ends
-//! with an error; nothing waits forever.
+//! with an error naming that peer; nothing waits forever ([`network`]).
+//!
+//! Saving ([`Plan::save`]): each worker writes the cells of its block of
+//! the index as one database shard, after the last round and before the
+//! final exchange of counts, so that process 0 reports success only once
+//! every shard of every process is in place.
 
+mod network;
 mod partition;
 mod worker;
 
 pub use partition::{Layout, Partition};
 
 use crate::census::Census;
+use crate::db::{self, DbError, Meta};
 use crate::game::{Indexed, Parents};
 use crate::progress::Progress;
 use crate::value::{Cell, Remoteness};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -49,6 +57,8 @@ pub enum DistError {
     TooLarge(String),
     /// Some remoteness does not fit a table cell.
     RemotenessOverflow,
+    /// A shard could not be written.
+    Save(String),
     /// The analysis was cancelled, here or by a failing worker.
     Stopped,
 }
@@ -59,6 +69,7 @@ impl std::fmt::Display for DistError {
             Self::Config(why) | Self::TooLarge(why) => f.write_str(why),
             Self::Connect(why) => write!(f, "cannot connect the processes: {why}"),
             Self::Failed(why) => write!(f, "a worker failed: {why}"),
+            Self::Save(why) => write!(f, "cannot save the database: {why}"),
             Self::RemotenessOverflow => write!(
                 f,
                 "a remoteness exceeds {}, the most a table cell holds",
@@ -113,6 +124,25 @@ impl Cluster {
         }
     }
 
+    /// The same cluster, whose processes wait `timeout` for each other
+    /// to connect.
+    pub fn with_connect_timeout(self, timeout: Duration) -> Self {
+        match self {
+            Self::Processes {
+                threads,
+                process,
+                hosts,
+                ..
+            } => Self::Processes {
+                threads,
+                process,
+                hosts,
+                connect_timeout: timeout,
+            },
+            threads => threads,
+        }
+    }
+
     fn check(&self) -> Result<(), DistError> {
         if self.threads() == 0 {
             return Err(DistError::Config("at least one worker is needed".into()));
@@ -132,25 +162,51 @@ impl Cluster {
         Ok(())
     }
 
-    fn timely_config(&self) -> timely::Config {
+    /// The communication of this process's workers: local channels, or
+    /// sockets to every other process, connected here.
+    fn connect(&self, tag: u64) -> Result<Communication, DistError> {
+        use timely::communication::allocator::zero_copy::bytes_slab::BytesRefill;
+        use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
+        use timely::communication::allocator::{GenericBuilder, Process};
         match self {
-            Self::Threads(threads) => timely::Config::process(*threads),
+            Self::Threads(threads) => timely::CommunicationConfig::Process(*threads)
+                .try_build()
+                .map_err(DistError::Config),
             Self::Processes {
                 threads,
                 process,
                 hosts,
-                ..
-            } => timely::Config {
-                communication: timely::CommunicationConfig::Cluster {
-                    threads: *threads,
-                    process: *process,
-                    addresses: hosts.clone(),
-                    report: false,
-                    zerocopy: false,
-                    log_fn: Arc::new(|_| None),
-                },
-                worker: timely::WorkerConfig::default(),
-            },
+                connect_timeout,
+            } => {
+                network::watch_peers();
+                let sockets =
+                    network::connect(hosts, *process, tag, Instant::now() + *connect_timeout)?;
+                let refill = BytesRefill {
+                    logic: Arc::new(|size| {
+                        Box::new(vec![0_u8; size]) as Box<dyn std::ops::DerefMut<Target = [u8]>>
+                    }),
+                    limit: None,
+                };
+                let (builders, guard) = initialize_networking_from_sockets::<_, Process>(
+                    sockets,
+                    *process,
+                    *threads,
+                    refill,
+                    Arc::new(|_| None),
+                )
+                .map_err(|e| DistError::Connect(e.to_string()))?;
+                Ok((
+                    builders.into_iter().map(GenericBuilder::ZeroCopy).collect(),
+                    Box::new(guard),
+                ))
+            }
+        }
+    }
+
+    fn hosts(&self) -> &[String] {
+        match self {
+            Self::Threads(_) => &[],
+            Self::Processes { hosts, .. } => hosts,
         }
     }
 
@@ -164,6 +220,15 @@ impl Cluster {
     }
 }
 
+/// Builders of the workers' communication, and what must live while they run.
+type Communication = (
+    Vec<timely::communication::allocator::GenericBuilder>,
+    Box<dyn std::any::Any + Send>,
+);
+
+/// How long a process that has its result waits for the others to end.
+const SHUTDOWN: Duration = Duration::from_secs(30);
+
 /// How to run one analysis.
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -173,6 +238,110 @@ pub struct Plan {
     pub partition: Partition,
     /// The indices the census counts (cells are kept for every index).
     pub counted: Range<u64>,
+    /// Where to write the solved table as shards, one per worker; needs
+    /// [`Partition::Blocks`], whose parts are ranges of the index.
+    pub save: Option<SaveTo>,
+}
+
+/// Where and as what the shards of a distributed analysis are written.
+#[derive(Clone, Debug)]
+pub struct SaveTo {
+    /// The database directory (of this process's machine).
+    pub dir: PathBuf,
+    /// The game's full name.
+    pub game: String,
+    /// Its rules version.
+    pub rules_version: u32,
+}
+
+impl SaveTo {
+    /// The file of shard `worker` of `workers`
+    /// (`NAME.shard-K-of-N.plydb`, as docs/db-format.md names shards).
+    pub fn shard_path(&self, worker: usize, workers: usize) -> PathBuf {
+        let name = db::file_name(&self.game);
+        let stem = name.trim_end_matches(db::EXTENSION);
+        self.dir.join(format!(
+            "{stem}shard-{worker}-of-{workers}.{}",
+            db::EXTENSION
+        ))
+    }
+
+    /// Removes what an earlier run may have left in the directory: shards
+    /// of this game cut for another number of workers (which would overlap
+    /// the new ones), and temporary files of the shards that `workers`
+    /// (this process's) write. Returns the files removed.
+    pub fn clean(&self, mine: Range<usize>, workers: usize) -> Result<Vec<PathBuf>, DbError> {
+        let name = db::file_name(&self.game);
+        let stem = name.trim_end_matches(db::EXTENSION);
+        let prefix = format!("{stem}shard-");
+        let keep = format!("-of-{workers}.{}", db::EXTENSION);
+        let temps: Vec<String> = mine
+            .map(|w| {
+                let shard = self.shard_path(w, workers);
+                let file = shard.file_name().map(|n| n.to_string_lossy().into_owned());
+                format!(".{}.", file.unwrap_or_default())
+            })
+            .collect();
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(DbError::io(&self.dir, e)),
+        };
+        let mut removed = Vec::new();
+        for entry in entries.flatten() {
+            let file = entry.file_name().to_string_lossy().into_owned();
+            let stale = file.starts_with(&prefix)
+                && file.ends_with(db::EXTENSION)
+                && !file.ends_with(&keep);
+            let half_written =
+                file.ends_with(".tmp") && temps.iter().any(|t| file.starts_with(t.as_str()));
+            if stale || half_written {
+                match std::fs::remove_file(entry.path()) {
+                    Ok(()) => removed.push(entry.path()),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(DbError::io(&entry.path(), e)),
+                }
+            }
+        }
+        Ok(removed)
+    }
+
+    /// Writes the cells of `range` (`cells[i - range.start]` for index
+    /// `i`) as shard `worker` of `workers`, of a game with `index_len`
+    /// indices. Returns the file's size.
+    fn write(
+        &self,
+        worker: usize,
+        workers: usize,
+        index_len: u64,
+        range: Range<u64>,
+        cells: &[Cell],
+    ) -> Result<u64, DistError> {
+        let path = self.shard_path(worker, workers);
+        let meta = Meta {
+            game: self.game.clone(),
+            rules_version: self.rules_version,
+            index_len,
+            range: range.clone(),
+        };
+        let start = range.start;
+        db::write_indexed(
+            &path,
+            &meta,
+            |i| cells[(i - start) as usize],
+            &crate::progress::NoProgress,
+        )
+        .map_err(|e| DistError::Save(e.to_string()))
+    }
+}
+
+/// Where shard `worker` of a save lives in the index: its block.
+fn block_range(layout: &Layout, worker: usize) -> Range<u64> {
+    let slots = layout.slots(worker);
+    if slots == 0 {
+        return 0..0;
+    }
+    layout.index(worker, 0)..layout.index(worker, slots - 1) + 1
 }
 
 /// Totals over every worker, as process 0 reports them.
@@ -279,6 +448,8 @@ struct Job<G> {
     counted: Range<u64>,
     /// Workers per process.
     threads: usize,
+    /// Where to write the shards, if anywhere.
+    save: Option<SaveTo>,
 }
 
 /// What workers tell the thread that started them.
@@ -289,10 +460,14 @@ enum Event {
     Seeded(u64),
     /// Work done in a phase (0: counting moves, 1: deciding).
     Advance { phase: u8, done: u64 },
+    /// The worker is writing its shard.
+    Saving,
     /// The worker finished.
     Done(Box<WorkerOutput>),
     /// The worker failed.
     Failed(DistError),
+    /// Every worker of this process has ended and the connections are closed.
+    Finished,
 }
 
 /// One worker's result.
@@ -407,6 +582,11 @@ fn run<G: Indexed + Clone + 'static>(
     }
     let threads = plan.cluster.threads();
     let workers = threads * plan.cluster.processes();
+    if plan.save.is_some() && plan.partition != Partition::Blocks {
+        return Err(DistError::Config(
+            "saving needs the blocks partition (shards are ranges of the index)".into(),
+        ));
+    }
     let layout = Layout::new(plan.partition, len, workers);
     let job = Arc::new(Job {
         game: game.clone(),
@@ -414,19 +594,39 @@ fn run<G: Indexed + Clone + 'static>(
         partition: plan.partition,
         counted: plan.counted.clone(),
         threads,
+        save: plan.save.clone(),
+    });
+    // Every process must run the same analysis: the handshake compares this.
+    let tag = format!(
+        "{} {len} {workers} {} {}",
+        game.name(),
+        plan.partition.name(),
+        plan.save.is_some()
+    )
+    .bytes()
+    .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
     });
     let stop = Arc::new(AtomicBool::new(false));
     let (sender, events) = mpsc::channel();
-    let config = plan.cluster.timely_config();
     {
         let stop = stop.clone();
         let sender = sender.clone();
+        let cluster = plan.cluster.clone();
         // The workers run on their own threads; this thread only listens,
         // so that a setup that never connects or a failing worker can be
         // reported without waiting for the others.
         std::thread::spawn(move || {
             let failures = sender.clone();
-            let started = timely::execute(config, move |worker| {
+            let (builders, others) = match cluster.connect(tag) {
+                Ok(communication) => communication,
+                Err(error) => {
+                    let _ = failures.send(Event::Failed(error));
+                    return;
+                }
+            };
+            let config = timely::WorkerConfig::default();
+            let started = timely::execute::execute_from(builders, others, config, move |worker| {
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     worker::run(worker, &job, &sender, &stop)
                 }));
@@ -441,9 +641,18 @@ fn run<G: Indexed + Clone + 'static>(
                 let _ = sender.send(event);
             });
             match started {
-                Ok(guards) => drop(guards.join()),
+                Ok(guards) => {
+                    // Joins the workers, which end once every process's
+                    // have, then closes the connections cleanly (this
+                    // panics if a network thread failed: the result is in
+                    // hand by then, or its failure reported).
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        drop(guards.join())
+                    }));
+                    let _ = failures.send(Event::Finished);
+                }
                 Err(why) => {
-                    let _ = failures.send(Event::Failed(DistError::Connect(why)));
+                    let _ = failures.send(Event::Failed(DistError::Failed(why)));
                 }
             }
         });
@@ -474,6 +683,7 @@ fn listen(
     let mut started = 0;
     let mut seeded = (0, 0u64);
     let mut early = 0;
+    let mut saving = 0;
     let mut outputs = Vec::new();
     while outputs.len() < threads {
         if progress.cancelled() {
@@ -482,7 +692,8 @@ fn listen(
         let event = match events.recv_timeout(Duration::from_millis(100)) {
             Ok(event) => event,
             Err(RecvTimeoutError::Timeout) => {
-                if started < threads && Instant::now() > deadline {
+                // A backstop: connecting gives up by itself at the deadline.
+                if started < threads && Instant::now() > deadline + Duration::from_secs(5) {
                     return fail(DistError::Connect(format!(
                         "not every process of {} joined within {} s (check the hosts \
                          file and that every process was started)",
@@ -522,11 +733,37 @@ fn listen(
                     early += done;
                 }
             }
+            Event::Saving => {
+                saving += 1;
+                if saving == 1 {
+                    progress.end();
+                    progress.begin("writing shards", 0);
+                }
+            }
             Event::Done(output) => outputs.push(*output),
-            Event::Failed(error) => return fail(error),
+            Event::Finished => {}
+            Event::Failed(error) => {
+                // A lost peer makes the workers here fail too; say which.
+                let error = match (&error, network::lost(cluster.hosts())) {
+                    (DistError::Failed(_) | DistError::Stopped, Some(lost)) => {
+                        DistError::Failed(lost)
+                    }
+                    _ => error,
+                };
+                return fail(error);
+            }
         }
     }
     progress.end();
+    // Stay until this process's side of the computation has shut down: a
+    // process leaving early would look lost to the others, which may not
+    // have seen the last round end yet.
+    let until = Instant::now() + SHUTDOWN;
+    while let Ok(event) = events.recv_timeout(until.saturating_duration_since(Instant::now())) {
+        if matches!(event, Event::Finished) {
+            break;
+        }
+    }
     outputs.sort_by_key(|o| o.worker);
     let summaries: Vec<Summary> = outputs
         .iter_mut()

@@ -38,35 +38,79 @@ pub struct Layout {
     len: u64,
     workers: u64,
     block: u64,
+    /// Divides an index by the divisor of the partition (the workers or
+    /// the block): every update a worker applies needs one such division.
+    divide: Divider,
+}
+
+/// Division by a constant `d` as a multiplication: `n / d` is the high
+/// word of `n * ceil(2^64 / d)` whenever `n * d < 2^64` (the error of the
+/// rounded inverse, under `d`, then adds less than `1 / d` to `n / d`);
+/// otherwise plain division.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Divider {
+    d: u64,
+    /// `ceil(2^64 / d)`, or 0 where the product may overflow (or `d` is 1).
+    inverse: u64,
+}
+
+impl Divider {
+    /// Division by `d` (at least 1) of numbers below `below`.
+    fn new(d: u64, below: u64) -> Self {
+        let fits = u128::from(below) * u128::from(d) <= 1 << 64;
+        let inverse = if d > 1 && fits {
+            ((1u128 << 64).div_ceil(u128::from(d))) as u64
+        } else {
+            0
+        };
+        Self { d, inverse }
+    }
+
+    #[inline]
+    fn div(&self, n: u64) -> u64 {
+        if self.inverse == 0 {
+            n / self.d
+        } else {
+            ((u128::from(n) * u128::from(self.inverse)) >> 64) as u64
+        }
+    }
 }
 
 impl Layout {
     /// The layout of `0..len` over `workers` workers (at least one).
     pub fn new(partition: Partition, len: u64, workers: usize) -> Self {
         let workers = workers.max(1) as u64;
+        let block = len.div_ceil(workers).max(1);
+        let divisor = match partition {
+            Partition::Blocks => block,
+            Partition::Strided => workers,
+        };
         Self {
             partition,
             len,
             workers,
-            block: len.div_ceil(workers).max(1),
+            block,
+            divide: Divider::new(divisor, len),
         }
     }
 
     /// The worker that owns `index`.
     #[inline]
     pub fn owner(&self, index: u64) -> usize {
+        let quotient = self.divide.div(index);
         (match self.partition {
-            Partition::Blocks => index / self.block,
-            Partition::Strided => index % self.workers,
+            Partition::Blocks => quotient,
+            Partition::Strided => index - quotient * self.workers,
         }) as usize
     }
 
     /// Where `index` lives in its owner's tables.
     #[inline]
     pub fn slot(&self, index: u64) -> usize {
+        let quotient = self.divide.div(index);
         (match self.partition {
-            Partition::Blocks => index % self.block,
-            Partition::Strided => index / self.workers,
+            Partition::Blocks => index - quotient * self.block,
+            Partition::Strided => quotient,
         }) as usize
     }
 
@@ -96,6 +140,15 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        #[test]
+        fn division_by_the_inverse_is_exact(d in 1u64..1 << 20, n in any::<u64>()) {
+            let below = u64::MAX / d;
+            let n = n % below;
+            prop_assert_eq!(Divider::new(d, below).div(n), n / d);
+            prop_assert_eq!(Divider::new(d, below).div(below - 1), (below - 1) / d);
+            prop_assert_eq!(Divider::new(d, u64::MAX).div(n), n / d);
+        }
+
         #[test]
         fn every_index_has_one_owner_and_one_slot(len in 0u64..2000, workers in 1usize..9) {
             for partition in [Partition::Blocks, Partition::Strided] {

@@ -16,7 +16,7 @@
 //! everywhere.
 
 use super::partition::Layout;
-use super::{DistError, Event, Job, Summary, WorkerOutput, fingerprint};
+use super::{DistError, Event, Job, Summary, WorkerOutput, block_range, fingerprint};
 use crate::census::Census;
 use crate::game::Indexed;
 use crate::value::{Cell, Outcome, Remoteness, Value};
@@ -37,6 +37,14 @@ pub(super) const UPDATE_BYTES: u64 = 8;
 /// See [`UPDATE_BYTES`].
 pub(super) const EDGE_BYTES: u64 = 16;
 
+/// What a worker keeps for one position it owns.
+#[derive(Clone, Copy)]
+struct Slot {
+    cell: Cell,
+    /// Children not yet decided (while the cell is unknown).
+    counter: u16,
+}
+
 /// How the updates of the current round decide positions.
 #[derive(Clone, Copy)]
 enum Rule {
@@ -52,8 +60,9 @@ enum Rule {
 /// What the dataflow operators and the worker's loop share.
 struct State {
     layout: Layout,
-    cells: Vec<Cell>,
-    counters: Vec<u16>,
+    /// The cell and undecided-children counter of each slot, side by side
+    /// so that an update touches one cache line.
+    slots: Vec<Slot>,
     /// Slots decided in the current round.
     next: Vec<u64>,
     /// The epoch whose updates [`State::rule`] applies to.
@@ -63,7 +72,7 @@ struct State {
     early: Vec<u64>,
     /// The sum over all workers of the counts sent in each epoch.
     counts: BTreeMap<u64, u64>,
-    /// Updates received.
+    /// Updates applied (from this worker or received).
     received: u64,
     /// Moves received: (slot of the child, index of the parent).
     edges: Vec<(u64, u64)>,
@@ -75,7 +84,8 @@ impl State {
     fn apply(&mut self, update: u64) {
         self.received += 1;
         let slot = self.layout.slot(update >> 1);
-        if self.cells[slot] != Cell::UNKNOWN {
+        let entry = &mut self.slots[slot];
+        if entry.cell != Cell::UNKNOWN {
             return;
         }
         let decided = match self.rule {
@@ -83,9 +93,9 @@ impl State {
             Rule::WinsAndLosses { win, lose } => {
                 if update & 1 == 1 {
                     Some(win)
-                } else if self.counters[slot] > 0 {
-                    self.counters[slot] -= 1;
-                    (self.counters[slot] == 0).then_some(lose)
+                } else if entry.counter > 0 {
+                    entry.counter -= 1;
+                    (entry.counter == 0).then_some(lose)
                 } else {
                     None
                 }
@@ -93,7 +103,7 @@ impl State {
             Rule::Ties { tie } => Some(tie),
         };
         if let Some(cell) = decided {
-            self.cells[slot] = cell;
+            entry.cell = cell;
             self.next.push(slot as u64);
         }
     }
@@ -133,8 +143,13 @@ pub(super) fn run<G: Indexed>(
     let slots = layout.slots(me);
     let state = Rc::new(RefCell::new(State {
         layout,
-        cells: vec![Cell::UNKNOWN; slots],
-        counters: vec![0; slots],
+        slots: vec![
+            Slot {
+                cell: Cell::UNKNOWN,
+                counter: 0
+            };
+            slots
+        ],
         next: Vec::new(),
         epoch: 0,
         rule: Rule::Idle,
@@ -218,7 +233,6 @@ pub(super) fn run<G: Indexed>(
     let mut stats = Stats::default();
     {
         let mut children = Vec::new();
-        let mut st = state.borrow_mut();
         let mut done = 0;
         for slot in 0..slots {
             let index = layout.index(me, slot);
@@ -226,13 +240,16 @@ pub(super) fn run<G: Indexed>(
             if done == 1 << 14 {
                 let _ = events.send(Event::Advance { phase: 0, done });
                 done = 0;
+                // Moves sent so far go on their way instead of piling up.
+                worker.step();
             }
+            let mut st = state.borrow_mut();
             let Some(position) = game.unrank(index) else {
                 continue;
             };
             stats.positions += 1;
             if let Some(value) = game.primitive(&position) {
-                st.cells[slot] = Cell::pack(Outcome::terminal(value));
+                st.slots[slot].cell = Cell::pack(Outcome::terminal(value));
                 match value {
                     Value::Win | Value::Lose => losses_and_wins.push(slot as u64),
                     Value::Tie => ties.push(slot as u64),
@@ -245,11 +262,11 @@ pub(super) fn run<G: Indexed>(
             children.sort_unstable();
             children.dedup();
             if children.is_empty() {
-                st.cells[slot] = Cell::pack(Outcome::lose(0));
+                st.slots[slot].cell = Cell::pack(Outcome::lose(0));
                 losses_and_wins.push(slot as u64);
                 continue;
             }
-            st.counters[slot] = u16::try_from(children.len()).map_err(|_| {
+            st.slots[slot].counter = u16::try_from(children.len()).map_err(|_| {
                 DistError::TooLarge(format!(
                     "{} has a position with {} moves; distributed analysis counts at most {}",
                     game.name(),
@@ -260,8 +277,12 @@ pub(super) fn run<G: Indexed>(
             stats.moves += children.len() as u64;
             if job.unmoves.is_none() {
                 for &child in &children {
-                    stats.count(&layout, child, me, job.threads, EDGE_BYTES);
-                    inputs.edges.send((child, index));
+                    if layout.owner(child) == me {
+                        st.edges.push((layout.slot(child) as u64, index));
+                    } else {
+                        stats.count(&layout, child, me, job.threads, EDGE_BYTES);
+                        inputs.edges.send((child, index));
+                    }
                 }
             }
         }
@@ -303,26 +324,39 @@ pub(super) fn run<G: Indexed>(
                 }
             };
             state.borrow_mut().begin(inputs.epoch, rule);
-            for &slot in &frontier {
+            for (n, &slot) in frontier.iter().enumerate() {
+                if n % (1 << 12) == 0 {
+                    // Updates sent so far go on their way (and those
+                    // received are applied) instead of piling up.
+                    worker.step();
+                }
                 let index = layout.index(me, slot as usize);
-                let loss = state.borrow().cells[slot as usize]
+                // Updates for this worker's own positions are applied at
+                // once (their order within a round does not matter);
+                // only the others go through timely.
+                let mut st = state.borrow_mut();
+                let loss = st.slots[slot as usize]
+                    .cell
                     .unpack()
                     .is_some_and(|o| o.value == Value::Lose);
+                let mut send = |parent: u64| {
+                    let update = parent << 1 | u64::from(loss);
+                    if layout.owner(parent) == me {
+                        st.apply(update);
+                    } else {
+                        stats.count(&layout, parent, me, job.threads, UPDATE_BYTES);
+                        inputs.updates.send(update);
+                    }
+                };
                 match &source {
                     ParentsOf::Stored { offsets, parents } => {
                         let span = &parents[offsets[slot as usize] as usize..]
                             [..(offsets[slot as usize + 1] - offsets[slot as usize]) as usize];
-                        for &parent in span {
-                            stats.count(&layout, parent, me, job.threads, UPDATE_BYTES);
-                            inputs.updates.send(parent << 1 | u64::from(loss));
-                        }
+                        span.iter().for_each(|&parent| send(parent));
                     }
                     ParentsOf::Unmoves(unmoves) => {
                         unmoves(game, index, &mut parents);
-                        for &parent in &parents {
-                            stats.count(&layout, parent, me, job.threads, UPDATE_BYTES);
-                            inputs.updates.send(parent << 1 | u64::from(loss));
-                        }
+                        parents.iter().for_each(|&parent| send(parent));
                     }
                 }
             }
@@ -349,14 +383,11 @@ pub(super) fn run<G: Indexed>(
     let summary = {
         let mut st = state.borrow_mut();
         st.begin(inputs.epoch, Rule::Idle);
-        let State {
-            cells, counters, ..
-        } = &mut *st;
         let draw = Cell::pack(Outcome::DRAW);
         let mut census = Census::new();
         let mut print = 0u64;
-        for (slot, (cell, &counter)) in cells.iter_mut().zip(counters.iter()).enumerate() {
-            if *cell == Cell::UNKNOWN && counter > 0 {
+        for (slot, Slot { cell, counter }) in st.slots.iter_mut().enumerate() {
+            if *cell == Cell::UNKNOWN && *counter > 0 {
                 *cell = draw;
             }
             let index = layout.index(me, slot);
@@ -369,12 +400,25 @@ pub(super) fn run<G: Indexed>(
         }
         Summary::new(me, census, print, &stats, st.received)
     };
+    let cells: Vec<Cell> = std::mem::take(&mut state.borrow_mut().slots)
+        .into_iter()
+        .map(|s| s.cell)
+        .collect();
+    // The shard is written before the last epoch, which then tells every
+    // worker that every shard is in place.
+    if let Some(save) = &job.save {
+        let range = block_range(&layout, me);
+        if !range.is_empty() {
+            let _ = events.send(Event::Saving);
+            save.write(me, peers, len, range, &cells)?;
+        }
+    }
     inputs.summaries.send(summary);
     finish_epoch(worker, &mut inputs, 0)?;
     let st = state.borrow();
     Ok(WorkerOutput {
         worker: me,
-        cells: st.cells.clone(),
+        cells,
         summaries: st.summaries.clone(),
     })
 }
@@ -444,7 +488,8 @@ pub(super) struct Stats {
     pub moves: u64,
     /// Rounds run.
     pub rounds: u64,
-    /// Messages sent (moves and updates), to any worker.
+    /// Messages sent (moves and updates) to other workers; those to
+    /// this worker's own positions are applied without a message.
     pub messages: u64,
     /// Messages sent to a worker in another process.
     pub remote_messages: u64,

@@ -4,7 +4,8 @@
 
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
-use ply_core::dist::{self, Cluster, DistError, DistSolution, Partition, Plan};
+use crate::session::store::Store;
+use ply_core::dist::{self, Cluster, DistError, DistSolution, Partition, Plan, SaveTo};
 use ply_core::{Indexed, Parents, Progress};
 use serde_json::json;
 use std::ops::Range;
@@ -18,6 +19,8 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(20);
 pub trait Distributed: Send + Sync {
     /// The game's full name.
     fn name(&self) -> String;
+    /// The rules version its databases carry.
+    fn rules_version(&self) -> u32;
     /// Solves it under `plan`.
     fn solve(&self, plan: &Plan, progress: &dyn Progress) -> Result<DistSolution, DistError>;
     /// The indices `ply analyze` counts, and what they are.
@@ -41,6 +44,9 @@ impl<G: Indexed + Clone + 'static> Distributed for ByMoves<G> {
     fn name(&self) -> String {
         self.game.name()
     }
+    fn rules_version(&self) -> u32 {
+        self.game.rules_version()
+    }
     fn solve(&self, plan: &Plan, progress: &dyn Progress) -> Result<DistSolution, DistError> {
         dist::solve(&self.game, plan, progress)
     }
@@ -57,6 +63,9 @@ impl<G: Indexed + Clone + 'static> Distributed for ByMoves<G> {
 impl<G: Indexed + Parents + Clone + 'static> Distributed for ByUnmoves<G> {
     fn name(&self) -> String {
         self.0.name()
+    }
+    fn rules_version(&self) -> u32 {
+        self.0.rules_version()
     }
     fn solve(&self, plan: &Plan, progress: &dyn Progress) -> Result<DistSolution, DistError> {
         dist::solve_with_parents(&self.0, plan, progress)
@@ -122,20 +131,45 @@ pub fn cluster(
     }
 }
 
-/// Solves `game` on `cluster`; process 0 returns the report, the others
-/// `None`.
+/// Solves `game` on `cluster`, with `save` writing this process's shards
+/// of the database into that store; process 0 returns the report, the
+/// others `None`.
 pub fn analyze(
     game: &dyn Distributed,
     cluster: Cluster,
+    save: Option<&Store>,
     progress: &dyn Progress,
 ) -> Result<Option<AnalyzeReport>, PlyError> {
     let (counted, what) = game.counted();
     let processes = cluster.processes();
     let threads = cluster.threads();
+    let workers = processes * threads;
+    let save = match save {
+        Some(store) => {
+            store.create()?;
+            let to = SaveTo {
+                dir: store.dir.clone(),
+                game: game.name(),
+                rules_version: game.rules_version(),
+            };
+            // Shards cut for another number of workers, and temporary files
+            // a killed run left, would spoil the new set.
+            let mine = cluster.process() * threads..(cluster.process() + 1) * threads;
+            to.clean(mine, workers)?;
+            Some(to)
+        }
+        None => None,
+    };
     let plan = Plan {
         cluster,
-        partition: Partition::default(),
+        // Shards are ranges of the index; strided parts balance better.
+        partition: if save.is_some() {
+            Partition::Blocks
+        } else {
+            Partition::default()
+        },
         counted,
+        save: save.clone(),
     };
     let solution = game
         .solve(&plan, progress)
@@ -152,7 +186,7 @@ pub fn analyze(
     report.extra.extend([
         ("counted".into(), json!(what)),
         ("processes".into(), json!(processes)),
-        ("workers".into(), json!(processes * threads)),
+        ("workers".into(), json!(workers)),
         ("partition".into(), json!(plan.partition.name())),
         ("moves".into(), json!(stats.moves)),
         ("rounds".into(), json!(stats.rounds)),
@@ -165,5 +199,15 @@ pub fn analyze(
         ),
         ("cells_fingerprint".into(), json!(format!("{print:016x}"))),
     ]);
+    if let Some(to) = save {
+        let pattern = to.shard_path(0, workers);
+        let pattern = pattern.to_string_lossy().replacen(
+            &format!("shard-0-of-{workers}"),
+            &format!("shard-*-of-{workers}"),
+            1,
+        );
+        report.extra.insert("saved".into(), json!(pattern));
+        report.extra.insert("saved_shards".into(), json!(workers));
+    }
     Ok(Some(report))
 }

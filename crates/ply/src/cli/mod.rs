@@ -113,6 +113,9 @@ enum Command {
         /// A file with one host:port line per process, in order.
         #[arg(long, value_name = "FILE")]
         hosts: Option<std::path::PathBuf>,
+        /// How long each process waits for every other one to connect.
+        #[arg(long, value_name = "SECS", default_value_t = dist::CONNECT_TIMEOUT.as_secs())]
+        connect_timeout: u64,
     },
     /// Saved databases: list, verify, remove.
     #[command(subcommand)]
@@ -227,24 +230,21 @@ impl Cli {
                 processes,
                 process,
                 hosts,
+                connect_timeout,
             } => {
                 let store = db.configure()?;
                 let distributed = workers.is_some() || processes.is_some() || process.is_some();
-                if distributed && save {
-                    return Err(PlyError::argument(
-                        "--save with --workers/--processes is not supported yet: \
-                         run `ply analyze GAME --save` on one machine",
-                    ));
-                }
                 let progress = BarProgress::new();
                 let report = if distributed {
-                    let cluster = dist::cluster(workers, processes, process, hosts.as_deref())?;
+                    let cluster = dist::cluster(workers, processes, process, hosts.as_deref())?
+                        .with_connect_timeout(std::time::Duration::from_secs(connect_timeout));
                     let bar = (cluster.process() == 0).then(BarProgress::new);
                     let progress: &dyn ply_core::Progress = match &bar {
                         Some(bar) => bar,
                         None => &ply_core::NoProgress,
                     };
-                    match dist::analyze(&*registry::open_distributed(&game)?, cluster, progress)? {
+                    let game = registry::open_distributed(&game)?;
+                    match dist::analyze(&*game, cluster, save.then_some(&store), progress)? {
                         Some(report) => report,
                         None => return Ok(()),
                     }

@@ -1,0 +1,210 @@
+//! Connecting the processes of a cluster, and noticing when one is lost.
+//!
+//! timely's own setup retries forever, prints to stdout while it waits and
+//! takes any peer that connects. Here each process connects to the ones
+//! before it in the hosts list and accepts the ones after it, within one
+//! deadline for all; both ends of every connection exchange a handshake
+//! naming the process and the analysis (game, workers, partition), so a
+//! stray or mismatched process is refused with a clear error. The connected
+//! sockets are then handed to timely.
+//!
+//! Once running, timely's network threads panic when a peer's socket
+//! closes, and the workers of this process then panic in turn. A panic
+//! hook ([`watch_peers`]) keeps those panics off stderr and records the
+//! first one with the peer it names, so the error says which process was
+//! lost.
+
+use super::DistError;
+use std::io::{ErrorKind, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::{Mutex, Once};
+use std::time::{Duration, Instant};
+
+/// The first bytes of every handshake.
+const MAGIC: u64 = 0x706c_795f_6469_7374; // "ply_dist"
+
+/// How long one connection attempt or one handshake may take.
+const ATTEMPT: Duration = Duration::from_secs(2);
+
+/// Connects this process (`me`) to every other one listed in `hosts`
+/// before `deadline`: one socket per other process, `None` at `me`. `tag`
+/// identifies the analysis; every process must have the same.
+pub(super) fn connect(
+    hosts: &[String],
+    me: usize,
+    tag: u64,
+    deadline: Instant,
+) -> Result<Vec<Option<TcpStream>>, DistError> {
+    let name = |i: usize| format!("process {i} ({})", hosts[i]);
+    let listener = TcpListener::bind(hosts[me].as_str())
+        .map_err(|e| DistError::Connect(format!("{} cannot listen: {e}", name(me))))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| DistError::Connect(format!("{}: {e}", name(me))))?;
+    let mut sockets: Vec<Option<TcpStream>> = (0..hosts.len()).map(|_| None).collect();
+    for (peer, host) in hosts.iter().enumerate().take(me) {
+        let stream = dial(host, deadline).map_err(|why| {
+            DistError::Connect(format!(
+                "{} is unreachable from {}: {why}",
+                name(peer),
+                name(me)
+            ))
+        })?;
+        let stream = handshake(stream, me, tag, deadline)
+            .and_then(|(stream, index)| {
+                if index == peer {
+                    Ok(stream)
+                } else {
+                    Err(format!("process {index} answered there"))
+                }
+            })
+            .map_err(|why| DistError::Connect(format!("{}: {why}", name(peer))))?;
+        sockets[peer] = Some(stream);
+    }
+    while let Some(missing) = (me + 1..hosts.len()).find(|&i| sockets[i].is_none()) {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                // A stray connection (or a process of another analysis) is
+                // refused; the listener keeps waiting for the right ones.
+                if let Ok((stream, index)) = handshake(stream, me, tag, deadline) {
+                    if index > me && index < hosts.len() && sockets[index].is_none() {
+                        sockets[index] = Some(stream);
+                    }
+                }
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                if Instant::now() >= deadline {
+                    let missing: Vec<String> = (missing..hosts.len())
+                        .filter(|&i| sockets[i].is_none())
+                        .map(name)
+                        .collect();
+                    return Err(DistError::Connect(format!(
+                        "{} did not connect to {} in time (is every process started, \
+                         with the same game, workers and hosts file?)",
+                        missing.join(", "),
+                        name(me)
+                    )));
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => return Err(DistError::Connect(format!("{}: {e}", name(me)))),
+        }
+    }
+    for stream in sockets.iter().flatten() {
+        stream
+            .set_nonblocking(false)
+            .and_then(|()| stream.set_read_timeout(None))
+            .and_then(|()| stream.set_write_timeout(None))
+            .and_then(|()| stream.set_nodelay(true))
+            .map_err(|e| DistError::Connect(e.to_string()))?;
+    }
+    Ok(sockets)
+}
+
+/// Opens a connection to `host`, retrying until `deadline`.
+fn dial(host: &str, deadline: Instant) -> Result<TcpStream, String> {
+    let addresses: Vec<SocketAddr> = host
+        .to_socket_addrs()
+        .map_err(|e| format!("bad address: {e}"))?
+        .collect();
+    let mut last = "no address".to_string();
+    loop {
+        for address in &addresses {
+            match TcpStream::connect_timeout(address, ATTEMPT) {
+                Ok(stream) => return Ok(stream),
+                Err(e) => last = e.to_string(),
+            }
+        }
+        if Instant::now() >= deadline {
+            return Err(format!("{last}, until the connection timeout"));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Sends this process's handshake on `stream` and reads the other end's:
+/// returns the stream and the other process's index.
+fn handshake(
+    mut stream: TcpStream,
+    me: usize,
+    tag: u64,
+    deadline: Instant,
+) -> Result<(TcpStream, usize), String> {
+    let limit = deadline
+        .saturating_duration_since(Instant::now())
+        .clamp(Duration::from_millis(100), ATTEMPT);
+    let io = |e: std::io::Error| format!("handshake failed: {e}");
+    stream.set_nonblocking(false).map_err(io)?;
+    stream.set_read_timeout(Some(limit)).map_err(io)?;
+    stream.set_write_timeout(Some(limit)).map_err(io)?;
+    let mut out = [0u8; 24];
+    out[..8].copy_from_slice(&MAGIC.to_le_bytes());
+    out[8..16].copy_from_slice(&(me as u64).to_le_bytes());
+    out[16..].copy_from_slice(&tag.to_le_bytes());
+    stream.write_all(&out).map_err(io)?;
+    let mut back = [0u8; 24];
+    stream.read_exact(&mut back).map_err(io)?;
+    let word = |i: usize| {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(&back[i * 8..i * 8 + 8]);
+        u64::from_le_bytes(bytes)
+    };
+    if word(0) != MAGIC {
+        return Err("the other end is not a ply analyze process".into());
+    }
+    if word(2) != tag {
+        return Err(format!(
+            "process {} runs another analysis (a different game, worker count or partition)",
+            word(1)
+        ));
+    }
+    Ok((stream, word(1) as usize))
+}
+
+/// The first network failure seen by timely's threads in this process:
+/// (the peer process it names, what happened).
+static LOST: Mutex<Option<(Option<usize>, String)>> = Mutex::new(None);
+
+/// Installs, once per process, a panic hook that keeps the panics of
+/// timely's threads (named `timely:...`) off stderr and records the first
+/// network failure; other panics go to the hook that was there before.
+pub(super) fn watch_peers() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let thread = std::thread::current();
+            let Some(name) = thread.name().filter(|n| n.starts_with("timely:")) else {
+                previous(info);
+                return;
+            };
+            let message = info
+                .payload()
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| info.payload().downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            if let Some(why) = message.strip_prefix("timely communication error: ") {
+                let peer = name
+                    .strip_prefix("timely:recv-")
+                    .or_else(|| name.strip_prefix("timely:send-"))
+                    .and_then(|n| n.parse().ok());
+                if let Ok(mut lost) = LOST.lock() {
+                    lost.get_or_insert((peer, why.to_string()));
+                }
+            }
+        }));
+    });
+}
+
+/// What was lost, if a network thread failed: names the process.
+pub(super) fn lost(hosts: &[String]) -> Option<String> {
+    let lost = LOST.lock().ok()?.clone()?;
+    Some(match lost {
+        (Some(peer), why) if peer < hosts.len() => format!(
+            "lost process {peer} ({}): {why} (it stopped or failed; see its own error)",
+            hosts[peer]
+        ),
+        (_, why) => format!("lost a peer process: {why}"),
+    })
+}
