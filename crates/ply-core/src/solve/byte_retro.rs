@@ -1,33 +1,38 @@
 //! Retrograde analysis of a large loopy game over the positions its start
-//! reaches, in one byte per reached position.
+//! reaches, in one byte per stored position.
 //!
 //! For games whose index is too large for a cell per index (Dobutsu Shogi:
 //! 1.5 x 10^9 indices, a sixth of them reachable). Three phases:
 //!
-//! 1. **Reach.** Two bit sets over the index, "seen" and "expanded"; each
-//!    pass expands, in parallel and in index order, every position seen but
-//!    not yet expanded, until a pass finds none. Play stops at primitive
+//! 1. **Reach.** Bit sets over the index, "seen" and "expanded"; each pass
+//!    expands, in parallel and in index order, every position seen but not
+//!    yet expanded, until a pass finds none. Play stops at primitive
 //!    positions and at positions the mover wins at once ([`WinsAtOnce`]),
-//!    which are not expanded. The "expanded" set is then dropped, and a
-//!    directory of the number of reached indices before each block of 512
-//!    gives each reached position a dense slot (rank in the bit set).
-//! 2. **Count.** Two bytes per slot, a cell and a counter: a position
-//!    that wins at once is a win in 1, a primitive loss or a position
-//!    without moves a loss in 0, and every other position is undecided with
-//!    its number of distinct children (at most 255) in its counter.
+//!    which are not expanded. Wins at once are then counted and dropped
+//!    from the table: the rules tell them (a win in 1) without storage. A
+//!    directory of the number of stored indices before each block of 512
+//!    gives each stored position a dense slot (rank in the bit set).
+//! 2. **Count.** One byte per slot: a position without moves is a loss in
+//!    0, one whose every move lets the opponent win at once a loss in 2,
+//!    and every other position is undecided, its byte the number of its
+//!    distinct children that do not win at once (at most 254; the most
+//!    any position has is `C`).
 //! 3. **Rounds**, in order of remoteness `r`: the positions decided at `r`
-//!    (found by scanning the bytes) are un-moved ([`Parents`]); reached,
-//!    undecided parents of a loss become wins in `r + 1`, and each win
-//!    counts its undecided parents down, the last child turning a parent
-//!    into a loss in `r + 1`. Wins have odd remoteness and losses even, so
-//!    a decided cell is just `1 + r` (r up to 254: Dobutsu Shogi needs more
-//!    than 127); what is still undecided when a round decides nothing is a
-//!    draw (byte 0).
+//!    are un-moved ([`Parents`]); stored, undecided parents of a loss become
+//!    wins in `r + 1`, and each win counts its undecided parents down, the
+//!    last child turning a parent into a loss in `r + 1`. While solving, a
+//!    byte is a counter (1 to `C`) or a decided remoteness `C + 1 + r`, so
+//!    counter and value share the byte as long as `C + 1 + r <= 255`.
+//!    Early rounds find their positions by scanning the bytes; once a round
+//!    decides few enough, their indices are listed for the next round in
+//!    index order. What is still undecided when a round decides nothing is
+//!    a draw. A last pass turns the bytes into the table's encoding: 0 a
+//!    draw, else 1 + remoteness (wins odd, losses even; up to 254).
 //!
-//! Memory: two index bit sets while reaching (2 bits per index), then one
-//! bit set, a directory of 8 bytes per 512 indices and two bytes per
-//! reached position while solving (one is kept). Checked against the memory available before each
-//! allocation.
+//! Memory: three index bit sets while reaching (3 bits per index), then one
+//! bit set, a directory of 8 bytes per 512 indices, one byte per stored
+//! position and a bounded list of indices while solving. Checked against
+//! the memory available before each allocation.
 
 use crate::census::Census;
 use crate::db::{DbError, Keys};
@@ -38,14 +43,21 @@ use crate::value::Cell;
 use crate::value::{Outcome, Value};
 use rayon::prelude::*;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 /// Positions where the player to move wins with one move and play stops:
-/// a win in 1, never expanded. (In Dobutsu Shogi: a catch of the Lion or a
-/// safe try.)
+/// a win in 1, never expanded nor stored. (In Dobutsu Shogi: a catch of
+/// the Lion or a safe try.)
 pub trait WinsAtOnce: Indexed + Parents {
     /// Whether the mover has a move that ends play with their win.
     fn wins_at_once(&self, position: &Self::Position) -> bool;
+
+    /// The position's left-right mirror image, for games with one: the
+    /// solve then also counts the reached positions up to mirroring.
+    fn mirror(&self, _position: &Self::Position) -> Option<Self::Position> {
+        None
+    }
 }
 
 /// Why the analysis could not run to the end.
@@ -53,7 +65,8 @@ pub trait WinsAtOnce: Indexed + Parents {
 pub enum ByteRetroError {
     /// Not enough memory, or an index or count beyond what the table holds.
     TooLarge(String),
-    /// A remoteness above 254, or a position with more than 255 children.
+    /// A remoteness above what a byte holds, or a position with more than
+    /// 254 children.
     Overflow(String),
     /// A primitive position that is not a loss for the mover.
     Unsupported(String),
@@ -78,13 +91,21 @@ const DRAW: u8 = 0;
 const DECIDED: u8 = 1;
 /// The largest remoteness a byte holds.
 pub const MAX_REMOTENESS: u32 = 254;
-/// The most distinct children a position may have (its counter is a byte).
-const MAX_CHILDREN: usize = 255;
+/// The most distinct children (that do not win at once) a position may
+/// have: its counter is a byte, 255 marking a loss in 2 while counting.
+const MAX_CHILDREN: usize = 254;
+/// While counting: a loss in 0 (no moves).
+const COUNT_LOSS_0: u8 = 0;
+/// While counting: a loss in 2 (every move lets the opponent win at once).
+const COUNT_LOSS_2: u8 = 255;
 
 /// Bit-set words per directory block.
 const BLOCK_WORDS: usize = 8;
 /// Directory blocks handed to one parallel task.
 const TASK_BLOCKS: usize = 256;
+/// The most indices listed for the next round (8 bytes each); a round
+/// deciding more is found by scanning the bytes instead.
+const LIST_CAP: u64 = 24 << 20;
 
 /// A set of indices, one bit each, that threads may add to at once.
 struct Bits(Vec<AtomicU64>);
@@ -126,14 +147,22 @@ fn check_memory(bytes: u64, what: &str) -> Result<(), ByteRetroError> {
     }
 }
 
-/// The solution: the reached indices and one byte per reached position.
+/// The solution: the stored indices (reached and not a win at once) and
+/// one byte per stored position, with counts of what was not stored.
 pub struct ByteTable {
     len: u64,
     reached: Vec<u64>,
-    /// Reached indices before each block of [`BLOCK_WORDS`] words, and the
+    /// Stored indices before each block of [`BLOCK_WORDS`] words, and the
     /// total at the end.
     directory: Vec<u64>,
     cells: Vec<AtomicU8>,
+    /// Reached positions where the mover wins at once (not stored).
+    wins_at_once: u64,
+    /// The smallest index of such a position, if any.
+    win_example: Option<u64>,
+    /// Reached positions counted up to mirroring: stored ones, then wins at
+    /// once; `None` when the game has no mirror.
+    classes: Option<[u64; 2]>,
 }
 
 impl ByteTable {
@@ -142,38 +171,59 @@ impl ByteTable {
         self.len
     }
 
-    /// How many positions were reached.
+    /// How many positions the start reaches (play stopping at wins at
+    /// once), stored or not.
     pub fn reached(&self) -> u64 {
+        self.stored() + self.wins_at_once
+    }
+
+    /// How many positions are stored: the reached ones where the mover
+    /// cannot win at once.
+    pub fn stored(&self) -> u64 {
         self.cells.len() as u64
     }
 
-    /// Whether the start reaches `index`.
+    /// How many reached positions the mover wins at once (a win in 1 known
+    /// from the rules, not stored).
+    pub fn wins_at_once(&self) -> u64 {
+        self.wins_at_once
+    }
+
+    /// The reached positions counted up to mirroring (a position and its
+    /// mirror image once): the stored ones, then the wins at once; `None`
+    /// when the game gave no mirror.
+    pub fn mirror_classes(&self) -> Option<[u64; 2]> {
+        self.classes
+    }
+
+    /// Whether `index` is stored (reached, and the mover cannot win at once).
     pub fn contains(&self, index: u64) -> bool {
         index < self.len && self.reached[(index / 64) as usize] >> (index % 64) & 1 == 1
     }
 
-    /// The slot of a reached index.
+    /// The slot of a stored index.
     #[inline]
     fn slot(&self, index: u64) -> usize {
         slot_of(&self.reached, &self.directory, index)
     }
 
-    /// The outcome of the position with index `index`, if it was reached.
+    /// The outcome of the position with index `index`, if it is stored
+    /// (wins at once are not: ask the rules).
     pub fn outcome_at(&self, index: u64) -> Option<Outcome> {
         self.contains(index)
             .then(|| decode(self.cells[self.slot(index)].load(Relaxed)))
     }
 
-    /// The outcome of `position` for the player to move, if it was reached.
+    /// The outcome of `position` for the player to move, if it is stored.
     pub fn outcome<G: Indexed>(&self, game: &G, position: &G::Position) -> Option<Outcome> {
         self.outcome_at(game.rank(position))
     }
 
-    /// Counts the reached positions by value and remoteness, with indices as
-    /// examples of the longest win and loss.
+    /// Counts the reached positions (wins at once included) by value and
+    /// remoteness, with indices as examples of the longest win and loss.
     pub fn census(&self) -> Census<u64> {
         let blocks = self.directory.len() - 1;
-        (0..blocks.div_ceil(TASK_BLOCKS))
+        let mut census = (0..blocks.div_ceil(TASK_BLOCKS))
             .into_par_iter()
             .fold(Census::new, |mut census, task| {
                 let first = task * TASK_BLOCKS;
@@ -190,11 +240,16 @@ impl ByteTable {
                 }
                 census
             })
-            .reduce(Census::new, Census::merge)
+            .reduce(Census::new, Census::merge);
+        let example = self.win_example.unwrap_or(0);
+        for _ in 0..self.wins_at_once {
+            census.add(Outcome::win(1), || example);
+        }
+        census
     }
 
-    /// The raw bytes: the bit set of reached indices, then one byte per
-    /// reached position (0 a draw, else 1 + remoteness; odd remoteness
+    /// The raw bytes: the bit set of stored indices, then one byte per
+    /// stored position (0 a draw, else 1 + remoteness; odd remoteness
     /// wins).
     pub fn parts(&self) -> (&[u64], Vec<u8>) {
         (
@@ -204,7 +259,8 @@ impl ByteTable {
     }
 
     /// A table from the parts [`ByteTable::parts`] gave, for an index of
-    /// `len`; `None` if they do not fit together.
+    /// `len`; `None` if they do not fit together. Counts of positions not
+    /// stored are not in the parts: the table reports none.
     pub fn from_parts(len: u64, reached: Vec<u64>, cells: Vec<u8>) -> Option<Self> {
         if reached.len() as u64
             != len.div_ceil(64).div_ceil(BLOCK_WORDS as u64) * BLOCK_WORDS as u64
@@ -220,12 +276,15 @@ impl ByteTable {
             reached,
             directory,
             cells: cells.into_iter().map(AtomicU8::new).collect(),
+            wins_at_once: 0,
+            win_example: None,
+            classes: None,
         })
     }
 }
 
-/// The reached positions as a [`Solution`] keyed by index; indices not
-/// reached hold [`Cell::UNKNOWN`].
+/// The stored positions as a [`Solution`] keyed by index; indices not
+/// stored (not reached, or a win at once) hold [`Cell::UNKNOWN`].
 impl Solution for ByteTable {
     fn keys(&self) -> Keys {
         Keys::Index
@@ -319,6 +378,15 @@ fn slot_of(words: &[u64], directory: &[u64], index: u64) -> usize {
     slot as usize
 }
 
+/// The position of the `k`-th set bit (from 0) of `word`, which has more.
+#[inline]
+fn select_in_word(mut word: u64, k: u64) -> u64 {
+    for _ in 0..k {
+        word &= word - 1;
+    }
+    u64::from(word.trailing_zeros())
+}
+
 /// Calls `visit` with every set index in the task's blocks, in order, and
 /// its slot.
 fn for_each_in_task(
@@ -347,30 +415,101 @@ fn for_each_in_task(
     }
 }
 
+/// Calls `visit` with the index and slot of every stored position of the
+/// task's blocks whose byte is `code`, scanning the bytes and finding the
+/// index of a match by walking the bit set forward.
+fn for_each_with_code(table: &ByteTable, task: usize, code: u8, mut visit: impl FnMut(u64, usize)) {
+    let (words, directory) = (&table.reached, &table.directory);
+    let blocks = directory.len() - 1;
+    let first = task * TASK_BLOCKS;
+    let last = (first + TASK_BLOCKS).min(blocks);
+    let (lo, hi) = (directory[first] as usize, directory[last] as usize);
+    let mut block = first;
+    let mut word = first * BLOCK_WORDS;
+    let mut before = directory[first];
+    for (slot, cell) in (lo..hi).zip(&table.cells[lo..hi]) {
+        if cell.load(Relaxed) != code {
+            continue;
+        }
+        let slot64 = slot as u64;
+        if directory[block + 1] <= slot64 {
+            while directory[block + 1] <= slot64 {
+                block += 1;
+            }
+            word = block * BLOCK_WORDS;
+            before = directory[block];
+        }
+        loop {
+            let ones = u64::from(words[word].count_ones());
+            if before + ones > slot64 {
+                break;
+            }
+            before += ones;
+            word += 1;
+        }
+        let index = word as u64 * 64 + select_in_word(words[word], slot64 - before);
+        visit(index, slot);
+    }
+}
+
+/// What the reach found besides the stored set.
+struct Reach {
+    /// Reached, expanded and not a win at once: the stored positions.
+    stored: Bits,
+    wins_at_once: u64,
+    win_example: Option<u64>,
+    classes: Option<[u64; 2]>,
+}
+
 /// Solves every position `game.start()` reaches.
 pub fn solve<G: WinsAtOnce>(
     game: &G,
     progress: &dyn Progress,
 ) -> Result<ByteTable, ByteRetroError> {
     let len = game.index_len();
-    let seen = reach(game, progress)?;
-    let reached: Vec<u64> = seen.0.into_iter().map(AtomicU64::into_inner).collect();
+    let reach = reach(game, progress)?;
+    let reached: Vec<u64> = reach
+        .stored
+        .0
+        .into_iter()
+        .map(AtomicU64::into_inner)
+        .collect();
     let directory = directory(&reached);
     let count = directory.last().copied().unwrap_or(0);
-    check_memory(
-        2 * count,
-        "a cell and a counter of undecided children per reached position",
-    )?;
+    check_memory(count, "one byte per stored position")?;
     let table = ByteTable {
         len,
         reached,
         directory,
         cells: zeroed(count),
+        wins_at_once: reach.wins_at_once,
+        win_example: reach.win_example,
+        classes: reach.classes,
     };
-    let counters = zeroed(count);
-    count_children(game, &table, &counters, progress)?;
-    rounds(game, &table, &counters, progress)?;
-    // What is still undecided is a draw: its byte is already DRAW.
+    let widest = count_children(game, &table, progress)?;
+    // Decided bytes start above the widest counter.
+    let base = widest as u8 + 1;
+    table
+        .cells
+        .par_iter()
+        .for_each(|cell| match cell.load(Relaxed) {
+            COUNT_LOSS_0 => cell.store(base, Relaxed),
+            COUNT_LOSS_2 => cell.store(base + 2, Relaxed),
+            _ => {}
+        });
+    rounds(game, &table, base, progress)?;
+    // Back to the table's encoding: counters left are draws.
+    table.cells.par_iter().for_each(|cell| {
+        let byte = cell.load(Relaxed);
+        cell.store(
+            if byte >= base {
+                DECIDED + (byte - base)
+            } else {
+                DRAW
+            },
+            Relaxed,
+        );
+    });
     Ok(table)
 }
 
@@ -387,12 +526,14 @@ fn task_count(words: usize) -> usize {
     words.div_ceil(TASK_BLOCKS * BLOCK_WORDS)
 }
 
-/// Phase 1: the set of reached indices.
-fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Bits, ByteRetroError> {
+/// Phase 1: the set of reached indices where the mover cannot win at once,
+/// and counts of the rest.
+fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Reach, ByteRetroError> {
     let len = game.index_len();
-    check_memory(2 * len.div_ceil(64) * 8, "reaching the positions")?;
+    check_memory(3 * len.div_ceil(64) * 8, "reaching the positions")?;
     let seen = Bits::new(len);
     let expanded = Bits::new(len);
+    let at_once = Bits::new(len);
     let start = game.rank(&game.start());
     if start >= len {
         return Err(ByteRetroError::Unsupported(
@@ -402,6 +543,11 @@ fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Bits, ByteR
     seen.insert(start);
     let words = seen.0.len();
     let cancelled = AtomicBool::new(false);
+    let has_mirror = AtomicBool::new(false);
+    // Classes up to mirroring: a position counts when its mirror's index
+    // is not below its own.
+    let classes = [AtomicU64::new(0), AtomicU64::new(0)];
+    let example = AtomicU64::new(u64::MAX);
     for pass in 1.. {
         progress.begin(&format!("reaching (pass {pass})"), 0);
         let done = AtomicU64::new(0);
@@ -410,7 +556,7 @@ fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Bits, ByteR
                 cancelled.store(true, Relaxed);
                 return;
             }
-            let mut n = 0;
+            let (mut n, mut counted) = (0, [0u64; 2]);
             let end = ((task + 1) * TASK_BLOCKS * BLOCK_WORDS).min(words);
             for word in task * TASK_BLOCKS * BLOCK_WORDS..end {
                 let todo = seen.0[word].load(Relaxed) & !expanded.0[word].load(Relaxed);
@@ -426,7 +572,17 @@ fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Bits, ByteR
                     let Some(position) = game.unrank(index) else {
                         continue;
                     };
-                    if game.primitive(&position).is_some() || game.wins_at_once(&position) {
+                    let wins = game.wins_at_once(&position);
+                    if let Some(image) = game.mirror(&position) {
+                        has_mirror.store(true, Relaxed);
+                        counted[usize::from(wins)] += u64::from(game.rank(&image) >= index);
+                    }
+                    if wins {
+                        at_once.insert(index);
+                        example.fetch_min(index, Relaxed);
+                        continue;
+                    }
+                    if game.primitive(&position).is_some() {
                         continue;
                     }
                     game.for_each_move(&position, |_, child| {
@@ -439,6 +595,9 @@ fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Bits, ByteR
             }
             progress.advance(n);
             done.fetch_add(n, Relaxed);
+            for (total, c) in classes.iter().zip(counted) {
+                total.fetch_add(c, Relaxed);
+            }
         });
         progress.end();
         if cancelled.load(Relaxed) {
@@ -448,11 +607,26 @@ fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Bits, ByteR
             break;
         }
     }
-    Ok(seen)
+    drop(expanded);
+    let wins_at_once = AtomicU64::new(0);
+    seen.0.par_iter().zip(&at_once.0).for_each(|(s, w)| {
+        let w = w.load(Relaxed);
+        wins_at_once.fetch_add(u64::from(w.count_ones()), Relaxed);
+        s.fetch_and(!w, Relaxed);
+    });
+    let example = example.into_inner();
+    Ok(Reach {
+        stored: seen,
+        wins_at_once: wins_at_once.into_inner(),
+        win_example: (example != u64::MAX).then_some(example),
+        classes: has_mirror
+            .into_inner()
+            .then(|| classes.map(AtomicU64::into_inner)),
+    })
 }
 
 /// Records the first error any task meets.
-struct FirstError(std::sync::Mutex<Option<ByteRetroError>>);
+struct FirstError(Mutex<Option<ByteRetroError>>);
 
 impl FirstError {
     fn set(&self, error: ByteRetroError) {
@@ -469,15 +643,17 @@ impl FirstError {
     }
 }
 
-/// Phase 2: wins at once, losses without moves, and child counts.
+/// Phase 2: losses in 0 and 2, and the counts of children that do not win
+/// at once (bytes [`COUNT_LOSS_0`], [`COUNT_LOSS_2`] or the count).
+/// Returns the widest count.
 fn count_children<G: WinsAtOnce>(
     game: &G,
     table: &ByteTable,
-    counters: &[AtomicU8],
     progress: &dyn Progress,
-) -> Result<(), ByteRetroError> {
-    progress.begin("counting moves", table.reached());
+) -> Result<usize, ByteRetroError> {
+    progress.begin("counting moves", table.stored());
     let error = FirstError(Default::default());
+    let widest = AtomicUsize::new(1);
     (0..task_count(table.reached.len()))
         .into_par_iter()
         .for_each(|task| {
@@ -486,24 +662,29 @@ fn count_children<G: WinsAtOnce>(
                 return;
             }
             let mut children = Vec::with_capacity(64);
-            let mut n = 0;
+            let (mut n, mut wide) = (0, 0);
             for_each_in_task(&table.reached, &table.directory, task, |index, slot| {
                 n += 1;
                 let Some(position) = game.unrank(index) else {
                     return;
                 };
                 let byte = match game.primitive(&position) {
-                    Some(Value::Lose) => DECIDED,
+                    Some(Value::Lose) => COUNT_LOSS_0,
                     Some(value) => {
                         error.set(ByteRetroError::Unsupported(format!(
                             "a primitive {value}: only losses for the mover are supported"
                         )));
-                        DRAW
+                        COUNT_LOSS_0
                     }
-                    None if game.wins_at_once(&position) => DECIDED + 1,
                     None => {
                         children.clear();
-                        game.for_each_move(&position, |_, child| children.push(game.rank(&child)));
+                        let mut moves = 0;
+                        game.for_each_move(&position, |_, child| {
+                            moves += 1;
+                            if !game.wins_at_once(&child) {
+                                children.push(game.rank(&child));
+                            }
+                        });
                         children.sort_unstable();
                         children.dedup();
                         if children.last().is_some_and(|&c| c >= game.index_len()) {
@@ -512,99 +693,180 @@ fn count_children<G: WinsAtOnce>(
                             )));
                         }
                         match children.len() {
-                            0 => DECIDED,
-                            n if n <= MAX_CHILDREN => {
-                                counters[slot].store(n as u8, Relaxed);
-                                DRAW
+                            0 if moves == 0 => COUNT_LOSS_0,
+                            0 => COUNT_LOSS_2,
+                            k if k <= MAX_CHILDREN => {
+                                wide = wide.max(k);
+                                k as u8
                             }
-                            n => {
+                            k => {
                                 error.set(ByteRetroError::Overflow(format!(
-                                    "position {index} has {n} moves, more than a byte counts"
+                                    "position {index} has {k} moves, more than a byte counts"
                                 )));
-                                DRAW
+                                COUNT_LOSS_0
                             }
                         }
                     }
                 };
                 table.cells[slot].store(byte, Relaxed);
             });
+            widest.fetch_max(wide, Relaxed);
             progress.advance(n);
         });
     progress.end();
-    error.take()
+    error.take()?;
+    Ok(widest.into_inner())
 }
 
-/// Phase 3: rounds in order of remoteness.
+/// Indices decided in a round, for the next one, while they are few.
+struct Listing {
+    indices: Mutex<Vec<u64>>,
+    count: AtomicU64,
+    overflowed: AtomicBool,
+}
+
+impl Listing {
+    fn new() -> Self {
+        Self {
+            indices: Mutex::new(Vec::new()),
+            count: AtomicU64::new(0),
+            overflowed: AtomicBool::new(false),
+        }
+    }
+
+    /// Adds a task's indices, or gives up listing once there are too many.
+    fn extend(&self, local: &mut Vec<u64>) {
+        if local.is_empty() {
+            return;
+        }
+        let n = local.len() as u64;
+        if self.overflowed.load(Relaxed) || self.count.fetch_add(n, Relaxed) + n > LIST_CAP {
+            self.overflowed.store(true, Relaxed);
+        } else if let Ok(mut all) = self.indices.lock() {
+            all.append(local);
+        }
+        local.clear();
+    }
+
+    /// The sorted list, if it holds every index decided.
+    fn finish(self) -> Option<Vec<u64>> {
+        if self.overflowed.into_inner() {
+            return None;
+        }
+        let mut all = self.indices.into_inner().ok()?;
+        all.par_sort_unstable();
+        Some(all)
+    }
+}
+
+/// Phase 3: rounds in order of remoteness; decided bytes are `base + r`.
 fn rounds<G: WinsAtOnce>(
     game: &G,
     table: &ByteTable,
-    counters: &[AtomicU8],
+    base: u8,
     progress: &dyn Progress,
 ) -> Result<(), ByteRetroError> {
     let tasks = task_count(table.reached.len());
-    let blocks = table.directory.len() - 1;
-    progress.begin("deciding, round by round", table.reached());
+    progress.begin("deciding, round by round", table.stored());
     let error = FirstError(Default::default());
-    for r in 0..=MAX_REMOTENESS {
-        let code = DECIDED + r as u8;
-        let next = (r < MAX_REMOTENESS).then(|| code + 1);
+    let most = u32::from(u8::MAX - base).min(MAX_REMOTENESS);
+    // The frontier listed by the previous round, if it could be.
+    let mut listed: Option<Vec<u64>> = None;
+    for r in 0..=most {
+        let code = base + r as u8;
+        let next = (r < most).then(|| code + 1);
         let losses = r % 2 == 0;
         let frontier = AtomicU64::new(0);
-        (0..tasks).into_par_iter().for_each(|task| {
-            if progress.cancelled() {
-                error.set(ByteRetroError::Cancelled);
+        // Rounds 0 to 2 find their frontier by scanning (the count phase
+        // decided losses in 2); later ones list what they decide.
+        let listing = (r >= 2).then(Listing::new);
+        let settle = |index: u64, parents: &mut Vec<u64>, decided: &mut Vec<u64>| {
+            let Some(position) = game.unrank(index) else {
                 return;
-            }
-            let first = task * TASK_BLOCKS;
-            let last = (first + TASK_BLOCKS).min(blocks);
-            let slots = table.directory[first] as usize..table.directory[last] as usize;
-            if !table.cells[slots].iter().any(|c| c.load(Relaxed) == code) {
-                return;
-            }
-            let mut parents = Vec::with_capacity(64);
-            let mut n = 0;
-            for_each_in_task(&table.reached, &table.directory, task, |index, slot| {
-                if table.cells[slot].load(Relaxed) != code {
-                    return;
+            };
+            parents.clear();
+            game.for_each_parent(&position, |parent| parents.push(game.rank(&parent)));
+            parents.sort_unstable();
+            parents.dedup();
+            for &parent in parents.iter() {
+                if !table.contains(parent) {
+                    continue;
                 }
-                n += 1;
-                let Some(position) = game.unrank(index) else {
-                    return;
-                };
-                parents.clear();
-                game.for_each_parent(&position, |parent| parents.push(game.rank(&parent)));
-                parents.sort_unstable();
-                parents.dedup();
-                for &parent in &parents {
-                    if !table.contains(parent) {
-                        continue;
-                    }
-                    let slot = table.slot(parent);
-                    let cell = &table.cells[slot];
-                    if cell.load(Relaxed) != DRAW {
-                        continue;
-                    }
-                    // A round's frontier is all losses (even r) or all wins
-                    // (odd r): a parent of a loss wins; a parent whose last
-                    // undecided child won loses.
-                    let decided = losses || counters[slot].fetch_sub(1, Relaxed) == 1;
-                    if !decided {
-                        continue;
-                    }
-                    match next {
-                        Some(next) => {
-                            let _ = cell.compare_exchange(DRAW, next, Relaxed, Relaxed);
+                let cell = &table.cells[table.slot(parent)];
+                let mut byte = cell.load(Relaxed);
+                // A round's frontier is all losses (even r) or all wins
+                // (odd r): a parent of a loss wins; a parent whose last
+                // undecided child won loses.
+                while byte != DRAW && byte < base {
+                    let becomes = if losses || byte == 1 {
+                        match next {
+                            Some(next) => next,
+                            None => {
+                                error.set(ByteRetroError::Overflow(format!(
+                                    "a remoteness above {most}"
+                                )));
+                                return;
+                            }
                         }
-                        None => error.set(ByteRetroError::Overflow(format!(
-                            "a remoteness above {MAX_REMOTENESS}"
-                        ))),
+                    } else {
+                        byte - 1
+                    };
+                    match cell.compare_exchange_weak(byte, becomes, Relaxed, Relaxed) {
+                        Ok(_) => {
+                            if becomes >= base && listing.is_some() {
+                                decided.push(parent);
+                            }
+                            break;
+                        }
+                        Err(now) => byte = now,
                     }
                 }
-            });
-            progress.advance(n);
-            frontier.fetch_add(n, Relaxed);
-        });
-        if r >= 1 && frontier.load(Relaxed) == 0 {
+            }
+        };
+        let flush = |decided: &mut Vec<u64>| {
+            if let Some(listing) = &listing {
+                listing.extend(decided);
+            }
+        };
+        match listed.take() {
+            Some(list) => {
+                list.par_chunks(4096).for_each(|chunk| {
+                    if progress.cancelled() {
+                        error.set(ByteRetroError::Cancelled);
+                        return;
+                    }
+                    let (mut parents, mut decided) = (Vec::with_capacity(64), Vec::new());
+                    for &index in chunk {
+                        settle(index, &mut parents, &mut decided);
+                    }
+                    flush(&mut decided);
+                    progress.advance(chunk.len() as u64);
+                    frontier.fetch_add(chunk.len() as u64, Relaxed);
+                });
+            }
+            None => {
+                (0..tasks).into_par_iter().for_each(|task| {
+                    if progress.cancelled() {
+                        error.set(ByteRetroError::Cancelled);
+                        return;
+                    }
+                    let (mut parents, mut decided) = (Vec::with_capacity(64), Vec::new());
+                    let mut n = 0;
+                    for_each_with_code(table, task, code, |index, _| {
+                        n += 1;
+                        settle(index, &mut parents, &mut decided);
+                        if decided.len() >= 4096 {
+                            flush(&mut decided);
+                        }
+                    });
+                    flush(&mut decided);
+                    progress.advance(n);
+                    frontier.fetch_add(n, Relaxed);
+                });
+            }
+        }
+        listed = listing.and_then(Listing::finish);
+        if r >= 2 && frontier.load(Relaxed) == 0 {
             break;
         }
     }

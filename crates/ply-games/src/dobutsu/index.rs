@@ -8,7 +8,7 @@
 //! Ranking is a few table look-ups and one pass over the board; unranking
 //! a division per level and a binary search among at most 90 kind words.
 
-use super::{CHICK, DobutsuPosition, EMPTY, HAND_PIECES, HEN, LION, THEIRS, hand_kind};
+use super::{CHICK, DobutsuPosition, EMPTY, HAND_PIECES, HEN, LION, THEIRS};
 
 /// One arrangement of kinds on the occupied squares.
 #[derive(Copy, Clone, Debug)]
@@ -22,15 +22,48 @@ struct Word {
     offset: u64,
 }
 
+/// `PIECE_INFO[piece & 15]`: 0 for an empty square, else the hand kind
+/// (bits 0-1: 0 Giraffe, 1 Elephant, 2 Chick), bit 2 for a Hen, bit 3 for
+/// a Lion, bit 4 set for any piece.
+const PIECE_INFO: [u8; 16] = {
+    let mut table = [0u8; 16];
+    let mut piece = 0;
+    while piece < 16 {
+        table[piece] = match piece & 7 {
+            1 => ANY | LION_BIT,
+            2 => ANY,
+            3 => ANY | 1,
+            4 => ANY | 2,
+            5 => ANY | 2 | 4,
+            _ => NONE,
+        };
+        piece += 1;
+    }
+    table
+};
+/// [`PIECE_INFO`] of an empty square.
+const NONE: u8 = 0;
+/// Set in [`PIECE_INFO`] for any piece.
+const ANY: u8 = 16;
+/// Set in [`PIECE_INFO`] for a Lion.
+const LION_BIT: u8 = 8;
+
+/// `mask` with bit `bit` taken out and the bits above it moved down.
+#[inline]
+fn remove_bit(mask: u16, bit: u32) -> u16 {
+    let below = (1u16 << bit) - 1;
+    (mask & below) | ((mask >> 1) & !below)
+}
+
 /// The tables that rank and unrank positions of one variant.
 #[derive(Clone, Debug)]
 pub struct IndexTables {
     totals: [u8; 3],
     /// `words[k]`: the kind words of length `k`, in order.
     words: Vec<Vec<Word>>,
-    /// `word_number[k][code]`: the number of the word with base-4 code
-    /// `code` among `words[k]`.
-    word_number: Vec<Vec<u16>>,
+    /// `word_offset[k << 12 | code]`: the offset of the word of length `k`
+    /// with base-4 code `code` in its set's block.
+    word_offset: Vec<u64>,
     /// `block[k]`: positions per occupied set of `k` squares.
     block: [u64; 11],
     /// `level[k]`: positions per Lion placement with fewer than `k`
@@ -48,7 +81,7 @@ impl IndexTables {
     pub fn new(totals: [u8; 3]) -> Self {
         let pieces = usize::from(totals.iter().sum::<u8>());
         let mut words = vec![Vec::new(); 11];
-        let mut word_number = vec![vec![u16::MAX; 1 << 12]; 11];
+        let mut word_offset = vec![u64::MAX; 11 << 12];
         let mut block = [0u64; 11];
         for k in 0..=pieces.min(10) {
             for code in 0u32..(1 << (2 * k)) {
@@ -65,7 +98,7 @@ impl IndexTables {
                 if !ok || (0..3).any(|kind| on_board[kind] > totals[kind]) {
                     continue;
                 }
-                word_number[k][code as usize] = words[k].len() as u16;
+                word_offset[k << 12 | code as usize] = block[k];
                 let inner = Self::inner_len(k, on_board, totals);
                 words[k].push(Word {
                     kinds: code as u16,
@@ -89,7 +122,7 @@ impl IndexTables {
         Self {
             totals,
             words,
-            word_number,
+            word_offset,
             block,
             level,
             subset_number,
@@ -125,51 +158,51 @@ impl IndexTables {
     /// [`IndexTables::len`] for a position without both Lions.
     #[inline]
     pub fn rank(&self, position: &DobutsuPosition) -> u64 {
-        let board = &position.board;
-        let (mut my_lion, mut their_lion) = (12usize, 12usize);
-        for (square, &piece) in board.iter().enumerate() {
-            if piece & 7 == LION {
-                if piece == LION {
-                    my_lion = square;
-                } else {
-                    their_lion = square;
-                }
+        let (mut my_lion, mut their_lion) = (12u32, 12u32);
+        let (mut occupied, mut kinds, mut owners, mut promoted) = (0u16, 0usize, 0u64, 0u64);
+        let (mut k, mut chicks) = (0u32, 0u32);
+        let mut on_board = [0u8; 3];
+        for (square, &piece) in position.board.iter().enumerate() {
+            let info = PIECE_INFO[usize::from(piece & 15)];
+            if info == NONE {
+                continue;
             }
+            if info & LION_BIT != 0 {
+                if piece & THEIRS == 0 {
+                    my_lion = square as u32;
+                } else {
+                    their_lion = square as u32;
+                }
+                continue;
+            }
+            occupied |= 1 << square;
+            let kind = usize::from(info & 3);
+            kinds |= kind << (2 * k);
+            owners |= u64::from(piece >> 3) << k;
+            if kind == 2 {
+                promoted |= u64::from(info >> 2 & 1) << chicks;
+                chicks += 1;
+            }
+            on_board[kind] += 1;
+            k += 1;
         }
         if my_lion == 12 || their_lion == 12 {
             return self.len();
         }
-        let lions = my_lion * 11 + their_lion - usize::from(their_lion > my_lion);
-        let (mut mask, mut kinds, mut owners, mut promoted) = (0u16, 0usize, 0u64, 0u64);
-        let (mut k, mut chicks, mut free) = (0usize, 0u32, 0u32);
-        let mut on_board = [0u8; 3];
-        for &piece in board {
-            if piece & 7 == LION {
-                continue;
-            }
-            if piece != EMPTY {
-                mask |= 1 << free;
-                let kind = hand_kind(piece);
-                kinds |= kind << (2 * k);
-                owners |= u64::from(piece >> 3) << k;
-                if kind == 2 {
-                    promoted |= u64::from(piece & 7 == HEN) << chicks;
-                    chicks += 1;
-                }
-                on_board[kind] += 1;
-                k += 1;
-            }
-            free += 1;
-        }
-        let word = &self.words[k][usize::from(self.word_number[k][kinds])];
+        let lions = my_lion * 11 + their_lion - u32::from(their_lion > my_lion);
+        // The occupied squares among the ten the Lions leave, the higher
+        // Lion's square taken out first.
+        let (low, high) = (my_lion.min(their_lion), my_lion.max(their_lion));
+        let mask = remove_bit(remove_bit(occupied, high), low);
+        let k = k as usize;
         let mut inner = owners << chicks | promoted;
         for ((total, on), mine) in self.totals.iter().zip(on_board).zip(position.hands[0]) {
             inner = inner * (u64::from(total - on) + 1) + u64::from(mine);
         }
-        lions as u64 * self.per_lions()
+        u64::from(lions) * self.per_lions()
             + self.level[k]
             + u64::from(self.subset_number[usize::from(mask)]) * self.block[k]
-            + word.offset
+            + self.word_offset[k << 12 | kinds]
             + inner
     }
 

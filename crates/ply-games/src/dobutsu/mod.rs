@@ -11,7 +11,7 @@
 //! rank where they cannot take it (a safe try). A position where the mover
 //! can catch the Lion or make a safe try is therefore a win in 1: the
 //! remoteness counts the catching move, and the retrograde solver stops
-//! there without expanding it, as Tanaka's count does.
+//! there without expanding it (nor storing it: the rules tell its value).
 //!
 //! Variants: `dobutsu:GEC` is the game; leaving letters out takes those
 //! pairs of pieces out of play (`dobutsu:C` has the Lions and the Chicks
@@ -409,6 +409,10 @@ impl Symmetric for Dobutsu {
 impl WinsAtOnce for Dobutsu {
     fn wins_at_once(&self, position: &DobutsuPosition) -> bool {
         rules::wins_at_once(position)
+    }
+
+    fn mirror(&self, position: &DobutsuPosition) -> Option<DobutsuPosition> {
+        Some(Self::mirror(position))
     }
 }
 

@@ -173,14 +173,16 @@ pub(crate) fn turned(position: &DobutsuPosition) -> DobutsuPosition {
 /// The value for the mover if play is over: their Lion has been caught,
 /// or the other Lion stands on their home rank out of their reach.
 pub(crate) fn primitive(position: &DobutsuPosition) -> Option<Value> {
-    let s = survey(&position.board);
-    if s.my_lion.is_none() {
+    let board = &position.board;
+    if !board.contains(&LION) {
         return Some(Value::Lose);
     }
-    match s.their_lion {
-        Some(l) if HOME_RANK >> l & 1 == 1 && s.my_attacks >> l & 1 == 0 => Some(Value::Lose),
-        _ => None,
-    }
+    // Only a Lion on the mover's home rank (the last three squares) ends play.
+    let lion = 9 + board[9..].iter().position(|&p| p == LION | THEIRS)?;
+    let attacked = board.iter().enumerate().any(|(square, &piece)| {
+        piece != EMPTY && piece & THEIRS == 0 && steps(piece, square) >> lion & 1 == 1
+    });
+    (!attacked).then_some(Value::Lose)
 }
 
 /// Whether the mover can catch the other Lion or make a safe try.

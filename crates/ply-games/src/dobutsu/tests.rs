@@ -270,3 +270,84 @@ proptest! {
         }
     }
 }
+
+/// A small random sequence (splitmix64), seeded, for the big sweeps.
+fn random_indices(seed: u64, n: usize) -> impl Iterator<Item = u64> {
+    let mut state = seed;
+    (0..n).map(move |_| {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        (z ^ (z >> 31)) % game().index_len()
+    })
+}
+
+/// The end of play read straight from the spec: the mover's Lion caught,
+/// or the other Lion on the mover's home rank where no move takes it.
+fn brute_force_primitive(position: &DobutsuPosition) -> Option<Value> {
+    if !position.board.contains(&LION) {
+        return Some(Value::Lose);
+    }
+    let lion = (9..12u8).find(|&s| position.board[usize::from(s)] == LION | THEIRS)?;
+    let takes = brute_force_moves(position)
+        .iter()
+        .any(|&(from, to)| from < 12 && to == lion);
+    (!takes).then_some(Value::Lose)
+}
+
+/// Un-moves against moves on a million random indices: every child of a
+/// position lists it among its parents, every parent has it among its
+/// children, parents are distinct and never ended; the end of play agrees
+/// with the spec's reading.
+#[test]
+fn unmoves_agree_with_moves_on_a_million_positions() {
+    let mut checked = 0;
+    for index in random_indices(12, 1_000_000) {
+        let position = game().unrank(index).unwrap();
+        assert_eq!(
+            game().primitive(&position),
+            brute_force_primitive(&position)
+        );
+        if game().primitive(&position).is_none() {
+            for child in children(&position) {
+                assert!(
+                    parents(&child).contains(&position),
+                    "{} -> {}",
+                    game().format_position(&position),
+                    game().format_position(&child)
+                );
+            }
+        }
+        let list = parents(&position);
+        for (i, parent) in list.iter().enumerate() {
+            assert!(!list[..i].contains(parent));
+            assert!(game().primitive(parent).is_none());
+            assert!(
+                children(parent).contains(&position),
+                "{} <- {}",
+                game().format_position(&position),
+                game().format_position(parent)
+            );
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 1_000_000);
+}
+
+/// Moves against the brute-force generator, and rank against unrank, on
+/// a million random indices.
+#[test]
+fn moves_and_ranks_agree_on_a_million_positions() {
+    for index in random_indices(34, 1_000_000) {
+        let position = game().unrank(index).unwrap();
+        assert_eq!(game().rank(&position), index);
+        let mirror = Dobutsu::mirror(&position);
+        assert_eq!(game().unrank(game().rank(&mirror)), Some(mirror));
+        let mut generated = HashSet::new();
+        game().for_each_move(&position, |mv, _| {
+            generated.insert((mv.from, mv.to));
+        });
+        assert_eq!(generated, brute_force_moves(&position));
+    }
+}

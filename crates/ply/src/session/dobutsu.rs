@@ -81,6 +81,17 @@ impl Method for ByteMethod {
         report
             .extra
             .insert("reached".into(), json!(table.reached()));
+        report
+            .extra
+            .insert("wins_at_once".into(), json!(table.wins_at_once()));
+        if let Some([stored, at_once]) = table.mirror_classes() {
+            report
+                .extra
+                .insert("mirror_classes".into(), json!(stored + at_once));
+            report
+                .extra
+                .insert("mirror_classes_not_winning_at_once".into(), json!(stored));
+        }
         Ok(report)
     }
 }
