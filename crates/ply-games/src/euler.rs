@@ -395,8 +395,13 @@ impl Euler {
         if self.primitive(position).is_none() {
             self.for_each_move(position, |mv, _| {
                 let name = self.format_move(position, mv);
-                let ends: Vec<String> = name.split('-').map(String::from).collect();
-                board.moves.push(BoardMove::clicks(name, ends));
+                // A pin is the two squares at its ends, pressed and
+                // released in either order.
+                let ends = name.split('-').map(String::from).collect();
+                board.moves.push(BoardMove {
+                    name,
+                    clicks: vec![ends],
+                });
             });
         }
         board

@@ -179,8 +179,8 @@ pub async fn solve(
 
 /// `GET /api/board?game=G&position=P`: what the page draws and plays from.
 /// `solve` is exactly the answer of `/api/solve`; `board` describes the
-/// position ([`ply_core::Board`]); `moves` lists every move of the solve
-/// that the board can play, best first for the player making it, with its
+/// position ([`ply_core::Board`]); `moves` lists every move of the solve,
+/// best first for the player making it, with its
 /// clicks, its value and remoteness for that player, its colour (`tone`)
 /// and its `rank` (0 for the best moves, equal moves sharing one).
 pub async fn board(
@@ -211,10 +211,12 @@ fn played(solve: serde_json::Value, mut board: ply_core::Board) -> serde_json::V
     let mut moves: Vec<(Preference, serde_json::Value)> = Vec::new();
     for mv in listed {
         let name = mv["move"].as_str().unwrap_or_default();
-        let Some(found) = board.moves.iter().position(|m| m.name == name) else {
-            continue;
-        };
-        let clicks = board.moves.swap_remove(found).clicks;
+        // A move the board cannot make is still listed, with no clicks.
+        let clicks = board
+            .moves
+            .iter()
+            .position(|m| m.name == name)
+            .map_or_else(Vec::new, |found| board.moves.swap_remove(found).clicks);
         let value = match mv["value"].as_str().unwrap_or_default() {
             "win" => "lose",
             "lose" => "win",
@@ -225,6 +227,7 @@ fn played(solve: serde_json::Value, mut board: ply_core::Board) -> serde_json::V
             Preference::of(value, remoteness),
             serde_json::json!({
                 "move": name,
+                "position": mv["position"],
                 "clicks": clicks,
                 "value": value,
                 "remoteness": remoteness,

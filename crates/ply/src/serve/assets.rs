@@ -8,11 +8,12 @@ const INDEX: &str = include_str!("web/index.html");
 const STYLE: &str = include_str!("web/style.css");
 
 /// The page's script modules, by file name.
-pub const MODULES: [(&str, &str); 4] = [
+pub const MODULES: [(&str, &str); 5] = [
     ("app.js", include_str!("web/app.js")),
     ("api.js", include_str!("web/api.js")),
     ("board.js", include_str!("web/board.js")),
     ("chart.js", include_str!("web/chart.js")),
+    ("svg.js", include_str!("web/svg.js")),
 ];
 
 /// `GET /`: the page.
