@@ -253,6 +253,58 @@ mod tests {
         assert_eq!(a.changed(&a), Vec::<String>::new());
     }
 
+    /// Marks on a row of three: each move marks an empty square, upper case
+    /// for the first player; play ends when the row is full.
+    struct Marks;
+
+    impl crate::Game for Marks {
+        type Position = String;
+        type Move = usize;
+
+        fn name(&self) -> String {
+            "marks".into()
+        }
+        fn start(&self) -> String {
+            "...".into()
+        }
+        fn primitive(&self, position: &String) -> Option<crate::Value> {
+            (!position.contains('.')).then_some(crate::Value::Tie)
+        }
+        fn for_each_move(&self, position: &String, mut visit: impl FnMut(usize, String)) {
+            let mark = if position.matches('.').count() % 2 == 1 {
+                "A"
+            } else {
+                "b"
+            };
+            for (i, _) in position.match_indices('.') {
+                let mut child = position.clone();
+                child.replace_range(i..=i, mark);
+                visit(i, child);
+            }
+        }
+        fn parse_position(&self, text: &str) -> Result<String, crate::PositionError> {
+            Ok(text.into())
+        }
+        fn format_position(&self, position: &String) -> String {
+            position.clone()
+        }
+        fn format_move(&self, _: &String, mv: usize) -> String {
+            format!("m{mv}")
+        }
+    }
+
+    #[test]
+    fn the_default_board_clicks_the_squares_a_move_changes() {
+        use crate::Game;
+        let board = Marks.board(&"A.b".to_string());
+        assert_eq!(board.cells[0].pieces[0].side, Some(0));
+        assert_eq!(board.cells[2].pieces[0].side, Some(1));
+        assert_eq!(board.moves.len(), 1);
+        assert_eq!(board.moves[0].name, "m1");
+        assert_eq!(board.moves[0].clicks, [["b1"]]);
+        assert!(Marks.board(&"AbA".to_string()).moves.is_empty());
+    }
+
     #[test]
     fn a_row_without_row_labels_names_cells_by_column() {
         let board = Board::labelled(numbers(3), Vec::new());
