@@ -31,6 +31,7 @@ pub struct Board {
     /// How to play, in a sentence or two.
     pub howto: String,
     /// Every legal move, with the clicks that make it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub moves: Vec<BoardMove>,
 }
 

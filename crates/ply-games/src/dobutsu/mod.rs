@@ -430,7 +430,8 @@ impl Parents for Dobutsu {
 impl Dobutsu {
     /// A tile for a piece kind of `side` (0 Sente, playing up; 1 Gote).
     fn tile(kind: u8, side: u8) -> Piece {
-        let forward: i8 = if side == 0 { -1 } else { 1 };
+        // The steps below are Sente's, who plays up the drawn board.
+        let forward: i8 = if side == 0 { 1 } else { -1 };
         let steps: &[[i8; 2]] = match kind {
             LION => &[
                 [-1, -1],
