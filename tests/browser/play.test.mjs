@@ -214,9 +214,10 @@ async function playWholeGame(page, url, game, { shotAt = -1, dropFirst = false }
     if (!(await page.locator('#error').isHidden())) {
       // Only a position `ply solve` cannot read either (one a move that
       // ends play leads to) may be refused, with the server's message.
-      const refused = expect === null ? null : cliError(game, expect);
       const message = await page.locator('#error').textContent();
-      assert.ok(refused !== null && refused.includes(message), `${game}: the page says '${message}' after a move to ${expect}`);
+      const tried = expect === null ? solved.moves.map((m) => m.position) : [expect];
+      const refused = tried.map((p) => cliError(game, p)).find((e) => e !== null && e.includes(message)) ?? null;
+      assert.ok(refused !== null, `${game}: the page says '${message}' after a move from ${seen.position}`);
       return { plies: plies + 1, drops, refused };
     }
     const after = await page.locator('#position').inputValue();
