@@ -1,6 +1,7 @@
-// A real browser plays whole games in `ply serve`'s page by clicks and drags,
-// and every value the page shows is checked against `ply solve --json` for
-// the same position.
+// A real browser plays a whole game of every built-in game in `ply serve`'s
+// page by clicks and drags, and every value the page shows is checked
+// against `ply solve --json` for the same position. The test knows no game:
+// it makes each move by the clicks GET /api/board lists for it.
 //
 // Needs Debian's chromium (/usr/bin/chromium) and a built ply (PLY, default
 // target/release/ply). PLY_SCREENSHOT names where the screenshot goes
@@ -38,7 +39,8 @@ const pick = (items) => items[Math.floor(random() * items.length)];
 /** Starts `ply serve` on a free loopback port; resolves to its URL and process. */
 function startServer() {
   return new Promise((resolve, reject) => {
-    const server = spawn(ply, ['serve', '--addr', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // No databases: the full Dobutsu Shogi must be refused with a message.
+    const server = spawn(ply, ['serve', '--addr', '127.0.0.1:0', '--no-db'], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     const timer = setTimeout(() => reject(new Error(`ply serve did not start: ${out}`)), 20000);
     server.on('error', reject);
@@ -58,6 +60,25 @@ function solveCli(game, position) {
   return JSON.parse(execFileSync(ply, ['solve', game, position, '--json'], { encoding: 'utf8' }));
 }
 
+/**
+ * The JSON at `url`, asked for again once if the connection fails: the
+ * server closes idle connections, which Node's fetch may have kept to reuse.
+ */
+async function getJson(url) {
+  const response = await fetch(url).catch(() => fetch(url));
+  return response.json();
+}
+
+/** What `ply solve` says on refusing a position, or null if it solves it. */
+function cliError(game, position) {
+  try {
+    execFileSync(ply, ['solve', game, position, '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return null;
+  } catch (error) {
+    return String(error.stderr);
+  }
+}
+
 const flip = (value) => (value === 'win' ? 'lose' : value === 'lose' ? 'win' : value);
 
 /** What a move from `ply solve` means for the player making it, as the page shows it. */
@@ -66,6 +87,16 @@ function forMover(move) {
 }
 
 const byMove = (a, b) => (a.move < b.move ? -1 : a.move > b.move ? 1 : 0);
+
+/** Larger is better for the player it belongs to: fastest win, ties, draws, slowest loss. */
+function compareForMover(a, b) {
+  const key = (o) => {
+    const r = o.remoteness === '' ? 0 : Number(o.remoteness);
+    return { win: [3, -r], tie: [2, -r], draw: [1, 0], lose: [0, r] }[o.value];
+  };
+  const [ka, kb] = [key(a), key(b)];
+  return ka[0] - kb[0] || ka[1] - kb[1];
+}
 
 /** Everything the page shows about the current position. */
 function shown(page) {
@@ -92,8 +123,12 @@ async function checkAgainstSolve(page, game) {
   assert.equal(seen.status.value, solved.value, `value of ${solved.position}`);
   assert.equal(seen.status.remoteness, solved.remoteness === null ? '' : String(solved.remoteness));
   assert.equal(seen.status.over, String(solved.moves.length === 0));
-  const expected = solved.moves.map(forMover).sort(byMove);
-  assert.deepEqual([...seen.rows].sort(byMove), expected, `move list at ${solved.position}`);
+  const expected = solved.moves.map(forMover);
+  assert.deepEqual([...seen.rows].sort(byMove), [...expected].sort(byMove), `move list at ${solved.position}`);
+  // The list is best first, as the server ranks the moves.
+  for (let i = 1; i < seen.rows.length; i++) {
+    assert.ok(compareForMover(seen.rows[i - 1], seen.rows[i]) >= 0, `${seen.rows[i - 1].move} listed before a better ${seen.rows[i].move}`);
+  }
   for (const cell of seen.board) {
     const move = expected.find((m) => m.move === cell.move);
     assert.ok(move, `the board offers ${cell.move} at ${cell.square}, which ply solve does not list`);
@@ -103,80 +138,117 @@ async function checkAgainstSolve(page, game) {
   return { seen, solved };
 }
 
-async function waitForMove(page, before) {
-  await page.waitForFunction(
-    (previous) => document.querySelector('#position').value !== previous && !document.body.classList.contains('busy'),
-    before,
-  );
-}
-
-async function centre(page, square) {
-  const box = await page.locator(`#board rect.cell[data-square="${square}"]`).boundingBox();
+async function centre(page, target) {
+  const box = await page.locator(`#board [data-target="${target}"]`).boundingBox();
   return [box.x + box.width / 2, box.y + box.height / 2];
 }
 
+/** Makes `move` (from GET /api/board) by its clicks: a drag on a drag board, else click by click. */
+async function makeMove(page, view, move) {
+  const targets = move.clicks.flat();
+  if (view.board.drag && targets.length === 2) {
+    const [x1, y1] = await centre(page, targets[0]);
+    const [x2, y2] = await centre(page, targets[1]);
+    await page.mouse.move(x1, y1);
+    await page.mouse.down();
+    await page.mouse.move(x2, y2, { steps: 5 });
+    await page.mouse.up();
+    return;
+  }
+  for (const target of targets) await page.locator(`#board [data-target="${target}"]`).click();
+  // A move that others extend (an L moved, its neutrals kept) waits for its button.
+  const offered = page.locator(`#board-actions button[data-move="${move.move}"]`);
+  if (await offered.count()) await offered.click();
+}
+
 /**
- * Plays one whole game in the page: a click on a square, a drag for a
- * multi-square move (Euler's pins), or the "Computer moves" button, checking
- * every position against ply solve. Returns the number of moves played.
+ * Plays one whole game in the page, checking every position against ply
+ * solve: the side that wins plays a best move, the side that loses any move,
+ * and from a draw a move that loses if there is one, so that play ends
+ * (with `dropFirst`, the first move is a drop from hand).
+ * Moves are made by their clicks, by the move list or by "Computer moves".
+ * Returns the number of moves played and of those starting in a hand.
  */
-async function playWholeGame(page, game, { drags, shotAt }) {
+async function playWholeGame(page, url, game, { shotAt = -1, dropFirst = false } = {}) {
   let plies = 0;
+  let drops = 0;
   for (;;) {
     const { seen, solved } = await checkAgainstSolve(page, game);
     assert.equal(seen.dots, plies + 1, 'one dot per position in the value history');
     if (solved.moves.length === 0) break;
+    assert.ok(plies < 200, `${game}: play does not end`);
+    const params = new URLSearchParams({ game, position: seen.position });
+    const view = await getJson(`${url}api/board?${params}`);
     if (plies === shotAt) {
-      // Point at one end of a pin, so the picture shows where pins from there lead.
-      const pin = solved.moves.find((m) => m.move.includes('-'));
-      if (pin) await page.mouse.move(...(await centre(page, pin.move.split('-')[0])));
       mkdirSync(path.dirname(screenshot), { recursive: true });
       await page.screenshot({ path: screenshot });
     }
-    const pins = drags ? solved.moves.filter((m) => m.move.includes('-')) : [];
-    const choice = random();
+    const clickable = view.moves.filter((m) => m.clicks.length);
+    assert.equal(clickable.length, view.moves.length, `${game}: every move can be made by clicks`);
+    const best = clickable.filter((m) => m.rank === 0);
+    const losing = clickable.filter((m) => m.value === 'lose');
+    const hand = new Set(view.board.areas.flatMap((a) => a.pieces.map((p) => p.id)));
+    const isDrop = (m) => hand.has(m.clicks[0][0]);
+    const firstDrop = dropFirst && plies === 0 ? clickable.filter(isDrop) : [];
+    const wanted = firstDrop.length ? firstDrop : seen.status.value === 'win' ? best
+      : ['draw', 'tie'].includes(seen.status.value) && losing.length ? losing : clickable;
+    const choice = firstDrop.length ? 0.5 : random();
     let expect = null;
-    if (pins.length && choice < 0.3) {
-      const move = pick(pins);
-      const [from, to] = move.move.split('-');
-      const [x1, y1] = await centre(page, from);
-      const [x2, y2] = await centre(page, to);
-      await page.mouse.move(x1, y1);
-      await page.mouse.down();
-      await page.mouse.move(x2, y2, { steps: 5 });
-      await page.mouse.up();
-      expect = move.position;
-    } else if (seen.board.length && choice < 0.8) {
-      const cell = pick(seen.board);
-      await page.locator(`#board rect.cell[data-square="${cell.square}"]`).click();
-      expect = solved.moves.find((m) => m.move === cell.move).position;
-    } else {
+    if (seen.status.value === 'win' && choice < 0.15) {
       await page.locator('#computer').click();
+    } else {
+      const drop = wanted.filter(isDrop);
+      const move = drop.length && choice < 0.7 ? pick(drop) : pick(wanted);
+      expect = solved.moves.find((m) => m.move === move.move).position;
+      if (choice > 0.92) await page.locator(`#moves tbody tr[data-move="${move.move}"]`).click();
+      else await makeMove(page, view, move);
+      if (isDrop(move)) drops += 1;
     }
-    await waitForMove(page, seen.position);
+    await page.waitForFunction(
+      (previous) => (document.querySelector('#position').value !== previous || !document.querySelector('#error').hidden)
+        && !document.body.classList.contains('busy'),
+      seen.position,
+    ).catch((error) => {
+      throw new Error(`${game} at ${seen.position}: the move ${expect === null ? 'of the computer' : `to ${expect}`} was not played (${error.message})`);
+    });
+    if (!(await page.locator('#error').isHidden())) {
+      // Only a position `ply solve` cannot read either (one a move that
+      // ends play leads to) may be refused, with the server's message.
+      const message = await page.locator('#error').textContent();
+      const tried = expect === null ? solved.moves.map((m) => m.position) : [expect];
+      const refused = tried.map((p) => cliError(game, p)).find((e) => e !== null && e.includes(message)) ?? null;
+      assert.ok(refused !== null, `${game}: the page says '${message}' after a move from ${seen.position}`);
+      return { plies: plies + 1, drops, refused };
+    }
     const after = await page.locator('#position').inputValue();
-    if (expect !== null) assert.equal(after, expect, 'the click played the move it showed');
+    if (expect !== null) assert.equal(after, expect, 'the clicks played the move they name');
     else {
-      const best = solved.moves.map(forMover).sort((a, b) => compareForMover(b, a))[0];
+      const top = solved.moves.map(forMover).sort((a, b) => compareForMover(b, a))[0];
       const played = solved.moves.find((m) => m.position === after);
       assert.ok(played, `the computer's move leads to ${after}, not a legal move`);
-      assert.equal(compareForMover(forMover(played), best), 0, `the computer played ${played.move}, not a best move`);
+      assert.equal(compareForMover(forMover(played), top), 0, `the computer played ${played.move}, not a best move`);
     }
     plies += 1;
   }
-  return plies;
+  return { plies, drops };
 }
 
-function compareForMover(a, b) {
-  const key = (o) => {
-    const r = o.remoteness === '' ? 0 : Number(o.remoteness);
-    return { win: [3, -r], tie: [2, -r], draw: [1, 0], lose: [0, r] }[o.value];
-  };
-  const [ka, kb] = [key(a), key(b)];
-  return ka[0] - kb[0] || ka[1] - kb[1];
+/** Starts `game` (from `position` if given) by the variant box and the position box. */
+async function startGame(page, game, position) {
+  await page.locator('#variant').fill(game);
+  await page.locator('#new').click();
+  await page.waitForFunction((g) => new URLSearchParams(location.hash.slice(1)).get('game') === g
+    && !document.body.classList.contains('busy') && document.querySelector('#error').hidden, game);
+  if (position) {
+    await page.locator('#position').fill(position);
+    await page.locator('#goto button').click();
+    await page.waitForFunction((p) => document.querySelector('#position').value === p
+      && document.querySelector('#chart .dot') && document.querySelectorAll('#chart .dot').length === 1
+      && !document.body.classList.contains('busy'), position);
+  }
 }
 
-test('a whole game in the browser, checked against ply solve', { timeout: 300000 }, async () => {
+test('a whole game of every game in the browser, checked against ply solve', { timeout: 300000 }, async () => {
   const { url, server } = await startServer();
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -187,18 +259,18 @@ test('a whole game in the browser, checked against ply solve', { timeout: 300000
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     const problems = [];
     page.on('pageerror', (error) => problems.push(error.message));
-    // The one 400 the test provokes on purpose is logged too; anything else is a problem.
+    // The 400s the test provokes on purpose are logged too; anything else is a problem.
     page.on('console', (message) => {
       if (message.type() === 'error' && !message.text().includes('status of 400')) problems.push(message.text());
     });
     await page.goto(url);
     await page.waitForSelector('#moves tbody tr');
-    const games = await (await fetch(`${url}api/games`)).json();
+    const games = await getJson(`${url}api/games`);
     const names = games.games.map((g) => g.name);
-    assert.ok(names.includes('euler'));
+    for (const name of ['euler', 'tictactoe', 'treblecross', 'lgame', 'yehr', 'dobutsu']) assert.ok(names.includes(name), name);
 
     // Euler from the start: clicks, drags and computer moves to the end.
-    const plies = await playWholeGame(page, 'euler', { drags: true, shotAt: 6 });
+    const { plies } = await playWholeGame(page, url, 'euler', { shotAt: 6 });
     assert.ok(plies >= 2, `a game of ${plies} moves`);
     const final = await shown(page);
     // Covering the last square loses, so the player to move at the end wins.
@@ -224,24 +296,26 @@ test('a whole game in the browser, checked against ply solve', { timeout: 300000
     await page.waitForSelector('#error:not([hidden])');
     assert.match(await page.locator('#error').textContent(), /expected 4 rows/);
 
-    // A last game with the computer playing both sides from the typed position.
-    await page.locator('#position').fill('XXXX/XXXX/X.../....');
-    await page.locator('#goto button').click();
-    await page.waitForFunction(() => document.querySelector('#position').value === 'XXXX/XXXX/X.../....');
-    while ((await shown(page)).status.over === 'false') {
-      const before = await page.locator('#position').inputValue();
-      await page.locator('#computer').click();
-      await waitForMove(page, before);
-    }
-    await checkAgainstSolve(page, 'euler');
+    // Every other game, a whole game by clicks.
+    await startGame(page, 'tictactoe:3x3x3');
+    await playWholeGame(page, url, 'tictactoe:3x3x3');
+    await startGame(page, 'treblecross');
+    await playWholeGame(page, url, 'treblecross');
+    await startGame(page, 'lgame');
+    await playWholeGame(page, url, 'lgame');
+    await startGame(page, 'yehr');
+    await playWholeGame(page, url, 'yehr');
+    // Dobutsu Shogi with the Lions and Chicks only, from a Chick in hand so
+    // that a drop is played by clicking the hand, then a square.
+    await startGame(page, 'dobutsu:C', '.l./.c./.../.L./C/S');
+    const dobutsu = await playWholeGame(page, url, 'dobutsu:C', { dropFirst: true });
+    assert.ok(dobutsu.drops >= 1, 'a piece was dropped from hand');
 
-    // Tic-tac-toe, once it is registered: 3x3 by clicks.
-    if (names.includes('tictactoe')) {
-      await page.locator('#variant').fill('tictactoe:3x3x3');
-      await page.locator('#new').click();
-      await page.waitForFunction(() => (new URLSearchParams(location.hash.slice(1)).get('game') || '').startsWith('tictactoe'));
-      await playWholeGame(page, 'tictactoe:3x3x3', { drags: false, shotAt: -1 });
-    }
+    // The full Dobutsu Shogi has no database here: the server's message is shown.
+    await page.locator('#variant').fill('dobutsu');
+    await page.locator('#new').click();
+    await page.waitForSelector('#error:not([hidden])');
+    assert.match(await page.locator('#error').textContent(), /no saved database of dobutsu/);
     assert.deepEqual(problems, [], 'no script errors on the page');
   } finally {
     await browser.close();

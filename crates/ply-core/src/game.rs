@@ -1,6 +1,7 @@
 //! The traits a game implements: a small required part ([`Game`]) and
 //! optional capabilities that switch on faster solvers.
 
+use crate::board::Board;
 use crate::value::{Nimber, Value};
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -73,6 +74,26 @@ pub trait Game: Send + Sync {
     /// of the text form, one per line.
     fn render(&self, position: &Self::Position) -> String {
         self.format_position(position).replace('/', "\n")
+    }
+
+    /// Describes a position for a page to draw and play by clicks: its
+    /// cells, pieces and hands, and every legal move as the cells it
+    /// touches. By default the rows of the text form as a grid of lettered
+    /// pieces, each move being the squares it changes, clicked in any order.
+    fn board(&self, position: &Self::Position) -> Board {
+        let mut board = Board::from_text(&self.format_position(position));
+        let mut moves = Vec::new();
+        if self.primitive(position).is_none() {
+            self.for_each_move(position, |mv, child| {
+                let after = Board::from_text(&self.format_position(&child));
+                moves.push(crate::board::BoardMove {
+                    name: self.format_move(position, mv),
+                    clicks: vec![board.changed(&after)],
+                });
+            });
+        }
+        board.moves = moves;
+        board
     }
 }
 

@@ -3,6 +3,7 @@
 //! ([`Indexed`], [`Symmetric`], ...); solvers in [`solve`] are chosen from
 //! what the game offers.
 
+pub mod board;
 pub mod census;
 pub mod db;
 pub mod dist;
@@ -13,6 +14,7 @@ pub mod solution;
 pub mod solve;
 pub mod value;
 
+pub use board::Board;
 pub use census::Census;
 pub use db::{Database, DbError};
 pub use game::{

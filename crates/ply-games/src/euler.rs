@@ -2,6 +2,7 @@
 //! in from an edge; whoever covers the last square loses.
 
 use crate::board::{Shape, parse_dimensions};
+use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::{Game, Indexed, PositionError, Symmetric, TableWalk, Tiered, Value};
 use std::ops::Range;
 
@@ -211,6 +212,10 @@ impl Game for Euler {
     type Position = Covered;
     type Move = u64;
 
+    fn board(&self, position: &Covered) -> Board {
+        self.describe(position)
+    }
+
     fn name(&self) -> String {
         if self.longest_pin == 3 {
             format!("euler:{}x{}", self.shape.rows, self.shape.cols)
@@ -369,6 +374,37 @@ impl Symmetric for Euler {
                 | images[3][usize::from(bytes[3])];
             visit(Covered(u64::from(image)));
         }
+    }
+}
+
+/// The page's drawing: covered squares hold pins; a move is a click on a
+/// square or a drag from one end of a pin to the other.
+impl Euler {
+    fn describe(&self, position: &Covered) -> Board {
+        let mut board = Board::grid(usize::from(self.shape.rows), usize::from(self.shape.cols));
+        for (s, cell) in board.cells.iter_mut().enumerate() {
+            if position.0 >> s & 1 == 1 {
+                cell.pieces.push(Piece::new("", None, Look::Pin));
+            }
+        }
+        board.drag = true;
+        board.howto = "Click an uncovered square to push a pin onto it; drag from one end of a \
+                       line of uncovered squares at the edge to the other to slide in a longer pin. \
+                       Covering the last square loses."
+            .into();
+        if self.primitive(position).is_none() {
+            self.for_each_move(position, |mv, _| {
+                let name = self.format_move(position, mv);
+                // A pin is the two squares at its ends, pressed and
+                // released in either order.
+                let ends = name.split('-').map(String::from).collect();
+                board.moves.push(BoardMove {
+                    name,
+                    clicks: vec![ends],
+                });
+            });
+        }
+        board
     }
 }
 

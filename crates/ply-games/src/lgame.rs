@@ -20,6 +20,7 @@
 //! class has 16 members and 2,296 classes cover each player's half.
 
 use crate::board::Shape;
+use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::{Game, Indexed, PositionError, Symmetric, Value};
 
 /// A position: the mover's L, the other L and the neutral pieces, each as
@@ -295,6 +296,10 @@ fn nth_square(mut mask: u16, n: u32) -> u32 {
 }
 
 impl Game for LGame {
+    fn board(&self, position: &LPosition) -> Board {
+        self.describe(position)
+    }
+
     type Position = LPosition;
     type Move = LMove;
 
@@ -543,6 +548,54 @@ impl Symmetric for LGame {
             free,
             self.image(symmetry, position.neutrals),
         ))
+    }
+}
+
+/// The page's drawing: the two Ls as joined blocks, the neutrals as discs.
+/// A move is the four squares of the L's new placement, in any order, then
+/// a neutral piece and the square it goes to, if one moves.
+impl LGame {
+    fn describe(&self, position: &LPosition) -> Board {
+        let mut board = Board::grid(4, 4);
+        let (hash, star) = if position.star_to_move {
+            (position.other, position.mover)
+        } else {
+            (position.mover, position.other)
+        };
+        for (s, cell) in board.cells.iter_mut().enumerate() {
+            let bit = 1 << s;
+            if hash & bit != 0 {
+                cell.pieces.push(Piece::new("", Some(0), Look::Block));
+            } else if star & bit != 0 {
+                cell.pieces.push(Piece::new("", Some(1), Look::Block));
+            } else if position.neutrals & bit != 0 {
+                cell.pieces.push(Piece::new("", None, Look::Disc));
+            }
+        }
+        board.players = ["# (blue)".into(), "* (orange)".into()];
+        board.mover = Some(u8::from(position.star_to_move));
+        board.howto = "Click the four squares your L should stand on (it may overlap where it is \
+                       now, and must change). Then click a neutral piece and the square to move it \
+                       to, or play the move without one."
+            .into();
+        if self.primitive(position).is_none() {
+            self.for_each_move(position, |mv, _| {
+                let squares = (0..16)
+                    .filter(|s| mv.placement >> s & 1 == 1)
+                    .map(|s| self.shape.square_name(s))
+                    .collect();
+                let mut clicks = vec![squares];
+                if let Some((from, to)) = mv.neutral {
+                    clicks.push(vec![self.shape.square_name(usize::from(from))]);
+                    clicks.push(vec![self.shape.square_name(usize::from(to))]);
+                }
+                board.moves.push(BoardMove {
+                    name: self.format_move(position, mv),
+                    clicks,
+                });
+            });
+        }
+        board
     }
 }
 

@@ -9,6 +9,7 @@
 //! player who moved last passes through one of their marks (their last move).
 
 use crate::board::{Shape, parse_dimensions};
+use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::{
     Game, Indexed, PositionError, Remoteness, Searchable, Symmetric, TableWalk, Tiered, Value,
 };
@@ -380,6 +381,10 @@ impl Game for TicTacToe {
     type Position = Marks;
     type Move = u8;
 
+    fn board(&self, position: &Marks) -> Board {
+        self.describe(position)
+    }
+
     fn name(&self) -> String {
         format!(
             "tictactoe:{}x{}x{}",
@@ -569,6 +574,31 @@ impl Searchable for TicTacToe {
                 visit(square, position.play(usize::from(square)));
             }
         }
+    }
+}
+
+/// The page's drawing: crosses and rings; a move is a click on a square.
+impl TicTacToe {
+    fn describe(&self, position: &Marks) -> Board {
+        let mut board = Board::grid(usize::from(self.shape.rows), usize::from(self.shape.cols));
+        for (s, cell) in board.cells.iter_mut().enumerate() {
+            if position.x >> s & 1 == 1 {
+                cell.pieces.push(Piece::new("x", Some(0), Look::Cross));
+            } else if position.o >> s & 1 == 1 {
+                cell.pieces.push(Piece::new("o", Some(1), Look::Ring));
+            }
+        }
+        board.players = ["x".into(), "o".into()];
+        let (xs, os) = (position.x.count_ones(), position.o.count_ones());
+        board.mover = Some(u8::from(xs > os));
+        board.howto = "Click an empty square to play there.".into();
+        if self.primitive(position).is_none() {
+            self.for_each_move(position, |mv, _| {
+                let name = self.format_move(position, mv);
+                board.moves.push(BoardMove::clicks(name.clone(), [name]));
+            });
+        }
+        board
     }
 }
 

@@ -36,6 +36,7 @@
 //! exact but exponential, so it is done only when at most
 //! [`REMOTENESS_LIMIT`] squares are safe; beyond that it is not computed.
 
+use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::limits::{MAX_TREBLECROSS_ROW, TREBLECROSS_PRECOMPUTED_ROW};
 use ply_core::solve::octal::{self, OctalCode};
 use ply_core::{Decompose, Game, Nimber, NoProgress, PositionError, Progress, Remoteness, Value};
@@ -413,6 +414,10 @@ fn check_length(len: usize) -> Result<(), PositionError> {
 }
 
 impl Game for Treblecross {
+    fn board(&self, position: &Row) -> Board {
+        self.describe(position)
+    }
+
     type Position = Row;
     /// A square, from 0.
     type Move = usize;
@@ -570,6 +575,26 @@ fn multiset_key(parts: &[u8]) -> u128 {
         key = (key << (len + 1)) | (((1u128 << len) - 1) << 1);
     }
     key
+}
+
+/// The page's drawing: a numbered row of squares; a move is a click on one.
+impl Treblecross {
+    fn describe(&self, row: &Row) -> Board {
+        let mut board = Board::labelled(ply_core::board::numbers(row.len()), Vec::new());
+        for square in row.xs() {
+            board.cells[square]
+                .pieces
+                .push(Piece::new("X", None, Look::Letter));
+        }
+        board.howto = "Click an empty square to put an X there; three in a row wins.".into();
+        if self.primitive(row).is_none() {
+            self.for_each_move(row, |square, _| {
+                let name = self.format_move(row, square);
+                board.moves.push(BoardMove::clicks(name.clone(), [name]));
+            });
+        }
+        board
+    }
 }
 
 #[cfg(test)]

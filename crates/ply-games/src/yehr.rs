@@ -19,6 +19,7 @@
 //! Black (45) or captured (9 rows, see [`YehrPosition::new`]), each B and C
 //! pair with Red below Black (45 each), each daze pair (25): 5,467,500 in all.
 
+use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::{Game, Indexed, Parents, PositionError, Symmetric, Value};
 use std::fmt;
 
@@ -353,6 +354,10 @@ fn parse_rows(text: &str, side: Side) -> Result<[u8; 4], PositionError> {
 }
 
 impl Game for Yehr {
+    fn board(&self, position: &YehrPosition) -> Board {
+        self.describe(position)
+    }
+
     type Position = YehrPosition;
     type Move = YehrMove;
 
@@ -562,6 +567,38 @@ impl Symmetric for Yehr {
                 position.red.map(|row| 11 - row),
             ),
         }
+    }
+}
+
+/// The page's drawing: four columns of ten rows, row 10 at the top, with
+/// each side's four pieces lettered by column; a move is a click on the
+/// square the piece goes to.
+impl Yehr {
+    fn describe(&self, position: &YehrPosition) -> Board {
+        let rows: Vec<String> = ROWS.rev().map(|r| r.to_string()).collect();
+        let mut board = Board::labelled(LETTERS.iter().map(char::to_string).collect(), rows);
+        for (side, pieces) in [position.red, position.black].iter().enumerate() {
+            for (column, &row) in pieces.iter().enumerate() {
+                let side = u8::try_from(side).unwrap_or(1);
+                board
+                    .cell_mut(usize::from(10 - row), column)
+                    .pieces
+                    .push(Piece::new(LETTERS[column], Some(side), Look::Disc));
+            }
+        }
+        board.players = ["Red".into(), "Black".into()];
+        board.mover = Some(u8::from(position.mover == Side::Black));
+        board.howto = "Click a square to move your piece in that column there. Red's acm (A) \
+                       steps up and its daze (D) steps down; Black's the reverse; B and C slide \
+                       either way up to the other side's piece. Landing on the other acm wins."
+            .into();
+        if self.primitive(position).is_none() {
+            self.for_each_move(position, |mv, _| {
+                let name = self.format_move(position, mv);
+                board.moves.push(BoardMove::clicks(name.clone(), [name]));
+            });
+        }
+        board
     }
 }
 

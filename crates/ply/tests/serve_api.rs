@@ -1,5 +1,6 @@
 //! `ply serve`'s API on an ephemeral loopback port: the games list, the same
-//! JSON as `ply solve --json`, errors as HTTP 400 with a JSON message, the
+//! JSON as `ply solve --json`, the board descriptions the page plays from,
+//! errors as HTTP 400 with a JSON message, the
 //! page served from the binary, and many requests at once.
 
 mod common;
@@ -144,6 +145,10 @@ fn the_page_is_served_from_the_binary_with_nothing_from_outside() {
     for (path, kind) in [
         ("/", "text/html"),
         ("/app.js", "text/javascript"),
+        ("/api.js", "text/javascript"),
+        ("/board.js", "text/javascript"),
+        ("/chart.js", "text/javascript"),
+        ("/svg.js", "text/javascript"),
         ("/style.css", "text/css"),
     ] {
         let answer = client.get(path).unwrap();
@@ -202,5 +207,171 @@ fn many_requests_at_once_get_the_same_answers() {
         .collect();
     for thread in threads {
         thread.join().unwrap();
+    }
+}
+
+/// The answer of `/api/board` for a position.
+fn board(client: &mut Client, game: &str, position: Option<&str>) -> serde_json::Value {
+    let path = solve_path(game, position).replacen("/api/solve", "/api/board", 1);
+    let answer = client.get(&path).unwrap();
+    assert_eq!(answer.status, 200, "{path}: {}", answer.body);
+    assert_eq!(answer.content_type, "application/json");
+    serde_json::from_str(&answer.body).unwrap()
+}
+
+/// For each cell of a board answer, its id and what stands on it.
+fn cells(view: &serde_json::Value) -> Vec<(String, String)> {
+    view["board"]["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap().to_string(),
+                c["pieces"].to_string(),
+            )
+        })
+        .collect()
+}
+
+/// How good a value and remoteness are for whoever has them, greater better.
+fn preference(value: &str, remoteness: Option<u64>) -> (u8, i64) {
+    let r = remoteness.map_or(0, |r| r as i64);
+    match value {
+        "win" => (3, -r),
+        "tie" => (2, -r),
+        "draw" => (1, 0),
+        _ => (0, r),
+    }
+}
+
+#[test]
+fn board_answers_the_solve_and_every_move_with_its_clicks_value_and_rank() {
+    let mut client = client();
+    for game in [
+        "euler:3x3",
+        "tictactoe:3x3x3",
+        "treblecross:7",
+        "lgame",
+        "dobutsu:C",
+    ] {
+        let view = board(&mut client, game, None);
+        let (stdout, _, code) = cli_solve(game, None);
+        assert_eq!(code, 0);
+        let solved: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(view["solve"], solved, "{game}: the solve is ply solve's");
+        let tone = match solved["value"].as_str().unwrap() {
+            "draw" => "tie",
+            v => v,
+        };
+        assert_eq!(view["tone"], tone);
+        let moves = view["moves"].as_array().unwrap();
+        let listed = solved["moves"].as_array().unwrap();
+        assert_eq!(moves.len(), listed.len(), "{game}");
+        let targets: Vec<String> = cells(&view)
+            .into_iter()
+            .map(|(id, _)| id)
+            .chain(
+                view["board"]["areas"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .flat_map(|a| {
+                        a["pieces"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|p| p["id"].as_str().unwrap().to_string())
+                    }),
+            )
+            .collect();
+        let mut seen_clicks = Vec::new();
+        let mut rank = 0;
+        let mut last: Option<(u8, i64)> = None;
+        for mv in moves {
+            let name = mv["move"].as_str().unwrap();
+            let cli = listed.iter().find(|m| m["move"] == name).unwrap();
+            // The value for the player making the move: the child's, flipped.
+            let value = match cli["value"].as_str().unwrap() {
+                "win" => "lose",
+                "lose" => "win",
+                v => v,
+            };
+            let remoteness = cli["remoteness"].as_u64().map(|r| r + 1);
+            assert_eq!(mv["value"], value, "{game} {name}");
+            assert_eq!(mv["remoteness"].as_u64(), remoteness, "{game} {name}");
+            assert_eq!(mv["position"], cli["position"], "{game} {name}");
+            // Best first, equal moves sharing a rank.
+            let pref = preference(value, remoteness);
+            if let Some(previous) = last {
+                assert!(pref <= previous, "{game}: {name} listed after a worse move");
+                if pref < previous {
+                    rank += 1;
+                }
+            }
+            last = Some(pref);
+            assert_eq!(mv["rank"], rank, "{game} {name}");
+            // Clicks name targets on the board, and no two moves share them.
+            let clicks: Vec<Vec<String>> = serde_json::from_value(mv["clicks"].clone()).unwrap();
+            assert!(!clicks.is_empty(), "{game} {name} has no clicks");
+            for target in clicks.iter().flatten() {
+                assert!(
+                    targets.contains(target),
+                    "{game} {name}: no target {target}"
+                );
+            }
+            let mut key: Vec<Vec<String>> = clicks.clone();
+            key.iter_mut().for_each(|step| step.sort());
+            assert!(
+                !seen_clicks.contains(&key),
+                "{game}: two moves click {key:?}"
+            );
+            seen_clicks.push(key);
+        }
+    }
+}
+
+#[test]
+fn a_move_clicks_the_cells_it_changes() {
+    let mut client = client();
+    // Each move's clicked cells against the cells whose pieces differ in
+    // the position it leads to: exactly those for a mark put down or a
+    // piece moved or dropped; for a pin, its two ends among them.
+    for (game, position, exact) in [
+        ("tictactoe:3x3x3", Some("x.o/.x./..."), true),
+        ("treblecross:7", Some("X.....X"), true),
+        ("dobutsu:C", Some(".l./.c./.../.L./C/S"), true),
+        ("euler:3x3", Some("X../.../..."), false),
+    ] {
+        let view = board(&mut client, game, position);
+        let before = cells(&view);
+        for mv in view["moves"].as_array().unwrap() {
+            let child = board(&mut client, game, mv["position"].as_str());
+            let changed: Vec<String> = before
+                .iter()
+                .zip(cells(&child))
+                .filter(|(a, b)| a.1 != b.1)
+                .map(|(a, _)| a.0.clone())
+                .collect();
+            let clicked: Vec<String> =
+                serde_json::from_value::<Vec<Vec<String>>>(mv["clicks"].clone())
+                    .unwrap()
+                    .into_iter()
+                    .flatten()
+                    .filter(|t| before.iter().any(|(id, _)| id == t))
+                    .collect();
+            let name = &mv["move"];
+            assert!(
+                clicked.iter().all(|c| changed.contains(c)),
+                "{game} {name}: clicks {clicked:?}, changes {changed:?}"
+            );
+            if exact {
+                assert_eq!(
+                    clicked.len(),
+                    changed.len(),
+                    "{game} {name}: clicks {clicked:?}, changes {changed:?}"
+                );
+            }
+        }
     }
 }

@@ -23,6 +23,7 @@ mod unmoves;
 
 pub use index::IndexTables;
 
+use ply_core::board::{Area, AreaPiece, Board, BoardMove, Look, Piece};
 use ply_core::solve::byte_retro::WinsAtOnce;
 use ply_core::{Game, Indexed, Parents, PositionError, Symmetric, Value};
 
@@ -179,6 +180,10 @@ impl Dobutsu {
 impl Game for Dobutsu {
     type Position = DobutsuPosition;
     type Move = DobutsuMove;
+
+    fn board(&self, position: &DobutsuPosition) -> Board {
+        self.describe(position)
+    }
 
     fn name(&self) -> String {
         if self.totals == [2, 2, 2] {
@@ -419,6 +424,101 @@ impl WinsAtOnce for Dobutsu {
 impl Parents for Dobutsu {
     fn for_each_parent(&self, position: &DobutsuPosition, visit: impl FnMut(DobutsuPosition)) {
         unmoves::for_each_parent(position, visit);
+    }
+}
+
+/// The page's drawing: the 3x4 board as the spec writes it (Sente at the
+/// bottom), each piece a tile with its letter and a dot for each step it
+/// may take, and both hands. A move is a click on a piece, on the board or
+/// in hand, then on the square it goes to.
+impl Dobutsu {
+    /// A tile for a piece kind of `side` (0 Sente, playing up; 1 Gote).
+    fn tile(kind: u8, side: u8) -> Piece {
+        // The steps below are Sente's, who plays up the drawn board.
+        let forward: i8 = if side == 0 { 1 } else { -1 };
+        let steps: &[[i8; 2]] = match kind {
+            LION => &[
+                [-1, -1],
+                [0, -1],
+                [1, -1],
+                [-1, 0],
+                [1, 0],
+                [-1, 1],
+                [0, 1],
+                [1, 1],
+            ],
+            GIRAFFE => &[[0, -1], [-1, 0], [1, 0], [0, 1]],
+            ELEPHANT => &[[-1, -1], [1, -1], [-1, 1], [1, 1]],
+            CHICK => &[[0, -1]],
+            _ => &[[-1, -1], [0, -1], [1, -1], [-1, 0], [1, 0], [0, 1]],
+        };
+        let letter = letter(kind);
+        let letter = if side == 0 {
+            letter
+        } else {
+            letter.to_ascii_lowercase()
+        };
+        let mut piece = Piece::new(letter, Some(side), Look::Tile);
+        piece.dots = steps.iter().map(|&[dx, dy]| [dx, dy * forward]).collect();
+        piece
+    }
+
+    fn describe(&self, position: &DobutsuPosition) -> Board {
+        let absolute = if position.sente {
+            *position
+        } else {
+            rules::turned(position)
+        };
+        let mut board = Board::grid(4, 3);
+        for (cell, &piece) in board.cells.iter_mut().zip(&absolute.board) {
+            if piece != EMPTY {
+                cell.pieces
+                    .push(Self::tile(piece & 7, u8::from(piece & THEIRS != 0)));
+            }
+        }
+        for (side, name) in [(0u8, "Sente"), (1, "Gote")] {
+            let pieces = absolute.hands[usize::from(side)]
+                .iter()
+                .zip(HAND_PIECES)
+                .filter(|&(&n, _)| n > 0)
+                .map(|(&n, kind)| AreaPiece {
+                    id: Self::hand_id(side, kind),
+                    piece: Self::tile(kind, side),
+                    count: u32::from(n),
+                })
+                .collect();
+            board.areas.push(Area {
+                label: format!("{name}'s hand"),
+                side: Some(side),
+                pieces,
+            });
+        }
+        board.players = ["Sente".into(), "Gote".into()];
+        let mover = u8::from(!position.sente);
+        board.mover = Some(mover);
+        board.howto = "Click one of your pieces, on the board or in hand, then the square it goes \
+                       to. Catch the Lion, or bring yours safely to the far rank."
+            .into();
+        if self.primitive(position).is_none() {
+            self.for_each_move(position, |mv, _| {
+                let from = if mv.from >= 12 {
+                    Self::hand_id(mover, HAND_PIECES[usize::from(mv.from - 12)])
+                } else {
+                    Self::square_name(position.sente, mv.from)
+                };
+                let to = Self::square_name(position.sente, mv.to);
+                board.moves.push(BoardMove::clicks(
+                    self.format_move(position, mv),
+                    [from, to],
+                ));
+            });
+        }
+        board
+    }
+
+    /// The name of a kind of piece in a side's hand, as the page clicks it.
+    fn hand_id(side: u8, kind: u8) -> String {
+        format!("{}:{}", ["S", "g"][usize::from(side)], letter(kind))
     }
 }
 

@@ -1,5 +1,6 @@
 //! The JSON API: `GET /api/games` lists the games, `GET /api/solve` answers
-//! with exactly the JSON `ply solve --json` prints. Every error is a JSON
+//! with exactly the JSON `ply solve --json` prints, and `GET /api/board`
+//! adds to it the description the page draws and plays from. Every error is a JSON
 //! object `{"error": "..."}` with a 4xx or 5xx status.
 //!
 //! A solve runs on the blocking pool under a [`Budget`]: the server's search
@@ -173,6 +174,139 @@ pub async fn solve(
     query: Result<Query<SolveQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let Query(query) = query.map_err(|e| ApiError::bad_request(e.body_text()))?;
+    Ok(json(solved(&shared, query).await?))
+}
+
+/// `GET /api/board?game=G&position=P`: what the page draws and plays from.
+/// `solve` is exactly the answer of `/api/solve`; `board` describes the
+/// position ([`ply_core::Board`]); `moves` lists every move of the solve,
+/// best first for the player making it, with its
+/// clicks, its value and remoteness for that player, its colour (`tone`)
+/// and its `rank` (0 for the best moves, equal moves sharing one).
+pub async fn board(
+    State(shared): State<Arc<Shared>>,
+    query: Result<Query<SolveQuery>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(query) = query.map_err(|e| ApiError::bad_request(e.body_text()))?;
+    let (game, position) = (query.game.clone(), query.position.clone());
+    let answer = solved(&shared, query).await?;
+    let worker = shared.clone();
+    let board = tokio::task::spawn_blocking(move || {
+        let session = worker.sessions.get(&game)?;
+        session.board(position.as_deref()).map_err(ApiError::from)
+    })
+    .await
+    .map_err(|e| ApiError::internal(format!("describing the board failed: {e}")))??;
+    let solve: serde_json::Value =
+        serde_json::from_slice(&answer).map_err(|e| ApiError::internal(e.to_string()))?;
+    let body =
+        serde_json::to_vec(&played(solve, board)).map_err(|e| ApiError::internal(e.to_string()))?;
+    Ok(json(Bytes::from(body)))
+}
+
+/// The board answer: the solve, the board and its moves as the mover sees them.
+fn played(solve: serde_json::Value, mut board: ply_core::Board) -> serde_json::Value {
+    let empty = Vec::new();
+    let listed = solve["moves"].as_array().unwrap_or(&empty);
+    let mut moves: Vec<(Preference, serde_json::Value)> = Vec::new();
+    for mv in listed {
+        let name = mv["move"].as_str().unwrap_or_default();
+        // A move the board cannot make is still listed, with no clicks.
+        let clicks = board
+            .moves
+            .iter()
+            .position(|m| m.name == name)
+            .map_or_else(Vec::new, |found| board.moves.swap_remove(found).clicks);
+        let value = match mv["value"].as_str().unwrap_or_default() {
+            "win" => "lose",
+            "lose" => "win",
+            other => other,
+        };
+        let remoteness = mv["remoteness"].as_u64().map(|r| r + 1);
+        moves.push((
+            Preference::of(value, remoteness),
+            serde_json::json!({
+                "move": name,
+                "position": mv["position"],
+                "clicks": clicks,
+                "value": value,
+                "remoteness": remoteness,
+                "tone": tone(value),
+            }),
+        ));
+    }
+    moves.sort_by(|(a, x), (b, y)| {
+        b.cmp(a).then_with(|| {
+            natural(
+                x["move"].as_str().unwrap_or_default(),
+                y["move"].as_str().unwrap_or_default(),
+            )
+        })
+    });
+    let mut rank = 0;
+    for i in 0..moves.len() {
+        if i > 0 && moves[i].0 != moves[i - 1].0 {
+            rank += 1;
+        }
+        moves[i].1["rank"] = rank.into();
+    }
+    board.moves.clear();
+    serde_json::json!({
+        "tone": tone(solve["value"].as_str().unwrap_or_default()),
+        "board": board,
+        "moves": moves.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
+        "solve": solve,
+    })
+}
+
+/// The colour of a value: ties and draws share one.
+fn tone(value: &str) -> &str {
+    if value == "draw" { "tie" } else { value }
+}
+
+/// How good an outcome is for the player who has it: greater is better
+/// (the fastest win, ties, draws, the slowest loss).
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct Preference(u8, i64);
+
+impl Preference {
+    fn of(value: &str, remoteness: Option<u64>) -> Self {
+        let r = i64::try_from(remoteness.unwrap_or(0)).unwrap_or(i64::MAX);
+        match value {
+            "win" => Self(3, -r),
+            "tie" => Self(2, -r),
+            "draw" => Self(1, 0),
+            _ => Self(0, r),
+        }
+    }
+}
+
+/// Compares move names with their runs of digits as numbers (`a2` < `a10`).
+fn natural(a: &str, b: &str) -> std::cmp::Ordering {
+    fn chunks(s: &str) -> Vec<(bool, String)> {
+        let mut out: Vec<(bool, String)> = Vec::new();
+        for ch in s.chars() {
+            let digit = ch.is_ascii_digit();
+            match out.last_mut() {
+                Some((d, run)) if *d == digit => run.push(ch),
+                _ => out.push((digit, ch.to_string())),
+            }
+        }
+        out
+    }
+    let key = |(digit, run): &(bool, String)| {
+        if *digit {
+            (run.trim_start_matches('0').len(), run.clone())
+        } else {
+            (0, run.clone())
+        }
+    };
+    chunks(a).iter().map(key).cmp(chunks(b).iter().map(key))
+}
+
+/// The JSON of `ply solve --json` for a query, from the cache or solved
+/// within the server's limits.
+async fn solved(shared: &Arc<Shared>, query: SolveQuery) -> Result<Bytes, ApiError> {
     if query.game.len() > MAX_GAME_LEN {
         return Err(ApiError::bad_request(format!(
             "the game name '{}' is longer than {MAX_GAME_LEN} characters",
@@ -190,7 +324,7 @@ pub async fn solve(
     }
     let key = (query.game, query.position);
     if let Some(answer) = shared.answers.get(&key) {
-        return Ok(json(answer));
+        return Ok(answer);
     }
     let limit = shared.limits.solve_time();
     // One game may hold at most half the permits, so that requests for a
@@ -206,7 +340,7 @@ pub async fn solve(
         .map_err(|e| ApiError::internal(e.to_string()))?;
     // Another request may have answered the same query while this one waited.
     if let Some(answer) = shared.answers.get(&key) {
-        return Ok(json(answer));
+        return Ok(answer);
     }
     let worker = shared.clone();
     let (game, position) = key.clone();
@@ -244,7 +378,7 @@ pub async fn solve(
     .map_err(|e| ApiError::internal(format!("the solve failed: {e}")))??;
     drop(stop);
     shared.answers.insert(key, answer.clone());
-    Ok(json(answer))
+    Ok(answer)
 }
 
 /// Sets its flag when dropped: when the request's future is dropped (its

@@ -99,12 +99,15 @@ pub struct Permit {
 
 /// The page and the API, over `shared`.
 pub fn router(shared: Arc<Shared>) -> Router {
-    Router::new()
+    let mut page = Router::new()
         .route("/", get(assets::index))
-        .route("/app.js", get(assets::script))
-        .route("/style.css", get(assets::style))
-        .route("/api/games", get(api::games))
+        .route("/style.css", get(assets::style));
+    for (file, text) in assets::MODULES {
+        page = page.route(&format!("/{file}"), get(move || assets::script(text)));
+    }
+    page.route("/api/games", get(api::games))
         .route("/api/solve", get(api::solve))
+        .route("/api/board", get(api::board))
         .fallback(api::not_found)
         .layer(axum::middleware::from_fn_with_state(
             shared.clone(),

@@ -185,6 +185,10 @@ impl Session for DobutsuSession {
         Ok(game.render(&parse_or_start(game, Some(position))?))
     }
 
+    fn board(&self, position: Option<&str>) -> Result<ply_core::Board, PlyError> {
+        super::board_of(self.inner.game(), position)
+    }
+
     fn solve_within(
         &self,
         position: Option<&str>,

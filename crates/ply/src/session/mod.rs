@@ -16,7 +16,7 @@ pub mod treblecross;
 
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
-use ply_core::{Game, NoProgress, Outcome, Progress, Source};
+use ply_core::{Board, Game, NoProgress, Outcome, Progress, Source};
 use std::path::PathBuf;
 use store::Store;
 
@@ -30,6 +30,10 @@ pub trait Session: Send + Sync {
 
     /// Draws a position for a person, over several lines.
     fn render(&self, position: &str) -> Result<String, PlyError>;
+
+    /// Describes `position` (the start if `None`) for a page to draw and
+    /// play by clicks (see [`Game::board`]).
+    fn board(&self, position: Option<&str>) -> Result<Board, PlyError>;
 
     /// The value of `position` (the start if `None`) and of every move from it.
     fn solve(&self, position: Option<&str>) -> Result<SolveReport, PlyError> {
@@ -178,6 +182,10 @@ impl<S: Solver> Session for S {
             .render(&parse_or_start(self.game(), Some(position))?))
     }
 
+    fn board(&self, position: Option<&str>) -> Result<Board, PlyError> {
+        board_of(self.game(), position)
+    }
+
     fn solve_within(
         &self,
         position: Option<&str>,
@@ -245,6 +253,11 @@ pub fn solve_report<G: Game>(
         nimber: None,
         moves,
     })
+}
+
+/// The description of `position` (the start if `None`) for a page.
+pub fn board_of<G: Game>(game: &G, position: Option<&str>) -> Result<Board, PlyError> {
+    Ok(game.board(&parse_or_start(game, position)?))
 }
 
 /// Reads `text` as a position of `game`, or takes the start position.

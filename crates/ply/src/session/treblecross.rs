@@ -75,6 +75,10 @@ impl Session for TreblecrossSession {
             .render(&parse_or_start(&self.game, Some(position))?))
     }
 
+    fn board(&self, position: Option<&str>) -> Result<ply_core::Board, PlyError> {
+        super::board_of(&self.game, position)
+    }
+
     fn solve_within(
         &self,
         position: Option<&str>,
