@@ -2,6 +2,9 @@
 //! attach solvers to games, the contest judges, and play in the terminal and
 //! the browser.
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
 pub mod cli;
 pub mod error;
 pub mod fuzzing;

@@ -47,7 +47,7 @@ pub const GAMES: &[Entry] = &[
                 Some(p) => TicTacToe::from_params(p)?,
                 None => TicTacToe::default(),
             };
-            Ok(crate::session::tictactoe::open(game))
+            crate::session::choice::open_acyclic(game)
         },
     },
     Entry {
