@@ -3,6 +3,9 @@
 //! ([`Indexed`], [`Symmetric`], ...); solvers in [`solve`] are chosen from
 //! what the game offers.
 
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
 pub mod board;
 pub mod census;
 pub mod db;
@@ -25,6 +28,10 @@ pub use progress::{NoProgress, Progress};
 pub use solution::{Solution, Source};
 
 pub use solve::alphabeta::{AlphaBeta, SearchError};
+pub use solve::byte_retro::{ByteRetroError, ByteTable, WinsAtOnce};
+pub use solve::choose::{Choice, NoSolver, Offer, Offers, choose};
+pub use solve::grundy::{MexSet, SumSolution, nim_sum, solve_sum, sum_nimber};
+pub use solve::octal::{OctalCode, OctalError, OctalValues};
 pub use solve::reach::{IndexSet, reachable, reachable_classes, reachable_from};
 pub use solve::retro::{RetroError, RetroTable};
 pub use solve::search::{CycleError, MemoSolver};

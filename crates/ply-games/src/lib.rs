@@ -2,6 +2,9 @@
 //! rules, the text form of positions and moves, and whatever optional
 //! capabilities (index, symmetries, ...) the game has.
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
 pub mod board;
 pub mod dobutsu;
 pub mod euler;

@@ -11,7 +11,8 @@
 use crate::board::{Shape, parse_dimensions};
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::{
-    Game, Indexed, PositionError, Remoteness, Searchable, Symmetric, TableWalk, Tiered, Value,
+    Game, Indexed, Offer, Offers, PositionError, Remoteness, Searchable, Symmetric, TableWalk,
+    Tiered, Value,
 };
 
 /// The most squares a board may have: keys of up to 3^36 stay exact in the
@@ -538,6 +539,22 @@ impl Tiered for TicTacToe {
 /// here to be checked against the sparse solver, which suits this game.
 impl TableWalk for TicTacToe {}
 
+impl Offer for TicTacToe {
+    /// Every move adds a mark, so play never loops; most indices cannot
+    /// arise (the bound on classes says how few can).
+    fn offers(&self) -> Offers {
+        Offers {
+            index_len: Some(self.index_len()),
+            table_walk: true,
+            reachable_table: true,
+            reachable_bound: Some(self.class_bound()),
+            symmetries: true,
+            search_key: true,
+            ..Offers::default()
+        }
+    }
+}
+
 impl Searchable for TicTacToe {
     /// The index of the canonical image: symmetric positions share what
     /// the search learns about them.
@@ -695,5 +712,29 @@ mod tests {
     fn class_bound_counts_legal_boards() {
         // 6046 boards of 3x3 have legal counts; 8 symmetries.
         assert_eq!(TicTacToe::new(3, 3, 3).unwrap().class_bound(), 6046 / 8);
+    }
+
+    #[test]
+    fn every_board_is_solved_by_a_reachable_table_or_by_search() {
+        // Most indices of a board cannot arise: a table of the reachable
+        // positions where its bound fits, else search, never a whole index.
+        for rows in 1..=6u8 {
+            for cols in 1..=6u8 {
+                let Ok(game) = TicTacToe::new(rows, cols, 3.min(rows.max(cols))) else {
+                    continue;
+                };
+                let bytes = ply_core::SparseTable::peak_bytes(game.index_len(), game.class_bound());
+                let expected = if bytes <= ply_core::limits::MAX_SPARSE_BYTES {
+                    ply_core::Choice::SparseTable
+                } else {
+                    ply_core::Choice::AlphaBeta
+                };
+                assert_eq!(
+                    ply_core::choose(&game.offers()),
+                    Ok(expected),
+                    "{rows}x{cols}"
+                );
+            }
+        }
     }
 }

@@ -1,16 +1,9 @@
-use clap::Parser;
-use ply::cli::Cli;
+//! The `ply` command: everything is in the library (see [`ply::run`]).
+
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    match Cli::parse().run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(ply::PlyError::Io(err)) if err.kind() == std::io::ErrorKind::BrokenPipe => {
-            ExitCode::SUCCESS
-        }
-        Err(err) => {
-            eprintln!("ply: {err}");
-            ExitCode::from(2)
-        }
-    }
+    ply::run(Vec::new())
 }

@@ -7,6 +7,7 @@ use crate::session::retro::RetroSession;
 use crate::session::table::TableSession;
 use crate::session::treblecross::TreblecrossSession;
 use ply_games::{Dobutsu, Euler, LGame, TicTacToe, Treblecross, Yehr};
+use std::sync::OnceLock;
 
 /// Opens a game from the text after `:` in its name (`None` for the default).
 pub type Opener = fn(Option<&str>) -> Result<Box<dyn Session>, PlyError>;
@@ -23,7 +24,7 @@ pub struct Entry {
     pub open: Opener,
 }
 
-/// Every built-in game.
+/// Every built-in game (see [`entries`] for these and any added).
 pub const GAMES: &[Entry] = &[
     Entry {
         name: "euler",
@@ -46,7 +47,7 @@ pub const GAMES: &[Entry] = &[
                 Some(p) => TicTacToe::from_params(p)?,
                 None => TicTacToe::default(),
             };
-            Ok(crate::session::tictactoe::open(game))
+            crate::session::choice::open_acyclic(game)
         },
     },
     Entry {
@@ -103,14 +104,44 @@ fn no_params(name: &str, params: Option<&str>) -> Result<(), PlyError> {
     }
 }
 
+/// Games a program using ply as a library adds to the built-in ones (see
+/// [`crate::run`]); set at most once per process.
+static EXTRA: OnceLock<Vec<Entry>> = OnceLock::new();
+
+/// Adds `extra` to the games every command knows, for the rest of the
+/// process. Fails if games were added before, or if a name is taken.
+pub fn add(extra: Vec<Entry>) -> Result<(), PlyError> {
+    for (i, entry) in extra.iter().enumerate() {
+        let taken = GAMES
+            .iter()
+            .chain(&extra[..i])
+            .any(|e| e.name == entry.name);
+        if taken || entry.name.is_empty() || entry.name.contains(':') {
+            return Err(PlyError::argument(format!(
+                "cannot add a game named '{}': the name is taken or not a plain name",
+                entry.name
+            )));
+        }
+    }
+    EXTRA
+        .set(extra)
+        .map_err(|_| PlyError::argument("games were already added to this process"))
+}
+
+/// Every game known to this process: the built-in ones, then any added
+/// with [`add`].
+pub fn entries() -> impl Iterator<Item = &'static Entry> {
+    GAMES.iter().chain(EXTRA.get().into_iter().flatten())
+}
+
 /// Opens a game named `NAME` or `NAME:PARAMS`.
 pub fn open(spec: &str) -> Result<Box<dyn Session>, PlyError> {
     let (name, params) = match spec.split_once(':') {
         Some((name, params)) => (name, Some(params)),
         None => (spec, None),
     };
-    let entry = GAMES.iter().find(|e| e.name == name).ok_or_else(|| {
-        let known: Vec<&str> = GAMES.iter().map(|e| e.name).collect();
+    let entry = entries().find(|e| e.name == name).ok_or_else(|| {
+        let known: Vec<&str> = entries().map(|e| e.name).collect();
         PlyError::argument(format!(
             "unknown game '{name}'; known games: {}",
             known.join(", ")

@@ -6,6 +6,8 @@
 pub mod codec;
 pub mod error;
 pub mod format;
+// Mapping a database file is the one unsafe call (SAFETY comment there).
+#[allow(unsafe_code)]
 pub mod reader;
 pub mod writer;
 

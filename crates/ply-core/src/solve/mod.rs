@@ -2,7 +2,10 @@
 
 pub mod alphabeta;
 pub mod byte_retro;
+pub mod choose;
 pub mod grundy;
+// The AVX2 kernel of `octal::hits` is the one unsafe call (SAFETY comment there).
+#[allow(unsafe_code)]
 pub mod octal;
 pub mod reach;
 pub mod retro;

@@ -183,7 +183,7 @@ impl Cli {
         let mut out = BufWriter::new(io::stdout());
         match self.command {
             Command::Games => {
-                for entry in registry::GAMES {
+                for entry in registry::entries() {
                     writeln!(out, "{:<12} {}", entry.name, entry.summary)?;
                     writeln!(out, "{:<12} variants: {}", "", entry.variants)?;
                 }

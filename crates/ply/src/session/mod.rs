@@ -4,6 +4,7 @@
 //! every command at once.
 
 pub mod alphabeta;
+pub mod choice;
 pub mod dobutsu;
 pub mod once;
 pub mod retro;
@@ -11,7 +12,6 @@ pub mod solved;
 pub mod sparse;
 pub mod store;
 pub mod table;
-pub mod tictactoe;
 pub mod treblecross;
 
 use crate::error::PlyError;
