@@ -156,7 +156,10 @@ fn repair_checksums(file: &mut [u8]) {
         .get(12..16)
         .and_then(|b| b.try_into().ok())
         .map(u32::from_le_bytes);
-    if let Some(len) = header_len.map(|l| l as usize).filter(|&l| l >= 24 && l <= size) {
+    if let Some(len) = header_len
+        .map(|l| l as usize)
+        .filter(|&l| l >= 24 && l <= size)
+    {
         let sum = checksum(&file[..len - 8]);
         file[len - 8..len].copy_from_slice(&sum.to_le_bytes());
     }
