@@ -2,7 +2,10 @@
 
 use ply_core::PositionError;
 
-/// The size of a rectangular board, at most 64 squares.
+/// The most squares a board may have: one bit each in a `u64`.
+pub const MAX_SQUARES: usize = 64;
+
+/// The size of a rectangular board, at most [`MAX_SQUARES`] squares.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Shape {
     /// Number of rows.
@@ -12,15 +15,23 @@ pub struct Shape {
 }
 
 impl Shape {
-    /// A shape, if it has between 1 and 64 squares.
+    /// A shape, if it has between 1 and [`MAX_SQUARES`] squares.
     pub fn new(rows: u8, cols: u8) -> Result<Self, PositionError> {
-        let squares = u32::from(rows) * u32::from(cols);
-        if rows == 0 || cols == 0 || squares > 64 {
-            return Err(PositionError::new(format!(
-                "a {rows}x{cols} board is not supported (1 to 64 squares)"
-            )));
+        Self::from_dimensions(u64::from(rows), u64::from(cols))
+    }
+
+    /// A shape of `rows` x `cols` as read from a game's parameters, if it
+    /// has between 1 and [`MAX_SQUARES`] squares.
+    pub fn from_dimensions(rows: u64, cols: u64) -> Result<Self, PositionError> {
+        let fits = |n: u64| u8::try_from(n).ok().filter(|&n| n > 0);
+        match (fits(rows), fits(cols)) {
+            (Some(r), Some(c)) if rows * cols <= MAX_SQUARES as u64 => {
+                Ok(Self { rows: r, cols: c })
+            }
+            _ => Err(PositionError::new(format!(
+                "a {rows}x{cols} board is not supported (1 to {MAX_SQUARES} squares)"
+            ))),
         }
-        Ok(Self { rows, cols })
     }
 
     /// Number of squares.
@@ -33,12 +44,12 @@ impl Shape {
         r * usize::from(self.cols) + c
     }
 
-    /// The name of a square: column letter, then row number from 1 at the top
-    /// (`a1` is the top-left square).
+    /// The name of a square: column letters, then row number from 1 at the
+    /// top (`a1` is the top-left square). Columns past `z` are named like
+    /// spreadsheet columns: `aa`, `ab`, ... (a board has at most 64).
     pub fn square_name(self, square: usize) -> String {
         let cols = usize::from(self.cols);
-        let column = (b'a' + (square % cols) as u8) as char;
-        format!("{column}{}", square / cols + 1)
+        format!("{}{}", column_name(square % cols), square / cols + 1)
     }
 
     /// The permutations of squares that map the board onto itself: 8 for a
@@ -95,17 +106,59 @@ impl Shape {
     }
 }
 
-/// Reads `ROWSxCOLS` (e.g. `5x5`) or `ROWSxCOLSxK` parameters.
-pub fn parse_dimensions(params: &str, count: usize) -> Result<Vec<u8>, PositionError> {
-    let parts: Vec<&str> = params.split('x').collect();
-    let numbers: Option<Vec<u8>> = parts.iter().map(|p| p.parse::<u8>().ok()).collect();
-    match numbers {
-        Some(n) if n.len() == count => Ok(n),
-        _ => Err(PositionError::new(format!(
-            "bad parameters '{params}': expected {} numbers joined by 'x'",
-            count
-        ))),
+/// The letters naming column `c` (from 0): `a` to `z`, then `aa`, `ab`, ...
+fn column_name(c: usize) -> String {
+    let letter = |n: usize| char::from(b'a' + (n % 26) as u8);
+    if c < 26 {
+        letter(c).to_string()
+    } else {
+        format!("{}{}", letter(c / 26 - 1), letter(c))
     }
+}
+
+/// Reads numbers joined by `x`, such as `5x5x4`: one for each of `names`
+/// (what each number is, for errors), of which the last `optional` may be
+/// left out. Says which number is wrong and why.
+pub fn parse_dimensions(
+    params: &str,
+    names: &[&str],
+    optional: usize,
+) -> Result<Vec<u64>, PositionError> {
+    let parts: Vec<&str> = params.split('x').collect();
+    let fewest = names.len() - optional;
+    if parts.len() < fewest || parts.len() > names.len() {
+        let form: Vec<String> = names
+            .iter()
+            .map(|n| n.to_uppercase().replace(' ', "_"))
+            .collect();
+        let form = form.join("x");
+        let count = if optional == 0 {
+            format!("{}", names.len())
+        } else {
+            format!("{fewest} to {}", names.len())
+        };
+        return Err(PositionError::new(format!(
+            "bad parameters: expected {count} numbers joined by 'x' ({form}), found {}",
+            parts.len()
+        )));
+    }
+    parts
+        .iter()
+        .zip(names)
+        .map(|(part, name)| {
+            let mut shown: String = part.chars().take(20).collect();
+            if part.chars().count() > 20 {
+                shown.push_str("...");
+            }
+            if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(PositionError::new(format!(
+                    "{name} '{shown}' is not a number"
+                )));
+            }
+            part.parse::<u64>()
+                .map_err(|_| PositionError::new(format!("{name} {shown} is far too large")))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -131,5 +184,51 @@ mod tests {
         let shape = Shape::new(4, 4).unwrap();
         assert_eq!(shape.square_name(0), "a1");
         assert_eq!(shape.square_name(7), "d2");
+    }
+
+    #[test]
+    fn square_names_past_z_take_two_letters() {
+        let shape = Shape::new(1, 64).unwrap();
+        let names: Vec<String> = (0..64).map(|s| shape.square_name(s)).collect();
+        assert_eq!(names[25], "z1");
+        assert_eq!(names[26], "aa1");
+        assert_eq!(names[27], "ab1");
+        assert_eq!(names[51], "az1");
+        assert_eq!(names[52], "ba1");
+        assert_eq!(names[63], "bl1");
+        let mut distinct = names.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 64);
+        assert!(
+            names
+                .iter()
+                .all(|n| n.bytes().all(|b| b.is_ascii_alphanumeric()))
+        );
+    }
+
+    #[test]
+    fn parameters_errors_name_the_number_at_fault() {
+        let names = ["rows", "columns", "longest pin"];
+        assert_eq!(parse_dimensions("4x4", &names, 1).unwrap(), [4, 4]);
+        assert_eq!(parse_dimensions("4x4x256", &names, 1).unwrap(), [4, 4, 256]);
+        let error = |p: &str| parse_dimensions(p, &names, 1).unwrap_err().to_string();
+        assert!(
+            error("4").contains("expected 2 to 3 numbers"),
+            "{}",
+            error("4")
+        );
+        assert!(error("4x4x4x4").contains("found 4"));
+        assert!(error("4xax4").contains("columns 'a' is not a number"));
+        assert!(error("4x4x99999999999999999999999").contains("longest pin"));
+        assert!(error(&"9".repeat(10_000)).len() < 200);
+        assert!(
+            Shape::from_dimensions(300, 1)
+                .unwrap_err()
+                .to_string()
+                .contains("300x1")
+        );
+        assert!(Shape::from_dimensions(0, 5).is_err());
+        assert!(Shape::from_dimensions(1 << 40, 1 << 40).is_err());
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::board::{Shape, parse_dimensions};
 use ply_core::board::{Board, BoardMove, Look, Piece};
+use ply_core::limits::{MAX_EULER_SQUARES, MAX_TABLE_BYTES, human_bytes};
 use ply_core::{Game, Indexed, PositionError, Symmetric, TableWalk, Tiered, Value};
 use std::ops::Range;
 
@@ -71,11 +72,17 @@ impl Slide {
 }
 
 impl Euler {
-    /// The board must have at most 32 squares, so the index fits a table.
+    /// The board must have at most [`MAX_EULER_SQUARES`] squares, so that a
+    /// table of every position fits the engine's table limit.
     pub fn new(rows: u8, cols: u8, longest_pin: u8) -> Result<Self, PositionError> {
         let shape = Shape::new(rows, cols)?;
-        if shape.squares() > 32 {
-            return Err(PositionError::new("euler boards have at most 32 squares"));
+        let squares = shape.squares();
+        if squares > MAX_EULER_SQUARES {
+            return Err(PositionError::new(format!(
+                "a {rows}x{cols} board has {squares} squares; euler allows at most \
+                 {MAX_EULER_SQUARES} (a table of 2^{MAX_EULER_SQUARES} positions fills the {} limit)",
+                human_bytes(MAX_TABLE_BYTES)
+            )));
         }
         if longest_pin == 0 {
             return Err(PositionError::new("the longest pin must be at least 1"));
@@ -125,8 +132,22 @@ impl Euler {
 
     /// Reads the parameters after `euler:`: `RxC` or `RxCxL` (L = longest pin).
     pub fn from_params(params: &str) -> Result<Self, PositionError> {
-        let dims = parse_dimensions(params, 2).or_else(|_| parse_dimensions(params, 3))?;
-        Self::new(dims[0], dims[1], dims.get(2).copied().unwrap_or(3))
+        let dims = parse_dimensions(params, &["rows", "columns", "longest pin"], 1)?;
+        let shape = Shape::from_dimensions(dims[0], dims[1])?;
+        let side = shape.rows.max(shape.cols);
+        let longest_pin = match dims.get(2) {
+            None => 3,
+            Some(&pin) => u8::try_from(pin)
+                .ok()
+                .filter(|pin| (1..=side).contains(pin))
+                .ok_or_else(|| {
+                    PositionError::new(format!(
+                        "the longest pin {pin} is out of range: it must be at least 1 and at most {side} on a {}x{} board",
+                        shape.rows, shape.cols
+                    ))
+                })?,
+        };
+        Self::new(shape.rows, shape.cols, longest_pin)
     }
 
     /// The board's shape.

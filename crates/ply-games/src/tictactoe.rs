@@ -237,8 +237,18 @@ impl TicTacToe {
 
     /// Reads the parameters after `tictactoe:`: `RxCxK`, e.g. `3x3x3` or `5x5x4`.
     pub fn from_params(params: &str) -> Result<Self, PositionError> {
-        let dims = parse_dimensions(params, 3)?;
-        Self::new(dims[0], dims[1], dims[2])
+        let dims = parse_dimensions(params, &["rows", "columns", "k"], 0)?;
+        let shape = Shape::from_dimensions(dims[0], dims[1])?;
+        let k = u8::try_from(dims[2]).map_err(|_| {
+            PositionError::new(format!(
+                "k = {} cannot fit a {}x{} board: it must be between 1 and {}",
+                dims[2],
+                shape.rows,
+                shape.cols,
+                shape.rows.max(shape.cols)
+            ))
+        })?;
+        Self::new(shape.rows, shape.cols, k)
     }
 
     /// The board's shape.

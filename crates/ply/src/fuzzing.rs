@@ -6,8 +6,13 @@
 use crate::{judge, registry};
 use axum::extract::Query;
 use axum::http::Uri;
+use ply_core::db::Database;
+use ply_core::db::codec::checksum;
+use ply_core::db::format::{FOOTER, INDEX_ENTRY};
+use ply_core::solution::Solution;
 use ply_core::solve::octal::OctalCode;
 use std::collections::HashMap;
+use std::path::PathBuf;
 
 /// What a fuzz target does with one input.
 pub type Target = fn(&[u8]);
@@ -19,6 +24,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("game_name", game_name),
     ("octal_code", octal_code),
     ("query", query),
+    ("database", database),
 ];
 
 /// Input for a contest problem: the first byte picks the problem, the rest
@@ -73,4 +79,88 @@ pub fn query(data: &[u8]) {
         return;
     };
     let _ = Query::<HashMap<String, String>>::try_from_uri(&uri);
+}
+
+/// A database file: the first byte says whether to repair its checksums
+/// first (bit 0, so that mutations reach past them), the rest is the file.
+/// It is opened, verified and read at a few keys and over its first cells.
+pub fn database(data: &[u8]) {
+    let Some((&flags, file)) = data.split_first() else {
+        return;
+    };
+    let mut file = file.to_vec();
+    if flags & 1 == 1 {
+        repair_checksums(&mut file);
+    }
+    let path = scratch_path();
+    if std::fs::write(&path, &file).is_err() {
+        return;
+    }
+    if let Ok(db) = Database::open_piece(&path) {
+        let _ = db.verify();
+        let len = db.index_len();
+        for key in [0, len / 2, len.saturating_sub(1), u64::from(flags) << 8] {
+            let _ = db.cell(key);
+            let _ = db.outcome(key);
+        }
+        let mut seen = 0u64;
+        let _ = db.for_each_cell(0..len.min(1 << 20), &mut |_, _| seen += 1);
+    }
+    let _ = std::fs::remove_file(&path);
+}
+
+/// A file name of this process's own to hold a database under test.
+fn scratch_path() -> PathBuf {
+    std::env::temp_dir().join(format!("ply-fuzz-{}.plydb", std::process::id()))
+}
+
+/// Rewrites every checksum a database file carries (each block's in the
+/// index, the index's and the header's) to match the bytes, wherever the
+/// lengths and offsets it reads point inside the file.
+fn repair_checksums(file: &mut [u8]) {
+    let u64_at = |file: &[u8], at: usize| {
+        file.get(at..at + 8)
+            .and_then(|b| b.try_into().ok())
+            .map(u64::from_le_bytes)
+    };
+    let size = file.len();
+    if let Some(index_at) = size
+        .checked_sub(FOOTER)
+        .and_then(|at| u64_at(file, at))
+        .and_then(|offset| usize::try_from(offset).ok())
+    {
+        let index_end = size.saturating_sub(FOOTER + 8);
+        if index_at <= index_end {
+            let entries = (index_end - index_at) / INDEX_ENTRY;
+            for e in 0..entries {
+                let at = index_at + e * INDEX_ENTRY;
+                let offset = u64_at(file, at).and_then(|o| usize::try_from(o).ok());
+                let len = file[at + 8..at + 12].try_into().map(u32::from_le_bytes);
+                if let (Some(offset), Ok(len)) = (offset, len) {
+                    if let Some(block) = offset
+                        .checked_add(len as usize)
+                        .and_then(|end| file.get(offset..end))
+                    {
+                        let sum = checksum(block);
+                        file[at + 16..at + 24].copy_from_slice(&sum.to_le_bytes());
+                    }
+                }
+            }
+            let sum = checksum(&file[index_at..index_at + entries * INDEX_ENTRY]);
+            if let Some(slot) = file.get_mut(index_end..index_end + 8) {
+                slot.copy_from_slice(&sum.to_le_bytes());
+            }
+        }
+    }
+    let header_len = file
+        .get(12..16)
+        .and_then(|b| b.try_into().ok())
+        .map(u32::from_le_bytes);
+    if let Some(len) = header_len
+        .map(|l| l as usize)
+        .filter(|&l| l >= 24 && l <= size)
+    {
+        let sum = checksum(&file[..len - 8]);
+        file[len - 8..len].copy_from_slice(&sum.to_le_bytes());
+    }
 }

@@ -143,11 +143,13 @@ pub fn open(spec: &str) -> Result<Box<dyn Session>, PlyError> {
     let entry = entries().find(|e| e.name == name).ok_or_else(|| {
         let known: Vec<&str> = entries().map(|e| e.name).collect();
         PlyError::argument(format!(
-            "unknown game '{name}'; known games: {}",
+            "unknown game '{}'; known games: {}",
+            crate::error::excerpt(name, 60),
             known.join(", ")
         ))
     })?;
-    (entry.open)(params).map_err(|e| PlyError::argument(format!("game '{spec}': {e}")))
+    (entry.open)(params)
+        .map_err(|e| PlyError::argument(format!("game '{}': {e}", crate::error::excerpt(spec, 60))))
 }
 
 /// Opens a game named `NAME` or `NAME:PARAMS` for distributed retrograde
@@ -157,7 +159,9 @@ pub fn open_distributed(spec: &str) -> Result<Box<dyn Distributed>, PlyError> {
         Some((name, params)) => (name, Some(params)),
         None => (spec, None),
     };
-    let bad = |e: ply_core::PositionError| PlyError::argument(format!("game '{spec}': {e}"));
+    let bad = |e: ply_core::PositionError| {
+        PlyError::argument(format!("game '{}': {e}", crate::error::excerpt(spec, 60)))
+    };
     Ok(match name {
         "euler" => Box::new(ByMoves {
             game: params

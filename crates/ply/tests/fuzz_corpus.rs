@@ -24,3 +24,28 @@ fn every_saved_fuzz_input_runs_without_panicking() {
     }
     assert!(replayed >= ply::fuzzing::TARGETS.len(), "{replayed} inputs");
 }
+
+/// The complete seed databases (a 0 flag byte, then the file) open and give
+/// cells, so that the database target starts from files the reader accepts.
+#[test]
+fn the_seed_databases_open_and_read() {
+    use ply_core::db::Database;
+    use ply_core::solution::Solution;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/database");
+    let scratch = std::env::temp_dir().join(format!("ply-seed-{}.plydb", std::process::id()));
+    let mut opened = 0;
+    for seed in ["euler-3x3", "lgame", "tictactoe-3x3x3"] {
+        let bytes = std::fs::read(dir.join(seed)).unwrap();
+        assert_eq!(bytes[0], 0, "{seed}: no checksum repair");
+        std::fs::write(&scratch, &bytes[1..]).unwrap();
+        let db = Database::open_piece(&scratch).unwrap_or_else(|e| panic!("{seed}: {e}"));
+        db.verify().unwrap();
+        let mut known = 0;
+        db.for_each_cell(0..db.index_len(), &mut |_, _| known += 1)
+            .unwrap();
+        assert!(known > 0, "{seed}");
+        opened += 1;
+    }
+    let _ = std::fs::remove_file(&scratch);
+    assert_eq!(opened, 3);
+}

@@ -260,8 +260,8 @@ pub fn compute(
 ) -> Result<OctalValues, OctalError> {
     if up_to > MAX_UP_TO {
         return Err(OctalError(format!(
-            "heaps up to {up_to} need {} MiB; at most {MAX_UP_TO} heaps are supported",
-            ((up_to as u64 + 1) * 4) >> 20
+            "heaps up to {up_to} would need {:.1} GiB (4 bytes a heap); at most {MAX_UP_TO} heaps are supported",
+            (up_to as f64 + 1.0) * 4.0 / f64::from(1u32 << 30)
         )));
     }
     let out_of_memory = || OctalError(format!("not enough memory for {up_to} heaps"));

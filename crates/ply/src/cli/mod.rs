@@ -9,7 +9,7 @@ use crate::session::store::{self, Store};
 use crate::{judge, play, registry, serve};
 use clap::{Args, Parser, Subcommand};
 use ply_core::db::Database;
-use progress::BarProgress;
+use progress::{BarProgress, Working};
 use std::io::{self, BufWriter, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -201,7 +201,9 @@ impl Cli {
                 };
                 let session = registry::open(&game)?;
                 session.prepare(&BarProgress::new())?;
-                let report = session.solve(position.as_deref())?;
+                let working = Working::new(&format!("solving {}", session.name()));
+                let report = session.solve_within(position.as_deref(), &working)?;
+                drop(working);
                 let notes = session.notes(&report);
                 let source = session.source().map(|s| s.as_str());
                 if json {
@@ -304,7 +306,10 @@ impl Cli {
             } => {
                 db.configure()?;
                 let session = registry::open(&game)?;
+                let working =
+                    Working::new(&format!("{}: working out the position", session.name()));
                 let mut game = play::Match::new(&*session, position.as_deref(), !second, seed)?;
+                drop(working);
                 let stdin = io::stdin();
                 play::run(&mut game, &mut stdin.lock(), &mut out)?;
             }
@@ -422,14 +427,37 @@ fn unix_time(secs: u64) -> String {
 }
 
 /// A position given as `-`: all of stdin, without surrounding whitespace.
+/// The most bytes `ply solve GAME -` reads from stdin (a position of the
+/// longest Treblecross row is 2 MiB).
+const MAX_POSITION_BYTES: u64 = 64 << 20;
+
 fn read_position() -> Result<String, PlyError> {
     let mut bytes = Vec::new();
-    io::Read::read_to_end(&mut io::stdin().lock(), &mut bytes)?;
+    io::Read::read_to_end(
+        &mut io::Read::take(io::stdin().lock(), MAX_POSITION_BYTES + 1),
+        &mut bytes,
+    )?;
+    if bytes.len() as u64 > MAX_POSITION_BYTES {
+        return Err(PlyError::argument(format!(
+            "the position on stdin is longer than {} MiB",
+            MAX_POSITION_BYTES >> 20
+        )));
+    }
     let text = String::from_utf8(bytes).map_err(|e| {
-        PlyError::argument(format!(
-            "the position on stdin is not UTF-8 text (byte {} is not)",
-            e.utf8_error().valid_up_to() + 1
-        ))
+        let bad = e.utf8_error().valid_up_to();
+        let before = &e.as_bytes()[..bad];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        PlyError::input(
+            line,
+            format!(
+                "the position on stdin is not UTF-8 text (byte {} of the line is not)",
+                bad - line_start + 1
+            ),
+        )
     })?;
     Ok(text.trim().to_string())
 }

@@ -2,7 +2,10 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ply_core::Progress;
-use std::sync::Mutex;
+use std::io::IsTerminal;
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread::JoinHandle;
+use std::time::Duration;
 
 /// Draws solver progress as a bar on stderr (hidden when stderr is not a
 /// terminal, so scripted use stays clean).
@@ -62,6 +65,99 @@ impl Progress for BarProgress {
             if let Some(bar) = slot.take() {
                 bar.finish_and_clear();
             }
+        }
+    }
+}
+
+/// How long a command works before it says so when stderr is not a
+/// terminal (on a terminal a spinner shows at once).
+pub const QUIET_FOR: Duration = Duration::from_secs(1);
+
+/// Says what a command is doing while it works: on a terminal, a spinner
+/// with the current phase and the time elapsed; otherwise one line on
+/// stderr once the work has gone on for [`QUIET_FOR`]. Stops when dropped.
+pub struct Working {
+    what: String,
+    phase: Arc<Mutex<String>>,
+    spinner: Option<ProgressBar>,
+    stop: Option<mpsc::Sender<()>>,
+    watcher: Option<JoinHandle<()>>,
+}
+
+impl Working {
+    /// Starts saying `what` the command is doing (e.g. `solving
+    /// tictactoe:5x5x4`); phases begun through [`Progress`] add to it.
+    pub fn new(what: &str) -> Self {
+        Self::with_terminal(what, std::io::stderr().is_terminal())
+    }
+
+    fn with_terminal(what: &str, terminal: bool) -> Self {
+        let phase = Arc::new(Mutex::new(String::new()));
+        if terminal {
+            let spinner = ProgressBar::new_spinner();
+            spinner.set_draw_target(ProgressDrawTarget::stderr());
+            if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} {elapsed}") {
+                spinner.set_style(style);
+            }
+            spinner.set_message(what.to_string());
+            spinner.enable_steady_tick(Duration::from_millis(120));
+            return Self {
+                what: what.to_string(),
+                phase,
+                spinner: Some(spinner),
+                stop: None,
+                watcher: None,
+            };
+        }
+        let (stop, stopped) = mpsc::channel::<()>();
+        let (said, current) = (what.to_string(), phase.clone());
+        let watcher = std::thread::spawn(move || {
+            if stopped.recv_timeout(QUIET_FOR) == Err(mpsc::RecvTimeoutError::Timeout) {
+                let phase = current.lock().map(|p| p.clone()).unwrap_or_default();
+                let phase = if phase.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({phase})")
+                };
+                eprintln!(
+                    "ply: {said}{phase}: still working after {} s; this can take minutes",
+                    QUIET_FOR.as_secs()
+                );
+            }
+        });
+        Self {
+            what: what.to_string(),
+            phase,
+            spinner: None,
+            stop: Some(stop),
+            watcher: Some(watcher),
+        }
+    }
+}
+
+impl Progress for Working {
+    fn begin(&self, phase: &str, _total: u64) {
+        if let Ok(mut current) = self.phase.lock() {
+            phase.clone_into(&mut current);
+        }
+        if let Some(spinner) = &self.spinner {
+            spinner.set_message(format!("{}: {phase}", self.what));
+        }
+    }
+
+    fn advance(&self, _done: u64) {}
+
+    fn end(&self) {}
+}
+
+impl Drop for Working {
+    fn drop(&mut self) {
+        if let Some(spinner) = self.spinner.take() {
+            spinner.finish_and_clear();
+        }
+        drop(self.stop.take());
+        if let Some(watcher) = self.watcher.take() {
+            let _ = watcher.join();
         }
     }
 }

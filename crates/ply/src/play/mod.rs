@@ -7,14 +7,18 @@
 pub mod choose;
 pub mod table;
 
-use crate::error::PlyError;
+use crate::cli::progress::Working;
+use crate::error::{PlyError, excerpt};
 use crate::report::SolveReport;
 use crate::session::Session;
 use ply_core::Value;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use std::fmt;
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
+
+/// The longest line `ply play` reads, in bytes.
+pub const MAX_LINE: u64 = 1 << 20;
 
 /// Who won a finished game, from the person's side.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -181,12 +185,16 @@ pub fn run(
         "ply play {}: you move {side}. Type h for help.",
         game.current().game
     )?;
-    let mut line = String::new();
+    let mut line = Vec::new();
+    let mut line_number = 0;
     let mut moved = true;
     loop {
         while !game.human_to_move() && game.verdict().is_none() {
             show(game, output)?;
-            if let Some(name) = game.computer_move()? {
+            let thinking = Working::new("the computer is thinking");
+            let played = game.computer_move()?;
+            drop(thinking);
+            if let Some(name) = played {
                 writeln!(output, "computer plays {name}")?;
             }
             moved = true;
@@ -204,15 +212,44 @@ pub fn run(
         }
         output.flush()?;
         line.clear();
-        if input.read_line(&mut line)? == 0 {
+        line_number += 1;
+        if (&mut *input)
+            .take(MAX_LINE + 1)
+            .read_until(b'\n', &mut line)?
+            == 0
+        {
             writeln!(output)?;
             return Ok(());
         }
-        let command = line.trim();
-        if game.verdict().is_none() && !command.is_empty() && game.play(command)? {
-            moved = true;
-            continue;
+        if line.len() as u64 > MAX_LINE {
+            return Err(PlyError::input(
+                line_number,
+                format!("longer than {MAX_LINE} bytes"),
+            ));
         }
+        let command = std::str::from_utf8(&line)
+            .map_err(|e| {
+                PlyError::input(
+                    line_number,
+                    format!("not UTF-8 text (byte {} is not)", e.valid_up_to() + 1),
+                )
+            })?
+            .trim();
+        if game.verdict().is_none() && !command.is_empty() {
+            let thinking = Working::new("the computer is thinking");
+            let played = game.play(command)?;
+            drop(thinking);
+            if played {
+                moved = true;
+                continue;
+            }
+        }
+        let shown = excerpt(command, 80);
+        let command = if shown.len() < command.len() {
+            shown.as_str()
+        } else {
+            command
+        };
         match command {
             "" => {}
             "q" | "quit" => return Ok(()),

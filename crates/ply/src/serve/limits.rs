@@ -75,7 +75,7 @@ impl Limits {
                 ));
             }
         }
-        if self.max_table_mib << 20 > MAX_TABLE_BYTES {
+        if self.max_table_bytes() > MAX_TABLE_BYTES {
             return Err(format!(
                 "--max-table-mib {}: tables are at most {}",
                 self.max_table_mib,
@@ -120,5 +120,24 @@ impl Limits {
     /// The time a client has to send its headers.
     pub fn header_time(&self) -> Duration {
         Duration::from_secs_f64(self.header_seconds)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_table_limit_is_refused_not_wrapped() {
+        let limits = Limits {
+            max_table_mib: u64::MAX,
+            ..Limits::default()
+        };
+        assert!(limits.check().unwrap_err().contains("tables are at most"));
+        let limits = Limits {
+            max_table_mib: MAX_TABLE_BYTES >> 20,
+            ..Limits::default()
+        };
+        assert_eq!(limits.check(), Ok(()));
     }
 }

@@ -49,15 +49,19 @@ impl<G: Searchable> Solver for AlphaBetaSession<G> {
     ) -> Result<Outcome, PlyError> {
         let mut slot = lock_within(&self.searcher, progress, "another search of this game")?;
         let searcher = slot.get_or_insert_with(|| AlphaBeta::new(&self.game, self.entries));
-        searcher
-            .solve_within(&self.game, position, progress)
-            .map_err(|e| match e {
-                SearchError::Cancelled(nodes) => PlyError::Cancelled(format!(
-                    "the search of {} after {nodes} positions",
-                    self.game.name()
-                )),
-                e => PlyError::argument(format!("{}: {e}", self.game.name())),
-            })
+        progress.begin(
+            "alpha-beta search, no table of every position fits in memory",
+            0,
+        );
+        let found = searcher.solve_within(&self.game, position, progress);
+        progress.end();
+        found.map_err(|e| match e {
+            SearchError::Cancelled(nodes) => PlyError::Cancelled(format!(
+                "the search of {} after {nodes} positions",
+                self.game.name()
+            )),
+            e => PlyError::argument(format!("{}: {e}", self.game.name())),
+        })
     }
 
     fn memory_bound(&self) -> u64 {
