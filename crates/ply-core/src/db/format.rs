@@ -6,6 +6,10 @@ use super::error::{DbError, Problem};
 use crate::value::Cell;
 use std::path::Path;
 
+/// The most cells a block may hold (the writer uses at most 2^16): a
+/// header claiming more is corrupt, so no reader allocates past a few
+/// megabytes for one block.
+pub const MAX_BLOCK_ENTRIES: u32 = 1 << 20;
 /// The first bytes of every database. The `\r\n` catches text-mode mangling.
 pub const MAGIC: [u8; 8] = *b"PLYDB\0\r\n";
 /// The last bytes of every complete database.
@@ -201,6 +205,7 @@ impl Header {
         let consistent = r.at == r.bytes.len()
             && bits == header.dictionary.bits()
             && block_entries > 0
+            && block_entries <= MAX_BLOCK_ENTRIES
             && header.range.start <= header.range.end
             && header.range.end <= index_len
             && (keys == Keys::Canonical || entries == header.range.end - header.range.start)

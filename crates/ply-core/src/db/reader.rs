@@ -316,10 +316,26 @@ impl Shard {
     /// Checks and decompresses block `i`.
     fn decode(&self, i: u64) -> Result<Decoded, DbError> {
         let block = &self.blocks[i as usize];
-        let raw = codec::decode(self.bytes(block), block.checksum, block.raw_len as usize)
-            .map_err(|e| self.block_error(i, e))?;
         let cells = self.header.cells_in(i);
         let packed_len = self.header.dictionary.packed_len(cells);
+        // The most a block can hold: its packed cells, plus at most ten bytes
+        // of key per cell. A larger claimed size is corruption, refused
+        // before anything that large is allocated.
+        let most = match self.header.keys {
+            Keys::Index => packed_len as u64,
+            Keys::Canonical => packed_len as u64 + cells as u64 * 10,
+        };
+        if u64::from(block.raw_len) > most {
+            return Err(DbError::corrupt(
+                &self.path,
+                format!(
+                    "block {i} claims {} bytes, more than it can hold",
+                    block.raw_len
+                ),
+            ));
+        }
+        let raw = codec::decode(self.bytes(block), block.checksum, block.raw_len as usize)
+            .map_err(|e| self.block_error(i, e))?;
         let keys = match self.header.keys {
             Keys::Index if raw.len() == packed_len => Vec::new(),
             Keys::Canonical => codec::get_keys(block.first_key, cells, &raw[packed_len..])
