@@ -281,9 +281,12 @@ impl Game for Dobutsu {
                 absolute[rank * 3 + file] = kind | if gote { THEIRS } else { 0 };
             }
         }
-        if lions != [1, 1] {
+        // The mover's Lion may be missing: it has just been caught, and
+        // play is over (`ply solve` lists such positions after a catch).
+        let mover = usize::from(!sente);
+        if lions[1 - mover] != 1 || lions[mover] > 1 {
             return Err(PositionError::new(
-                "each player must have exactly one Lion on the board",
+                "each player must have exactly one Lion on the board                  (the player to move none, once it has been caught)",
             ));
         }
         let mut hands = [[0u8; 3]; 2];

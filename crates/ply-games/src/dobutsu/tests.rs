@@ -142,10 +142,16 @@ fn catching_the_lion_ends_play() {
         game().primitive(&parse_unchecked(&caught)),
         Some(Value::Lose)
     );
+    // The caught position reads back (the page and `ply solve` list it),
+    // but only the player to move may lack a Lion.
+    assert_eq!(parse(&caught), parse_unchecked(&caught));
+    assert_eq!(game().format_position(&parse(&caught)), caught);
+    assert!(game().parse_position("g.e/.C./.L./E.G/c/S").is_err());
+    assert!(game().parse_position("g.e/.C./.l./E.G/c/g").is_err());
 }
 
-/// Reads a position the parser refuses (a Lion caught), through the moves
-/// that lead to it.
+/// Reads a position with a Lion caught through the moves that lead to it,
+/// not the parser.
 fn parse_unchecked(text: &str) -> DobutsuPosition {
     let mut found = None;
     let adjacent = parse("g.e/.C./lL./E.G/c/S");
