@@ -174,16 +174,26 @@ pub(super) fn watch_peers() {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             let thread = std::thread::current();
-            let Some(name) = thread.name().filter(|n| n.starts_with("timely:")) else {
-                previous(info);
-                return;
-            };
             let message = info
                 .payload()
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| info.payload().downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
+            // A panic that cannot unwind aborts the process right after this
+            // hook: say first what was lost, so the clear error is not lost too.
+            if message.contains("cannot unwind") {
+                if let Some((peer, why)) = LOST.lock().ok().and_then(|lost| lost.clone()) {
+                    let peer =
+                        peer.map_or_else(|| "a peer process".into(), |p| format!("process {p}"));
+                    eprintln!("ply: lost {peer}: {why} (it stopped or failed; see its own error)");
+                    return;
+                }
+            }
+            let Some(name) = thread.name().filter(|n| n.starts_with("timely:")) else {
+                previous(info);
+                return;
+            };
             if let Some(why) = message.strip_prefix("timely communication error: ") {
                 let peer = name
                     .strip_prefix("timely:recv-")
