@@ -1,24 +1,12 @@
 //! Bad input on the command line gets an error naming the real problem
 //! (exit 2, a short message), and long work says what it is doing.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
-fn ply(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ply"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("ply runs");
-    let mut input = child.stdin.take().expect("stdin is piped");
-    // The command may stop reading early: a broken pipe is fine.
-    let _ = input.write_all(stdin);
-    drop(input);
-    child.wait_with_output().expect("ply finishes")
-}
+use common::cli::ply;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// Runs a command that must fail with exit 2 and returns its stderr.
 fn refused(args: &[&str], stdin: &[u8]) -> String {
