@@ -11,6 +11,8 @@
 //! so that the ratio against C is measured in the same run; its output is
 //! first checked against ply's values.
 
+mod native;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use ply_core::NoProgress;
 use ply_core::solve::octal::{OctalCode, compute, plain_values};
@@ -19,28 +21,6 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// Builds the plain C loop, or says why not.
-fn build_c_baseline() -> Option<PathBuf> {
-    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/octal_plain.c");
-    let binary = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("octal_plain");
-    match Command::new("cc")
-        .args(["-O2", "-o"])
-        .arg(&binary)
-        .arg(source)
-        .status()
-    {
-        Ok(status) if status.success() => Some(binary),
-        Ok(status) => {
-            eprintln!("skipping the C baseline: cc failed ({status})");
-            None
-        }
-        Err(err) => {
-            eprintln!("skipping the C baseline: no C compiler (cc: {err})");
-            None
-        }
-    }
-}
 
 /// The values the C baseline prints for `code` up to `up_to`.
 fn run_c_baseline(binary: &PathBuf, code: &str, up_to: usize) -> Vec<u16> {
@@ -71,7 +51,7 @@ fn octal(c: &mut Criterion) {
     group.bench_function("0.007 to 2^17: plain mex loop", |b| {
         b.iter(|| plain_values(black_box(&treblecross), 1 << 17).unwrap())
     });
-    if let Some(binary) = build_c_baseline() {
+    if let Some(binary) = native::build("cc", "octal_plain.c") {
         let ply = compute(&treblecross, 1 << 17, &NoProgress).unwrap().values;
         assert_eq!(run_c_baseline(&binary, "0.007", 1 << 17), ply);
         group.bench_function("0.007 to 2^17: plain C loop (cc -O2)", |b| {

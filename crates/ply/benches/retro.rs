@@ -11,6 +11,8 @@
 //! graph and queue are timed (it reports its own time). Its cells are first
 //! checked against ply's.
 
+mod native;
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use ply_core::solve::retro;
 use ply_core::{Cell, Indexed, NoProgress, Outcome, Value};
@@ -86,28 +88,6 @@ fn check_agreement<G: Indexed>(game: &G, table: &retro::RetroTable) {
     let cells = baseline(game);
     for (index, cell) in cells.iter().enumerate() {
         assert_eq!(table.cell(index as u64), *cell, "index {index}");
-    }
-}
-
-/// Builds the plain C++ pass, or says why not.
-fn build_cpp_baseline() -> Option<PathBuf> {
-    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/retro_plain.cpp");
-    let binary = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("retro_plain");
-    match Command::new("c++")
-        .args(["-O2", "-o"])
-        .arg(&binary)
-        .arg(source)
-        .status()
-    {
-        Ok(status) if status.success() => Some(binary),
-        Ok(status) => {
-            eprintln!("skipping the C++ baseline: c++ failed ({status})");
-            None
-        }
-        Err(err) => {
-            eprintln!("skipping the C++ baseline: no C++ compiler (c++: {err})");
-            None
-        }
     }
 }
 
@@ -234,7 +214,7 @@ fn yehr(c: &mut Criterion) {
     group.bench_function("baseline (Vec per position)", |b| {
         b.iter(|| black_box(baseline(&Yehr)))
     });
-    if let Some(binary) = build_cpp_baseline() {
+    if let Some(binary) = native::build("c++", "retro_plain.cpp") {
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
         let (graph, out) = (dir.join("yehr.graph"), dir.join("yehr.cells"));
         export_graph(&Yehr, &graph);
