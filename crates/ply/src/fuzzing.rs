@@ -85,13 +85,9 @@ pub fn query(data: &[u8]) {
 /// first (bit 0, so that mutations reach past them), the rest is the file.
 /// It is opened, verified and read at a few keys and over its first cells.
 pub fn database(data: &[u8]) {
-    let Some((&flags, file)) = data.split_first() else {
+    let Some((flags, file)) = database_file(data) else {
         return;
     };
-    let mut file = file.to_vec();
-    if flags & 1 == 1 {
-        repair_checksums(&mut file);
-    }
     let path = scratch_path();
     if std::fs::write(&path, &file).is_err() {
         return;
@@ -107,6 +103,18 @@ pub fn database(data: &[u8]) {
         let _ = db.for_each_cell(0..len.min(1 << 20), &mut |_, _| seen += 1);
     }
     let _ = std::fs::remove_file(&path);
+}
+
+/// The database file a `database` input stands for, with its flag byte:
+/// the bytes after the first, their checksums repaired when bit 0 of the
+/// first is set. `None` for an empty input.
+pub fn database_file(data: &[u8]) -> Option<(u8, Vec<u8>)> {
+    let (&flags, file) = data.split_first()?;
+    let mut file = file.to_vec();
+    if flags & 1 == 1 {
+        repair_checksums(&mut file);
+    }
+    Some((flags, file))
 }
 
 /// A file name of this process's own to hold a database under test.

@@ -49,3 +49,26 @@ fn the_seed_databases_open_and_read() {
     let _ = std::fs::remove_file(&scratch);
     assert_eq!(opened, 3);
 }
+
+/// The database input that once made the reader allocate 4 GB (a block
+/// claiming a decompressed size far past what its cells can hold) is
+/// refused for that reason, before anything that large is allocated.
+#[test]
+fn a_block_claiming_more_bytes_than_its_cells_is_refused() {
+    use ply_core::db::Database;
+    let input = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fuzz/regressions/database/oom-a70d995bc7d6f7fb0d7f5252346218432decba6f"),
+    )
+    .unwrap();
+    let (_, file) = ply::fuzzing::database_file(&input).unwrap();
+    let scratch = std::env::temp_dir().join(format!("ply-oom-{}.plydb", std::process::id()));
+    std::fs::write(&scratch, &file).unwrap();
+    let checked = Database::open_piece(&scratch).and_then(|db| db.verify());
+    let _ = std::fs::remove_file(&scratch);
+    let error = checked
+        .err()
+        .expect("a corrupt file is refused")
+        .to_string();
+    assert!(error.contains("more than it can hold"), "{error}");
+}
