@@ -3,6 +3,7 @@
 //! (`tests/fuzz_corpus.rs`) run the same code. Each function takes any
 //! bytes and must return without panicking; errors are expected answers.
 
+use crate::session::Session;
 use crate::{judge, registry};
 use axum::extract::Query;
 use axum::http::Uri;
@@ -47,10 +48,19 @@ pub fn position(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(text) else {
         return;
     };
-    let entry = &registry::GAMES[usize::from(pick) % registry::GAMES.len()];
-    if let Ok(session) = (entry.open)(None) {
-        let _ = session.render(text);
-    }
+    SESSIONS.with(|sessions| {
+        let session = &sessions[usize::from(pick) % sessions.len()];
+        if let Some(session) = session {
+            let _ = session.render(text);
+        }
+    });
+}
+
+thread_local! {
+    /// Each game's default variant, opened once: reading a position is what
+    /// `position` tests, not opening the game again for every input.
+    static SESSIONS: Vec<Option<Box<dyn Session>>> =
+        registry::entries().map(|entry| (entry.open)(None).ok()).collect();
 }
 
 /// A game name with parameters, opened (without solving anything).

@@ -18,17 +18,12 @@ use std::io::{BufRead, Write};
 const SEARCH_ENTRIES: u64 = 1 << 20;
 
 /// Answers one case after another.
+#[derive(Default)]
 pub struct Solver {
     game: TicTacToe,
-    searcher: AlphaBeta<TicTacToe>,
-}
-
-impl Default for Solver {
-    fn default() -> Self {
-        let game = TicTacToe::default();
-        let searcher = AlphaBeta::new(&game, SEARCH_ENTRIES);
-        Self { game, searcher }
-    }
+    /// Built at the first case searched, so that input refused before any
+    /// case is answered costs no table.
+    searcher: Option<AlphaBeta<TicTacToe>>,
 }
 
 impl Solver {
@@ -40,9 +35,11 @@ impl Solver {
                 continue;
             }
             let after = board.play(square);
+            let game = &self.game;
             let value = self
                 .searcher
-                .value(&self.game, &after)
+                .get_or_insert_with(|| AlphaBeta::new(game, SEARCH_ENTRIES))
+                .value(game, &after)
                 .map_err(|e| PlyError::argument(e.to_string()))?;
             if value == Value::Lose {
                 return Ok(Some((square / 4, square % 4)));
