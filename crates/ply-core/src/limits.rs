@@ -109,6 +109,10 @@ impl Progress for Budget<'_> {
         self.inner.end();
     }
 
+    fn note(&self, line: &str) {
+        self.inner.note(line);
+    }
+
     fn cancelled(&self) -> bool {
         if self.flag.load(Ordering::Relaxed) || self.inner.cancelled() {
             return true;

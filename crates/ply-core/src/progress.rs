@@ -9,6 +9,9 @@ pub trait Progress: Sync {
     fn advance(&self, done: u64);
     /// The current phase is over.
     fn end(&self);
+    /// A line worth keeping once the bar is gone, such as how many
+    /// positions a round of retrograde analysis decided. Dropped by default.
+    fn note(&self, _line: &str) {}
     /// Whether the computation should stop as soon as it can (Ctrl-C, a
     /// request whose client has gone, a budget run out). Long computations
     /// poll this between units of work and return an error when it holds.

@@ -378,6 +378,7 @@ impl Game for Yehr {
         position.captured().then_some(Value::Lose)
     }
 
+    #[inline]
     fn for_each_move(
         &self,
         position: &YehrPosition,
@@ -509,6 +510,7 @@ impl Indexed for Yehr {
 }
 
 impl Parents for Yehr {
+    #[inline]
     fn for_each_parent(&self, position: &YehrPosition, mut visit: impl FnMut(YehrPosition)) {
         // The player who moved last, and so moves in every parent.
         let side = position.mover.other();

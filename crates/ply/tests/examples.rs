@@ -257,3 +257,56 @@ fn the_examples_list_their_game_and_refuse_bad_input() {
     let out = run("pebbles", &["solve", "pebbles:x"], "");
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `serve` through the entry point lists the added game beside the
+/// built-in ones in `/api/games`, so the page offers it.
+#[test]
+fn serve_lists_the_added_game() {
+    use std::io::{BufRead, BufReader, Read};
+    let mut child = Command::new(example("nim"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--no-db"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the example serves");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
+    let mut line = String::new();
+    stdout
+        .read_line(&mut line)
+        .expect("the server says where it listens");
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    let mut stream = std::net::TcpStream::connect(&addr).expect("the server accepts");
+    write!(
+        stream,
+        "GET /api/games HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("the request is sent");
+    let mut reply = String::new();
+    stream
+        .read_to_string(&mut reply)
+        .expect("the server replies");
+    let _ = child.kill();
+    let _ = child.wait();
+    let body = reply.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let list: Json = serde_json::from_str(body.trim())
+        .or_else(|_| {
+            // A chunked reply: the JSON sits between the chunk sizes.
+            let start = body.find('{').unwrap_or(0);
+            let end = body.rfind('}').map_or(body.len(), |e| e + 1);
+            serde_json::from_str(&body[start..end])
+        })
+        .unwrap_or_else(|e| panic!("{e}: {reply}"));
+    let names: Vec<&str> = list["games"]
+        .as_array()
+        .expect("a games list")
+        .iter()
+        .filter_map(|g| g["name"].as_str())
+        .collect();
+    assert!(names.contains(&"nim"), "{names:?}");
+    assert!(names.contains(&"tictactoe"), "{names:?}");
+}

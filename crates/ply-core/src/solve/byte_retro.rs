@@ -777,6 +777,7 @@ fn rounds<G: WinsAtOnce>(
         let next = (r < most).then(|| code + 1);
         let losses = r % 2 == 0;
         let frontier = AtomicU64::new(0);
+        let decided_now = AtomicU64::new(0);
         // Rounds 0 to 2 find their frontier by scanning (the count phase
         // decided losses in 2); later ones list what they decide.
         let listing = (r >= 2).then(Listing::new);
@@ -813,8 +814,11 @@ fn rounds<G: WinsAtOnce>(
                     };
                     match cell.compare_exchange_weak(byte, becomes, Relaxed, Relaxed) {
                         Ok(_) => {
-                            if becomes >= base && listing.is_some() {
-                                decided.push(parent);
+                            if becomes >= base {
+                                if listing.is_some() {
+                                    decided.push(parent);
+                                }
+                                decided_now.fetch_add(1, Relaxed);
                             }
                             break;
                         }
@@ -866,6 +870,18 @@ fn rounds<G: WinsAtOnce>(
             }
         }
         listed = listing.and_then(Listing::finish);
+        let (settled, found) = if losses {
+            ("losses", "wins")
+        } else {
+            ("wins", "losses")
+        };
+        let (from, decided) = (frontier.load(Relaxed), decided_now.load(Relaxed));
+        if from > 0 {
+            progress.note(&format!(
+                "round {r}: from {from} {settled} in {r}, {decided} {found} in {} decided",
+                r + 1,
+            ));
+        }
         if r >= 2 && frontier.load(Relaxed) == 0 {
             break;
         }

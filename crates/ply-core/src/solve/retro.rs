@@ -49,6 +49,7 @@ trait Slot: Copy + Eq + Ord + Send + Sync + 'static {
     /// The index of the slot.
     fn index(self) -> u64;
     /// The index of the slot, to index a table with.
+    #[inline(always)]
     fn at(self) -> usize {
         self.index() as usize
     }
@@ -56,9 +57,11 @@ trait Slot: Copy + Eq + Ord + Send + Sync + 'static {
 
 impl Slot for u32 {
     const MAX: u64 = u32::MAX as u64;
+    #[inline(always)]
     fn from_index(index: u64) -> Self {
         index as u32
     }
+    #[inline(always)]
     fn index(self) -> u64 {
         u64::from(self)
     }
@@ -66,9 +69,11 @@ impl Slot for u32 {
 
 impl Slot for u64 {
     const MAX: u64 = u64::MAX;
+    #[inline(always)]
     fn from_index(index: u64) -> Self {
         index
     }
+    #[inline(always)]
     fn index(self) -> u64 {
         self
     }
@@ -226,6 +231,7 @@ struct Own;
 
 impl<G: Indexed> Keys<G> for Own {
     const REDUCED: bool = false;
+    #[inline(always)]
     fn key(&self, game: &G, position: &G::Position) -> u64 {
         game.rank(position)
     }
@@ -239,6 +245,7 @@ struct Canonical;
 
 impl<G: Indexed + Symmetric> Keys<G> for Canonical {
     const REDUCED: bool = true;
+    #[inline(always)]
     fn key(&self, game: &G, position: &G::Position) -> u64 {
         game.canonical_index(position)
     }

@@ -8,6 +8,8 @@
 //! Ranking is a few table look-ups and one pass over the board; unranking
 //! a division per level and a binary search among at most 90 kind words.
 
+use std::cmp::Ordering;
+
 use super::{CHICK, DobutsuPosition, EMPTY, HAND_PIECES, HEN, LION, THEIRS};
 
 /// One arrangement of kinds on the occupied squares.
@@ -204,6 +206,19 @@ impl IndexTables {
             + u64::from(self.subset_number[usize::from(mask)]) * self.block[k]
             + self.word_offset[k << 12 | kinds]
             + inner
+    }
+
+    /// How the Lions' squares of the positions at `index` order against
+    /// those of their mirror images: `Less` when every position with these
+    /// Lions has a smaller index than its image, `Greater` when larger, and
+    /// `Equal` for Lions on the middle file, whose images share their Lions.
+    #[inline]
+    pub fn lions_against_mirror(&self, index: u64) -> Ordering {
+        let lions = (index / self.per_lions()) as u32;
+        let (my_lion, their_lion) = (lions / 11, lions % 11 + u32::from(lions % 11 >= lions / 11));
+        let mirror = |square: u32| square / 3 * 3 + 2 - square % 3;
+        let (my_image, their_image) = (mirror(my_lion), mirror(their_lion));
+        lions.cmp(&(my_image * 11 + their_image - u32::from(their_image > my_image)))
     }
 
     /// The position (Sente to move) with the given index.

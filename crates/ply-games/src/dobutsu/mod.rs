@@ -26,6 +26,7 @@ pub use index::IndexTables;
 use ply_core::board::{Area, AreaPiece, Board, BoardMove, Look, Piece};
 use ply_core::solve::byte_retro::WinsAtOnce;
 use ply_core::{Game, Indexed, Parents, PositionError, Symmetric, Value};
+use std::cmp::Ordering;
 
 /// An empty square.
 pub const EMPTY: u8 = 0;
@@ -183,6 +184,11 @@ impl Game for Dobutsu {
 
     fn board(&self, position: &DobutsuPosition) -> Board {
         self.describe(position)
+    }
+
+    /// 2: databases hold one position of each left-right mirror pair.
+    fn rules_version(&self) -> u32 {
+        2
     }
 
     fn name(&self) -> String {
@@ -411,6 +417,32 @@ impl Symmetric for Dobutsu {
     ) {
         visit(*position);
         visit(Self::mirror(position));
+    }
+
+    /// The lesser of the indexes of the position and its mirror image,
+    /// ranking the image only when the Lions do not already decide.
+    fn canonical_index(&self, position: &DobutsuPosition) -> u64 {
+        let index = self.rank(position);
+        match self.tables.lions_against_mirror(index) {
+            Ordering::Less => index,
+            Ordering::Greater => self.rank(&Self::mirror(position)),
+            Ordering::Equal => index.min(self.rank(&Self::mirror(position))),
+        }
+    }
+}
+
+impl Dobutsu {
+    /// Whether `index` is the lesser index of its position and the mirror
+    /// image: the one a database keeps. Decided by the Lions' squares alone
+    /// except when both stand on the middle file.
+    pub fn is_canonical_index(&self, index: u64) -> bool {
+        match self.tables.lions_against_mirror(index) {
+            Ordering::Less => true,
+            Ordering::Greater => false,
+            Ordering::Equal => self
+                .unrank(index)
+                .is_some_and(|position| self.rank(&Self::mirror(&position)) >= index),
+        }
     }
 }
 

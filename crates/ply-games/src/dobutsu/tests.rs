@@ -245,6 +245,25 @@ proptest! {
         prop_assert_eq!(Dobutsu::mirror(&mirror), position);
     }
 
+    /// The shortcut by the Lions' squares agrees with ranking both images,
+    /// on random indexes and on indexes with both Lions on the middle file.
+    #[test]
+    fn the_canonical_index_is_the_lesser_of_the_two_images(
+        index in 0..1_567_925_964u64,
+        middle in 0..11_878_227u64,
+        lions in proptest::sample::select(vec![(1u64, 4u64), (4, 7), (7, 10), (10, 1), (4, 1)]),
+    ) {
+        // Lions on b1..b4 (squares 1, 4, 7, 10): placement number as the index numbers it.
+        let (mine, theirs) = lions;
+        let placement = mine * 11 + theirs - u64::from(theirs > mine);
+        for index in [index, placement * 11_878_227 + middle] {
+            let position = game().unrank(index).unwrap();
+            let image = game().rank(&Dobutsu::mirror(&position));
+            prop_assert_eq!(game().canonical_index(&position), index.min(image));
+            prop_assert_eq!(game().is_canonical_index(index), index <= image);
+        }
+    }
+
     #[test]
     fn moves_match_the_brute_force_rules(index in 0..1_567_925_964u64) {
         let position = game().unrank(index).unwrap();

@@ -11,6 +11,9 @@ use std::time::Duration;
 /// terminal, so scripted use stays clean).
 pub struct BarProgress {
     bar: Mutex<Option<ProgressBar>>,
+    /// When it was made: notes reach a stderr that is not a terminal only
+    /// once the work has gone on for [`QUIET_FOR`].
+    since: std::time::Instant,
 }
 
 impl BarProgress {
@@ -18,6 +21,7 @@ impl BarProgress {
     pub fn new() -> Self {
         Self {
             bar: Mutex::new(None),
+            since: std::time::Instant::now(),
         }
     }
 }
@@ -65,6 +69,18 @@ impl Progress for BarProgress {
             if let Some(bar) = slot.take() {
                 bar.finish_and_clear();
             }
+        }
+    }
+
+    /// Above the bar on a terminal; otherwise a plain line on stderr once
+    /// the work has gone on for [`QUIET_FOR`], so that the log of a long
+    /// run keeps it and a quick answer stays quiet.
+    fn note(&self, line: &str) {
+        let bar = self.bar.lock().ok().and_then(|slot| slot.clone());
+        match bar {
+            Some(bar) if std::io::stderr().is_terminal() => bar.println(line),
+            _ if self.since.elapsed() >= QUIET_FOR => eprintln!("{line}"),
+            _ => {}
         }
     }
 }

@@ -133,11 +133,11 @@ struct GameList {
     games: Vec<GameInfo>,
 }
 
-/// `GET /api/games`: every built-in game, its variants and start position.
+/// `GET /api/games`: every game this process knows (the built-in ones and
+/// any a library user added), its variants and start position.
 pub async fn games(State(_): State<Arc<Shared>>) -> Result<Response, ApiError> {
     let list = tokio::task::spawn_blocking(move || {
-        let games = registry::GAMES
-            .iter()
+        let games = registry::entries()
             .map(|entry| {
                 // The default variant's name and start need no tables: open
                 // it apart from the kept games, so the list never waits on

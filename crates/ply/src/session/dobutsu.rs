@@ -12,7 +12,7 @@ use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
 use ply_core::db::Expect;
 use ply_core::solve::byte_retro::{self, ByteRetroError, ByteTable, WinsAtOnce};
-use ply_core::{Game, Indexed, Outcome, Progress, Source};
+use ply_core::{Game, Indexed, Outcome, Progress, Source, Symmetric};
 use ply_games::Dobutsu;
 use ply_games::dobutsu::DobutsuPosition;
 use serde_json::json;
@@ -51,8 +51,14 @@ impl Method for ByteMethod {
         })
     }
 
+    /// The lesser index of the position and its mirror image: the two
+    /// have one value, and a database holds only this one.
     fn key(&self, position: &DobutsuPosition) -> u64 {
-        self.game.rank(position)
+        self.game.canonical_index(position)
+    }
+
+    fn stored(&self, key: u64) -> bool {
+        self.game.is_canonical_index(key)
     }
 
     fn missing(&self, position: &DobutsuPosition) -> String {
@@ -161,7 +167,7 @@ impl DobutsuSession {
         Ok(self
             .inner
             .solution(progress)?
-            .outcome(game.rank(position))?)
+            .outcome(game.canonical_index(position))?)
     }
 }
 
