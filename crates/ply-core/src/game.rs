@@ -1,5 +1,68 @@
 //! The traits a game implements: a small required part ([`Game`]) and
 //! optional capabilities that switch on faster solvers.
+//!
+//! A whole game in a few lines: a pile of counters, each move takes one or
+//! two, and whoever cannot move loses. [`Game`] gives the rules, [`Indexed`]
+//! numbers the positions, and [`Parents`] lists the positions a move leads
+//! from; with those, retrograde analysis solves every pile without storing
+//! a reverse graph, and any [`Solution`](crate::Solution) answers from the
+//! table. Piles that are multiples of three are lost, in as many plies as
+//! there are counters taken two by two.
+//!
+//! ```
+//! use ply_core::solve::retro;
+//! use ply_core::{Game, Indexed, NoProgress, Parents, PositionError, Solution, Value};
+//!
+//! struct Pile(u64);
+//!
+//! impl Game for Pile {
+//!     type Position = u64;
+//!     type Move = u64;
+//!     fn name(&self) -> String { format!("pile:{}", self.0) }
+//!     fn start(&self) -> u64 { self.0 }
+//!     fn primitive(&self, _: &u64) -> Option<Value> { None }
+//!     fn for_each_move(&self, pile: &u64, mut visit: impl FnMut(u64, u64)) {
+//!         for take in 1..=2.min(*pile) {
+//!             visit(take, pile - take);
+//!         }
+//!     }
+//!     fn parse_position(&self, text: &str) -> Result<u64, PositionError> {
+//!         text.parse().map_err(|_| PositionError::new(format!("not a pile: {text}")))
+//!     }
+//!     fn format_position(&self, pile: &u64) -> String { pile.to_string() }
+//!     fn format_move(&self, _: &u64, take: u64) -> String { take.to_string() }
+//! }
+//!
+//! impl Indexed for Pile {
+//!     fn index_len(&self) -> u64 { self.0 + 1 }
+//!     fn rank(&self, pile: &u64) -> u64 { *pile }
+//!     fn unrank(&self, index: u64) -> Option<u64> { (index <= self.0).then_some(index) }
+//! }
+//!
+//! impl Parents for Pile {
+//!     fn for_each_parent(&self, pile: &u64, mut visit: impl FnMut(u64)) {
+//!         for take in 1..=2 {
+//!             if pile + take <= self.0 {
+//!                 visit(pile + take);
+//!             }
+//!         }
+//!     }
+//! }
+//!
+//! let game = Pile(30);
+//! let by_moves = retro::solve(&game, &NoProgress).unwrap();
+//! let by_parents = retro::solve_with_parents(&game, &NoProgress).unwrap();
+//! for pile in 0..=30 {
+//!     // Through the Solution interface, as a database would answer.
+//!     let outcome = Solution::outcome(&by_parents, game.rank(&pile)).unwrap().unwrap();
+//!     assert_eq!(Some(outcome), by_moves.outcome_at(pile));
+//!     let value = if pile % 3 == 0 { Value::Lose } else { Value::Win };
+//!     assert_eq!(outcome.value, value, "pile {pile}");
+//!     // The winner takes the pile to a multiple of three, then answers
+//!     // each take of one with two and each two with one.
+//!     assert_eq!(outcome.remoteness, Some((pile / 3 * 2 + u64::from(pile % 3 != 0)) as u32));
+//! }
+//! ```
 
 use crate::board::Board;
 use crate::value::{Nimber, Value};

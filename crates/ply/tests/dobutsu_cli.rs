@@ -122,3 +122,32 @@ fn a_catch_is_a_win_in_one_and_the_caught_side_has_lost() {
     assert_eq!(report["remoteness"], 1);
     assert!(follows_from_children(&report), "{report}");
 }
+
+/// Repetition gives a draw. In this hand-picked position each side's Chick
+/// stands on the other side's back rank, where a Chick cannot move (it can
+/// only have been dropped there), and the Lions face each other on a board
+/// otherwise empty: the solver calls it a draw, the draw follows from the
+/// children, and keeping the draw move after move comes back to a position
+/// already played, so the game would go on for ever.
+#[test]
+fn repetition_gives_a_draw() {
+    let mut position = ".lC/.../.../c.L/-/S".to_string();
+    let mut seen = Vec::new();
+    for _ in 0..40 {
+        let report = json(&["solve", "dobutsu:C", &position, "--no-db", "--json"]);
+        assert_eq!(report["value"], "draw", "{position}");
+        assert_eq!(report["remoteness"], Json::Null, "{position}");
+        assert!(follows_from_children(&report), "{report}");
+        seen.push(position.clone());
+        position = report["moves"]
+            .as_array()
+            .and_then(|moves| moves.iter().find(|m| m["value"] == "draw"))
+            .and_then(|m| m["position"].as_str())
+            .expect("a move that keeps the draw")
+            .to_string();
+        if seen.contains(&position) {
+            return;
+        }
+    }
+    panic!("40 plies of drawing moves never repeated a position: {seen:?}");
+}
