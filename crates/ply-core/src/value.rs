@@ -147,8 +147,10 @@ impl fmt::Display for Outcome {
     }
 }
 
-/// An outcome packed into two bytes for dense tables: two bits of value and
-/// fourteen of remoteness. The all-zero cell means "not yet known".
+/// An outcome packed into two bytes for dense tables: the value in the top
+/// three bits (1 win, 2 lose, 3 tie, 4 draw; 0 not yet known) and the
+/// remoteness in the low thirteen (0 for a draw). The all-zero cell,
+/// [`Cell::UNKNOWN`], means "not yet known".
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 #[repr(transparent)]
 pub struct Cell(u16);
