@@ -33,7 +33,7 @@ pub use solve::choose::{Choice, NoSolver, Offer, Offers, choose};
 pub use solve::grundy::{MexSet, SumSolution, nim_sum, solve_sum, sum_nimber};
 pub use solve::octal::{OctalCode, OctalError, OctalValues};
 pub use solve::reach::{IndexSet, reachable, reachable_classes, reachable_from};
-pub use solve::retro::{RetroError, RetroTable};
+pub use solve::retro::{RetroError, RetroTable, Retrograde};
 pub use solve::search::{CycleError, MemoSolver};
 pub use solve::sparse::{SparseError, SparseTable};
 pub use solve::table::{Table, TableError};

@@ -21,7 +21,9 @@
 
 use crate::board::Shape;
 use ply_core::board::{Board, BoardMove, Look, Piece};
-use ply_core::{Game, Indexed, PositionError, Symmetric, Value};
+use ply_core::solve::retro::{self, RetroError, RetroTable, Retrograde};
+use ply_core::{Game, Indexed, PositionError, Progress, Symmetric, Value};
+use std::ops::Range;
 
 /// A position: the mover's L, the other L and the neutral pieces, each as
 /// a set of squares (bit `s` for square `s`, row-major from the top left),
@@ -596,6 +598,28 @@ impl LGame {
             });
         }
         board
+    }
+}
+
+/// Solved over symmetry classes with a reverse graph between them; `ply
+/// analyze` counts the positions with `#` to move (the others mirror them).
+impl Retrograde for LGame {
+    fn solve_all(&self, progress: &dyn Progress) -> Result<RetroTable, RetroError> {
+        retro::solve_symmetric(self, progress)
+    }
+
+    fn counted(&self) -> (Range<u64>, &'static str) {
+        (
+            0..self.index_len() / 2,
+            "positions with # to move (those with * to move mirror them)",
+        )
+    }
+
+    fn facts(&self, table: &RetroTable, _progress: &dyn Progress) -> Vec<(&'static str, u64)> {
+        vec![
+            ("symmetry_classes", table.solved_positions()),
+            ("index_size", self.index_len()),
+        ]
     }
 }
 

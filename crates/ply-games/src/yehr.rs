@@ -20,7 +20,9 @@
 //! pair with Red below Black (45 each), each daze pair (25): 5,467,500 in all.
 
 use ply_core::board::{Board, BoardMove, Look, Piece};
-use ply_core::{Game, Indexed, Parents, PositionError, Symmetric, Value};
+use ply_core::solve::retro::{self, RetroError, RetroTable, Retrograde};
+use ply_core::{Game, Indexed, Parents, PositionError, Progress, Symmetric, Value, reachable_from};
+use rayon::prelude::*;
 use std::fmt;
 
 /// One of the two players.
@@ -601,6 +603,60 @@ impl Yehr {
             });
         }
         board
+    }
+}
+
+/// Solved over symmetry classes by un-moves (no reverse graph); `ply
+/// analyze` adds the contest's starts and what they reach.
+impl Retrograde for Yehr {
+    fn solve_all(&self, progress: &dyn Progress) -> Result<RetroTable, RetroError> {
+        retro::solve_symmetric_with_parents(self, progress)
+    }
+
+    fn facts(&self, table: &RetroTable, progress: &dyn Progress) -> Vec<(&'static str, u64)> {
+        let captured = (0..self.index_len())
+            .into_par_iter()
+            .filter(|&i| self.unrank(i).is_some_and(|p| p.captured()))
+            .count();
+        let setups: Vec<_> = contest_setups().collect();
+        let red_wins = setups
+            .iter()
+            .filter(|p| winner(table, p) == Some(Side::Red))
+            .count();
+        let reachable = reachable_from(self, setups.iter().copied(), progress);
+        let reached = table.census_where(0..self.index_len(), |i| reachable.contains(i));
+        vec![
+            ("captured_positions", captured as u64),
+            ("symmetry_classes", table.solved_positions()),
+            ("contest_setups", setups.len() as u64),
+            ("contest_setups_red_wins", red_wins as u64),
+            ("reachable_from_contest_setups", reached.positions),
+            ("reachable_win", reached.win),
+            ("reachable_lose", reached.lose),
+            ("reachable_draw", reached.draw),
+        ]
+    }
+}
+
+/// Every start the contest data can give: Red's A, B, C on rows 1..5,
+/// Black's on 6..10, the dazes on 5 and 6, either side to move.
+fn contest_setups() -> impl Iterator<Item = YehrPosition> {
+    let rows = |low: u8| (0..125u8).map(move |n| [low + n / 25, low + n / 5 % 5, low + n % 5]);
+    [0u8, 1].into_iter().flat_map(move |mover| {
+        rows(1).flat_map(move |[a, b, c]| {
+            rows(6).filter_map(move |[x, y, z]| {
+                Yehr::contest_position(mover, [a, b, c, 5], [x, y, z, 6]).ok()
+            })
+        })
+    })
+}
+
+/// Who wins `position` with perfect play.
+fn winner(table: &RetroTable, position: &YehrPosition) -> Option<Side> {
+    match table.outcome(&Yehr, position)?.value {
+        Value::Win => Some(position.mover()),
+        Value::Lose => Some(position.mover().other()),
+        _ => None,
     }
 }
 

@@ -184,6 +184,24 @@ impl RetroTable {
     }
 }
 
+/// A game with a dense index that retrograde analysis solves whole, and
+/// what `ply analyze` says about it beyond the counts.
+pub trait Retrograde: Indexed + Sized {
+    /// Solves every position, by the fastest method the game's capabilities
+    /// allow ([`solve`], [`solve_symmetric`], [`solve_with_parents`], ...).
+    fn solve_all(&self, progress: &dyn Progress) -> Result<RetroTable, RetroError>;
+
+    /// The indices `ply analyze` counts, and what they are.
+    fn counted(&self) -> (Range<u64>, &'static str) {
+        (0..self.index_len(), "every position")
+    }
+
+    /// Facts beyond the counts for `ply analyze`, by name.
+    fn facts(&self, _table: &RetroTable, _progress: &dyn Progress) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+}
+
 /// Solves every position of `game`, building a reverse graph from its moves.
 pub fn solve<G: Indexed>(game: &G, progress: &dyn Progress) -> Result<RetroTable, RetroError> {
     solve_keyed(game, &Own, &Stored, progress)
