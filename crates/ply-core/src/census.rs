@@ -43,22 +43,31 @@ impl<P: Clone> Census<P> {
     /// Counts one position. `example` is called only when the position
     /// becomes the new longest win or loss, so examples cost nothing otherwise.
     pub fn add(&mut self, outcome: Outcome, example: impl FnOnce() -> P) {
-        self.positions += 1;
+        self.add_many(outcome, 1, example);
+    }
+
+    /// Counts `n` positions of one outcome, `example` standing for them
+    /// all (called as in [`Census::add`]).
+    pub fn add_many(&mut self, outcome: Outcome, n: u64, example: impl FnOnce() -> P) {
+        if n == 0 {
+            return;
+        }
+        self.positions += n;
         let column = match outcome.value {
             Value::Win => {
-                self.win += 1;
+                self.win += n;
                 0
             }
             Value::Lose => {
-                self.lose += 1;
+                self.lose += n;
                 1
             }
             Value::Tie => {
-                self.tie += 1;
+                self.tie += n;
                 2
             }
             Value::Draw => {
-                self.draw += 1;
+                self.draw += n;
                 return;
             }
         };
@@ -67,7 +76,7 @@ impl<P: Clone> Census<P> {
         if self.by_remoteness.len() <= slot {
             self.by_remoteness.resize(slot + 1, [0; 3]);
         }
-        self.by_remoteness[slot][column] += 1;
+        self.by_remoteness[slot][column] += n;
         let longest = match outcome.value {
             Value::Win => &mut self.longest_win,
             Value::Lose => &mut self.longest_lose,

@@ -4,21 +4,30 @@
 //! For games whose index is too large for a cell per index (Dobutsu Shogi:
 //! 1.5 x 10^9 indices, a sixth of them reachable). Three phases:
 //!
+//! A game with a left-right mirror keeps one position of each mirror pair,
+//! its *key*, the lesser of the two indices ([`WinsAtOnce::key`]): the
+//! pair has one value, so every phase below works on keys, visiting half
+//! the positions. A key whose position is its own mirror image stands for
+//! one position, every other key for two; counts of positions weigh keys
+//! so.
+//!
 //! 1. **Reach.** Bit sets over the index, "seen" and "expanded"; each pass
 //!    expands, in parallel and in index order, every position seen but not
 //!    yet expanded, until a pass finds none. Play stops at primitive
 //!    positions and at positions the mover wins at once ([`WinsAtOnce`]),
 //!    which are not expanded. Wins at once are then counted and dropped
 //!    from the table: the rules tell them (a win in 1) without storage. A
-//!    directory of the number of stored indices before each block of 512
-//!    gives each stored position a dense slot (rank in the bit set).
+//!    directory of the number of stored keys before each block of 512
+//!    gives each stored key a dense slot (rank in the bit set).
 //! 2. **Count.** One byte per slot: a position without moves is a loss in
 //!    0, one whose every move lets the opponent win at once a loss in 2,
 //!    and every other position is undecided, its byte the number of its
-//!    distinct children that do not win at once (at most 254; the most
+//!    distinct child keys that do not win at once (at most 254; the most
 //!    any position has is `C`).
 //! 3. **Rounds**, in order of remoteness `r`: the positions decided at `r`
-//!    are un-moved ([`Parents`]); stored, undecided parents of a loss become
+//!    are un-moved ([`Parents`]) and the parents' keys taken (a key's
+//!    parents' keys are its mirror image's too, so one un-move does for
+//!    both); stored, undecided parents of a loss become
 //!    wins in `r + 1`, and each win counts its undecided parents down, the
 //!    last child turning a parent into a loss in `r + 1`. While solving, a
 //!    byte is a counter (1 to `C`) or a decided remoteness `C + 1 + r`, so
@@ -54,9 +63,28 @@ pub trait WinsAtOnce: Indexed + Parents {
     fn wins_at_once(&self, position: &Self::Position) -> bool;
 
     /// The position's left-right mirror image, for games with one: the
-    /// solve then also counts the reached positions up to mirroring.
+    /// solve then keeps one position of each mirror pair.
     fn mirror(&self, _position: &Self::Position) -> Option<Self::Position> {
         None
+    }
+
+    /// The index the solve keeps for `position` and its mirror image: the
+    /// lesser of the two (the position's own index without a mirror). A
+    /// game may compute it faster than ranking both.
+    fn key(&self, position: &Self::Position) -> u64 {
+        let index = self.rank(position);
+        self.mirror(position)
+            .map_or(index, |image| index.min(self.rank(&image)))
+    }
+
+    /// How many positions the key `key` stands for, `position` being the
+    /// position with index `key`: two when its mirror image is another
+    /// position, else one.
+    fn positions_of_key(&self, key: u64, position: &Self::Position) -> u64 {
+        match self.mirror(position) {
+            Some(image) if self.rank(&image) != key => 2,
+            _ => 1,
+        }
     }
 }
 
@@ -147,22 +175,26 @@ fn check_memory(bytes: u64, what: &str) -> Result<(), ByteRetroError> {
     }
 }
 
-/// The solution: the stored indices (reached and not a win at once) and
-/// one byte per stored position, with counts of what was not stored.
+/// The solution: the stored keys (reached and not a win at once) and one
+/// byte per stored key, with counts of what was not stored.
 pub struct ByteTable {
     len: u64,
     reached: Vec<u64>,
-    /// Stored indices before each block of [`BLOCK_WORDS`] words, and the
+    /// Stored keys before each block of [`BLOCK_WORDS`] words, and the
     /// total at the end.
     directory: Vec<u64>,
     cells: Vec<AtomicU8>,
+    /// Whether keys stand for mirror pairs (the game has a mirror).
+    mirrored: bool,
+    /// The stored keys that stand for one position (their position is its
+    /// own mirror image), in order; empty without a mirror.
+    single: Vec<u64>,
     /// Reached positions where the mover wins at once (not stored).
     wins_at_once: u64,
-    /// The smallest index of such a position, if any.
+    /// Their keys (mirror pairs once).
+    wins_at_once_keys: u64,
+    /// The smallest key of such a position, if any.
     win_example: Option<u64>,
-    /// Reached positions counted up to mirroring: stored ones, then wins at
-    /// once; `None` when the game has no mirror.
-    classes: Option<[u64; 2]>,
 }
 
 impl ByteTable {
@@ -172,15 +204,33 @@ impl ByteTable {
     }
 
     /// How many positions the start reaches (play stopping at wins at
-    /// once), stored or not.
+    /// once), stored or not, mirror images counted apart.
     pub fn reached(&self) -> u64 {
-        self.stored() + self.wins_at_once
+        self.stored_positions() + self.wins_at_once
     }
 
-    /// How many positions are stored: the reached ones where the mover
-    /// cannot win at once.
+    /// How many keys are stored: one for each mirror pair (or position,
+    /// without a mirror) reached where the mover cannot win at once.
     pub fn stored(&self) -> u64 {
         self.cells.len() as u64
+    }
+
+    /// How many positions the stored keys stand for.
+    pub fn stored_positions(&self) -> u64 {
+        if self.mirrored {
+            2 * self.stored() - self.single.len() as u64
+        } else {
+            self.stored()
+        }
+    }
+
+    /// How many positions the stored key `key` stands for.
+    fn weight(&self, key: u64) -> u64 {
+        if self.mirrored && self.single.binary_search(&key).is_err() {
+            2
+        } else {
+            1
+        }
     }
 
     /// How many reached positions the mover wins at once (a win in 1 known
@@ -193,10 +243,12 @@ impl ByteTable {
     /// mirror image once): the stored ones, then the wins at once; `None`
     /// when the game gave no mirror.
     pub fn mirror_classes(&self) -> Option<[u64; 2]> {
-        self.classes
+        self.mirrored
+            .then_some([self.stored(), self.wins_at_once_keys])
     }
 
-    /// Whether `index` is stored (reached, and the mover cannot win at once).
+    /// Whether the key `index` is stored (reached, and the mover cannot win
+    /// at once).
     pub fn contains(&self, index: u64) -> bool {
         index < self.len && self.reached[(index / 64) as usize] >> (index % 64) & 1 == 1
     }
@@ -207,7 +259,7 @@ impl ByteTable {
         slot_of(&self.reached, &self.directory, index)
     }
 
-    /// The outcome of the position with index `index`, if it is stored
+    /// The outcome of the positions with key `index`, if it is stored
     /// (wins at once are not: ask the rules).
     pub fn outcome_at(&self, index: u64) -> Option<Outcome> {
         self.contains(index)
@@ -215,12 +267,13 @@ impl ByteTable {
     }
 
     /// The outcome of `position` for the player to move, if it is stored.
-    pub fn outcome<G: Indexed>(&self, game: &G, position: &G::Position) -> Option<Outcome> {
-        self.outcome_at(game.rank(position))
+    pub fn outcome<G: WinsAtOnce>(&self, game: &G, position: &G::Position) -> Option<Outcome> {
+        self.outcome_at(game.key(position))
     }
 
-    /// Counts the reached positions (wins at once included) by value and
-    /// remoteness, with indices as examples of the longest win and loss.
+    /// Counts the reached positions (wins at once included, mirror images
+    /// apart) by value and remoteness, with keys as examples of the
+    /// longest win and loss.
     pub fn census(&self) -> Census<u64> {
         let blocks = self.directory.len() - 1;
         let mut census = (0..blocks.div_ceil(TASK_BLOCKS))
@@ -234,7 +287,8 @@ impl ByteTable {
                     while bits != 0 {
                         let index = word as u64 * 64 + u64::from(bits.trailing_zeros());
                         bits &= bits - 1;
-                        census.add(decode(self.cells[slot].load(Relaxed)), || index);
+                        let outcome = decode(self.cells[slot].load(Relaxed));
+                        census.add_many(outcome, self.weight(index), || index);
                         slot += 1;
                     }
                 }
@@ -242,49 +296,14 @@ impl ByteTable {
             })
             .reduce(Census::new, Census::merge);
         let example = self.win_example.unwrap_or(0);
-        for _ in 0..self.wins_at_once {
-            census.add(Outcome::win(1), || example);
-        }
+        census.add_many(Outcome::win(1), self.wins_at_once, || example);
         census
-    }
-
-    /// The raw bytes: the bit set of stored indices, then one byte per
-    /// stored position (0 a draw, else 1 + remoteness; odd remoteness
-    /// wins).
-    pub fn parts(&self) -> (&[u64], Vec<u8>) {
-        (
-            &self.reached,
-            self.cells.iter().map(|c| c.load(Relaxed)).collect(),
-        )
-    }
-
-    /// A table from the parts [`ByteTable::parts`] gave, for an index of
-    /// `len`; `None` if they do not fit together. Counts of positions not
-    /// stored are not in the parts: the table reports none.
-    pub fn from_parts(len: u64, reached: Vec<u64>, cells: Vec<u8>) -> Option<Self> {
-        if reached.len() as u64
-            != len.div_ceil(64).div_ceil(BLOCK_WORDS as u64) * BLOCK_WORDS as u64
-        {
-            return None;
-        }
-        let directory = directory(&reached);
-        if *directory.last()? != cells.len() as u64 {
-            return None;
-        }
-        Some(Self {
-            len,
-            reached,
-            directory,
-            cells: cells.into_iter().map(AtomicU8::new).collect(),
-            wins_at_once: 0,
-            win_example: None,
-            classes: None,
-        })
     }
 }
 
-/// The stored positions as a [`Solution`] keyed by index; indices not
-/// stored (not reached, or a win at once) hold [`Cell::UNKNOWN`].
+/// The stored keys as a [`Solution`] keyed by index; indices not stored
+/// (not reached, a win at once, or the greater index of a mirror pair) hold
+/// [`Cell::UNKNOWN`].
 impl Solution for ByteTable {
     fn keys(&self) -> Keys {
         Keys::Index
@@ -454,11 +473,14 @@ fn for_each_with_code(table: &ByteTable, task: usize, code: u8, mut visit: impl 
 
 /// What the reach found besides the stored set.
 struct Reach {
-    /// Reached, expanded and not a win at once: the stored positions.
+    /// Keys reached, expanded and not a win at once: the stored ones.
     stored: Bits,
-    wins_at_once: u64,
+    mirrored: bool,
+    /// Stored keys that stand for one position, in order.
+    single: Vec<u64>,
+    /// Positions, then keys, where the mover wins at once.
+    wins_at_once: [u64; 2],
     win_example: Option<u64>,
-    classes: Option<[u64; 2]>,
 }
 
 /// Solves every position `game.start()` reaches.
@@ -482,9 +504,11 @@ pub fn solve<G: WinsAtOnce>(
         reached,
         directory,
         cells: zeroed(count),
-        wins_at_once: reach.wins_at_once,
+        mirrored: reach.mirrored,
+        single: reach.single,
+        wins_at_once: reach.wins_at_once[0],
+        wins_at_once_keys: reach.wins_at_once[1],
         win_example: reach.win_example,
-        classes: reach.classes,
     };
     let widest = count_children(game, &table, progress)?;
     // Decided bytes start above the widest counter.
@@ -526,7 +550,7 @@ fn task_count(words: usize) -> usize {
     words.div_ceil(TASK_BLOCKS * BLOCK_WORDS)
 }
 
-/// Phase 1: the set of reached indices where the mover cannot win at once,
+/// Phase 1: the set of reached keys where the mover cannot win at once,
 /// and counts of the rest.
 fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Reach, ByteRetroError> {
     let len = game.index_len();
@@ -534,7 +558,7 @@ fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Reach, Byte
     let seen = Bits::new(len);
     let expanded = Bits::new(len);
     let at_once = Bits::new(len);
-    let start = game.rank(&game.start());
+    let start = game.key(&game.start());
     if start >= len {
         return Err(ByteRetroError::Unsupported(
             "the start position is outside the index".into(),
@@ -543,10 +567,10 @@ fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Reach, Byte
     seen.insert(start);
     let words = seen.0.len();
     let cancelled = AtomicBool::new(false);
-    let has_mirror = AtomicBool::new(false);
-    // Classes up to mirroring: a position counts when its mirror's index
-    // is not below its own.
-    let classes = [AtomicU64::new(0), AtomicU64::new(0)];
+    let mirrored = game.mirror(&game.start()).is_some();
+    // Wins at once: positions, then keys.
+    let at_once_counts = [AtomicU64::new(0), AtomicU64::new(0)];
+    let single = Mutex::new(Vec::new());
     let example = AtomicU64::new(u64::MAX);
     for pass in 1.. {
         progress.begin(&format!("reaching (pass {pass})"), 0);
@@ -556,7 +580,7 @@ fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Reach, Byte
                 cancelled.store(true, Relaxed);
                 return;
             }
-            let (mut n, mut counted) = (0, [0u64; 2]);
+            let (mut n, mut counted, mut ones) = (0, [0u64; 2], Vec::new());
             let end = ((task + 1) * TASK_BLOCKS * BLOCK_WORDS).min(words);
             for word in task * TASK_BLOCKS * BLOCK_WORDS..end {
                 let todo = seen.0[word].load(Relaxed) & !expanded.0[word].load(Relaxed);
@@ -572,21 +596,22 @@ fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Reach, Byte
                     let Some(position) = game.unrank(index) else {
                         continue;
                     };
-                    let wins = game.wins_at_once(&position);
-                    if let Some(image) = game.mirror(&position) {
-                        has_mirror.store(true, Relaxed);
-                        counted[usize::from(wins)] += u64::from(game.rank(&image) >= index);
-                    }
-                    if wins {
+                    let weight = game.positions_of_key(index, &position);
+                    if game.wins_at_once(&position) {
                         at_once.insert(index);
                         example.fetch_min(index, Relaxed);
+                        counted[0] += weight;
+                        counted[1] += 1;
                         continue;
+                    }
+                    if mirrored && weight == 1 {
+                        ones.push(index);
                     }
                     if game.primitive(&position).is_some() {
                         continue;
                     }
                     game.for_each_move(&position, |_, child| {
-                        let child = game.rank(&child);
+                        let child = game.key(&child);
                         if child < len {
                             seen.insert(child);
                         }
@@ -595,8 +620,13 @@ fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Reach, Byte
             }
             progress.advance(n);
             done.fetch_add(n, Relaxed);
-            for (total, c) in classes.iter().zip(counted) {
+            for (total, c) in at_once_counts.iter().zip(counted) {
                 total.fetch_add(c, Relaxed);
+            }
+            if !ones.is_empty() {
+                if let Ok(mut single) = single.lock() {
+                    single.append(&mut ones);
+                }
             }
         });
         progress.end();
@@ -608,20 +638,19 @@ fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Reach, Byte
         }
     }
     drop(expanded);
-    let wins_at_once = AtomicU64::new(0);
     seen.0.par_iter().zip(&at_once.0).for_each(|(s, w)| {
-        let w = w.load(Relaxed);
-        wins_at_once.fetch_add(u64::from(w.count_ones()), Relaxed);
-        s.fetch_and(!w, Relaxed);
+        s.fetch_and(!w.load(Relaxed), Relaxed);
     });
     let example = example.into_inner();
+    let [positions, keys] = at_once_counts.map(AtomicU64::into_inner);
+    let mut single = single.into_inner().unwrap_or_default();
+    single.par_sort_unstable();
     Ok(Reach {
         stored: seen,
-        wins_at_once: wins_at_once.into_inner(),
+        mirrored,
+        single,
+        wins_at_once: [positions, keys],
         win_example: (example != u64::MAX).then_some(example),
-        classes: has_mirror
-            .into_inner()
-            .then(|| classes.map(AtomicU64::into_inner)),
     })
 }
 
@@ -682,7 +711,7 @@ fn count_children<G: WinsAtOnce>(
                         game.for_each_move(&position, |_, child| {
                             moves += 1;
                             if !game.wins_at_once(&child) {
-                                children.push(game.rank(&child));
+                                children.push(game.key(&child));
                             }
                         });
                         children.sort_unstable();
@@ -786,7 +815,7 @@ fn rounds<G: WinsAtOnce>(
                 return;
             };
             parents.clear();
-            game.for_each_parent(&position, |parent| parents.push(game.rank(&parent)));
+            game.for_each_parent(&position, |parent| parents.push(game.key(&parent)));
             parents.sort_unstable();
             parents.dedup();
             for &parent in parents.iter() {

@@ -216,9 +216,28 @@ impl IndexTables {
     pub fn lions_against_mirror(&self, index: u64) -> Ordering {
         let lions = (index / self.per_lions()) as u32;
         let (my_lion, their_lion) = (lions / 11, lions % 11 + u32::from(lions % 11 >= lions / 11));
-        let mirror = |square: u32| square / 3 * 3 + 2 - square % 3;
-        let (my_image, their_image) = (mirror(my_lion), mirror(their_lion));
-        lions.cmp(&(my_image * 11 + their_image - u32::from(their_image > my_image)))
+        lions_order(my_lion, their_lion)
+    }
+
+    /// [`IndexTables::lions_against_mirror`] for the index of `position`,
+    /// read off its board without ranking it; `Equal` for a position
+    /// without both Lions (outside the index, as its image is).
+    #[inline]
+    pub fn position_against_mirror(position: &DobutsuPosition) -> Ordering {
+        let (mut my_lion, mut their_lion) = (12u32, 12u32);
+        for (square, &piece) in position.board.iter().enumerate() {
+            if PIECE_INFO[usize::from(piece & 15)] & LION_BIT != 0 {
+                if piece & THEIRS == 0 {
+                    my_lion = square as u32;
+                } else {
+                    their_lion = square as u32;
+                }
+            }
+        }
+        if my_lion == 12 || their_lion == 12 {
+            return Ordering::Equal;
+        }
+        lions_order(my_lion, their_lion)
     }
 
     /// The position (Sente to move) with the given index.
@@ -280,4 +299,13 @@ impl IndexTables {
             sente: true,
         })
     }
+}
+
+/// How the number [`IndexTables::rank`] gives Lions on `my_lion` and
+/// `their_lion` orders against the number of their mirror images.
+#[inline]
+fn lions_order(my_lion: u32, their_lion: u32) -> Ordering {
+    let number = |mine: u32, theirs: u32| mine * 11 + theirs - u32::from(theirs > mine);
+    let mirror = |square: u32| square / 3 * 3 + 2 - square % 3;
+    number(my_lion, their_lion).cmp(&number(mirror(my_lion), mirror(their_lion)))
 }

@@ -422,26 +422,10 @@ impl Symmetric for Dobutsu {
     /// The lesser of the indexes of the position and its mirror image,
     /// ranking the image only when the Lions do not already decide.
     fn canonical_index(&self, position: &DobutsuPosition) -> u64 {
-        let index = self.rank(position);
-        match self.tables.lions_against_mirror(index) {
-            Ordering::Less => index,
+        match IndexTables::position_against_mirror(position) {
+            Ordering::Less => self.rank(position),
             Ordering::Greater => self.rank(&Self::mirror(position)),
-            Ordering::Equal => index.min(self.rank(&Self::mirror(position))),
-        }
-    }
-}
-
-impl Dobutsu {
-    /// Whether `index` is the lesser index of its position and the mirror
-    /// image: the one a database keeps. Decided by the Lions' squares alone
-    /// except when both stand on the middle file.
-    pub fn is_canonical_index(&self, index: u64) -> bool {
-        match self.tables.lions_against_mirror(index) {
-            Ordering::Less => true,
-            Ordering::Greater => false,
-            Ordering::Equal => self
-                .unrank(index)
-                .is_some_and(|position| self.rank(&Self::mirror(&position)) >= index),
+            Ordering::Equal => self.rank(position).min(self.rank(&Self::mirror(position))),
         }
     }
 }
@@ -453,6 +437,19 @@ impl WinsAtOnce for Dobutsu {
 
     fn mirror(&self, position: &DobutsuPosition) -> Option<DobutsuPosition> {
         Some(Self::mirror(position))
+    }
+
+    fn key(&self, position: &DobutsuPosition) -> u64 {
+        self.canonical_index(position)
+    }
+
+    /// Two unless both Lions stand on the middle file (only then can a
+    /// position be its own image), where the image is ranked to tell.
+    fn positions_of_key(&self, key: u64, position: &DobutsuPosition) -> u64 {
+        match self.tables.lions_against_mirror(key) {
+            Ordering::Equal => 1 + u64::from(self.rank(&Self::mirror(position)) != key),
+            _ => 2,
+        }
     }
 }
 

@@ -260,7 +260,10 @@ proptest! {
             let position = game().unrank(index).unwrap();
             let image = game().rank(&Dobutsu::mirror(&position));
             prop_assert_eq!(game().canonical_index(&position), index.min(image));
-            prop_assert_eq!(game().is_canonical_index(index), index <= image);
+            let key = index.min(image);
+            prop_assert_eq!(WinsAtOnce::key(game(), &position), key);
+            let kept = game().unrank(key).unwrap();
+            prop_assert_eq!(game().positions_of_key(key, &kept), 1 + u64::from(image != index));
         }
     }
 

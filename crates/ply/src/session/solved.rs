@@ -9,9 +9,8 @@ use super::once::Once;
 use super::store::{self, Store};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
-use ply_core::db::{self, Database, DbError, Expect, Keys, Meta};
-use ply_core::{Cell, Game, Indexed, Outcome, Progress, Solution, Source};
-use std::ops::Range;
+use ply_core::db::{self, Database, Expect, Meta};
+use ply_core::{Game, Indexed, Outcome, Progress, Solution, Source};
 use std::path::PathBuf;
 
 /// How a game is solved whole, and what `ply analyze` says about it.
@@ -36,14 +35,6 @@ pub trait Method: Send + Sync {
     /// The key of `position` in the solved form (its index, or its class's
     /// canonical index).
     fn key(&self, position: &<Self::Game as ply_core::Game>::Position) -> u64;
-
-    /// Whether a database keeps the cell at `key` (one that is known). By
-    /// default every one; a game whose [`Method::key`] folds symmetric
-    /// positions onto one key keeps only those keys, and its database holds
-    /// the others as unknown, which costs almost nothing on disk.
-    fn stored(&self, _key: u64) -> bool {
-        true
-    }
 
     /// Why `position`, not in the solved form, has no answer.
     fn missing(&self, position: &<Self::Game as ply_core::Game>::Position) -> String;
@@ -140,50 +131,8 @@ impl<M: Method> SolvedSession<M> {
             index_len: built.index_len(),
             range: 0..built.index_len(),
         };
-        let kept = Kept {
-            solution: built,
-            stored: &|key| self.method.stored(key),
-        };
-        let size = db::save(&path, &meta, &kept, progress)?;
+        let size = db::save(&path, &meta, built, progress)?;
         Ok((path, size))
-    }
-}
-
-/// A solution with only the known cells [`Method::stored`] keeps: what a
-/// database is written from.
-struct Kept<'a> {
-    solution: &'a dyn Solution,
-    stored: &'a (dyn Fn(u64) -> bool + Sync),
-}
-
-impl Solution for Kept<'_> {
-    fn keys(&self) -> Keys {
-        self.solution.keys()
-    }
-
-    fn index_len(&self) -> u64 {
-        self.solution.index_len()
-    }
-
-    fn cell(&self, key: u64) -> Result<Cell, DbError> {
-        let cell = self.solution.cell(key)?;
-        Ok(if cell == Cell::UNKNOWN || (self.stored)(key) {
-            cell
-        } else {
-            Cell::UNKNOWN
-        })
-    }
-
-    fn for_each_cell(
-        &self,
-        range: Range<u64>,
-        visit: &mut dyn FnMut(u64, Cell),
-    ) -> Result<(), DbError> {
-        self.solution.for_each_cell(range, &mut |key, cell| {
-            if (self.stored)(key) {
-                visit(key, cell);
-            }
-        })
     }
 }
 
