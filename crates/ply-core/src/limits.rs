@@ -49,6 +49,93 @@ pub fn human_bytes(bytes: u64) -> String {
     }
 }
 
+/// Why a computation does not fit: said before it starts where possible.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TooLarge {
+    /// `what` needs `needed` bytes of memory and the system has only
+    /// `available` free.
+    Memory {
+        /// What the memory is for.
+        what: String,
+        /// The bytes it needs.
+        needed: u64,
+        /// The bytes the system says are available.
+        available: u64,
+    },
+    /// `game` has more positions than the solver handles.
+    Positions {
+        /// The game's name.
+        game: String,
+        /// Its positions (the size of its index).
+        positions: u64,
+        /// The most the solver handles.
+        most: u64,
+    },
+    /// `game` has more moves (from one position, or in all) than the
+    /// solver counts.
+    Moves {
+        /// The game's name.
+        game: String,
+        /// The moves found.
+        moves: u64,
+        /// The most the solver counts.
+        most: u64,
+    },
+}
+
+impl std::fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Memory {
+                what,
+                needed,
+                available,
+            } => write!(
+                f,
+                "{what} needs {} of memory but only {} is available",
+                human_bytes(*needed),
+                human_bytes(*available)
+            ),
+            Self::Positions {
+                game,
+                positions,
+                most,
+            } => write!(
+                f,
+                "{game} has {positions} positions; this solver handles at most {most}"
+            ),
+            Self::Moves { game, moves, most } => write!(
+                f,
+                "{game} has {moves} moves where this solver counts at most {most}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TooLarge {}
+
+/// The memory available to a new allocation, from `MemAvailable` in
+/// /proc/meminfo; `None` where that cannot be read.
+pub fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Refuses to allocate `bytes` for `what` when the system has less than
+/// that and an eighth more available (when it says: on Linux).
+pub fn check_memory(what: &str, bytes: u64) -> Result<(), TooLarge> {
+    match available_memory() {
+        Some(available) if available < bytes.saturating_add(bytes / 8) => Err(TooLarge::Memory {
+            what: what.to_string(),
+            needed: bytes,
+            available,
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Asks a computation to stop when a deadline passes or when
 /// [`Budget::cancel`] is called (from any thread, through a clone of the
 /// [`Budget::flag`]); passes progress on to `inner`.

@@ -34,6 +34,7 @@ pub use partition::{Layout, Partition};
 use crate::census::Census;
 use crate::db::{self, DbError, Meta};
 use crate::game::{Indexed, Parents};
+use crate::limits::TooLarge;
 use crate::progress::Progress;
 use crate::value::{Cell, Remoteness};
 use serde::{Deserialize, Serialize};
@@ -54,7 +55,7 @@ pub enum DistError {
     /// A worker failed, most often because a peer process died.
     Failed(String),
     /// The game does not fit the tables.
-    TooLarge(String),
+    TooLarge(TooLarge),
     /// Some remoteness does not fit a table cell.
     RemotenessOverflow,
     /// A shard could not be written.
@@ -66,7 +67,8 @@ pub enum DistError {
 impl std::fmt::Display for DistError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Config(why) | Self::TooLarge(why) => f.write_str(why),
+            Self::Config(why) => f.write_str(why),
+            Self::TooLarge(why) => why.fmt(f),
             Self::Connect(why) => write!(f, "cannot connect the processes: {why}"),
             Self::Failed(why) => write!(f, "a worker failed: {why}"),
             Self::Save(why) => write!(f, "cannot save the database: {why}"),
@@ -575,10 +577,11 @@ fn run<G: Indexed + Clone + 'static>(
     plan.cluster.check()?;
     let len = game.index_len();
     if len >= 1 << 63 {
-        return Err(DistError::TooLarge(format!(
-            "{} has {len} positions; distributed analysis handles fewer than 2^63",
-            game.name()
-        )));
+        return Err(DistError::TooLarge(TooLarge::Positions {
+            game: game.name(),
+            positions: len,
+            most: (1 << 63) - 1,
+        }));
     }
     let threads = plan.cluster.threads();
     let workers = threads * plan.cluster.processes();

@@ -19,6 +19,7 @@ use super::partition::Layout;
 use super::{DistError, Event, Job, Summary, WorkerOutput, block_range, fingerprint};
 use crate::census::Census;
 use crate::game::Indexed;
+use crate::limits::TooLarge;
 use crate::value::{Cell, Outcome, Remoteness, Value};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -267,12 +268,11 @@ pub(super) fn run<G: Indexed>(
                 continue;
             }
             st.slots[slot].counter = u16::try_from(children.len()).map_err(|_| {
-                DistError::TooLarge(format!(
-                    "{} has a position with {} moves; distributed analysis counts at most {}",
-                    game.name(),
-                    children.len(),
-                    u16::MAX
-                ))
+                DistError::TooLarge(TooLarge::Moves {
+                    game: game.name(),
+                    moves: children.len() as u64,
+                    most: u64::from(u16::MAX),
+                })
             })?;
             stats.moves += children.len() as u64;
             if job.unmoves.is_none() {

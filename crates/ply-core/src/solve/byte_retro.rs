@@ -46,8 +46,10 @@
 use crate::census::Census;
 use crate::db::{DbError, Keys};
 use crate::game::{Indexed, Parents};
+use crate::limits::{self, TooLarge};
 use crate::progress::Progress;
 use crate::solution::Solution;
+use crate::solve::reach::IndexSet;
 use crate::value::Cell;
 use crate::value::{Outcome, Value};
 use rayon::prelude::*;
@@ -91,8 +93,8 @@ pub trait WinsAtOnce: Indexed + Parents {
 /// Why the analysis could not run to the end.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ByteRetroError {
-    /// Not enough memory, or an index or count beyond what the table holds.
-    TooLarge(String),
+    /// Not enough memory.
+    TooLarge(TooLarge),
     /// A remoteness above what a byte holds, or a position with more than
     /// 254 children.
     Overflow(String),
@@ -105,7 +107,8 @@ pub enum ByteRetroError {
 impl std::fmt::Display for ByteRetroError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::TooLarge(why) | Self::Overflow(why) | Self::Unsupported(why) => f.write_str(why),
+            Self::TooLarge(why) => why.fmt(f),
+            Self::Overflow(why) | Self::Unsupported(why) => f.write_str(why),
             Self::Cancelled => f.write_str("cancelled"),
         }
     }
@@ -135,44 +138,9 @@ const TASK_BLOCKS: usize = 256;
 /// deciding more is found by scanning the bytes instead.
 const LIST_CAP: u64 = 24 << 20;
 
-/// A set of indices, one bit each, that threads may add to at once.
-struct Bits(Vec<AtomicU64>);
-
-impl Bits {
-    fn new(len: u64) -> Self {
-        // Whole blocks, so that scans never need a partial one.
-        let words = len.div_ceil(64).div_ceil(BLOCK_WORDS as u64) * BLOCK_WORDS as u64;
-        Self((0..words).map(|_| AtomicU64::new(0)).collect())
-    }
-
-    #[inline]
-    fn insert(&self, index: u64) {
-        let word = &self.0[(index / 64) as usize];
-        let bit = 1 << (index % 64);
-        if word.load(Relaxed) & bit == 0 {
-            word.fetch_or(bit, Relaxed);
-        }
-    }
-}
-
-/// The memory the system says is available, in bytes, if it says.
-fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
 /// Refuses to allocate `bytes` for `what` when the system has less free.
 fn check_memory(bytes: u64, what: &str) -> Result<(), ByteRetroError> {
-    match available_memory() {
-        Some(free) if free < bytes + bytes / 8 => Err(ByteRetroError::TooLarge(format!(
-            "{what} needs {} MiB but only {} MiB of memory is available",
-            bytes >> 20,
-            free >> 20
-        ))),
-        _ => Ok(()),
-    }
+    limits::check_memory(what, bytes).map_err(ByteRetroError::TooLarge)
 }
 
 /// The solution: the stored keys (reached and not a win at once) and one
@@ -282,7 +250,7 @@ impl ByteTable {
                 let first = task * TASK_BLOCKS;
                 let last = (first + TASK_BLOCKS).min(blocks);
                 let mut slot = self.directory[first] as usize;
-                for word in first * BLOCK_WORDS..last * BLOCK_WORDS {
+                for word in first * BLOCK_WORDS..(last * BLOCK_WORDS).min(self.reached.len()) {
                     let mut bits = self.reached[word];
                     while bits != 0 {
                         let index = word as u64 * 64 + u64::from(bits.trailing_zeros());
@@ -474,7 +442,7 @@ fn for_each_with_code(table: &ByteTable, task: usize, code: u8, mut visit: impl 
 /// What the reach found besides the stored set.
 struct Reach {
     /// Keys reached, expanded and not a win at once: the stored ones.
-    stored: Bits,
+    stored: IndexSet,
     mirrored: bool,
     /// Stored keys that stand for one position, in order.
     single: Vec<u64>,
@@ -490,12 +458,7 @@ pub fn solve<G: WinsAtOnce>(
 ) -> Result<ByteTable, ByteRetroError> {
     let len = game.index_len();
     let reach = reach(game, progress)?;
-    let reached: Vec<u64> = reach
-        .stored
-        .0
-        .into_iter()
-        .map(AtomicU64::into_inner)
-        .collect();
+    let reached = reach.stored.into_words();
     let directory = directory(&reached);
     let count = directory.last().copied().unwrap_or(0);
     check_memory(count, "one byte per stored position")?;
@@ -537,12 +500,9 @@ pub fn solve<G: WinsAtOnce>(
     Ok(table)
 }
 
-/// `count` atomic bytes, all zero, filled in parallel.
+/// `count` atomic bytes, all zero (zeroed by the allocator).
 fn zeroed(count: u64) -> Vec<AtomicU8> {
-    (0..count)
-        .into_par_iter()
-        .map(|_| AtomicU8::new(0))
-        .collect()
+    bytemuck::zeroed_vec(count as usize)
 }
 
 /// The number of parallel tasks over a bit set of `words` words.
@@ -555,9 +515,9 @@ fn task_count(words: usize) -> usize {
 fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Reach, ByteRetroError> {
     let len = game.index_len();
     check_memory(3 * len.div_ceil(64) * 8, "reaching the positions")?;
-    let seen = Bits::new(len);
-    let expanded = Bits::new(len);
-    let at_once = Bits::new(len);
+    let seen = IndexSet::new(len);
+    let expanded = IndexSet::new(len);
+    let at_once = IndexSet::new(len);
     let start = game.key(&game.start());
     if start >= len {
         return Err(ByteRetroError::Unsupported(
@@ -565,7 +525,7 @@ fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Reach, Byte
         ));
     }
     seen.insert(start);
-    let words = seen.0.len();
+    let words = seen.words().len();
     let cancelled = AtomicBool::new(false);
     let mirrored = game.mirror(&game.start()).is_some();
     // Wins at once: positions, then keys.
@@ -583,11 +543,11 @@ fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Reach, Byte
             let (mut n, mut counted, mut ones) = (0, [0u64; 2], Vec::new());
             let end = ((task + 1) * TASK_BLOCKS * BLOCK_WORDS).min(words);
             for word in task * TASK_BLOCKS * BLOCK_WORDS..end {
-                let todo = seen.0[word].load(Relaxed) & !expanded.0[word].load(Relaxed);
+                let todo = seen.words()[word].load(Relaxed) & !expanded.words()[word].load(Relaxed);
                 if todo == 0 {
                     continue;
                 }
-                expanded.0[word].fetch_or(todo, Relaxed);
+                expanded.words()[word].fetch_or(todo, Relaxed);
                 let mut bits = todo;
                 while bits != 0 {
                     let index = word as u64 * 64 + u64::from(bits.trailing_zeros());
@@ -611,10 +571,7 @@ fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Reach, Byte
                         continue;
                     }
                     game.for_each_move(&position, |_, child| {
-                        let child = game.key(&child);
-                        if child < len {
-                            seen.insert(child);
-                        }
+                        seen.insert(game.key(&child));
                     });
                 }
             }
@@ -638,9 +595,12 @@ fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Reach, Byte
         }
     }
     drop(expanded);
-    seen.0.par_iter().zip(&at_once.0).for_each(|(s, w)| {
-        s.fetch_and(!w.load(Relaxed), Relaxed);
-    });
+    seen.words()
+        .par_iter()
+        .zip(at_once.words())
+        .for_each(|(s, w)| {
+            s.fetch_and(!w.load(Relaxed), Relaxed);
+        });
     let example = example.into_inner();
     let [positions, keys] = at_once_counts.map(AtomicU64::into_inner);
     let mut single = single.into_inner().unwrap_or_default();

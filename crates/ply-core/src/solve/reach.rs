@@ -18,8 +18,24 @@ pub struct IndexSet {
 impl IndexSet {
     /// An empty set over `0..len`.
     pub fn new(len: u64) -> Self {
-        let words = (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        // Zeroed by the allocator (pages the system hands over zeroed),
+        // not filled word by word on one thread.
+        let words = bytemuck::zeroed_slice_box(len.div_ceil(64) as usize);
         Self { words, len }
+    }
+
+    /// The words of the set, bit `i % 64` of word `i / 64` standing for `i`.
+    pub(crate) fn words(&self) -> &[AtomicU64] {
+        &self.words
+    }
+
+    /// The words of the set, as plain numbers.
+    pub(crate) fn into_words(self) -> Vec<u64> {
+        self.words
+            .into_vec()
+            .into_iter()
+            .map(AtomicU64::into_inner)
+            .collect()
     }
 
     /// The size of the index space the set ranges over.

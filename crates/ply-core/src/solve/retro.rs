@@ -32,6 +32,7 @@ use super::reach::IndexSet;
 use super::{CHUNK, chunks};
 use crate::census::Census;
 use crate::game::{Indexed, Parents, Symmetric};
+use crate::limits::{self, TooLarge};
 use crate::progress::Progress;
 use crate::value::{Cell, Outcome, Remoteness, Value};
 use rayon::prelude::*;
@@ -82,9 +83,9 @@ impl Slot for u64 {
 /// Why a retrograde analysis could not run to the end.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RetroError {
-    /// The game's index or reverse graph is too large for the tables; said
-    /// before any work starts where possible.
-    TooLarge(String),
+    /// The game's index or reverse graph is too large for the tables or
+    /// the memory; said before any work starts where possible.
+    TooLarge(TooLarge),
     /// Some remoteness does not fit a table cell.
     RemotenessOverflow,
     /// The progress reporter asked the analysis to stop.
@@ -94,7 +95,7 @@ pub enum RetroError {
 impl std::fmt::Display for RetroError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::TooLarge(why) => f.write_str(why),
+            Self::TooLarge(why) => why.fmt(f),
             Self::RemotenessOverflow => write!(
                 f,
                 "a remoteness exceeds {}, the most a table cell holds",
@@ -405,11 +406,9 @@ fn remove_duplicates_hashed<S: Slot>(slots: &mut Vec<S>) {
 }
 
 /// A counter of undecided children, as narrow as the game allows.
-trait Counter: Send + Sync + Sized {
+trait Counter: Send + Sync + Sized + bytemuck::Zeroable {
     /// The largest count it holds.
     const MAX: usize;
-    /// A counter holding `count` (at most [`Counter::MAX`]).
-    fn new(count: usize) -> Self;
     /// Stores `count` (at most [`Counter::MAX`]).
     fn set(&self, count: usize);
     /// Counts one child down, returning the count before.
@@ -422,9 +421,6 @@ macro_rules! counter {
     ($atomic:ty, $int:ty) => {
         impl Counter for $atomic {
             const MAX: usize = <$int>::MAX as usize;
-            fn new(count: usize) -> Self {
-                <$atomic>::new(count as $int)
-            }
             fn set(&self, count: usize) {
                 self.store(count as $int, Ordering::Relaxed);
             }
@@ -551,10 +547,11 @@ fn solve_slots<G: Indexed, K: Keys<G>, P: ParentSource<G>, S: Slot>(
     let per_position = 2.0 + 1.0 + 3.0 / 8.0 + if P::STORED { slot } else { 0.0 };
     let bytes = len as f64 * per_position;
     if bytes > usize::MAX as f64 {
-        return Err(RetroError::TooLarge(format!(
-            "{} has {len} positions, too many to address",
-            game.name()
-        )));
+        return Err(RetroError::TooLarge(TooLarge::Positions {
+            game: game.name(),
+            positions: len,
+            most: (usize::MAX as f64 / per_position) as u64,
+        }));
     }
     check_memory(&game.name(), bytes as u64)?;
     // The first pass finds the most children of any position; a counter
@@ -563,7 +560,13 @@ fn solve_slots<G: Indexed, K: Keys<G>, P: ParentSource<G>, S: Slot>(
         Ok(table) => return Ok(table),
         Err(widest) => widest,
     };
-    let too_many = |_| RetroError::TooLarge(format!("{} has too many moves", game.name()));
+    let too_many = |widest: usize| {
+        RetroError::TooLarge(TooLarge::Moves {
+            game: game.name(),
+            moves: widest as u64,
+            most: <AtomicU32 as Counter>::MAX as u64,
+        })
+    };
     if widest <= <AtomicU16 as Counter>::MAX {
         Work::<G, K, P, AtomicU16, S>::new(game, keys, source, progress)
             .run()?
@@ -576,28 +579,10 @@ fn solve_slots<G: Indexed, K: Keys<G>, P: ParentSource<G>, S: Slot>(
 }
 
 /// Refuses an analysis of `name` needing `bytes` more than the memory the
-/// system says is available (when it says: /proc/meminfo on Linux).
+/// system says is available.
 fn check_memory(name: &str, bytes: u64) -> Result<(), RetroError> {
-    let Some(available) = available_memory() else {
-        return Ok(());
-    };
-    if bytes > available {
-        return Err(RetroError::TooLarge(format!(
-            "retrograde analysis of {name} needs about {} MiB; {} MiB are available",
-            bytes >> 20,
-            available >> 20
-        )));
-    }
-    Ok(())
-}
-
-/// The memory available to a new allocation, from `MemAvailable` in
-/// /proc/meminfo; `None` where that cannot be read.
-fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
+    limits::check_memory(&format!("retrograde analysis of {name}"), bytes)
+        .map_err(RetroError::TooLarge)
 }
 
 impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter, S: Slot> Work<'a, G, K, P, C, S> {
@@ -609,8 +594,8 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter, S: Slot> Work<'
             source,
             progress,
             len,
-            cells: (0..len).map(|_| AtomicU16::new(0)).collect(),
-            counters: (0..len).map(|_| C::new(0)).collect(),
+            cells: bytemuck::zeroed_vec(len as usize),
+            counters: bytemuck::zeroed_vec(len as usize),
             slots: std::marker::PhantomData,
         }
     }
@@ -773,11 +758,11 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter, S: Slot> Work<'
         moves: u64,
     ) -> Result<ReverseGraph<S>, RetroError> {
         if moves > S::MAX {
-            return Err(RetroError::TooLarge(format!(
-                "{} has {moves} moves; a reverse graph holds at most {}",
-                self.game.name(),
-                S::MAX
-            )));
+            return Err(RetroError::TooLarge(TooLarge::Moves {
+                game: self.game.name(),
+                moves,
+                most: S::MAX,
+            }));
         }
         // Each thread owns a range of children: it reads every move but
         // counts and places only its own, so nothing is shared and no
@@ -1266,11 +1251,23 @@ mod tests {
     #[test]
     fn more_memory_than_available_is_refused() {
         assert_eq!(check_memory("small", 1 << 20), Ok(()));
-        if available_memory().is_some() {
-            let err = check_memory("huge", u64::MAX).unwrap_err().to_string();
+        if crate::limits::available_memory().is_some() {
+            let err = check_memory("huge", u64::MAX).unwrap_err();
             assert!(
-                err.contains("huge needs about") && err.contains("MiB are available"),
-                "{err}"
+                matches!(
+                    &err,
+                    RetroError::TooLarge(TooLarge::Memory {
+                        needed: u64::MAX,
+                        ..
+                    })
+                ),
+                "{err:?}"
+            );
+            let text = err.to_string();
+            assert!(
+                text.starts_with("retrograde analysis of huge needs")
+                    && text.contains("is available"),
+                "{text}"
             );
         }
     }

@@ -169,12 +169,9 @@ impl Table {
         Self::check(game)?;
         let len = game.index_len();
         // Ask for the memory first, so that a refusal is an error, not an abort.
-        let mut cells: Vec<AtomicU16> = Vec::new();
-        cells
-            .try_reserve_exact(len as usize)
+        // Zeroed by the allocator, not filled on one thread.
+        let cells: Box<[AtomicU16]> = bytemuck::try_zeroed_slice_box(len as usize)
             .map_err(|_| TableError::OutOfMemory(Self::bytes_needed(len)))?;
-        cells.extend((0..len).map(|_| AtomicU16::new(0)));
-        let cells = cells.into_boxed_slice();
         let broken = AtomicBool::new(false);
         progress.begin("solving", len);
         for tier in (0..game.tier_count()).rev() {
