@@ -37,7 +37,7 @@ use crate::progress::Progress;
 use crate::value::{Cell, Outcome, Remoteness, Value};
 use rayon::prelude::*;
 use std::ops::Range;
-use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, Ordering};
 
 /// A slot number as the tables store it: `u32` while the index fits it
 /// (half the memory), `u64` beyond.
@@ -462,6 +462,8 @@ struct Seeds<S> {
     /// If a reverse graph is to be built, the moves, one list per chunk of
     /// records: a slot, its number of children, then their slots.
     forward: Vec<Vec<S>>,
+    /// Slots with more children than the counters hold, and how many.
+    wide: Vec<(usize, usize)>,
 }
 
 impl<S> Default for Seeds<S> {
@@ -471,6 +473,7 @@ impl<S> Default for Seeds<S> {
             solved: 0,
             moves: 0,
             forward: Vec::new(),
+            wide: Vec::new(),
         }
     }
 }
@@ -481,6 +484,7 @@ impl<S> Seeds<S> {
         self.solved += other.solved;
         self.moves += other.moves;
         self.forward.append(&mut other.forward);
+        self.wide.append(&mut other.wide);
         self
     }
 }
@@ -554,27 +558,27 @@ fn solve_slots<G: Indexed, K: Keys<G>, P: ParentSource<G>, S: Slot>(
         }));
     }
     check_memory(&game.name(), bytes as u64)?;
-    // The first pass finds the most children of any position; a counter
-    // too narrow for it is widened once, to the narrowest that holds it.
-    let widest = match Work::<G, K, P, AtomicU8, S>::new(game, keys, source, progress).run()? {
-        Ok(table) => return Ok(table),
-        Err(widest) => widest,
-    };
-    let too_many = |widest: usize| {
-        RetroError::TooLarge(TooLarge::Moves {
+    // Byte counters first; the first pass lists the few positions with
+    // more children, and the counters are widened once, to the narrowest
+    // that holds them all, without counting again.
+    let work = Work::<G, K, P, AtomicU8, S>::new(game, keys, source, progress);
+    let ends = IndexSet::new(len);
+    let ties = IndexSet::new(len);
+    let mut seeds = work.seed(&ends, &ties);
+    let wide = std::mem::take(&mut seeds.wide);
+    let widest = wide.iter().map(|&(_, n)| n).max().unwrap_or(0);
+    if widest <= <AtomicU8 as Counter>::MAX {
+        work.finish(seeds, ends, ties)
+    } else if widest <= <AtomicU16 as Counter>::MAX {
+        work.widen::<AtomicU16>(&wide).finish(seeds, ends, ties)
+    } else if widest <= <AtomicU32 as Counter>::MAX {
+        work.widen::<AtomicU32>(&wide).finish(seeds, ends, ties)
+    } else {
+        Err(RetroError::TooLarge(TooLarge::Moves {
             game: game.name(),
             moves: widest as u64,
             most: <AtomicU32 as Counter>::MAX as u64,
-        })
-    };
-    if widest <= <AtomicU16 as Counter>::MAX {
-        Work::<G, K, P, AtomicU16, S>::new(game, keys, source, progress)
-            .run()?
-            .map_err(too_many)
-    } else {
-        Work::<G, K, P, AtomicU32, S>::new(game, keys, source, progress)
-            .run()?
-            .map_err(too_many)
+        }))
     }
 }
 
@@ -600,15 +604,37 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter, S: Slot> Work<'
         }
     }
 
-    /// The table, or the most children of a position if that is more than
-    /// `C` counts.
-    fn run(self) -> Result<Result<RetroTable, usize>, RetroError> {
-        let mut frontier = IndexSet::new(self.len);
-        let ties = IndexSet::new(self.len);
-        let mut seeds = match self.seed(&frontier, &ties) {
-            Ok(seeds) => seeds,
-            Err(widest) => return Ok(Err(widest)),
-        };
+    /// The same work with counters of type `C2`, holding the counts of
+    /// these and, for the slots in `wide`, the counts given there.
+    fn widen<C2: Counter>(self, wide: &[(usize, usize)]) -> Work<'a, G, K, P, C2, S> {
+        let counters: Vec<C2> = bytemuck::zeroed_vec(self.counters.len());
+        counters
+            .par_iter()
+            .zip(&self.counters)
+            .for_each(|(wider, narrow)| wider.set(narrow.get()));
+        for &(slot, count) in wide {
+            counters[slot].set(count);
+        }
+        Work {
+            game: self.game,
+            keys: self.keys,
+            source: self.source,
+            progress: self.progress,
+            len: self.len,
+            cells: self.cells,
+            counters,
+            slots: std::marker::PhantomData,
+        }
+    }
+
+    /// The table, from the first pass's `seeds` and the positions it
+    /// decided (`frontier`: wins and losses; `ties`).
+    fn finish(
+        self,
+        mut seeds: Seeds<S>,
+        mut frontier: IndexSet,
+        ties: IndexSet,
+    ) -> Result<RetroTable, RetroError> {
         self.check_cancelled()?;
         let graph = if P::STORED {
             let forward = std::mem::take(&mut seeds.forward);
@@ -644,7 +670,7 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter, S: Slot> Work<'
         if K::REDUCED {
             self.copy_to_symmetric();
         }
-        Ok(Ok(RetroTable {
+        Ok(RetroTable {
             cells: self
                 .cells
                 .into_iter()
@@ -652,7 +678,7 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter, S: Slot> Work<'
                 .collect(),
             solved: seeds.solved,
             moves: seeds.moves,
-        }))
+        })
     }
 
     /// Stops the analysis if the progress reporter asks.
@@ -681,12 +707,11 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter, S: Slot> Work<'
 
     /// The first pass: decides primitive positions and positions without
     /// moves, and sets every other counter to its number of children
-    /// (keeping the moves if a reverse graph is to be built). The most
-    /// children of any position if that count does not fit `C`. Does no more
-    /// work once the progress reporter asks to cancel.
-    fn seed(&self, ends: &IndexSet, ties: &IndexSet) -> Result<Seeds<S>, usize> {
+    /// (keeping the moves if a reverse graph is to be built); counts that
+    /// do not fit `C` are listed in [`Seeds::wide`]. Does no more work once
+    /// the progress reporter asks to cancel.
+    fn seed(&self, ends: &IndexSet, ties: &IndexSet) -> Seeds<S> {
         self.progress.begin("counting moves", self.len);
-        let widest = AtomicUsize::new(0);
         let seeds = chunks(self.len)
             .map_init(Vec::new, |children, range| {
                 let mut seeds = Seeds::default();
@@ -726,7 +751,9 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter, S: Slot> Work<'
                         seeds.ends += 1;
                         continue;
                     }
-                    widest.fetch_max(children.len(), Ordering::Relaxed);
+                    if children.len() > C::MAX {
+                        seeds.wide.push((slot, children.len()));
+                    }
                     self.counters[slot].set(children.len().min(C::MAX));
                     seeds.moves += children.len() as u64;
                     if P::STORED {
@@ -743,12 +770,7 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter, S: Slot> Work<'
             })
             .reduce(Seeds::default, Seeds::merge);
         self.progress.end();
-        let widest = widest.into_inner();
-        if widest > C::MAX {
-            Err(widest)
-        } else {
-            Ok(seeds)
-        }
+        seeds
     }
 
     /// Builds the reverse graph from the moves kept by [`Work::seed`].
@@ -971,6 +993,7 @@ mod tests {
     use crate::game::PositionError;
     use crate::progress::NoProgress;
     use proptest::prelude::*;
+    use std::sync::atomic::AtomicUsize;
 
     /// A game on an explicit graph: node `i` moves to `children[i]` unless
     /// `primitive[i]` ends play there. With `mirrored`, node `i` and node
