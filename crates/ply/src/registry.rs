@@ -3,6 +3,7 @@
 use crate::cli::dist::{ByMoves, ByUnmoves, Distributed};
 use crate::error::PlyError;
 use crate::session::Session;
+use crate::session::byte_retro::ByteRetroSession;
 use crate::session::retro::RetroSession;
 use crate::session::table::TableSession;
 use crate::session::treblecross::TreblecrossSession;
@@ -89,7 +90,7 @@ pub const GAMES: &[Entry] = &[
                 Some(p) => Dobutsu::from_params(p)?,
                 None => Dobutsu::new(),
             };
-            Ok(Box::new(crate::session::dobutsu::DobutsuSession::new(game)))
+            Ok(Box::new(ByteRetroSession::new(game)))
         },
     },
 ];

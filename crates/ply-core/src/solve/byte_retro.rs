@@ -64,6 +64,11 @@ pub trait WinsAtOnce: Indexed + Parents {
     /// Whether the mover has a move that ends play with their win.
     fn wins_at_once(&self, position: &Self::Position) -> bool;
 
+    /// What such a move is called, for messages ("play stops at ...").
+    fn what_wins_at_once(&self) -> &'static str {
+        "a move that wins at once"
+    }
+
     /// The position's left-right mirror image, for games with one: the
     /// solve then keeps one position of each mirror pair.
     fn mirror(&self, _position: &Self::Position) -> Option<Self::Position> {
@@ -137,6 +142,14 @@ const TASK_BLOCKS: usize = 256;
 /// The most indices listed for the next round (8 bytes each); a round
 /// deciding more is found by scanning the bytes instead.
 const LIST_CAP: u64 = 24 << 20;
+
+/// The most memory [`solve`] takes for an index of `len`: three bit sets
+/// over the index while reaching (the byte per stored position comes after
+/// two of them are freed, and is smaller for every game where few indices
+/// are reached).
+pub fn peak_bytes(len: u64) -> u64 {
+    3 * len.div_ceil(64) * 8
+}
 
 /// Refuses to allocate `bytes` for `what` when the system has less free.
 fn check_memory(bytes: u64, what: &str) -> Result<(), ByteRetroError> {
@@ -514,7 +527,7 @@ fn task_count(words: usize) -> usize {
 /// and counts of the rest.
 fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Reach, ByteRetroError> {
     let len = game.index_len();
-    check_memory(3 * len.div_ceil(64) * 8, "reaching the positions")?;
+    check_memory(peak_bytes(len), "reaching the positions")?;
     let seen = IndexSet::new(len);
     let expanded = IndexSet::new(len);
     let at_once = IndexSet::new(len);

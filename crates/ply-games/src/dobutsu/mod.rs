@@ -435,6 +435,10 @@ impl WinsAtOnce for Dobutsu {
         rules::wins_at_once(position)
     }
 
+    fn what_wins_at_once(&self) -> &'static str {
+        "a catch or a safe try"
+    }
+
     fn mirror(&self, position: &DobutsuPosition) -> Option<DobutsuPosition> {
         Some(Self::mirror(position))
     }

@@ -4,8 +4,8 @@
 //! every command at once.
 
 pub mod alphabeta;
+pub mod byte_retro;
 pub mod choice;
-pub mod dobutsu;
 pub mod once;
 pub mod retro;
 pub mod solved;

@@ -1,9 +1,10 @@
-//! Dobutsu Shogi: solved by retrograde analysis over the positions the
-//! start reaches, one byte each ([`ply_core::solve::byte_retro`]). The full
-//! game takes minutes and most of a gigabyte, so queries about it are
-//! answered from a saved database only (`ply analyze dobutsu --save`
-//! builds one); the reduced variants (`dobutsu:C`, ...) are solved on first
-//! use.
+//! Loopy games too large for a cell per index (Dobutsu Shogi): solved by
+//! retrograde analysis over the positions the start reaches, one byte each
+//! ([`ply_core::solve::byte_retro`]). A game whose index holds
+//! [`ON_DEMAND_INDEX`] or more positions takes minutes and hundreds of
+//! megabytes to solve, so queries about it are answered from a saved
+//! database only (`ply analyze GAME --save` builds one); smaller ones
+//! (`dobutsu:C`, ...) are solved on first use.
 
 use super::solved::{Method, SolvedSession};
 use super::store::{self, Store};
@@ -11,34 +12,38 @@ use super::{Session, Solver, parse_or_start};
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
 use ply_core::db::Expect;
+use ply_core::limits::human_bytes;
 use ply_core::solve::byte_retro::{self, ByteRetroError, ByteTable, WinsAtOnce};
-use ply_core::{Game, Indexed, Outcome, Progress, Source, Symmetric};
-use ply_games::Dobutsu;
-use ply_games::dobutsu::DobutsuPosition;
+use ply_core::{Outcome, Progress, Source};
 use serde_json::json;
 use std::path::PathBuf;
 
-/// Solves Dobutsu Shogi (or a variant) with the one-byte retrograde solver.
-pub struct ByteMethod {
-    game: Dobutsu,
+/// Games with an index of this many positions or more are answered from a
+/// saved database only: their solve takes minutes.
+pub const ON_DEMAND_INDEX: u64 = 1 << 30;
+
+/// Solves a game with the one-byte retrograde solver.
+pub struct ByteMethod<G> {
+    game: G,
 }
 
-impl ByteMethod {
+impl<G: WinsAtOnce> ByteMethod<G> {
     /// Why `position` of `game` has no answer: the start does not reach it.
-    fn missing_text(game: &Dobutsu, position: &DobutsuPosition) -> String {
+    fn missing_text(game: &G, position: &G::Position) -> String {
         format!(
-            "position {} cannot be reached from the start of {} (play stops at a catch or a safe try)",
+            "position {} cannot be reached from the start of {} (play stops at {})",
             game.format_position(position),
-            game.name()
+            game.name(),
+            game.what_wins_at_once()
         )
     }
 }
 
-impl Method for ByteMethod {
-    type Game = Dobutsu;
+impl<G: WinsAtOnce + Send + Sync> Method for ByteMethod<G> {
+    type Game = G;
     type Built = ByteTable;
 
-    fn game(&self) -> &Dobutsu {
+    fn game(&self) -> &G {
         &self.game
     }
 
@@ -51,15 +56,14 @@ impl Method for ByteMethod {
         })
     }
 
-    /// The lesser index of the position and its mirror image: the two
-    /// have one value, and the solve and the database hold only this one
-    /// (the other index is unknown in the file, which costs almost nothing
-    /// on disk).
-    fn key(&self, position: &DobutsuPosition) -> u64 {
-        self.game.canonical_index(position)
+    /// The key the solve keeps ([`WinsAtOnce::key`]): for a game with a
+    /// mirror, the lesser index of the position and its image; the other
+    /// index is unknown in a database, which costs almost nothing on disk.
+    fn key(&self, position: &G::Position) -> u64 {
+        self.game.key(position)
     }
 
-    fn missing(&self, position: &DobutsuPosition) -> String {
+    fn missing(&self, position: &G::Position) -> String {
         Self::missing_text(&self.game, position)
     }
 
@@ -77,7 +81,10 @@ impl Method for ByteMethod {
         let mut report = AnalyzeReport::from_census(self.game.name(), census);
         report.extra.insert(
             "counted".into(),
-            json!("positions reached from the start, each up to turning the board (the mover's view); play stops at a catch or a safe try"),
+            json!(format!(
+                "positions reached from the start, as the mover sees them; play stops at {}",
+                self.game.what_wins_at_once()
+            )),
         );
         report
             .extra
@@ -100,18 +107,18 @@ impl Method for ByteMethod {
     }
 }
 
-/// A session over Dobutsu Shogi or one of its reduced variants.
-pub struct DobutsuSession {
-    inner: SolvedSession<ByteMethod>,
-    /// Whether queries need a saved database (the full game: its solve
-    /// takes minutes).
+/// A session over a game solved by the one-byte retrograde solver.
+pub struct ByteRetroSession<G: WinsAtOnce + Send + Sync> {
+    inner: SolvedSession<ByteMethod<G>>,
+    /// Whether queries need a saved database (an index of at least
+    /// [`ON_DEMAND_INDEX`]: its solve takes minutes).
     needs_database: bool,
 }
 
-impl DobutsuSession {
+impl<G: WinsAtOnce + Send + Sync> ByteRetroSession<G> {
     /// A session over `game`; nothing is read or solved until asked.
-    pub fn new(game: Dobutsu) -> Self {
-        let needs_database = game.totals() == [2, 2, 2];
+    pub fn new(game: G) -> Self {
+        let needs_database = game.index_len() >= ON_DEMAND_INDEX;
         Self {
             inner: SolvedSession::with(ByteMethod { game }),
             needs_database,
@@ -137,21 +144,22 @@ impl DobutsuSession {
         } else {
             Err(PlyError::argument(format!(
                 "no saved database of {name}; build one first with `ply analyze {name} --save` \
-                 (a few minutes, about 1 GiB of memory)",
-                name = game.name()
+                 (minutes, up to {memory} of memory)",
+                name = game.name(),
+                memory = human_bytes(byte_retro::peak_bytes(game.index_len()))
             )))
         }
     }
 }
 
-impl DobutsuSession {
+impl<G: WinsAtOnce + Send + Sync> ByteRetroSession<G> {
     /// The outcome of `position` if known: ends of play and wins at once
     /// from the rules (play stops there, so the table need not hold them),
     /// the rest from the solution; `None` for a position the start does
     /// not reach.
     fn known(
         &self,
-        position: &DobutsuPosition,
+        position: &G::Position,
         progress: &dyn Progress,
     ) -> Result<Option<Outcome>, PlyError> {
         let game = self.inner.game();
@@ -162,19 +170,11 @@ impl DobutsuSession {
             return Ok(Some(Outcome::win(1)));
         }
         self.check_database()?;
-        Ok(self
-            .inner
-            .solution(progress)?
-            .outcome(game.canonical_index(position))?)
+        Ok(self.inner.solution(progress)?.outcome(game.key(position))?)
     }
 }
 
-/// Moves left out of a report: those from a catch-or-try position to
-/// positions the start does not reach (play stops at the win at once).
-const LEFT_OUT: &str = "moves to positions the start does not reach are left out: play stops \
-                        at a catch or a safe try";
-
-impl Session for DobutsuSession {
+impl<G: WinsAtOnce + Send + Sync + 'static> Session for ByteRetroSession<G> {
     fn name(&self) -> String {
         self.inner.game().name()
     }
@@ -239,7 +239,12 @@ impl Session for DobutsuSession {
             game.for_each_move(&position, |_, _| legal += 1);
         }
         if report.moves.len() < legal {
-            vec![LEFT_OUT.to_string()]
+            // Moves from a position where the mover wins at once lead to
+            // positions the start does not reach.
+            vec![format!(
+                "moves to positions the start does not reach are left out: play stops at {}",
+                game.what_wins_at_once()
+            )]
         } else {
             Vec::new()
         }
