@@ -97,11 +97,20 @@ fn plain_solve(game: &Dobutsu) -> HashMap<DobutsuPosition, Outcome> {
 
 /// The positions reached when play stops where the mover wins at once.
 fn reached_with_shortcut(game: &Dobutsu) -> std::collections::HashSet<DobutsuPosition> {
+    reached_stopping_at(game, |p| game.wins_at_once(p))
+}
+
+/// The positions reached when play stops at primitive positions and where
+/// `stops` says.
+fn reached_stopping_at(
+    game: &Dobutsu,
+    stops: impl Fn(&DobutsuPosition) -> bool,
+) -> std::collections::HashSet<DobutsuPosition> {
     let mut seen = std::collections::HashSet::new();
     let mut stack = vec![key(&game.start())];
     seen.insert(stack[0]);
     while let Some(p) = stack.pop() {
-        if game.primitive(&p).is_some() || game.wins_at_once(&p) {
+        if game.primitive(&p).is_some() || stops(&p) {
             continue;
         }
         game.for_each_move(&p, |_, child| {
@@ -192,6 +201,38 @@ fn lions_and_chicks_match_a_plain_solve() {
 fn lions_giraffes_and_chicks_reach_what_a_plain_walk_reaches() {
     let (game, table) = variant("GC");
     check_counts(game, table);
+}
+
+/// Tanaka's convention (play stops only at catches, mirror images once)
+/// counted by the solver's reach and by a plain walk.
+#[test]
+fn reached_positions_stopping_at_catches_match_a_plain_walk() {
+    for params in ["C", "GC"] {
+        let game = Dobutsu::from_params(params).unwrap();
+        let seen = reached_stopping_at(&game, Dobutsu::can_catch);
+        let classes = seen
+            .iter()
+            .map(|p| {
+                p.board
+                    .min(Dobutsu::mirror(p).board)
+                    .to_vec()
+                    .into_iter()
+                    .chain(p.hands.concat())
+                    .collect::<Vec<u8>>()
+            })
+            .collect::<std::collections::HashSet<_>>();
+        let counted = byte_retro::count_reached(&game, Dobutsu::can_catch, &NoProgress).unwrap();
+        assert_eq!(
+            counted,
+            [seen.len() as u64, classes.len() as u64],
+            "dobutsu:{params}"
+        );
+        // Tries do not stop play here: more is reached than when they do.
+        assert!(
+            seen.len() > reached_with_shortcut(&game).len(),
+            "dobutsu:{params}"
+        );
+    }
 }
 
 #[test]

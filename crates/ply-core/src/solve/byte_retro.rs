@@ -470,7 +470,7 @@ pub fn solve<G: WinsAtOnce>(
     progress: &dyn Progress,
 ) -> Result<ByteTable, ByteRetroError> {
     let len = game.index_len();
-    let reach = reach(game, progress)?;
+    let reach = reach(game, &|position| game.wins_at_once(position), progress)?;
     let reached = reach.stored.into_words();
     let directory = directory(&reached);
     let count = directory.last().copied().unwrap_or(0);
@@ -513,6 +513,27 @@ pub fn solve<G: WinsAtOnce>(
     Ok(table)
 }
 
+/// How many positions the start reaches when play stops at the positions
+/// `stops` names (counted, not expanded) instead of at wins at once: the
+/// positions, mirror images apart, then the keys (mirror pairs once).
+/// Other conventions for what counts as reached (Dobutsu Shogi's published
+/// count stops at catches only) are counted this way without a solve.
+pub fn count_reached<G: WinsAtOnce>(
+    game: &G,
+    stops: impl Fn(&G::Position) -> bool + Sync,
+    progress: &dyn Progress,
+) -> Result<[u64; 2], ByteRetroError> {
+    let reach = reach(game, &stops, progress)?;
+    let stored = reach.stored.count();
+    let stored_positions = if reach.mirrored {
+        2 * stored - reach.single.len() as u64
+    } else {
+        stored
+    };
+    let [stopped_positions, stopped_keys] = reach.wins_at_once;
+    Ok([stored_positions + stopped_positions, stored + stopped_keys])
+}
+
 /// `count` atomic bytes, all zero (zeroed by the allocator).
 fn zeroed(count: u64) -> Vec<AtomicU8> {
     bytemuck::zeroed_vec(count as usize)
@@ -525,7 +546,13 @@ fn task_count(words: usize) -> usize {
 
 /// Phase 1: the set of reached keys where the mover cannot win at once,
 /// and counts of the rest.
-fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Reach, ByteRetroError> {
+/// Play stops at the positions `stops` names: they are counted as wins at
+/// once and not expanded.
+fn reach<G: WinsAtOnce>(
+    game: &G,
+    stops: &(dyn Fn(&G::Position) -> bool + Sync),
+    progress: &dyn Progress,
+) -> Result<Reach, ByteRetroError> {
     let len = game.index_len();
     check_memory(peak_bytes(len), "reaching the positions")?;
     let seen = IndexSet::new(len);
@@ -570,7 +597,7 @@ fn reach<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<Reach, Byte
                         continue;
                     };
                     let weight = game.positions_of_key(index, &position);
-                    if game.wins_at_once(&position) {
+                    if stops(&position) {
                         at_once.insert(index);
                         example.fetch_min(index, Relaxed);
                         counted[0] += weight;

@@ -158,6 +158,13 @@ impl Dobutsu {
             .collect()
     }
 
+    /// Whether the mover can catch the other Lion (a win at once; the
+    /// other is a safe try). Tanaka's count of reachable positions stops
+    /// play only here ([`ply_core::solve::byte_retro::count_reached`]).
+    pub fn can_catch(position: &DobutsuPosition) -> bool {
+        rules::can_catch(position)
+    }
+
     /// The position mirrored left to right.
     pub fn mirror(position: &DobutsuPosition) -> DobutsuPosition {
         let mut image = *position;

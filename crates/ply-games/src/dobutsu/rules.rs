@@ -185,6 +185,12 @@ pub(crate) fn primitive(position: &DobutsuPosition) -> Option<Value> {
     (!attacked).then_some(Value::Lose)
 }
 
+/// Whether the mover can catch the other Lion.
+pub(crate) fn can_catch(position: &DobutsuPosition) -> bool {
+    let s = survey(&position.board);
+    s.their_lion.is_some_and(|l| s.my_attacks >> l & 1 == 1)
+}
+
 /// Whether the mover can catch the other Lion or make a safe try.
 pub(crate) fn wins_at_once(position: &DobutsuPosition) -> bool {
     let s = survey(&position.board);
