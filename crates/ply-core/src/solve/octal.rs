@@ -42,13 +42,14 @@
 //! part inside the block, so all other pairs of all 256 heaps are marked at
 //! once, in parallel, in tiles that keep their values in the first-level
 //! cache. The pairs whose smaller part is in the first [`SHARE`] of the
-//! range are marked with one byte store per pair into a per-heap table of
-//! values seen; the rest are not marked but searched, four of the least
-//! unmarked values at a time, with wide compares (AVX2 where the processor
-//! has it, chosen at run time) that stop as soon as each value is found,
-//! until a search misses one. A byte store per pair is the limit of
-//! marking; a compare handles sixteen pairs for a few instructions, and
-//! most values below the mex turn up among the marked pairs. Then each
+//! range (at most [`MARK_CAP`] parts) are marked with one byte store per
+//! pair into a per-heap table of values seen; the rest are not marked but
+//! searched, four of the least unmarked values at a time, with wide
+//! compares (AVX-512 where the processor has it, else AVX2, chosen at run
+//! time) that stop as soon as each value is found, until a search misses
+//! one. A byte store per pair is the limit of marking; a compare handles
+//! 32 pairs (16 with AVX2) for a few instructions, and most values below
+//! the mex turn up among the marked pairs. Then each
 //! heap in turn adds its in-block pairs and takes the mex, searching the
 //! unmarked pairs again for values that only it leaves open.
 
@@ -89,10 +90,17 @@ const TARGETS: usize = 4;
 /// The unit of [`SHARE`].
 const SHARES: usize = 64;
 /// Of the pairs below a dense block, the share (in `SHARES`ths) marked one
-/// byte store per pair; the rest are only searched for the least values
-/// still unmarked. Measured on 0.007 to 2^17 (CPU seconds, ply built the
-/// same way): 4/64 4.20, 8/64 2.46, 16/64 1.87, 32/64 1.72, 64/64 2.86.
-const SHARE: usize = 32;
+/// byte store per pair, up to [`MARK_CAP`]; the rest are only searched for
+/// the least values still unmarked. Measured on 0.007 with AVX-512 search
+/// (user CPU seconds, AMD EPYC): to 2^17, 8/64 0.66, 12/64 0.54, 16/64
+/// 0.49, 32/64 0.54; to 2^20, 8/64 18.7-19.2, 16/64 21.3, 32/64 31.3. With
+/// AVX2 only, 32/64 was best to 2^17 (16/64 1.87, 32/64 1.72).
+const SHARE: usize = 16;
+/// The most smaller parts marked per heap: past it the search is cheaper
+/// than a store per pair. To 2^20 with 16/64 (user CPU seconds): no cap
+/// 21.3, 65536 19.0-19.2, 49152 18.2-18.3, 32768 17.4, 24576 17.0-17.3,
+/// 16384 18.1-18.5.
+const MARK_CAP: usize = 1 << 15;
 /// Below this heap the plain loop is as fast as the dense kernel.
 const DENSE_FROM: usize = 2048;
 /// The sparse space method is used while fewer than one heap in this many
@@ -479,7 +487,7 @@ impl Engine {
     ) -> Result<(), OctalError> {
         let up_to = reversed.len() - 1;
         if self.mask.is_none() && heaps.start >= DENSE_FROM && !self.split.is_empty() {
-            self.marked_end = (heaps.start / 2 * SHARE / SHARES).max(1);
+            self.marked_end = (heaps.start / 2 * SHARE / SHARES).min(MARK_CAP).max(1);
             self.mark_known_pairs(heaps.clone(), values, reversed);
         }
         let dense = !self.seen.is_empty();
@@ -869,29 +877,42 @@ fn search_unmarked(seen: &mut [u8], pairs: &[(&[u16], &[u16])]) -> usize {
 }
 
 /// Which of `targets` some `left[k] ^ right[k]` equals: bit `t` for
-/// `targets[t]`. Stops early once every target is found. Uses 256-bit
-/// vectors where the processor has AVX2.
+/// `targets[t]`. Stops early once every target is found. Uses the widest
+/// vectors the processor has, chosen at run time: 512-bit with AVX-512
+/// (AVX512BW, for 16-bit lanes), else 256-bit with AVX2.
 fn hits(left: &[u16], right: &[u16], targets: &[u16; TARGETS]) -> u32 {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor has AVX2, checked just above.
-        return unsafe { hits_avx2(left, right, targets) };
+    {
+        if std::arch::is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the processor has AVX512F and AVX512BW, checked here.
+            return unsafe { hits_avx512(left, right, targets) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2, checked just above.
+            return unsafe { hits_avx2(left, right, targets) };
+        }
     }
-    hits_portable(left, right, targets)
+    hits_portable::<16>(left, right, targets)
 }
 
-/// [`hits`] compiled for AVX2.
+/// [`hits`] compiled for AVX-512: 32 lanes of 16 bits, one register.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn hits_avx512(left: &[u16], right: &[u16], targets: &[u16; TARGETS]) -> u32 {
+    hits_portable::<32>(left, right, targets)
+}
+
+/// [`hits`] compiled for AVX2: 16 lanes of 16 bits, one register.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn hits_avx2(left: &[u16], right: &[u16], targets: &[u16; TARGETS]) -> u32 {
-    hits_portable(left, right, targets)
+    hits_portable::<16>(left, right, targets)
 }
 
-/// [`hits`] for any processor: in each of 16 lanes, the least
+/// [`hits`] for any processor: in each of `LANES` lanes, the least
 /// `left ^ right ^ target` for each target, which is 0 where one is found.
 #[inline(always)]
-fn hits_portable(left: &[u16], right: &[u16], targets: &[u16; TARGETS]) -> u32 {
-    const LANES: usize = 16;
+fn hits_portable<const LANES: usize>(left: &[u16], right: &[u16], targets: &[u16; TARGETS]) -> u32 {
     const SPAN: usize = 1024;
     let all = (1u32 << TARGETS) - 1;
     let mut hit = 0u32;
@@ -1055,7 +1076,19 @@ mod tests {
             let (left, right): (Vec<u16>, Vec<u16>) = pairs.into_iter().unzip();
             let plain = plain_hits(&left, &right, &targets);
             prop_assert_eq!(hits(&left, &right, &targets), plain);
-            prop_assert_eq!(hits_portable(&left, &right, &targets), plain);
+            prop_assert_eq!(hits_portable::<16>(&left, &right, &targets), plain);
+            prop_assert_eq!(hits_portable::<32>(&left, &right, &targets), plain);
+            #[cfg(target_arch = "x86_64")]
+            {
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: the processor has AVX2.
+                    prop_assert_eq!(unsafe { hits_avx2(&left, &right, &targets) }, plain);
+                }
+                if std::arch::is_x86_feature_detected!("avx512bw") {
+                    // SAFETY: the processor has AVX-512 (F and BW).
+                    prop_assert_eq!(unsafe { hits_avx512(&left, &right, &targets) }, plain);
+                }
+            }
         }
     }
 
