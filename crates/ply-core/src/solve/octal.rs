@@ -487,7 +487,7 @@ impl Engine {
     ) -> Result<(), OctalError> {
         let up_to = reversed.len() - 1;
         if self.mask.is_none() && heaps.start >= DENSE_FROM && !self.split.is_empty() {
-            self.marked_end = (heaps.start / 2 * SHARE / SHARES).min(MARK_CAP).max(1);
+            self.marked_end = (heaps.start / 2 * SHARE / SHARES).clamp(1, MARK_CAP);
             self.mark_known_pairs(heaps.clone(), values, reversed);
         }
         let dense = !self.seen.is_empty();
