@@ -69,20 +69,55 @@ use crate::value::{Nimber, Value};
 use std::fmt::Debug;
 use std::hash::Hash;
 
-/// Why a position's text could not be read.
+/// Why a position's text (or a game's parameters) could not be read, by
+/// kind, each with a message for people that names what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PositionError(pub String);
+pub enum PositionError {
+    /// The text does not have the form the game writes positions in (a
+    /// length, a separator or a character is wrong).
+    Malformed(String),
+    /// The text is well formed but describes no position of the game (too
+    /// many pieces, both players with a line, a piece off its range).
+    Illegal(String),
+    /// The game's parameters (the text after `:` in its name) are not valid.
+    Parameters(String),
+    /// The position is valid but what answering it needs could not be
+    /// computed: the computation was stopped or failed.
+    Unavailable(String),
+}
 
 impl PositionError {
-    /// An error with the given message.
+    /// A malformed text, with the given message.
     pub fn new(message: impl Into<String>) -> Self {
-        Self(message.into())
+        Self::Malformed(message.into())
+    }
+
+    /// A well-formed text that is no position of the game.
+    pub fn illegal(message: impl Into<String>) -> Self {
+        Self::Illegal(message.into())
+    }
+
+    /// Parameters the game does not take.
+    pub fn parameters(message: impl Into<String>) -> Self {
+        Self::Parameters(message.into())
+    }
+
+    /// A valid position whose answer could not be computed.
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        Self::Unavailable(message.into())
+    }
+
+    /// The message, for people.
+    pub fn message(&self) -> &str {
+        match self {
+            Self::Malformed(m) | Self::Illegal(m) | Self::Parameters(m) | Self::Unavailable(m) => m,
+        }
     }
 }
 
 impl std::fmt::Display for PositionError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.message())
     }
 }
 

@@ -28,7 +28,7 @@ impl Shape {
             (Some(r), Some(c)) if rows * cols <= MAX_SQUARES as u64 => {
                 Ok(Self { rows: r, cols: c })
             }
-            _ => Err(PositionError::new(format!(
+            _ => Err(PositionError::parameters(format!(
                 "a {rows}x{cols} board is not supported (1 to {MAX_SQUARES} squares)"
             ))),
         }
@@ -137,7 +137,7 @@ pub fn parse_dimensions(
         } else {
             format!("{fewest} to {}", names.len())
         };
-        return Err(PositionError::new(format!(
+        return Err(PositionError::parameters(format!(
             "bad parameters: expected {count} numbers joined by 'x' ({form}), found {}",
             parts.len()
         )));
@@ -151,12 +151,12 @@ pub fn parse_dimensions(
                 shown.push_str("...");
             }
             if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(PositionError::new(format!(
+                return Err(PositionError::parameters(format!(
                     "{name} '{shown}' is not a number"
                 )));
             }
             part.parse::<u64>()
-                .map_err(|_| PositionError::new(format!("{name} {shown} is far too large")))
+                .map_err(|_| PositionError::parameters(format!("{name} {shown} is far too large")))
         })
         .collect()
 }

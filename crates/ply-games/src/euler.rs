@@ -78,14 +78,16 @@ impl Euler {
         let shape = Shape::new(rows, cols)?;
         let squares = shape.squares();
         if squares > MAX_EULER_SQUARES {
-            return Err(PositionError::new(format!(
+            return Err(PositionError::parameters(format!(
                 "a {rows}x{cols} board has {squares} squares; euler allows at most \
                  {MAX_EULER_SQUARES} (a table of 2^{MAX_EULER_SQUARES} positions fills the {} limit)",
                 human_bytes(MAX_TABLE_BYTES)
             )));
         }
         if longest_pin == 0 {
-            return Err(PositionError::new("the longest pin must be at least 1"));
+            return Err(PositionError::parameters(
+                "the longest pin must be at least 1",
+            ));
         }
         let mut moves: Vec<u64> = (0..shape.squares()).map(|s| 1u64 << s).collect();
         let (rows, cols) = (usize::from(rows), usize::from(cols));
@@ -141,7 +143,7 @@ impl Euler {
                 .ok()
                 .filter(|pin| (1..=side).contains(pin))
                 .ok_or_else(|| {
-                    PositionError::new(format!(
+                    PositionError::parameters(format!(
                         "the longest pin {pin} is out of range: it must be at least 1 and at most {side} on a {}x{} board",
                         shape.rows, shape.cols
                     ))

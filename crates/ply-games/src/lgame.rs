@@ -387,20 +387,20 @@ impl Game for LGame {
         }
         for (mask, symbol) in [(masks[0], '#'), (masks[1], '*')] {
             if mask.count_ones() != 4 {
-                return Err(PositionError::new(format!(
+                return Err(PositionError::illegal(format!(
                     "the {symbol} piece covers {} squares; an L covers 4",
                     mask.count_ones()
                 )));
             }
             if self.placement_number(mask).is_none() {
-                return Err(PositionError::new(format!(
+                return Err(PositionError::illegal(format!(
                     "the {symbol} squares {} do not form an L",
                     self.squares_name(mask)
                 )));
             }
         }
         if masks[2].count_ones() != 2 {
-            return Err(PositionError::new(format!(
+            return Err(PositionError::illegal(format!(
                 "there are {} neutral pieces (x); the game has 2",
                 masks[2].count_ones()
             )));

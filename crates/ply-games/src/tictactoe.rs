@@ -115,12 +115,12 @@ impl TicTacToe {
         let shape = Shape::new(rows, cols)?;
         let squares = shape.squares();
         if squares > MAX_SQUARES {
-            return Err(PositionError::new(format!(
+            return Err(PositionError::parameters(format!(
                 "a {rows}x{cols} board has {squares} squares; tic-tac-toe allows at most {MAX_SQUARES}"
             )));
         }
         if k == 0 || k > rows.max(cols) {
-            return Err(PositionError::new(format!(
+            return Err(PositionError::parameters(format!(
                 "k = {k} cannot fit a {rows}x{cols} board: it must be between 1 and {}",
                 rows.max(cols)
             )));
@@ -240,7 +240,7 @@ impl TicTacToe {
         let dims = parse_dimensions(params, &["rows", "columns", "k"], 0)?;
         let shape = Shape::from_dimensions(dims[0], dims[1])?;
         let k = u8::try_from(dims[2]).map_err(|_| {
-            PositionError::new(format!(
+            PositionError::parameters(format!(
                 "k = {} cannot fit a {}x{} board: it must be between 1 and {}",
                 dims[2],
                 shape.rows,
@@ -303,10 +303,10 @@ impl TicTacToe {
     pub fn check(&self, marks: Marks) -> Result<(), PositionError> {
         let (nx, no) = (marks.x.count_ones(), marks.o.count_ones());
         if marks.x & marks.o != 0 || marks.occupied() & !self.full != 0 {
-            return Err(PositionError::new("marks overlap or lie off the board"));
+            return Err(PositionError::illegal("marks overlap or lie off the board"));
         }
         if nx != no && nx != no + 1 {
-            return Err(PositionError::new(format!(
+            return Err(PositionError::illegal(format!(
                 "x has {nx} marks and o has {no}: x moves first, so x has as many as o or one more"
             )));
         }
@@ -317,11 +317,11 @@ impl TicTacToe {
             ("o", "x")
         };
         match (self.has_line(mover), self.has_line(last)) {
-            (true, true) => Err(PositionError::new("both x and o have a line")),
-            (true, false) => Err(PositionError::new(format!(
+            (true, true) => Err(PositionError::illegal("both x and o have a line")),
+            (true, false) => Err(PositionError::illegal(format!(
                 "{mover_name} has a line but is to move: only {last_name}, who moved last, can have one"
             ))),
-            (false, true) if !self.one_move_made_every_line(last) => Err(PositionError::new(
+            (false, true) if !self.one_move_made_every_line(last) => Err(PositionError::illegal(
                 format!("{last_name} has lines no single last move could have completed"),
             )),
             _ => Ok(()),

@@ -257,7 +257,9 @@ impl HeapValues {
                 Err(std::sync::TryLockError::Poisoned(e)) => break e.into_inner(),
                 Err(std::sync::TryLockError::WouldBlock) => {
                     if progress.cancelled() {
-                        return Err(PositionError::new("stopped waiting for 0.007 values"));
+                        return Err(PositionError::unavailable(
+                            "stopped waiting for 0.007 values",
+                        ));
                     }
                     std::thread::sleep(Duration::from_millis(10));
                 }
@@ -268,11 +270,12 @@ impl HeapValues {
             return Ok(current);
         }
         let target = heap.max(2 * current.len()).min(MAX_LENGTH + 2);
-        let code = OctalCode::parse("0.007").map_err(|e| PositionError::new(e.to_string()))?;
+        let code =
+            OctalCode::parse("0.007").map_err(|e| PositionError::unavailable(e.to_string()))?;
         let values = octal::compute(&code, target, progress)
-            .map_err(|e| PositionError::new(e.to_string()))?;
+            .map_err(|e| PositionError::unavailable(e.to_string()))?;
         if progress.cancelled() || values.values.len() <= heap {
-            return Err(PositionError::new(
+            return Err(PositionError::unavailable(
                 "the 0.007 values were not computed: stopped",
             ));
         }
@@ -293,7 +296,7 @@ pub struct Treblecross {
 impl Treblecross {
     /// The game whose start is an empty row of `start_len` squares.
     pub fn new(start_len: usize) -> Result<Self, PositionError> {
-        check_length(start_len)?;
+        check_length(start_len).map_err(|e| PositionError::parameters(e.message()))?;
         Ok(Self {
             start_len,
             heaps: HeapValues::new(),
@@ -303,7 +306,7 @@ impl Treblecross {
     /// Reads the parameter after `treblecross:`: the start row's length.
     pub fn from_params(params: &str) -> Result<Self, PositionError> {
         let len = params.parse().map_err(|_| {
-            PositionError::new(format!(
+            PositionError::parameters(format!(
                 "bad parameter '{params}': expected the start row's length, e.g. treblecross:12"
             ))
         })?;
@@ -407,7 +410,7 @@ fn check_length(len: usize) -> Result<(), PositionError> {
     if (3..=MAX_LENGTH).contains(&len) {
         Ok(())
     } else {
-        Err(PositionError::new(format!(
+        Err(PositionError::illegal(format!(
             "a row of {len} squares: rows have 3 to {MAX_LENGTH} squares"
         )))
     }

@@ -93,7 +93,7 @@ impl YehrPosition {
     pub fn new(mover: Side, red: [u8; 4], black: [u8; 4]) -> Result<Self, PositionError> {
         for (side, rows) in [(Side::Red, red), (Side::Black, black)] {
             if let Some(column) = (0..4).find(|&c| !ROWS.contains(&rows[c])) {
-                return Err(PositionError::new(format!(
+                return Err(PositionError::illegal(format!(
                     "{}'s {} is on row {}; rows are 1..10",
                     side.name(),
                     LETTERS[column],
@@ -103,21 +103,21 @@ impl YehrPosition {
         }
         for column in [BAHAMAS, CAB] {
             if red[column] >= black[column] {
-                return Err(PositionError::new(format!(
+                return Err(PositionError::illegal(format!(
                     "column {}: Red's piece (row {}) must be below Black's (row {})",
                     LETTERS[column], red[column], black[column]
                 )));
             }
         }
         if red[DAZE] > 5 || black[DAZE] < 6 {
-            return Err(PositionError::new(format!(
+            return Err(PositionError::illegal(format!(
                 "column D: Red's daze must be on rows 1..5 and Black's on 6..10, found {} and {}",
                 red[DAZE], black[DAZE]
             )));
         }
         let (r, k) = (red[ACM], black[ACM]);
         if r > k {
-            return Err(PositionError::new(format!(
+            return Err(PositionError::illegal(format!(
                 "column A: Red's acm (row {r}) must be below Black's (row {k})"
             )));
         }
@@ -126,7 +126,7 @@ impl YehrPosition {
             Side::Black => r.wrapping_sub(1),
         };
         if r == k && !ROWS.contains(&capturer_came_from) {
-            return Err(PositionError::new(format!(
+            return Err(PositionError::illegal(format!(
                 "column A: both acms on row {r} with {} to move, but {} cannot have captured there",
                 mover.name(),
                 mover.other().name()

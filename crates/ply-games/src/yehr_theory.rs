@@ -82,20 +82,20 @@ impl YehrRows {
     pub fn new(red_to_move: bool, red: [u8; 4], black: [u8; 4]) -> Result<Self, PositionError> {
         for (side, rows) in [("Red", red), ("Black", black)] {
             if let Some(c) = (0..4).find(|&c| !(1..=10).contains(&rows[c])) {
-                return Err(PositionError::new(format!(
+                return Err(PositionError::illegal(format!(
                     "{side}'s {} is on row {}; rows are 1..10",
                     LETTERS[c], rows[c]
                 )));
             }
         }
         if let Some(c) = (0..4).find(|&c| red[c] >= black[c]) {
-            return Err(PositionError::new(format!(
+            return Err(PositionError::illegal(format!(
                 "column {}: Red's piece (row {}) must be below Black's (row {})",
                 LETTERS[c], red[c], black[c]
             )));
         }
         if red[3] > 5 || black[3] < 6 {
-            return Err(PositionError::new(format!(
+            return Err(PositionError::illegal(format!(
                 "column D: Red's daze must be on rows 1..5 and Black's on 6..10, found {} and {}",
                 red[3], black[3]
             )));

@@ -30,7 +30,7 @@ impl Nim {
     fn from_params(params: &str) -> Result<Self, PositionError> {
         let start = parse_heaps(params, &[MAX_HEAP; MAX_HEAPS])?;
         if start.is_empty() {
-            return Err(PositionError::new("nim needs at least one heap"));
+            return Err(PositionError::parameters("nim needs at least one heap"));
         }
         Ok(Self { start })
     }
@@ -47,7 +47,7 @@ fn parse_heaps(text: &str, limits: &[u8]) -> Result<Vec<u8>, PositionError> {
         })
         .collect::<Result<_, _>>()?;
     if heaps.len() > limits.len() {
-        return Err(PositionError::new(format!(
+        return Err(PositionError::illegal(format!(
             "at most {} heaps, got {}",
             limits.len(),
             heaps.len()
@@ -55,7 +55,9 @@ fn parse_heaps(text: &str, limits: &[u8]) -> Result<Vec<u8>, PositionError> {
     }
     for (heap, limit) in heaps.iter().zip(limits) {
         if heap > limit {
-            return Err(PositionError::new(format!("heap {heap} is over {limit}")));
+            return Err(PositionError::illegal(format!(
+                "heap {heap} is over {limit}"
+            )));
         }
     }
     Ok(heaps)

@@ -36,7 +36,9 @@ impl Pebbles {
             .parse()
             .map_err(|_| PositionError::new(format!("'{text}' is not a number of pebbles")))?;
         if pile > max {
-            return Err(PositionError::new(format!("{pile} pebbles is over {max}")));
+            return Err(PositionError::illegal(format!(
+                "{pile} pebbles is over {max}"
+            )));
         }
         Ok(pile)
     }

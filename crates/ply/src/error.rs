@@ -85,6 +85,6 @@ impl From<ply_core::DbError> for PlyError {
 
 impl From<PositionError> for PlyError {
     fn from(err: PositionError) -> Self {
-        Self::Argument(err.0)
+        Self::Argument(err.to_string())
     }
 }

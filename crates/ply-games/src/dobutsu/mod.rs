@@ -128,12 +128,12 @@ impl Dobutsu {
         let mut last = None;
         for ch in params.chars() {
             let k = "GEC".find(ch).ok_or_else(|| {
-                PositionError::new(format!(
+                PositionError::parameters(format!(
                     "bad dobutsu variant '{params}': expected letters of G, E, C in that order"
                 ))
             })?;
             if last.is_some_and(|l| l >= k) {
-                return Err(PositionError::new(format!(
+                return Err(PositionError::parameters(format!(
                     "bad dobutsu variant '{params}': expected letters of G, E, C in that order"
                 )));
             }
@@ -298,7 +298,7 @@ impl Game for Dobutsu {
         // play is over (`ply solve` lists such positions after a catch).
         let mover = usize::from(!sente);
         if lions[1 - mover] != 1 || lions[mover] > 1 {
-            return Err(PositionError::new(
+            return Err(PositionError::illegal(
                 "each player must have exactly one Lion on the board                  (the player to move none, once it has been caught)",
             ));
         }
@@ -315,7 +315,7 @@ impl Game for Dobutsu {
             }
         }
         if counts != self.totals {
-            return Err(PositionError::new(format!(
+            return Err(PositionError::illegal(format!(
                 "expected {} Giraffes, {} Elephants and {} Chicks or Hens on the board and in \
                  hand, found {}, {} and {}",
                 self.totals[0], self.totals[1], self.totals[2], counts[0], counts[1], counts[2]
