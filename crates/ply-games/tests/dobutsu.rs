@@ -122,6 +122,22 @@ fn reached_stopping_at(
     seen
 }
 
+/// How many classes `positions` fall into, a class being a position and
+/// its mirror image, named by the smaller board of the two.
+fn mirror_classes<'a>(positions: impl Iterator<Item = &'a DobutsuPosition>) -> u64 {
+    positions
+        .map(|p| {
+            p.board
+                .min(Dobutsu::mirror(p).board)
+                .to_vec()
+                .into_iter()
+                .chain(p.hands.concat())
+                .collect::<Vec<u8>>()
+        })
+        .collect::<std::collections::HashSet<_>>()
+        .len() as u64
+}
+
 /// Checks the counts of reached positions, wins at once and mirror
 /// classes against a plain walk.
 fn check_counts(game: &Dobutsu, table: &ByteTable) {
@@ -130,22 +146,7 @@ fn check_counts(game: &Dobutsu, table: &ByteTable) {
     let at_once = seen.iter().filter(|p| game.wins_at_once(p)).count();
     assert_eq!(table.wins_at_once() as usize, at_once);
     assert_eq!(table.stored_positions() as usize, seen.len() - at_once);
-    // A class is a position and its mirror image; name it by the smaller
-    // board of the two.
-    let classes = |wins: bool| {
-        seen.iter()
-            .filter(|p| game.wins_at_once(p) == wins)
-            .map(|p| {
-                p.board
-                    .min(Dobutsu::mirror(p).board)
-                    .to_vec()
-                    .into_iter()
-                    .chain(p.hands.concat())
-                    .collect::<Vec<u8>>()
-            })
-            .collect::<std::collections::HashSet<_>>()
-            .len() as u64
-    };
+    let classes = |wins: bool| mirror_classes(seen.iter().filter(|p| game.wins_at_once(p) == wins));
     assert_eq!(
         table.mirror_classes(),
         Some([classes(false), classes(true)])
@@ -210,23 +211,9 @@ fn reached_positions_stopping_at_catches_match_a_plain_walk() {
     for params in ["C", "GC"] {
         let game = Dobutsu::from_params(params).unwrap();
         let seen = reached_stopping_at(&game, Dobutsu::can_catch);
-        let classes = seen
-            .iter()
-            .map(|p| {
-                p.board
-                    .min(Dobutsu::mirror(p).board)
-                    .to_vec()
-                    .into_iter()
-                    .chain(p.hands.concat())
-                    .collect::<Vec<u8>>()
-            })
-            .collect::<std::collections::HashSet<_>>();
+        let classes = mirror_classes(seen.iter());
         let counted = byte_retro::count_reached(&game, Dobutsu::can_catch, &NoProgress).unwrap();
-        assert_eq!(
-            counted,
-            [seen.len() as u64, classes.len() as u64],
-            "dobutsu:{params}"
-        );
+        assert_eq!(counted, [seen.len() as u64, classes], "dobutsu:{params}");
         // Tries do not stop play here: more is reached than when they do.
         assert!(
             seen.len() > reached_with_shortcut(&game).len(),
