@@ -224,16 +224,10 @@ impl IndexTables {
     /// without both Lions (outside the index, as its image is).
     #[inline]
     pub fn position_against_mirror(position: &DobutsuPosition) -> Ordering {
-        let (mut my_lion, mut their_lion) = (12u32, 12u32);
-        for (square, &piece) in position.board.iter().enumerate() {
-            if PIECE_INFO[usize::from(piece & 15)] & LION_BIT != 0 {
-                if piece & THEIRS == 0 {
-                    my_lion = square as u32;
-                } else {
-                    their_lion = square as u32;
-                }
-            }
-        }
+        let (my_lion, their_lion) = (
+            find_square(&position.board, LION),
+            find_square(&position.board, LION | THEIRS),
+        );
         if my_lion == 12 || their_lion == 12 {
             return Ordering::Equal;
         }
@@ -308,4 +302,31 @@ fn lions_order(my_lion: u32, their_lion: u32) -> Ordering {
     let number = |mine: u32, theirs: u32| mine * 11 + theirs - u32::from(theirs > mine);
     let mirror = |square: u32| square / 3 * 3 + 2 - square % 3;
     number(my_lion, their_lion).cmp(&number(mirror(my_lion), mirror(their_lion)))
+}
+
+/// The first square of `board` holding `piece`, or 12: the twelve bytes
+/// compared eight and four at a time (a byte is zero after XOR with the
+/// piece exactly where the piece stands; the lowest such byte is found
+/// exactly by the borrow trick, which may only mark bytes above it).
+#[inline]
+fn find_square(board: &[u8; 12], piece: u8) -> u32 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let zero_bytes = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+    let pattern = ONES * u64::from(piece);
+    let (low, high) = board.split_at(8);
+    let low = u64::from_le_bytes(low.try_into().expect("eight bytes"));
+    let found = zero_bytes(low ^ pattern);
+    if found != 0 {
+        return found.trailing_zeros() / 8;
+    }
+    // The four bytes past the board are filled with ones, never `piece`.
+    let high =
+        u64::from(u32::from_le_bytes(high.try_into().expect("four bytes"))) | 0xffff_ffff_0000_0000;
+    let found = zero_bytes(high ^ pattern);
+    if found != 0 {
+        8 + found.trailing_zeros() / 8
+    } else {
+        12
+    }
 }
