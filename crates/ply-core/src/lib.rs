@@ -23,7 +23,7 @@ pub use db::{Database, DbError};
 pub use game::{
     Decompose, Game, Indexed, Parents, PositionError, Searchable, Symmetric, TableWalk, Tiered,
 };
-pub use limits::Budget;
+pub use limits::{Budget, TooLarge};
 pub use progress::{NoProgress, Progress};
 pub use solution::{Solution, Source};
 
