@@ -235,7 +235,7 @@ impl Shard {
         let index_end = blocks
             .checked_mul(INDEX_ENTRY)
             .and_then(|n| n.checked_add(index_offset))
-            .filter(|&end| end + 8 + FOOTER == size)
+            .filter(|&end| end.checked_add(8 + FOOTER) == Some(size))
             .ok_or_else(|| DbError::corrupt(path, "the footer's block index offset is wrong"))?;
         let index = &map[index_offset..index_end];
         let stored = u64::from_le_bytes(map[index_end..index_end + 8].try_into().expect("8 bytes"));

@@ -198,11 +198,7 @@ impl ByteTable {
 
     /// How many positions the stored keys stand for.
     pub fn stored_positions(&self) -> u64 {
-        if self.mirrored {
-            2 * self.stored() - self.single.len() as u64
-        } else {
-            self.stored()
-        }
+        positions_of_keys(self.stored(), &self.single, self.mirrored)
     }
 
     /// How many positions the stored key `key` stands for.
@@ -525,13 +521,19 @@ pub fn count_reached<G: WinsAtOnce>(
 ) -> Result<[u64; 2], ByteRetroError> {
     let reach = reach(game, &stops, progress)?;
     let stored = reach.stored.count();
-    let stored_positions = if reach.mirrored {
-        2 * stored - reach.single.len() as u64
-    } else {
-        stored
-    };
+    let stored_positions = positions_of_keys(stored, &reach.single, reach.mirrored);
     let [stopped_positions, stopped_keys] = reach.wins_at_once;
     Ok([stored_positions + stopped_positions, stored + stopped_keys])
+}
+
+/// How many positions `keys` stored keys stand for, `single` of them one
+/// position each and, with a mirror, every other key two.
+fn positions_of_keys(keys: u64, single: &[u64], mirrored: bool) -> u64 {
+    if mirrored {
+        2 * keys - single.len() as u64
+    } else {
+        keys
+    }
 }
 
 /// `count` atomic bytes, all zero (zeroed by the allocator).
