@@ -33,7 +33,10 @@ pub use solve::choose::{Choice, NoSolver, Offer, Offers, choose};
 pub use solve::grundy::{MexSet, SumSolution, nim_sum, solve_sum, sum_nimber};
 pub use solve::octal::{OctalCode, OctalError, OctalValues};
 pub use solve::reach::{IndexSet, reachable, reachable_classes, reachable_from};
-pub use solve::retro::{RetroError, RetroTable, Retrograde};
+pub use solve::retro::{
+    BySymmetry, Folding, FromMoves, FromUnmoves, ParentRule, RetroError, RetroTable, Retrograde,
+    Unfolded,
+};
 pub use solve::search::{CycleError, MemoSolver};
 pub use solve::sparse::{SparseError, SparseTable};
 pub use solve::table::{Table, TableError};

@@ -4,7 +4,10 @@
 use crate::board::{Shape, parse_dimensions};
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::limits::{MAX_EULER_SQUARES, MAX_TABLE_BYTES, human_bytes};
-use ply_core::{Game, Indexed, PositionError, Symmetric, TableWalk, Tiered, Value};
+use ply_core::{
+    BySymmetry, FromMoves, Game, Indexed, Offer, Offers, PositionError, Remoteness, Retrograde,
+    Searchable, Symmetric, TableWalk, Tiered, Value,
+};
 use std::ops::Range;
 
 /// A position: the set of covered squares, bit `s` for square `s`
@@ -398,6 +401,43 @@ impl Symmetric for Euler {
             visit(Covered(u64::from(image)));
         }
     }
+}
+
+impl Offer for Euler {
+    /// Every move covers a square, so play never loops; the table walks
+    /// the masks of each tier directly.
+    fn offers(&self) -> Offers {
+        Offers {
+            index_len: Some(self.index_len()),
+            table_walk: true,
+            symmetries: true,
+            search_key: true,
+            ..Offers::default()
+        }
+    }
+}
+
+impl Searchable for Euler {
+    /// The canonical mask: symmetric boards share what the search learns.
+    fn key(&self, position: &Covered) -> u64 {
+        self.canonical_index(position)
+    }
+
+    fn key_space(&self) -> u64 {
+        self.index_len()
+    }
+
+    /// The uncovered squares: every move covers at least one.
+    fn plies_left(&self, position: &Covered) -> Remoteness {
+        self.shape.squares() as Remoteness - position.0.count_ones()
+    }
+}
+
+/// Distributed retrograde analysis solves Euler from its moves (it has no
+/// loops, but the analysis serves any game with an index).
+impl Retrograde for Euler {
+    type Folding = BySymmetry;
+    type Parents = FromMoves;
 }
 
 /// The page's drawing: covered squares hold pins; a move is a click on a

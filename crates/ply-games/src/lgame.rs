@@ -21,8 +21,10 @@
 
 use crate::board::Shape;
 use ply_core::board::{Board, BoardMove, Look, Piece};
-use ply_core::solve::retro::{self, RetroError, RetroTable, Retrograde};
-use ply_core::{Game, Indexed, PositionError, Progress, Symmetric, Value};
+use ply_core::{
+    BySymmetry, FromMoves, Game, Indexed, Offer, Offers, PositionError, Progress, RetroTable,
+    Retrograde, Symmetric, Value,
+};
 use std::ops::Range;
 
 /// A position: the mover's L, the other L and the neutral pieces, each as
@@ -601,12 +603,23 @@ impl LGame {
     }
 }
 
+impl Offer for LGame {
+    /// Pieces move back and forth, so play can loop.
+    fn offers(&self) -> Offers {
+        Offers {
+            index_len: Some(self.index_len()),
+            symmetries: true,
+            loops: true,
+            ..Offers::default()
+        }
+    }
+}
+
 /// Solved over symmetry classes with a reverse graph between them; `ply
 /// analyze` counts the positions with `#` to move (the others mirror them).
 impl Retrograde for LGame {
-    fn solve_all(&self, progress: &dyn Progress) -> Result<RetroTable, RetroError> {
-        retro::solve_symmetric(self, progress)
-    }
+    type Folding = BySymmetry;
+    type Parents = FromMoves;
 
     fn counted(&self) -> (Range<u64>, &'static str) {
         (

@@ -11,8 +11,8 @@
 use crate::board::{Shape, parse_dimensions};
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::{
-    Game, Indexed, Offer, Offers, PositionError, Remoteness, Searchable, Symmetric, TableWalk,
-    Tiered, Value,
+    BySymmetry, FromMoves, Game, Indexed, Offer, Offers, PositionError, Remoteness, Retrograde,
+    Searchable, Symmetric, TableWalk, Tiered, Value,
 };
 
 /// The most squares a board may have: keys of up to 3^36 stay exact in the
@@ -563,6 +563,12 @@ impl Offer for TicTacToe {
             ..Offers::default()
         }
     }
+}
+
+/// Distributed retrograde analysis solves tic-tac-toe from its moves.
+impl Retrograde for TicTacToe {
+    type Folding = BySymmetry;
+    type Parents = FromMoves;
 }
 
 impl Searchable for TicTacToe {

@@ -20,8 +20,10 @@
 //! pair with Red below Black (45 each), each daze pair (25): 5,467,500 in all.
 
 use ply_core::board::{Board, BoardMove, Look, Piece};
-use ply_core::solve::retro::{self, RetroError, RetroTable, Retrograde};
-use ply_core::{Game, Indexed, Parents, PositionError, Progress, Symmetric, Value, reachable_from};
+use ply_core::{
+    BySymmetry, FromUnmoves, Game, Indexed, Offer, Offers, Parents, PositionError, Progress,
+    RetroTable, Retrograde, Symmetric, Value, reachable_from,
+};
 use rayon::prelude::*;
 use std::fmt;
 
@@ -606,12 +608,24 @@ impl Yehr {
     }
 }
 
+impl Offer for Yehr {
+    /// Pieces move back and forth, so play can loop.
+    fn offers(&self) -> Offers {
+        Offers {
+            index_len: Some(self.index_len()),
+            parents: true,
+            symmetries: true,
+            loops: true,
+            ..Offers::default()
+        }
+    }
+}
+
 /// Solved over symmetry classes by un-moves (no reverse graph); `ply
 /// analyze` adds the contest's starts and what they reach.
 impl Retrograde for Yehr {
-    fn solve_all(&self, progress: &dyn Progress) -> Result<RetroTable, RetroError> {
-        retro::solve_symmetric_with_parents(self, progress)
-    }
+    type Folding = BySymmetry;
+    type Parents = FromUnmoves;
 
     fn facts(&self, table: &RetroTable, progress: &dyn Progress) -> Vec<(&'static str, u64)> {
         let captured = (0..self.index_len())

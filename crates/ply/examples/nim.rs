@@ -9,12 +9,15 @@
 //!
 //! A position is the heap sizes, `3,0,5`; a move takes counters from one
 //! heap, `b2` taking two from the second. Who takes the last counter wins.
-//! Nim offers a dense index and tiers (counters taken so far), so ply solves
-//! it whole into a table.
+//! Nim offers a dense index and tiers (counters taken so far), so ply's
+//! engine solves it whole into a table, or searches it when the table
+//! would not fit.
 
-use ply::session::table::TableSession;
 use ply::{Entry, PlyError, Session};
-use ply_core::{Game, Indexed, PositionError, Symmetric, TableWalk, Tiered, Value};
+use ply_core::{
+    Game, Indexed, Offer, Offers, PositionError, Remoteness, Searchable, Symmetric, TableWalk,
+    Tiered, Value,
+};
 use std::process::ExitCode;
 
 /// Nim from the given start heaps.
@@ -156,9 +159,35 @@ impl Symmetric for Nim {
     }
 }
 
+impl Searchable for Nim {
+    fn key(&self, heaps: &Vec<u8>) -> u64 {
+        self.rank(heaps)
+    }
+
+    fn key_space(&self) -> u64 {
+        self.index_len()
+    }
+
+    /// The counters left: every move takes at least one.
+    fn plies_left(&self, heaps: &Vec<u8>) -> Remoteness {
+        heaps.iter().map(|&h| Remoteness::from(h)).sum()
+    }
+}
+
+impl Offer for Nim {
+    /// Every move takes counters, so play never loops.
+    fn offers(&self) -> Offers {
+        Offers {
+            index_len: Some(self.index_len()),
+            table_walk: true,
+            search_key: true,
+            ..Offers::default()
+        }
+    }
+}
+
 fn open(params: Option<&str>) -> Result<Box<dyn Session>, PlyError> {
-    let game = Nim::from_params(params.unwrap_or("3,4,5"))?;
-    Ok(Box::new(TableSession::new(game)?))
+    ply::open_acyclic(Nim::from_params(params.unwrap_or("3,4,5"))?)
 }
 
 fn main() -> ExitCode {
@@ -167,5 +196,6 @@ fn main() -> ExitCode {
         summary: "Nim (an example outside ply's games): take counters from one heap; who takes the last wins",
         variants: "nim (heaps 3,4,5), nim:A,B,... (up to 6 heaps of up to 20)",
         open,
+        distributed: None,
     }])
 }

@@ -12,13 +12,14 @@
 //! ever, so some positions are draws; the game offers a dense index, and
 //! ply solves it whole by retrograde analysis.
 
-use ply::session::retro::{RetroSession, Retrograde};
-use ply::{Entry, PlyError, Session};
-use ply_core::solve::retro::{self, RetroError, RetroTable};
-use ply_core::{Game, Indexed, PositionError, Progress, Value};
+use ply::{Entry, PlyError};
+use ply_core::{
+    FromMoves, Game, Indexed, Offer, Offers, PositionError, Retrograde, Unfolded, Value,
+};
 use std::process::ExitCode;
 
 /// The pebble game on piles of at most `max`.
+#[derive(Clone)]
 struct Pebbles {
     max: u32,
 }
@@ -108,18 +109,28 @@ impl Indexed for Pebbles {
     }
 }
 
-impl Retrograde for Pebbles {
-    fn solve_all(&self, progress: &dyn Progress) -> Result<RetroTable, RetroError> {
-        retro::solve(self, progress)
+impl Offer for Pebbles {
+    /// Putting pebbles back lets play loop.
+    fn offers(&self) -> Offers {
+        Offers {
+            index_len: Some(self.index_len()),
+            loops: true,
+            ..Offers::default()
+        }
     }
 }
 
-fn open(params: Option<&str>) -> Result<Box<dyn Session>, PlyError> {
-    let max = match params {
-        Some(text) => Pebbles::read_pile(text, MAX_PILE)?,
-        None => 12,
-    };
-    Ok(Box::new(RetroSession::new(Pebbles { max })))
+/// No symmetries and no un-moves: every pile in its own slot, parents from
+/// a reverse graph of the moves.
+impl Retrograde for Pebbles {
+    type Folding = Unfolded;
+    type Parents = FromMoves;
+}
+
+/// The game from its parameters: piles of at most 12 by default.
+fn pebbles(params: Option<&str>) -> Result<Pebbles, PlyError> {
+    let max = params.map_or(Ok(12), |text| Pebbles::read_pile(text, MAX_PILE))?;
+    Ok(Pebbles { max })
 }
 
 fn main() -> ExitCode {
@@ -127,6 +138,7 @@ fn main() -> ExitCode {
         name: "pebbles",
         summary: "Pebbles (an example outside ply's games): take 2 or 3, or put 2 back on an odd pile; loops give draws",
         variants: "pebbles (at most 12 pebbles), pebbles:N (at most N, up to 2^20)",
-        open,
+        open: |params| ply::open_loopy(pebbles(params)?),
+        distributed: Some(|params| Ok(Box::new(ply::Whole(pebbles(params)?)))),
     }])
 }

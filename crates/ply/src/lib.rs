@@ -15,9 +15,11 @@ pub mod report;
 pub mod serve;
 pub mod session;
 
+pub use cli::dist::{Distributed, Whole};
 pub use error::PlyError;
 pub use registry::Entry;
 pub use session::Session;
+pub use session::choice::{open_acyclic, open_loopy, open_wins_at_once};
 
 use clap::Parser;
 

@@ -1,17 +1,21 @@
-//! The built-in games by name, each with the solver that fits it best.
+//! The built-in games by name. Each line opens the game through the engine
+//! entry point for its family of capabilities; the engine picks the solver
+//! (see [`crate::session::choice`]).
 
-use crate::cli::dist::{ByMoves, ByUnmoves, Distributed};
+use crate::cli::dist::{Distributed, Whole};
 use crate::error::PlyError;
 use crate::session::Session;
-use crate::session::byte_retro::ByteRetroSession;
-use crate::session::retro::RetroSession;
-use crate::session::table::TableSession;
+use crate::session::choice::{open_acyclic, open_loopy, open_wins_at_once};
 use crate::session::treblecross::TreblecrossSession;
 use ply_games::{Dobutsu, Euler, LGame, TicTacToe, Treblecross, Yehr};
 use std::sync::OnceLock;
 
 /// Opens a game from the text after `:` in its name (`None` for the default).
 pub type Opener = fn(Option<&str>) -> Result<Box<dyn Session>, PlyError>;
+
+/// Opens a game for distributed retrograde analysis, from the text after
+/// `:` in its name.
+pub type DistOpener = fn(Option<&str>) -> Result<Box<dyn Distributed>, PlyError>;
 
 /// A built-in game: its name, what it is, and how to open it.
 pub struct Entry {
@@ -23,6 +27,9 @@ pub struct Entry {
     pub variants: &'static str,
     /// Opens the game with the text after `:` (or `None` for the default).
     pub open: Opener,
+    /// Opens it for `ply analyze --workers` (games with a dense index that
+    /// retrograde analysis solves), if it can be.
+    pub distributed: Option<DistOpener>,
 }
 
 /// Every built-in game (see [`entries`] for these and any added).
@@ -31,25 +38,15 @@ pub const GAMES: &[Entry] = &[
         name: "euler",
         summary: "Game of Euler (UVA 10536): cover squares with pins; covering the last one loses",
         variants: "euler (4x4, pins up to 3), euler:RxC, euler:RxCxL (longest pin L); up to 30 squares (a 2 GiB table)",
-        open: |params| {
-            let game = match params {
-                Some(p) => Euler::from_params(p)?,
-                None => Euler::default(),
-            };
-            Ok(Box::new(TableSession::new(game)?))
-        },
+        open: |params| open_acyclic(euler(params)?),
+        distributed: Some(|params| Ok(Box::new(Whole(euler(params)?)))),
     },
     Entry {
         name: "tictactoe",
         summary: "m,n,k tic-tac-toe (UVA 10111): k in a row wins, a full board ties",
         variants: "tictactoe (4x4, four in a row), tictactoe:RxCxK (e.g. 3x3x3, 5x5x4); at most 36 squares; boards too large to tabulate are searched one position at a time",
-        open: |params| {
-            let game = match params {
-                Some(p) => TicTacToe::from_params(p)?,
-                None => TicTacToe::default(),
-            };
-            crate::session::choice::open_acyclic(game)
-        },
+        open: |params| open_acyclic(tictactoe(params)?),
+        distributed: Some(|params| Ok(Box::new(Whole(tictactoe(params)?)))),
     },
     Entry {
         name: "treblecross",
@@ -62,6 +59,7 @@ pub const GAMES: &[Entry] = &[
             };
             Ok(Box::new(TreblecrossSession::new(game)))
         },
+        distributed: None,
     },
     Entry {
         name: "lgame",
@@ -69,8 +67,12 @@ pub const GAMES: &[Entry] = &[
         variants: "lgame (4x4 only); positions like .***/#*.x/###./x... with # to move, add /* for * to move",
         open: |params| {
             no_params("lgame", params)?;
-            Ok(Box::new(RetroSession::new(LGame::new())))
+            open_loopy(LGame::new())
         },
+        distributed: Some(|params| {
+            no_params("lgame", params)?;
+            Ok(Box::new(Whole(LGame::new())))
+        }),
     },
     Entry {
         name: "yehr",
@@ -78,8 +80,12 @@ pub const GAMES: &[Entry] = &[
         variants: "yehr only; positions like R/4,5,5,5/7,6,6,6 (mover, Red's rows A-D, Black's rows A-D)",
         open: |params| {
             no_params("yehr", params)?;
-            Ok(Box::new(RetroSession::new(Yehr)))
+            open_loopy(Yehr)
         },
+        distributed: Some(|params| {
+            no_params("yehr", params)?;
+            Ok(Box::new(Whole(Yehr)))
+        }),
     },
     Entry {
         name: "dobutsu",
@@ -90,10 +96,21 @@ pub const GAMES: &[Entry] = &[
                 Some(p) => Dobutsu::from_params(p)?,
                 None => Dobutsu::new(),
             };
-            Ok(Box::new(ByteRetroSession::new(game)))
+            open_wins_at_once(game)
         },
+        distributed: None,
     },
 ];
+
+/// Euler from its parameters (the default board without).
+fn euler(params: Option<&str>) -> Result<Euler, PlyError> {
+    Ok(params.map_or_else(|| Ok(Euler::default()), Euler::from_params)?)
+}
+
+/// Tic-tac-toe from its parameters (the default board without).
+fn tictactoe(params: Option<&str>) -> Result<TicTacToe, PlyError> {
+    Ok(params.map_or_else(|| Ok(TicTacToe::default()), TicTacToe::from_params)?)
+}
 
 /// Refuses parameters for a game that has none.
 fn no_params(name: &str, params: Option<&str>) -> Result<(), PlyError> {
@@ -156,47 +173,18 @@ pub fn open(spec: &str) -> Result<Box<dyn Session>, PlyError> {
 /// Opens a game named `NAME` or `NAME:PARAMS` for distributed retrograde
 /// analysis (`ply analyze --workers`): any game with a dense index.
 pub fn open_distributed(spec: &str) -> Result<Box<dyn Distributed>, PlyError> {
-    let (name, params) = match spec.split_once(':') {
-        Some((name, params)) => (name, Some(params)),
-        None => (spec, None),
+    let name = spec.split_once(':').map_or(spec, |(name, _)| name);
+    // Opening the game first reports an unknown name or bad parameters.
+    open(spec)?;
+    let entry = entries().find(|e| e.name == name);
+    let Some(open) = entry.and_then(|e| e.distributed) else {
+        return Err(PlyError::argument(format!(
+            "{} cannot be analyzed by distributed workers: that needs a game retrograde \
+             analysis solves whole over its index",
+            crate::error::excerpt(spec, 60)
+        )));
     };
-    let bad = |e: ply_core::PositionError| {
-        PlyError::argument(format!("game '{}': {e}", crate::error::excerpt(spec, 60)))
-    };
-    Ok(match name {
-        "euler" => Box::new(ByMoves {
-            game: params
-                .map_or_else(|| Ok(Euler::default()), Euler::from_params)
-                .map_err(bad)?,
-            counted: None,
-        }),
-        "tictactoe" => Box::new(ByMoves {
-            game: params
-                .map_or_else(|| Ok(TicTacToe::default()), TicTacToe::from_params)
-                .map_err(bad)?,
-            counted: None,
-        }),
-        "lgame" => {
-            no_params("lgame", params)?;
-            let game = LGame::new();
-            let half = ply_core::Indexed::index_len(&game) / 2;
-            Box::new(ByMoves {
-                game,
-                counted: Some((
-                    0..half,
-                    "positions with # to move (those with * to move mirror them)",
-                )),
-            })
-        }
-        "yehr" => {
-            no_params("yehr", params)?;
-            Box::new(ByUnmoves(Yehr))
-        }
-        _ => {
-            open(spec)?;
-            return Err(PlyError::argument(format!(
-                "{spec} has no dense index; distributed analysis needs one"
-            )));
-        }
-    })
+    let params = spec.split_once(':').map(|(_, params)| params);
+    open(params)
+        .map_err(|e| PlyError::argument(format!("game '{}': {e}", crate::error::excerpt(spec, 60))))
 }

@@ -36,6 +36,7 @@ use crate::db::{self, DbError, Meta};
 use crate::game::{Indexed, Parents};
 use crate::limits::TooLarge;
 use crate::progress::Progress;
+use crate::solve::retro::{FromUnmoves, ParentRule, Retrograde};
 use crate::value::{Cell, Remoteness};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
@@ -429,14 +430,27 @@ pub fn solve_with_parents<G: Indexed + Parents + Clone + 'static>(
     plan: &Plan,
     progress: &dyn Progress,
 ) -> Result<DistSolution, DistError> {
-    run(game, Some(unmoves::<G>), plan, progress)
+    run(game, Some(unmoves::<G, FromUnmoves>), plan, progress)
 }
 
-/// The distinct parents of the position with index `child`, in `out`.
-fn unmoves<G: Indexed + Parents>(game: &G, child: u64, out: &mut Vec<u64>) {
+/// Solves every position of `game`, finding parents as its capabilities
+/// allow (see [`Retrograde::Parents`]); symmetries are not folded.
+pub fn solve_all<G: Retrograde + Clone + 'static>(
+    game: &G,
+    plan: &Plan,
+    progress: &dyn Progress,
+) -> Result<DistSolution, DistError> {
+    let unmoves =
+        (!G::Parents::STORED).then_some(unmoves::<G, G::Parents> as fn(&G, u64, &mut Vec<u64>));
+    run(game, unmoves, plan, progress)
+}
+
+/// The distinct parents of the position with index `child` by the rule
+/// `P`, in `out`.
+fn unmoves<G: Indexed, P: ParentRule<G>>(game: &G, child: u64, out: &mut Vec<u64>) {
     out.clear();
     if let Some(position) = game.unrank(child) {
-        game.for_each_parent(&position, |parent| out.push(game.rank(&parent)));
+        P::default().for_each_parent(game, &position, |parent| out.push(game.rank(&parent)));
     }
     out.sort_unstable();
     out.dedup();

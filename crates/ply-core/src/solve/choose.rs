@@ -8,8 +8,8 @@
 //!
 //! - components -> Sprague-Grundy ([`crate::solve::grundy`]);
 //! - loops -> retrograde analysis over the dense index ([`crate::solve::retro`]),
-//!   or its one-byte form ([`crate::solve::byte_retro`]) when a cell per index
-//!   would not fit and the game names its immediate wins and parents;
+//!   or, when the game names its immediate wins and parents, its one-byte
+//!   form over the positions the start reaches ([`crate::solve::byte_retro`]);
 //! - no loops, a bound on the reachable positions that fits -> a table of
 //!   those ([`crate::SparseTable`]);
 //! - tiers, no loops, an index whose table fits -> [`crate::Table`];
@@ -112,10 +112,12 @@ pub fn choose(offers: &Offers) -> Result<Choice, NoSolver> {
                 missing: "can loop but has no dense index for retrograde analysis",
             });
         };
-        let cells_fit = Table::bytes_needed(len) <= MAX_TABLE_BYTES;
-        if !cells_fit && offers.wins_at_once && offers.parents {
+        // Immediate wins and parents let the byte form solve only what
+        // the start reaches, at a byte per index.
+        if offers.wins_at_once && offers.parents {
             return Ok(Choice::ByteRetro);
         }
+        let cells_fit = Table::bytes_needed(len) <= MAX_TABLE_BYTES;
         if !cells_fit && byte_table_bytes(len) > MAX_TABLE_BYTES {
             return Err(NoSolver {
                 missing: "can loop and its index is too large for memory",
@@ -168,7 +170,7 @@ mod tests {
     }
 
     #[test]
-    fn loops_go_to_retrograde_analysis_and_its_byte_form_when_too_large() {
+    fn loops_go_to_retrograde_analysis_and_its_byte_form_when_wins_are_named() {
         let small = Offers {
             index_len: Some(1 << 20),
             loops: true,
@@ -176,6 +178,17 @@ mod tests {
             ..offers()
         };
         assert_eq!(choose(&small), Ok(Choice::Retro));
+        let named = Offers {
+            parents: true,
+            wins_at_once: true,
+            ..small
+        };
+        assert_eq!(choose(&named), Ok(Choice::ByteRetro));
+        let only_wins = Offers {
+            wins_at_once: true,
+            ..small
+        };
+        assert_eq!(choose(&only_wins), Ok(Choice::Retro));
         let huge = Offers {
             index_len: Some(MAX_TABLE_BYTES),
             loops: true,

@@ -185,12 +185,51 @@ impl RetroTable {
     }
 }
 
-/// A game with a dense index that retrograde analysis solves whole, and
-/// what `ply analyze` says about it beyond the counts.
+/// A game with a dense index that retrograde analysis solves whole: the
+/// capabilities it offers the analysis, and what `ply analyze` says about
+/// it beyond the counts. [`solve_all`] picks the method from the
+/// capabilities; the game never names one.
+///
+/// ```
+/// use ply_core::solve::retro::{self, BySymmetry, FromMoves, Retrograde};
+/// # use ply_core::{Game, Indexed, PositionError, Symmetric, Value, NoProgress};
+/// # #[derive(Clone, Copy)] struct Ring;
+/// # impl Game for Ring {
+/// #     type Position = u8; type Move = u8;
+/// #     fn name(&self) -> String { "ring".into() }
+/// #     fn start(&self) -> u8 { 0 }
+/// #     fn primitive(&self, p: &u8) -> Option<Value> { (*p == 3).then_some(Value::Lose) }
+/// #     fn for_each_move(&self, p: &u8, mut visit: impl FnMut(u8, u8)) {
+/// #         visit(1, (p + 1) % 4); if *p == 0 { visit(2, 2) } }
+/// #     fn parse_position(&self, t: &str) -> Result<u8, PositionError> {
+/// #         t.parse().map_err(|_| PositionError::new("a number")) }
+/// #     fn format_position(&self, p: &u8) -> String { p.to_string() }
+/// #     fn format_move(&self, _: &u8, m: u8) -> String { m.to_string() }
+/// # }
+/// # impl Indexed for Ring {
+/// #     fn index_len(&self) -> u64 { 4 }
+/// #     fn rank(&self, p: &u8) -> u64 { u64::from(*p) }
+/// #     fn unrank(&self, i: u64) -> Option<u8> { (i < 4).then_some(i as u8) }
+/// # }
+/// # impl Symmetric for Ring {
+/// #     fn for_each_symmetric(&self, p: &u8, mut visit: impl FnMut(u8)) { visit(*p) }
+/// # }
+/// // A game with symmetries but no un-moves: classes are solved once each,
+/// // over a reverse graph built from the moves.
+/// impl Retrograde for Ring {
+///     type Folding = BySymmetry;
+///     type Parents = FromMoves;
+/// }
+/// let table = retro::solve_all(&Ring, &NoProgress).unwrap();
+/// assert_eq!(table.outcome_at(2).map(|o| o.value), Some(Value::Win));
+/// ```
 pub trait Retrograde: Indexed + Sized {
-    /// Solves every position, by the fastest method the game's capabilities
-    /// allow ([`solve`], [`solve_symmetric`], [`solve_with_parents`], ...).
-    fn solve_all(&self, progress: &dyn Progress) -> Result<RetroTable, RetroError>;
+    /// How positions share slots: [`Unfolded`], or [`BySymmetry`] for a
+    /// game with symmetries.
+    type Folding: Folding<Self>;
+    /// Where parents come from: [`FromMoves`], or [`FromUnmoves`] for a
+    /// game with un-moves.
+    type Parents: ParentRule<Self>;
 
     /// The indices `ply analyze` counts, and what they are.
     fn counted(&self) -> (Range<u64>, &'static str) {
@@ -203,9 +242,23 @@ pub trait Retrograde: Indexed + Sized {
     }
 }
 
+/// Solves every position of `game` with the capabilities it offers (see
+/// [`Retrograde`]).
+pub fn solve_all<G: Retrograde>(
+    game: &G,
+    progress: &dyn Progress,
+) -> Result<RetroTable, RetroError> {
+    solve_keyed(
+        game,
+        &G::Folding::default(),
+        &G::Parents::default(),
+        progress,
+    )
+}
+
 /// Solves every position of `game`, building a reverse graph from its moves.
 pub fn solve<G: Indexed>(game: &G, progress: &dyn Progress) -> Result<RetroTable, RetroError> {
-    solve_keyed(game, &Own, &Stored, progress)
+    solve_keyed(game, &Unfolded, &FromMoves, progress)
 }
 
 /// Solves one position per symmetry class of `game` and copies each class's
@@ -214,7 +267,7 @@ pub fn solve_symmetric<G: Indexed + Symmetric>(
     game: &G,
     progress: &dyn Progress,
 ) -> Result<RetroTable, RetroError> {
-    solve_keyed(game, &Canonical, &Stored, progress)
+    solve_keyed(game, &BySymmetry, &FromMoves, progress)
 }
 
 /// Solves every position of `game`, finding parents by un-moves.
@@ -222,7 +275,7 @@ pub fn solve_with_parents<G: Indexed + Parents>(
     game: &G,
     progress: &dyn Progress,
 ) -> Result<RetroTable, RetroError> {
-    solve_keyed(game, &Own, &Unmoves, progress)
+    solve_keyed(game, &Unfolded, &FromUnmoves, progress)
 }
 
 /// Solves one position per symmetry class of `game`, finding parents by
@@ -231,11 +284,12 @@ pub fn solve_symmetric_with_parents<G: Indexed + Parents + Symmetric>(
     game: &G,
     progress: &dyn Progress,
 ) -> Result<RetroTable, RetroError> {
-    solve_keyed(game, &Canonical, &Unmoves, progress)
+    solve_keyed(game, &BySymmetry, &FromUnmoves, progress)
 }
 
-/// Which table slot a position is solved in.
-trait Keys<G: Indexed>: Sync {
+/// How a game's positions share table slots in retrograde analysis: each in
+/// its own ([`Unfolded`]), or each symmetry class in one ([`BySymmetry`]).
+pub trait Folding<G: Indexed>: Default + Sync {
     /// Whether positions are folded onto symmetry classes.
     const REDUCED: bool;
     /// The slot of `position`: its own index, or its class's.
@@ -245,10 +299,11 @@ trait Keys<G: Indexed>: Sync {
     fn for_each_image(&self, game: &G, position: &G::Position, visit: impl FnMut(u64));
 }
 
-/// Every position in its own slot.
-struct Own;
+/// Every position in its own slot: for any game with an index.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Unfolded;
 
-impl<G: Indexed> Keys<G> for Own {
+impl<G: Indexed> Folding<G> for Unfolded {
     const REDUCED: bool = false;
     #[inline(always)]
     fn key(&self, game: &G, position: &G::Position) -> u64 {
@@ -259,10 +314,12 @@ impl<G: Indexed> Keys<G> for Own {
     }
 }
 
-/// Every position in its canonical representative's slot.
-struct Canonical;
+/// Every position in its canonical representative's slot: for a game with
+/// symmetries ([`Symmetric`]), whose classes are solved once each.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BySymmetry;
 
-impl<G: Indexed + Symmetric> Keys<G> for Canonical {
+impl<G: Indexed + Symmetric> Folding<G> for BySymmetry {
     const REDUCED: bool = true;
     #[inline(always)]
     fn key(&self, game: &G, position: &G::Position) -> u64 {
@@ -273,70 +330,38 @@ impl<G: Indexed + Symmetric> Keys<G> for Canonical {
     }
 }
 
-/// Where the parents of a decided position come from.
-trait ParentSource<G: Indexed>: Sync {
-    /// Whether a reverse graph must be built from the moves.
+/// Where retrograde analysis finds the parents of a decided position: a
+/// reverse graph it builds from the moves ([`FromMoves`]), or the game's
+/// un-moves ([`FromUnmoves`]).
+pub trait ParentRule<G: Indexed>: Default + Sync {
+    /// Whether a reverse graph is built from the moves (and read instead
+    /// of [`ParentRule::for_each_parent`]).
     const STORED: bool;
-    /// Writes the slots of the parents of the position in slot `child` to
-    /// `out`, reading a stored graph if there is one; each slot once when
-    /// `distinct` (otherwise a slot may repeat).
-    fn parents<K: Keys<G>, S: Slot>(
-        &self,
-        game: &G,
-        keys: &K,
-        graph: Option<&ReverseGraph<S>>,
-        child: S,
-        distinct: bool,
-        out: &mut Vec<S>,
-    );
+    /// Calls `visit` with every parent of `position` the rule generates.
+    fn for_each_parent(&self, game: &G, position: &G::Position, visit: impl FnMut(G::Position));
 }
 
-/// Parents read from a reverse graph built from the moves.
-struct Stored;
+/// Parents read from a reverse graph built from the moves: for any game
+/// with an index, at a slot per position and per move.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FromMoves;
 
-impl<G: Indexed> ParentSource<G> for Stored {
+impl<G: Indexed> ParentRule<G> for FromMoves {
     const STORED: bool = true;
-    fn parents<K: Keys<G>, S: Slot>(
-        &self,
-        _game: &G,
-        _keys: &K,
-        graph: Option<&ReverseGraph<S>>,
-        child: S,
-        _distinct: bool,
-        out: &mut Vec<S>,
-    ) {
-        // The graph is built from distinct children, so its parents of a
-        // child are distinct too.
-        out.clear();
-        if let Some(graph) = graph {
-            out.extend_from_slice(graph.parents_of(child));
-        }
+    /// Generates none: the analysis reads them from the graph it built.
+    fn for_each_parent(&self, _game: &G, _position: &G::Position, _visit: impl FnMut(G::Position)) {
     }
 }
 
-/// Parents generated by the game's un-moves.
-struct Unmoves;
+/// Parents generated by the game's un-moves ([`Parents`]): no graph stored.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FromUnmoves;
 
-impl<G: Indexed + Parents> ParentSource<G> for Unmoves {
+impl<G: Indexed + Parents> ParentRule<G> for FromUnmoves {
     const STORED: bool = false;
-    fn parents<K: Keys<G>, S: Slot>(
-        &self,
-        game: &G,
-        keys: &K,
-        _graph: Option<&ReverseGraph<S>>,
-        child: S,
-        distinct: bool,
-        out: &mut Vec<S>,
-    ) {
-        out.clear();
-        if let Some(position) = game.unrank(child.index()) {
-            game.for_each_parent(&position, |parent| {
-                out.push(S::from_index(keys.key(game, &parent)))
-            });
-        }
-        if distinct {
-            remove_duplicates(out);
-        }
+    #[inline(always)]
+    fn for_each_parent(&self, game: &G, position: &G::Position, visit: impl FnMut(G::Position)) {
+        game.for_each_parent(position, visit);
     }
 }
 
@@ -522,7 +547,7 @@ struct Work<'a, G, K, P, C, S> {
     slots: std::marker::PhantomData<S>,
 }
 
-fn solve_keyed<G: Indexed, K: Keys<G>, P: ParentSource<G>>(
+fn solve_keyed<G: Indexed, K: Folding<G>, P: ParentRule<G>>(
     game: &G,
     keys: &K,
     source: &P,
@@ -538,7 +563,7 @@ fn solve_keyed<G: Indexed, K: Keys<G>, P: ParentSource<G>>(
 }
 
 /// [`solve_keyed`] with slots of type `S`.
-fn solve_slots<G: Indexed, K: Keys<G>, P: ParentSource<G>, S: Slot>(
+fn solve_slots<G: Indexed, K: Folding<G>, P: ParentRule<G>, S: Slot>(
     game: &G,
     keys: &K,
     source: &P,
@@ -589,7 +614,7 @@ fn check_memory(name: &str, bytes: u64) -> Result<(), RetroError> {
         .map_err(RetroError::TooLarge)
 }
 
-impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter, S: Slot> Work<'a, G, K, P, C, S> {
+impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<'a, G, K, P, C, S> {
     fn new(game: &'a G, keys: &'a K, source: &'a P, progress: &'a dyn Progress) -> Self {
         let len = game.index_len();
         Self {
@@ -694,6 +719,28 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter, S: Slot> Work<'
     fn solved_position(&self, index: u64) -> Option<G::Position> {
         let position = self.game.unrank(index)?;
         (!K::REDUCED || self.keys.key(self.game, &position) == index).then_some(position)
+    }
+
+    /// The slots of the parents of the position in slot `child`, in `out`:
+    /// from the reverse graph if one was built, otherwise from the game's
+    /// un-moves, each slot once when `distinct` (otherwise a slot may
+    /// repeat). A graph built from distinct children lists each parent once.
+    fn parents(&self, graph: Option<&ReverseGraph<S>>, child: S, distinct: bool, out: &mut Vec<S>) {
+        out.clear();
+        if P::STORED {
+            if let Some(graph) = graph {
+                out.extend_from_slice(graph.parents_of(child));
+            }
+            return;
+        }
+        if let Some(position) = self.game.unrank(child.index()) {
+            self.source.for_each_parent(self.game, &position, |parent| {
+                out.push(S::from_index(self.keys.key(self.game, &parent)))
+            });
+        }
+        if distinct {
+            remove_duplicates(out);
+        }
     }
 
     /// The distinct slots of the children of `position`, in `out`.
@@ -935,8 +982,7 @@ impl<'a, G: Indexed, K: Keys<G>, P: ParentSource<G>, C: Counter, S: Slot> Work<'
         frontier.drain(|child, parents: &mut Vec<S>| {
             let cell = Cell::from_bits(self.cells[child as usize].load(Ordering::Relaxed));
             let child = S::from_index(child);
-            self.source
-                .parents(self.game, self.keys, graph, child, distinct(cell), parents);
+            self.parents(graph, child, distinct(cell), parents);
             let mut decided = 0;
             for &parent in parents.iter() {
                 if self.undecided(parent) && settle(cell, parent) {
@@ -1320,19 +1366,19 @@ mod tests {
             let expected = by_levels(&game);
             let wide = |keys: &dyn Fn() -> Result<RetroTable, RetroError>| outcomes(&keys().unwrap());
             prop_assert_eq!(
-                &wide(&|| solve_slots::<_, _, _, u64>(&game, &Own, &Stored, &NoProgress)),
+                &wide(&|| solve_slots::<_, _, _, u64>(&game, &Unfolded, &FromMoves, &NoProgress)),
                 &expected
             );
             prop_assert_eq!(
-                &wide(&|| solve_slots::<_, _, _, u64>(&game, &Own, &Unmoves, &NoProgress)),
+                &wide(&|| solve_slots::<_, _, _, u64>(&game, &Unfolded, &FromUnmoves, &NoProgress)),
                 &expected
             );
             prop_assert_eq!(
-                &wide(&|| solve_slots::<_, _, _, u64>(&game, &Canonical, &Stored, &NoProgress)),
+                &wide(&|| solve_slots::<_, _, _, u64>(&game, &BySymmetry, &FromMoves, &NoProgress)),
                 &expected
             );
             prop_assert_eq!(
-                &wide(&|| solve_slots::<_, _, _, u64>(&game, &Canonical, &Unmoves, &NoProgress)),
+                &wide(&|| solve_slots::<_, _, _, u64>(&game, &BySymmetry, &FromUnmoves, &NoProgress)),
                 &expected
             );
         }

@@ -6,7 +6,7 @@ use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use crate::session::store::Store;
 use ply_core::dist::{self, Cluster, DistError, DistSolution, Partition, Plan, SaveTo};
-use ply_core::{Indexed, Parents, Progress};
+use ply_core::{Indexed, Progress, Retrograde};
 use serde_json::json;
 use std::ops::Range;
 use std::path::Path;
@@ -29,38 +29,11 @@ pub trait Distributed: Send + Sync {
     fn format(&self, index: u64) -> String;
 }
 
-/// A game whose parents are gathered from its moves.
-pub struct ByMoves<G> {
-    /// The game.
-    pub game: G,
-    /// The indices counted, and what they are.
-    pub counted: Option<(Range<u64>, &'static str)>,
-}
+/// Any game retrograde analysis solves whole ([`Retrograde`]), with parents
+/// found as its capabilities allow.
+pub struct Whole<G>(pub G);
 
-/// A game with un-moves.
-pub struct ByUnmoves<G>(pub G);
-
-impl<G: Indexed + Clone + 'static> Distributed for ByMoves<G> {
-    fn name(&self) -> String {
-        self.game.name()
-    }
-    fn rules_version(&self) -> u32 {
-        self.game.rules_version()
-    }
-    fn solve(&self, plan: &Plan, progress: &dyn Progress) -> Result<DistSolution, DistError> {
-        dist::solve(&self.game, plan, progress)
-    }
-    fn counted(&self) -> (Range<u64>, &'static str) {
-        self.counted
-            .clone()
-            .unwrap_or((0..self.game.index_len(), "every position"))
-    }
-    fn format(&self, index: u64) -> String {
-        format_index(&self.game, index)
-    }
-}
-
-impl<G: Indexed + Parents + Clone + 'static> Distributed for ByUnmoves<G> {
+impl<G: Retrograde + Clone + 'static> Distributed for Whole<G> {
     fn name(&self) -> String {
         self.0.name()
     }
@@ -68,10 +41,10 @@ impl<G: Indexed + Parents + Clone + 'static> Distributed for ByUnmoves<G> {
         self.0.rules_version()
     }
     fn solve(&self, plan: &Plan, progress: &dyn Progress) -> Result<DistSolution, DistError> {
-        dist::solve_with_parents(&self.0, plan, progress)
+        dist::solve_all(&self.0, plan, progress)
     }
     fn counted(&self) -> (Range<u64>, &'static str) {
-        (0..self.0.index_len(), "every position")
+        self.0.counted()
     }
     fn format(&self, index: u64) -> String {
         format_index(&self.0, index)

@@ -1,13 +1,21 @@
 //! Opens a game with the solver [`ply_core::choose`] picks from what the
 //! game offers: the one place the binary turns a [`Choice`] into a session.
+//!
+//! Rust picks code by the traits a type implements only at compile time,
+//! so there is one entry point per family of capabilities (acyclic games
+//! with tiers and a search key, loopy games, loopy games that name their
+//! immediate wins, sums of components); within a family the choice is
+//! [`choose`]'s, from the game's [`Offer`].
 
 use super::Session;
 use super::alphabeta::AlphaBetaSession;
+use super::byte_retro::ByteRetroSession;
+use super::retro::RetroSession;
 use super::sparse::SparseSession;
 use super::table::TableSession;
 use crate::error::PlyError;
 use ply_core::limits::{MAX_SPARSE_BYTES, SEARCH_TABLE_BYTES, human_bytes};
-use ply_core::{Choice, Offer, Searchable, SparseTable, TableWalk, choose};
+use ply_core::{Choice, Offer, Retrograde, Searchable, SparseTable, TableWalk, WinsAtOnce, choose};
 use ply_core::{Symmetric, Table};
 
 /// Transposition table entries for alpha-beta search (8 bytes each).
@@ -21,8 +29,7 @@ where
     G: TableWalk + Symmetric + Searchable + Offer + 'static,
 {
     let offers = game.offers();
-    let choice =
-        choose(&offers).map_err(|e| PlyError::argument(format!("{}: {e}", game.name())))?;
+    let choice = chosen(&game)?;
     let len = game.index_len();
     let bound = offers.reachable_bound.unwrap_or(len);
     let sparse_bytes = SparseTable::peak_bytes(len, bound);
@@ -49,4 +56,43 @@ where
             )));
         }
     })
+}
+
+/// Opens a game that may loop, solved whole by retrograde analysis with
+/// the folding and parents it offers (see [`Retrograde`]).
+pub fn open_loopy<G>(game: G) -> Result<Box<dyn Session>, PlyError>
+where
+    G: Retrograde + Offer + 'static,
+{
+    match chosen(&game)? {
+        Choice::Retro => Ok(Box::new(RetroSession::new(game))),
+        other => Err(lacks(&game, other)),
+    }
+}
+
+/// Opens a game that may loop and names its immediate wins ([`WinsAtOnce`]):
+/// solved over what its start reaches, a byte per index, when it offers
+/// parents too (see [`choose`]).
+pub fn open_wins_at_once<G>(game: G) -> Result<Box<dyn Session>, PlyError>
+where
+    G: WinsAtOnce + Offer + Send + Sync + 'static,
+{
+    match chosen(&game)? {
+        Choice::ByteRetro => Ok(Box::new(ByteRetroSession::new(game))),
+        other => Err(lacks(&game, other)),
+    }
+}
+
+/// What [`choose`] picks for `game`, or why nothing fits.
+fn chosen<G: ply_core::Game + Offer>(game: &G) -> Result<Choice, PlyError> {
+    choose(&game.offers()).map_err(|e| PlyError::argument(format!("{}: {e}", game.name())))
+}
+
+/// The error for a game whose chosen solver needs capabilities its type
+/// does not implement.
+fn lacks<G: ply_core::Game>(game: &G, choice: Choice) -> PlyError {
+    PlyError::argument(format!(
+        "{}: the chosen solver ({choice:?}) needs capabilities this game does not implement",
+        game.name()
+    ))
 }

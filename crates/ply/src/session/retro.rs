@@ -4,7 +4,7 @@
 use super::solved::{Method, SolvedSession};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
-use ply_core::solve::retro::RetroTable;
+use ply_core::solve::retro::{self, RetroTable};
 use ply_core::{Census, Indexed, Progress};
 use rayon::prelude::*;
 use serde_json::json;
@@ -52,8 +52,7 @@ impl<G: Retrograde> Method for RetroMethod<G> {
     }
 
     fn build(&self, progress: &dyn Progress) -> Result<RetroTable, PlyError> {
-        self.game
-            .solve_all(progress)
+        retro::solve_all(&self.game, progress)
             .map_err(|e| PlyError::argument(format!("{}: {e}", self.game.name())))
     }
 
