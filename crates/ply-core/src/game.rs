@@ -65,7 +65,8 @@
 //! ```
 
 use crate::board::Board;
-use crate::value::{Nimber, Value};
+use crate::solve::octal::OctalCode;
+use crate::value::{Remoteness, Value};
 use std::fmt::Debug;
 use std::hash::Hash;
 
@@ -354,8 +355,14 @@ pub trait Searchable: Game {
 ///
 /// A position may instead hold moves that win at once (completing a line,
 /// capturing); the game promises that then those are its only winning
-/// moves. Otherwise every winning move is a move inside one component, and
-/// any move outside the components loses.
+/// moves, and every other move lets the opponent win at once. Otherwise
+/// every winning move is a move inside one component, and any move outside
+/// the components (a *dead* move) lets the opponent win at once.
+///
+/// The components are heaps of one octal game, and a component's moves
+/// leave heaps as that game's moves would: the engine takes their values
+/// and remoteness from the octal game ([`crate::solve::heaps`]), so the
+/// game only says where its heaps are.
 pub trait Decompose: Game {
     /// One independent part of a position.
     type Component;
@@ -363,18 +370,42 @@ pub trait Decompose: Game {
     /// Calls `visit` with every move that wins at once.
     fn for_each_immediate_win(&self, position: &Self::Position, visit: impl FnMut(Self::Move));
 
+    /// The octal game whose heaps the components are: the engine finds
+    /// their nimbers ([`crate::solve::heaps`]).
+    fn octal_code(&self) -> OctalCode;
+
+    /// The most tokens a component's heap can hold, over every position
+    /// the game accepts: what the engine may have to compute values for.
+    fn most_tokens(&self) -> usize;
+
     /// Calls `visit` with every component of a position that is not
     /// primitive and has no immediate win.
     fn for_each_component(&self, position: &Self::Position, visit: impl FnMut(Self::Component));
 
-    /// The nimber of a component.
-    fn component_nimber(&self, component: &Self::Component) -> Nimber;
+    /// The heap a component is, in tokens.
+    fn heap(&self, component: &Self::Component) -> usize;
 
-    /// Calls `visit` with every move inside `component` and the nimber of
-    /// what is left of the component after it (the XOR of its parts).
+    /// Calls `visit` with every move inside `component` and the heaps it
+    /// leaves of it (0 for none), as a move of the octal game would.
     fn for_each_component_move(
         &self,
         component: &Self::Component,
-        visit: impl FnMut(Self::Move, Nimber),
+        visit: impl FnMut(Self::Move, [usize; 2]),
     );
+
+    /// Calls `visit` with every dead move of a position that is not
+    /// primitive and has no immediate win, in the order of
+    /// [`Game::for_each_move`], without making the positions they lead to.
+    fn for_each_dead_move(&self, position: &Self::Position, visit: impl FnMut(Self::Move));
+
+    /// The number of legal moves, without making the positions they lead to.
+    fn count_moves(&self, position: &Self::Position) -> usize;
+
+    /// Once no component has a move, the plies until play ends: 0 when
+    /// the player left without a component move has lost, more when play
+    /// goes on (Treblecross: a forced X on a dead square, then the
+    /// opponent's completing X).
+    fn plies_when_played_out(&self) -> Remoteness {
+        0
+    }
 }

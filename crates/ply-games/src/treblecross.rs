@@ -31,28 +31,22 @@
 //! Remoteness does not follow from nimbers. Positions with an immediate
 //! win are wins in 1; with none, the game is the sum of intervals played to
 //! the end, then one forced move onto a dead square and the opponent's
-//! completing move: the remoteness of the sum plus 2. The remoteness of
-//! the sum is found by search over multisets of interval lengths, which is
-//! exact but exponential, so it is done only when at most
-//! [`REMOTENESS_LIMIT`] squares are safe; beyond that it is not computed.
+//! completing move: the remoteness of the sum plus 2
+//! ([`Decompose::plies_when_played_out`]). The engine finds the remoteness
+//! of the sum by search over multisets of heaps, exact but exponential, so
+//! only for sums with few safe squares.
 
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::limits::{MAX_TREBLECROSS_ROW, TREBLECROSS_PRECOMPUTED_ROW};
-use ply_core::solve::octal::{self, OctalCode};
-use ply_core::{Decompose, Game, Nimber, NoProgress, PositionError, Progress, Remoteness, Value};
-use std::collections::HashMap;
+use ply_core::{Decompose, Game, OctalCode, Offer, Offers, PositionError, Remoteness, Value};
 use std::fmt;
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
-use std::time::Duration;
 
-/// The longest row accepted. Intervals up to [`PRECOMPUTED`] - 2 squares
-/// use precomputed 0.007 values; a longer one needs them computed, in time
-/// quadratic in its length (several CPU-minutes at this limit).
+/// The longest row accepted. Intervals up to 2^20 - 2 squares use the 0.007
+/// values ply ships; a longer one needs them computed, in time quadratic
+/// in its length (several CPU-minutes at this limit).
 pub const MAX_LENGTH: usize = MAX_TREBLECROSS_ROW;
 /// The longest row answered from the precomputed values alone.
 pub const PRECOMPUTED_ROW: usize = TREBLECROSS_PRECOMPUTED_ROW;
-/// The most safe squares for which exact remoteness is searched.
-pub const REMOTENESS_LIMIT: usize = 40;
 /// The start row's length when none is given.
 pub const DEFAULT_LENGTH: usize = 9;
 
@@ -193,114 +187,18 @@ impl Interval {
     }
 }
 
-/// The 0.007 values of heaps `0..=PRECOMPUTED`, little-endian `u16`,
-/// written by `ply octal 0.007 --up-to 1048576 --values --json` (see
-/// `data/README.md`): computing them takes about a minute of CPU, and with
-/// them rows of up to a million squares are answered at once.
-static PRECOMPUTED_BYTES: &[u8] = include_bytes!("../data/0.007.u16le");
-/// The largest heap with a precomputed value.
-pub const PRECOMPUTED: usize = 1 << 20;
-
-/// The precomputed 0.007 values, decoded once.
-pub fn precomputed_values() -> Arc<Vec<u16>> {
-    static VALUES: OnceLock<Arc<Vec<u16>>> = OnceLock::new();
-    VALUES
-        .get_or_init(|| {
-            Arc::new(
-                PRECOMPUTED_BYTES
-                    .chunks_exact(2)
-                    .map(|b| u16::from_le_bytes([b[0], b[1]]))
-                    .collect(),
-            )
-        })
-        .clone()
-}
-
-/// The 0.007 values: the precomputed ones, grown (by computing afresh)
-/// when a longer interval needs more. A session keeps one and answers
-/// many queries from it.
-///
-/// Growing computes outside the lock readers take, so queries the current
-/// values cover never wait; one grower at a time, and a grower waiting for
-/// another gives up when its progress is cancelled.
-#[derive(Debug)]
-struct HeapValues {
-    values: RwLock<Arc<Vec<u16>>>,
-    growing: Mutex<()>,
-}
-
-impl HeapValues {
-    fn new() -> Self {
-        Self {
-            values: RwLock::new(precomputed_values()),
-            growing: Mutex::new(()),
-        }
-    }
-
-    fn current(&self) -> Arc<Vec<u16>> {
-        self.values
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
-
-    /// The values of at least heaps `0..=heap`, computed now (reporting to
-    /// `progress`, stopping if it is cancelled) if they are not yet known.
-    fn up_to(&self, heap: usize, progress: &dyn Progress) -> Result<Arc<Vec<u16>>, PositionError> {
-        let current = self.current();
-        if current.len() > heap {
-            return Ok(current);
-        }
-        let _grower = loop {
-            match self.growing.try_lock() {
-                Ok(guard) => break guard,
-                Err(std::sync::TryLockError::Poisoned(e)) => break e.into_inner(),
-                Err(std::sync::TryLockError::WouldBlock) => {
-                    if progress.cancelled() {
-                        return Err(PositionError::unavailable(
-                            "stopped waiting for 0.007 values",
-                        ));
-                    }
-                    std::thread::sleep(Duration::from_millis(10));
-                }
-            }
-        };
-        let current = self.current();
-        if current.len() > heap {
-            return Ok(current);
-        }
-        let target = heap.max(2 * current.len()).min(MAX_LENGTH + 2);
-        let code =
-            OctalCode::parse("0.007").map_err(|e| PositionError::unavailable(e.to_string()))?;
-        let values = octal::compute(&code, target, progress)
-            .map_err(|e| PositionError::unavailable(e.to_string()))?;
-        if progress.cancelled() || values.values.len() <= heap {
-            return Err(PositionError::unavailable(
-                "the 0.007 values were not computed: stopped",
-            ));
-        }
-        let values = Arc::new(values.values);
-        *self.values.write().unwrap_or_else(|e| e.into_inner()) = values.clone();
-        Ok(values)
-    }
-}
-
 /// Treblecross on a row of any length from 3; the start position is an
 /// empty row of a given length.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Treblecross {
     start_len: usize,
-    heaps: HeapValues,
 }
 
 impl Treblecross {
     /// The game whose start is an empty row of `start_len` squares.
     pub fn new(start_len: usize) -> Result<Self, PositionError> {
         check_length(start_len).map_err(|e| PositionError::parameters(e.message()))?;
-        Ok(Self {
-            start_len,
-            heaps: HeapValues::new(),
-        })
+        Ok(Self { start_len })
     }
 
     /// Reads the parameter after `treblecross:`: the start row's length.
@@ -355,53 +253,12 @@ impl Treblecross {
     pub fn is_safe(&self, row: &Row, square: usize) -> bool {
         (0..=2).all(|d| !row.is_x_back(square, d) && (d == 0 || !row.is_x(square + d)))
     }
-
-    /// Makes sure the 0.007 values cover every interval of `row` (and so
-    /// of every position reachable from it).
-    pub fn prepare(&self, row: &Row) -> Result<(), PositionError> {
-        self.prepare_length(row.len(), &NoProgress)
-    }
-
-    /// Makes sure the 0.007 values cover every row of `len` squares,
-    /// reporting to `progress`; fails if it is cancelled first.
-    pub fn prepare_length(&self, len: usize, progress: &dyn Progress) -> Result<(), PositionError> {
-        self.heaps.up_to(len + 2, progress)?;
-        Ok(())
-    }
-
-    /// The 0.007 values up to at least `heap`. Rows that were parsed or
-    /// prepared, and every row reached from them, are already covered.
-    fn values(&self, heap: usize) -> Arc<Vec<u16>> {
-        self.heaps
-            .up_to(heap, &NoProgress)
-            .expect("rows of at most MAX_LENGTH squares have 0.007 values below 65536")
-    }
-
-    /// The exact remoteness of a row with no immediate win and at most
-    /// [`REMOTENESS_LIMIT`] safe squares, from a search shared through
-    /// `memo`; `None` for longer sums.
-    pub fn remoteness(&self, row: &Row, memo: &mut RemotenessMemo) -> Option<Remoteness> {
-        let mut parts: Vec<u8> = Vec::new();
-        let mut total = 0;
-        for interval in self.intervals(row) {
-            total += interval.safe;
-            if total > REMOTENESS_LIMIT {
-                return None;
-            }
-            if interval.safe > 0 {
-                parts.push(interval.safe as u8);
-            }
-        }
-        parts.sort_unstable_by(|a, b| b.cmp(a));
-        Some(memo.solve(&parts).1 + 2)
-    }
 }
 
 impl Default for Treblecross {
     fn default() -> Self {
         Self {
             start_len: DEFAULT_LENGTH,
-            heaps: HeapValues::new(),
         }
     }
 }
@@ -452,9 +309,7 @@ impl Game for Treblecross {
 
     fn parse_position(&self, text: &str) -> Result<Row, PositionError> {
         check_length(text.len())?;
-        let row = Row::parse(text)?;
-        self.prepare(&row)?;
-        Ok(row)
+        Row::parse(text)
     }
 
     fn format_position(&self, row: &Row) -> String {
@@ -473,6 +328,16 @@ impl Game for Treblecross {
     }
 }
 
+impl Offer for Treblecross {
+    /// Rows split into independent intervals of safe squares.
+    fn offers(&self) -> Offers {
+        Offers {
+            components: true,
+            ..Offers::default()
+        }
+    }
+}
+
 impl Decompose for Treblecross {
     type Component = Interval;
 
@@ -487,97 +352,48 @@ impl Decompose for Treblecross {
             .for_each(visit);
     }
 
-    fn component_nimber(&self, interval: &Interval) -> Nimber {
-        Nimber::from(self.values(interval.heap())[interval.heap()])
+    /// Octal game 0.007 (see the module docs).
+    fn octal_code(&self) -> OctalCode {
+        OctalCode::parse("0.007").expect("0.007 is an octal code")
     }
 
-    fn for_each_component_move(&self, interval: &Interval, mut visit: impl FnMut(usize, Nimber)) {
-        let values = self.values(interval.heap());
+    /// A row with no X: its length plus 2.
+    fn most_tokens(&self) -> usize {
+        MAX_LENGTH + 2
+    }
+
+    fn heap(&self, interval: &Interval) -> usize {
+        interval.heap()
+    }
+
+    fn for_each_component_move(
+        &self,
+        interval: &Interval,
+        mut visit: impl FnMut(usize, [usize; 2]),
+    ) {
         let safe = interval.safe;
         for s in 1..=safe {
             // Heaps of s - 1 and L - s remain (see the module docs).
-            let after = values[s - 1] ^ values[safe - s];
-            visit(interval.first + s - 1, Nimber::from(after));
+            visit(interval.first + s - 1, [s - 1, safe - s]);
         }
     }
-}
 
-/// Exact remoteness of sums of intervals under normal play (no safe square
-/// left: lost in 0), by memoised search over multisets of interval lengths.
-#[derive(Debug, Default)]
-pub struct RemotenessMemo {
-    memo: HashMap<u128, (bool, Remoteness)>,
-}
-
-impl RemotenessMemo {
-    /// An empty memo.
-    pub fn new() -> Self {
-        Self::default()
+    /// The empty squares within two of an X.
+    fn for_each_dead_move(&self, row: &Row, mut visit: impl FnMut(usize)) {
+        (0..row.len())
+            .filter(|&s| !row.is_x(s) && !self.is_safe(row, s))
+            .for_each(&mut visit);
     }
 
-    /// Whether the mover wins the sum of intervals with `parts` safe squares
-    /// (sorted, longest first, none empty), and its remoteness. The parts
-    /// add up to at most [`REMOTENESS_LIMIT`].
-    pub fn solve(&mut self, parts: &[u8]) -> (bool, Remoteness) {
-        if parts.is_empty() {
-            return (false, 0);
-        }
-        let key = multiset_key(parts);
-        if let Some(&known) = self.memo.get(&key) {
-            return known;
-        }
-        let mut best_win: Option<Remoteness> = None;
-        let mut longest_loss: Remoteness = 0;
-        let mut child = [0u8; REMOTENESS_LIMIT];
-        for (p, &len) in parts.iter().enumerate() {
-            if p > 0 && parts[p - 1] == len {
-                continue;
-            }
-            let len = usize::from(len);
-            // Squares s and len + 1 - s leave the same multiset.
-            for s in 1..=len.div_ceil(2) {
-                let left = s.saturating_sub(3) as u8;
-                let right = len.saturating_sub(s + 2) as u8;
-                let mut count = 0;
-                for (q, &other) in parts.iter().enumerate() {
-                    if q != p {
-                        child[count] = other;
-                        count += 1;
-                    }
-                }
-                for piece in [left, right] {
-                    if piece > 0 {
-                        child[count] = piece;
-                        count += 1;
-                    }
-                }
-                let child = &mut child[..count];
-                child.sort_unstable_by(|a, b| b.cmp(a));
-                let (child_wins, r) = self.solve(child);
-                if child_wins {
-                    longest_loss = longest_loss.max(r + 1);
-                } else {
-                    best_win = Some(best_win.map_or(r + 1, |b| b.min(r + 1)));
-                }
-            }
-        }
-        let outcome = match best_win {
-            Some(r) => (true, r),
-            None => (false, longest_loss),
-        };
-        self.memo.insert(key, outcome);
-        outcome
+    /// The empty squares.
+    fn count_moves(&self, row: &Row) -> usize {
+        row.len() - row.xs().count()
     }
-}
 
-/// A multiset of lengths (sorted, adding up to at most 40) as a number: each
-/// length in unary followed by a 0 bit.
-fn multiset_key(parts: &[u8]) -> u128 {
-    let mut key = 0u128;
-    for &len in parts {
-        key = (key << (len + 1)) | (((1u128 << len) - 1) << 1);
+    /// A forced X on a dead square, then the opponent's completing X.
+    fn plies_when_played_out(&self) -> Remoteness {
+        2
     }
-    key
 }
 
 /// The page's drawing: a numbered row of squares; a move is a click on one.
@@ -633,21 +449,5 @@ mod tests {
         assert_eq!(heaps, [4, 7 - 2, 3]);
         let safe: Vec<usize> = (0..row.len()).filter(|&s| game.is_safe(&row, s)).collect();
         assert_eq!(safe, [0, 1, 7, 8, 9, 15]);
-    }
-
-    #[test]
-    fn the_precomputed_values_are_those_of_0_007() {
-        let shipped = precomputed_values();
-        assert_eq!(shipped.len(), PRECOMPUTED + 1);
-        let code = OctalCode::parse("0.007").unwrap();
-        let computed = octal::compute(&code, 1 << 15, &NoProgress).unwrap();
-        assert_eq!(shipped[..=1 << 15], computed.values[..]);
-    }
-
-    #[test]
-    fn keys_are_distinct_for_distinct_multisets() {
-        assert_ne!(multiset_key(&[2, 1]), multiset_key(&[1, 2, 0]));
-        assert_ne!(multiset_key(&[3]), multiset_key(&[2, 1]));
-        assert_ne!(multiset_key(&[40]), multiset_key(&[39, 1]));
     }
 }

@@ -1,10 +1,12 @@
 //! Treblecross by Sprague-Grundy theory against brute-force minimax of the
 //! real game (every empty square a legal move, three in a row wins).
 
-use ply_core::solve::grundy::{solve_sum, sum_nimber};
-use ply_core::{Game, MemoSolver, Outcome, Value};
-use ply_games::treblecross::{RemotenessMemo, Row, Treblecross};
+use ply_core::solve::grundy::{solve_sum, sum_nimber, sum_remoteness};
+use ply_core::solve::heaps::{SumSearch, shipped};
+use ply_core::{Decompose, Game, MemoSolver, Outcome, Value};
+use ply_games::treblecross::{Row, Treblecross};
 use proptest::prelude::*;
+use std::sync::Arc;
 
 /// Every row of `len` squares.
 fn all_rows(len: usize) -> impl Iterator<Item = Row> {
@@ -15,15 +17,20 @@ fn all_rows(len: usize) -> impl Iterator<Item = Row> {
     })
 }
 
+/// The 0.007 values ply ships: they cover every row these tests make.
+fn values(game: &Treblecross) -> Arc<Vec<u16>> {
+    shipped(&game.octal_code()).expect("ply ships 0.007")
+}
+
 /// Checks the theory on `row` against the brute-force solver.
 fn check(
     game: &Treblecross,
     row: &Row,
     brute: &mut MemoSolver<Treblecross>,
-    memo: &mut RemotenessMemo,
+    search: &mut SumSearch,
 ) {
     let truth = brute.solve(row).unwrap();
-    let theory = solve_sum(game, row);
+    let theory = solve_sum(game, &values(game), row);
     assert_eq!(theory.value, truth.value, "{row}");
     if game.primitive(row).is_some() {
         return;
@@ -35,12 +42,7 @@ fn check(
         }
     });
     assert_eq!(theory.winning_moves, winning, "winning squares of {row}");
-    let remoteness = if theory.nimber.is_none() {
-        Some(1)
-    } else {
-        game.remoteness(row, memo)
-    };
-    if let Some(r) = remoteness {
+    if let Some(r) = sum_remoteness(game, search, row) {
         assert_eq!(
             Outcome {
                 value: theory.value,
@@ -55,12 +57,12 @@ fn check(
 #[test]
 fn every_row_up_to_14_squares_agrees_with_brute_force() {
     let game = Treblecross::default();
-    let mut memo = RemotenessMemo::new();
+    let mut search = SumSearch::new(game.octal_code());
     let mut rows = 0;
     for len in 3..=14 {
         let mut brute = MemoSolver::new(&game);
         for row in all_rows(len) {
-            check(&game, &row, &mut brute, &mut memo);
+            check(&game, &row, &mut brute, &mut search);
             rows += 1;
         }
     }
@@ -89,7 +91,7 @@ fn the_first_losing_empty_rows_are_confirmed_by_brute_force() {
         if MemoSolver::new(&game).solve(&row).unwrap().value == Value::Lose {
             losses.push(len);
         }
-        if solve_sum(&game, &row).value == Value::Lose {
+        if solve_sum(&game, &values(&game), &row).value == Value::Lose {
             theory_losses.push(len);
         }
     }
@@ -111,14 +113,15 @@ fn safe_play_nimber(game: &Treblecross, row: &Row) -> u32 {
 #[test]
 fn the_nimber_is_that_of_safe_play() {
     let game = Treblecross::default();
+    let values = values(&game);
     for len in 3..=12 {
         for row in all_rows(len) {
             if row.has_three() || !row.completing_squares().is_empty() {
-                assert_eq!(sum_nimber(&game, &row), None);
+                assert_eq!(sum_nimber(&game, &values, &row), None);
                 continue;
             }
             assert_eq!(
-                sum_nimber(&game, &row),
+                sum_nimber(&game, &values, &row),
                 Some(safe_play_nimber(&game, &row)),
                 "{row}"
             );
@@ -142,6 +145,6 @@ proptest! {
     #[test]
     fn random_longer_rows_agree_with_brute_force(row in random_row()) {
         let game = Treblecross::default();
-        check(&game, &row, &mut MemoSolver::new(&game), &mut RemotenessMemo::new());
+        check(&game, &row, &mut MemoSolver::new(&game), &mut SumSearch::new(game.octal_code()));
     }
 }

@@ -15,8 +15,8 @@ mod native;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ply_core::NoProgress;
+use ply_core::solve::heaps::shipped;
 use ply_core::solve::octal::{OctalCode, compute, plain_values};
-use ply_games::treblecross::precomputed_values;
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::process::Command;
@@ -64,8 +64,8 @@ fn octal(c: &mut Criterion) {
     group.bench_function("0.127 to 2^17: plain mex loop", |b| {
         b.iter(|| plain_values(black_box(&sparse), 1 << 17).unwrap())
     });
-    // Each run is also compared with the values Treblecross ships.
-    let shipped = precomputed_values();
+    // Each run is also compared with the values ply ships.
+    let shipped = shipped(&treblecross).expect("ply ships the values of 0.007");
     group.bench_function("0.007 to 2^20: ply", |b| {
         b.iter_custom(|runs| {
             let mut time = Duration::ZERO;

@@ -19,7 +19,7 @@ pub use cli::dist::{Distributed, Whole};
 pub use error::PlyError;
 pub use registry::Entry;
 pub use session::Session;
-pub use session::choice::{open_acyclic, open_loopy, open_wins_at_once};
+pub use session::choice::{open_acyclic, open_loopy, open_sum, open_wins_at_once};
 
 use clap::Parser;
 

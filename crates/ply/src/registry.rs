@@ -5,8 +5,7 @@
 use crate::cli::dist::{Distributed, Whole};
 use crate::error::PlyError;
 use crate::session::Session;
-use crate::session::choice::{open_acyclic, open_loopy, open_wins_at_once};
-use crate::session::treblecross::TreblecrossSession;
+use crate::session::choice::{open_acyclic, open_loopy, open_sum, open_wins_at_once};
 use ply_games::{Dobutsu, Euler, LGame, TicTacToe, Treblecross, Yehr};
 use std::sync::OnceLock;
 
@@ -57,7 +56,7 @@ pub const GAMES: &[Entry] = &[
                 Some(p) => Treblecross::from_params(p)?,
                 None => Treblecross::default(),
             };
-            Ok(Box::new(TreblecrossSession::new(game)))
+            open_sum(game)
         },
         distributed: None,
     },

@@ -2,9 +2,13 @@
 //! that defines a nimber, nim sums, and the value and winning moves of a
 //! position that splits into independent components ([`Decompose`]),
 //! found from the components' nimbers without walking the product space.
+//! The components are heaps of an octal game; their values come from the
+//! caller (usually a [`crate::solve::heaps::HeapValues`] grown to cover
+//! [`largest_heap`]).
 
 use crate::game::Decompose;
-use crate::value::{Nimber, Value};
+use crate::solve::heaps::SumSearch;
+use crate::value::{Nimber, Remoteness, Value};
 
 /// A set of nimbers kept as bits, for finding a mex. Reuse one set across
 /// calls: [`MexSet::clear`] zeroes only the words in use, and the set
@@ -118,22 +122,42 @@ pub struct SumSolution<M> {
     pub winning_moves: Vec<M>,
 }
 
+/// The largest heap among `position`'s components (0 if none): heap values
+/// up to it answer every query about the position and what it leads to.
+pub fn largest_heap<G: Decompose>(game: &G, position: &G::Position) -> usize {
+    let mut largest = 0;
+    game.for_each_component(position, |component| {
+        largest = largest.max(game.heap(&component))
+    });
+    largest
+}
+
 /// The nim sum of `position`'s components, or `None` if the position is
-/// primitive or has an immediate win.
-pub fn sum_nimber<G: Decompose>(game: &G, position: &G::Position) -> Option<Nimber> {
+/// primitive or has an immediate win. `values` are the heap values of the
+/// game's octal code, up to at least [`largest_heap`].
+pub fn sum_nimber<G: Decompose>(
+    game: &G,
+    values: &[u16],
+    position: &G::Position,
+) -> Option<Nimber> {
     if game.primitive(position).is_some() || has_immediate_win(game, position) {
         return None;
     }
     let mut sum = 0;
     game.for_each_component(position, |component| {
-        sum ^= game.component_nimber(&component)
+        sum ^= Nimber::from(values[game.heap(&component)])
     });
     Some(sum)
 }
 
 /// The value, nimber and every winning move of `position`, in time linear
-/// in the number of component moves.
-pub fn solve_sum<G: Decompose>(game: &G, position: &G::Position) -> SumSolution<G::Move> {
+/// in the number of component moves. `values` are the heap values of the
+/// game's octal code, up to at least [`largest_heap`].
+pub fn solve_sum<G: Decompose>(
+    game: &G,
+    values: &[u16],
+    position: &G::Position,
+) -> SumSolution<G::Move> {
     if let Some(value) = game.primitive(position) {
         return SumSolution {
             value,
@@ -152,7 +176,7 @@ pub fn solve_sum<G: Decompose>(game: &G, position: &G::Position) -> SumSolution<
     }
     let mut components = Vec::new();
     game.for_each_component(position, |component| {
-        let nimber = game.component_nimber(&component);
+        let nimber = Nimber::from(values[game.heap(&component)]);
         components.push((component, nimber));
     });
     let sum = nim_sum(components.iter().map(|(_, nimber)| *nimber));
@@ -161,8 +185,8 @@ pub fn solve_sum<G: Decompose>(game: &G, position: &G::Position) -> SumSolution<
         for (component, nimber) in &components {
             // The rest of the sum, which this component must now cancel.
             let target = sum ^ nimber;
-            game.for_each_component_move(component, |mv, after| {
-                if after == target {
+            game.for_each_component_move(component, |mv, [left, right]| {
+                if Nimber::from(values[left] ^ values[right]) == target {
                     winning_moves.push(mv);
                 }
             });
@@ -175,6 +199,32 @@ pub fn solve_sum<G: Decompose>(game: &G, position: &G::Position) -> SumSolution<
     }
 }
 
+/// The heaps of `position`'s components, in the game's order.
+pub fn heaps<G: Decompose>(game: &G, position: &G::Position) -> Vec<usize> {
+    let mut heaps = Vec::new();
+    game.for_each_component(position, |component| heaps.push(game.heap(&component)));
+    heaps
+}
+
+/// The exact remoteness of `position`: 0 if primitive, 1 with an immediate
+/// win, else that of the sum of its heaps ([`SumSearch`]) and the plies
+/// after it ([`Decompose::plies_when_played_out`]); `None` when the sum is
+/// too large to search.
+pub fn sum_remoteness<G: Decompose>(
+    game: &G,
+    search: &mut SumSearch,
+    position: &G::Position,
+) -> Option<Remoteness> {
+    if game.primitive(position).is_some() {
+        return Some(0);
+    }
+    if has_immediate_win(game, position) {
+        return Some(1);
+    }
+    let (_, remoteness) = search.solve(&heaps(game, position))?;
+    Some(remoteness + game.plies_when_played_out())
+}
+
 fn has_immediate_win<G: Decompose>(game: &G, position: &G::Position) -> bool {
     let mut found = false;
     game.for_each_immediate_win(position, |_| found = true);
@@ -185,6 +235,9 @@ fn has_immediate_win<G: Decompose>(game: &G, position: &G::Position) -> bool {
 mod tests {
     use super::*;
     use crate::game::{Game, PositionError};
+    use crate::progress::NoProgress;
+    use crate::solve::heaps::HeapValues;
+    use crate::solve::octal::OctalCode;
     use crate::solve::search::MemoSolver;
     use proptest::prelude::*;
 
@@ -289,21 +342,34 @@ mod tests {
             rows.iter().copied().enumerate().for_each(&mut visit);
         }
 
-        fn component_nimber(&self, &(_, n): &(usize, usize)) -> Nimber {
-            self.nimbers[n]
+        fn octal_code(&self) -> OctalCode {
+            OctalCode::parse("0.77").unwrap()
+        }
+
+        fn most_tokens(&self) -> usize {
+            self.nimbers.len() - 1
+        }
+
+        fn heap(&self, &(_, n): &(usize, usize)) -> usize {
+            n
+        }
+
+        fn for_each_dead_move(&self, _: &Vec<usize>, _: impl FnMut(KaylesMove)) {}
+
+        fn count_moves(&self, rows: &Vec<usize>) -> usize {
+            let mut count = 0;
+            self.for_each_move(rows, |_, _| count += 1);
+            count
         }
 
         fn for_each_component_move(
             &self,
             &(i, n): &(usize, usize),
-            mut visit: impl FnMut(KaylesMove, Nimber),
+            mut visit: impl FnMut(KaylesMove, [usize; 2]),
         ) {
             for take in 1..=2.min(n) {
                 for left in 0..=n - take {
-                    visit(
-                        (i, take, left),
-                        self.nimbers[left] ^ self.nimbers[n - take - left],
-                    );
+                    visit((i, take, left), [left, n - take - left]);
                 }
             }
         }
@@ -314,6 +380,11 @@ mod tests {
         // Winning Ways; OEIS A002186.
         let kayles = Kayles::new(12);
         assert_eq!(kayles.nimbers, [0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6, 4]);
+        // The engine's values of its octal code agree.
+        let heaps = HeapValues::new(kayles.octal_code(), kayles.most_tokens());
+        let values = heaps.up_to(12, &NoProgress).unwrap();
+        let engine: Vec<Nimber> = values[..=12].iter().map(|&v| Nimber::from(v)).collect();
+        assert_eq!(engine, kayles.nimbers);
     }
 
     proptest! {
@@ -322,9 +393,16 @@ mod tests {
             rows.sort_unstable();
             let game = Kayles::new(8);
             let mut solver = MemoSolver::new(&game);
-            let solution = solve_sum(&game, &rows);
+            let heaps = HeapValues::new(game.octal_code(), game.most_tokens());
+            let values = heaps.up_to(largest_heap(&game, &rows), &NoProgress).unwrap();
+            let solution = solve_sum(&game, &values, &rows);
             prop_assert_eq!(solution.value, solver.solve(&rows).unwrap().value);
-            prop_assert_eq!(solution.nimber, sum_nimber(&game, &rows));
+            prop_assert_eq!(solution.nimber, sum_nimber(&game, &values, &rows));
+            let mut search = SumSearch::new(game.octal_code());
+            prop_assert_eq!(
+                sum_remoteness(&game, &mut search, &rows),
+                solver.solve(&rows).unwrap().remoteness
+            );
             let mut winning = Vec::new();
             game.for_each_move(&rows, |mv, child| {
                 if solver.solve(&child).unwrap().value == Value::Lose {

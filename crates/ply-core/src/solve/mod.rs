@@ -4,6 +4,7 @@ pub mod alphabeta;
 pub mod byte_retro;
 pub mod choose;
 pub mod grundy;
+pub mod heaps;
 // The AVX2 kernel of `octal::hits` is the one unsafe call (SAFETY comment there).
 #[allow(unsafe_code)]
 pub mod octal;

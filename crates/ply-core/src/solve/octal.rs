@@ -177,20 +177,36 @@ impl OctalCode {
     /// Calls `visit` with the nimber of every option of a heap of `n`
     /// tokens, given the values of all smaller heaps: the plain way.
     pub fn for_each_option(&self, n: usize, values: &[u16], mut visit: impl FnMut(u16)) {
+        self.for_each_split(n, |[a, b]| visit(values[a] ^ values[b]));
+    }
+
+    /// Calls `visit` with the heaps every move from a heap of `n` tokens
+    /// leaves (0 for none), each pair once with the smaller first, except
+    /// that a pair reached by removing different counts repeats.
+    pub fn for_each_split(&self, n: usize, mut visit: impl FnMut([usize; 2])) {
         for (i, &d) in self.digits.iter().enumerate() {
             if i > 0 && d & 1 != 0 && n == i {
-                visit(0);
+                visit([0, 0]);
             }
             if i > 0 && d & 2 != 0 && n > i {
-                visit(values[n - i]);
+                visit([0, n - i]);
             }
             if d & 4 != 0 && n >= i + 2 {
                 let rest = n - i;
                 for a in 1..=rest / 2 {
-                    visit(values[a] ^ values[rest - a]);
+                    visit([a, rest - a]);
                 }
             }
         }
+    }
+
+    /// Whether a heap of `n` tokens has a move.
+    pub fn has_move(&self, n: usize) -> bool {
+        self.digits.iter().enumerate().any(|(i, &d)| {
+            (i > 0 && d & 1 != 0 && n == i)
+                || (i > 0 && d & 2 != 0 && n > i)
+                || (d & 4 != 0 && n >= i + 2)
+        })
     }
 }
 

@@ -428,7 +428,7 @@ fn unix_time(secs: u64) -> String {
 
 /// A position given as `-`: all of stdin, without surrounding whitespace.
 /// The most bytes `ply solve GAME -` reads from stdin (a position of the
-/// longest Treblecross row is 2 MiB).
+/// longest row game position is 2 MiB).
 const MAX_POSITION_BYTES: u64 = 64 << 20;
 
 fn read_position() -> Result<String, PlyError> {

@@ -5,8 +5,9 @@
 
 use super::input::Lines;
 use crate::error::PlyError;
-use ply_core::Value;
-use ply_core::solve::grundy::solve_sum;
+use ply_core::solve::grundy::{largest_heap, solve_sum};
+use ply_core::solve::heaps::HeapValues;
+use ply_core::{Decompose, NoProgress, Value};
 use ply_games::Treblecross;
 use ply_games::treblecross::Row;
 use std::fmt::Write as _;
@@ -19,7 +20,11 @@ pub const LENGTHS: std::ops::RangeInclusive<usize> = 3..=200;
 /// whole before anything is written.
 pub fn run(input: &mut dyn BufRead, output: &mut dyn Write) -> Result<(), PlyError> {
     let game = Treblecross::default();
-    game.prepare(&Row::empty(*LENGTHS.end()))?;
+    // The heap of the longest empty row covers every row of the problem.
+    let longest = largest_heap(&game, &Row::empty(*LENGTHS.end()));
+    let values = HeapValues::new(game.octal_code(), game.most_tokens())
+        .up_to(longest, &NoProgress)
+        .map_err(|e| PlyError::argument(e.to_string()))?;
     let mut lines = Lines::new(input);
     let first = lines
         .expect_line("the number of positions T")?
@@ -36,7 +41,7 @@ pub fn run(input: &mut dyn BufRead, output: &mut dyn Write) -> Result<(), PlyErr
             .expect_line(&format!("position {case} of {count}"))?
             .trim();
         let row = read_row(text).map_err(|message| lines.error(message))?;
-        let solution = solve_sum(&game, &row);
+        let solution = solve_sum(&game, &values, &row);
         if solution.value == Value::Win {
             let squares: Vec<String> = solution
                 .winning_moves

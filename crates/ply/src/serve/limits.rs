@@ -13,7 +13,8 @@ pub struct Limits {
     /// command line builds tables up to 2048 MiB).
     #[arg(long, value_name = "MIB", default_value_t = 512)]
     pub max_table_mib: u64,
-    /// The longest Treblecross row the server answers, in squares.
+    /// The longest position the server answers, in characters (a row of
+    /// that many squares).
     #[arg(long, value_name = "SQUARES", default_value_t = 65536)]
     pub max_row: usize,
     /// The longest a solve may search, in seconds; past it the request gets

@@ -23,7 +23,7 @@ pub struct Sessions {
     max_table_bytes: u64,
     /// The most memory all open games' tables may take together.
     budget: u64,
-    /// The longest start position (a Treblecross row) served.
+    /// The longest start position served, in characters.
     max_row: usize,
     open: Mutex<Open>,
 }

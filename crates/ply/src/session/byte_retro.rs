@@ -1,10 +1,10 @@
-//! Loopy games too large for a cell per index (Dobutsu Shogi): solved by
+//! Loopy games too large for a cell per index: solved by
 //! retrograde analysis over the positions the start reaches, one byte each
 //! ([`ply_core::solve::byte_retro`]). A game whose index holds
 //! [`ON_DEMAND_INDEX`] or more positions takes minutes and hundreds of
 //! megabytes to solve, so queries about it are answered from a saved
 //! database only (`ply analyze GAME --save` builds one); smaller ones
-//! (`dobutsu:C`, ...) are solved on first use.
+//! are solved on first use.
 
 use super::solved::{Method, SolvedSession};
 use super::store::{self, Store};

@@ -12,10 +12,13 @@ use super::alphabeta::AlphaBetaSession;
 use super::byte_retro::ByteRetroSession;
 use super::retro::RetroSession;
 use super::sparse::SparseSession;
+use super::sum::SumSession;
 use super::table::TableSession;
 use crate::error::PlyError;
 use ply_core::limits::{MAX_SPARSE_BYTES, SEARCH_TABLE_BYTES, human_bytes};
-use ply_core::{Choice, Offer, Retrograde, Searchable, SparseTable, TableWalk, WinsAtOnce, choose};
+use ply_core::{
+    Choice, Decompose, Offer, Retrograde, Searchable, SparseTable, TableWalk, WinsAtOnce, choose,
+};
 use ply_core::{Symmetric, Table};
 
 /// Transposition table entries for alpha-beta search (8 bytes each).
@@ -79,6 +82,18 @@ where
 {
     match chosen(&game)? {
         Choice::ByteRetro => Ok(Box::new(ByteRetroSession::new(game))),
+        other => Err(lacks(&game, other)),
+    }
+}
+
+/// Opens a game whose positions split into components ([`Decompose`]):
+/// answered by Sprague-Grundy theory over the heaps of its octal game.
+pub fn open_sum<G>(game: G) -> Result<Box<dyn Session>, PlyError>
+where
+    G: Decompose + Offer + 'static,
+{
+    match chosen(&game)? {
+        Choice::Grundy => Ok(Box::new(SumSession::new(game))),
         other => Err(lacks(&game, other)),
     }
 }

@@ -11,8 +11,8 @@ pub mod retro;
 pub mod solved;
 pub mod sparse;
 pub mod store;
+pub mod sum;
 pub mod table;
-pub mod treblecross;
 
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
@@ -50,7 +50,7 @@ pub trait Session: Send + Sync {
 
     /// As [`Session::solve`], but listing every move with the position it
     /// leads to, as `ply play` needs; sessions whose `solve` may leave moves
-    /// out (long Treblecross rows) override it, and refuse positions too
+    /// out (sums with many moves) override it, and refuse positions too
     /// large to list.
     fn solve_listing_all(&self, position: Option<&str>) -> Result<SolveReport, PlyError> {
         self.solve(position)

@@ -1,4 +1,4 @@
-//! Acyclic games whose reachable positions fit a table (tic-tac-toe): one
+//! Acyclic games whose reachable positions fit a table: one
 //! cell per symmetry class reachable from the start.
 
 use super::solved::{Method, SolvedSession};

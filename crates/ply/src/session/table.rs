@@ -1,5 +1,5 @@
 //! Games solved whole into a table over every index: games with a dense
-//! index, tiers and symmetries (Euler).
+//! index, tiers and symmetries.
 
 use super::solved::{Method, SolvedSession};
 use crate::error::PlyError;
