@@ -208,3 +208,17 @@ fn long_lost_rows_list_moves_that_all_lose() {
     assert_eq!(notes.len(), 2, "{notes:?}");
     assert!(notes[1].contains("every move loses"), "{notes:?}");
 }
+
+#[test]
+fn analyze_prints_the_same_report_on_every_run() {
+    // The examples of the longest win and loss come from a search memo:
+    // each process must pick the same ones.
+    let runs: Vec<Vec<u8>> = (0..4)
+        .map(|_| {
+            let output = ply(&["analyze", "treblecross:12", "--json"], b"");
+            assert!(output.status.success());
+            output.stdout
+        })
+        .collect();
+    assert!(runs.windows(2).all(|w| w[0] == w[1]));
+}

@@ -6,6 +6,7 @@ use crate::census::Census;
 use crate::game::Game;
 use crate::value::Outcome;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, DefaultHasher};
 
 /// The game revisited a position that was still being searched: it has a
 /// cycle, and needs retrograde analysis instead.
@@ -20,11 +21,15 @@ impl std::fmt::Display for CycleError {
 
 impl std::error::Error for CycleError {}
 
+/// The memo's hasher: fixed keys, so that the memo's order, and with it the
+/// examples [`MemoSolver::census`] picks, is the same on every run.
+type FixedHasher = BuildHasherDefault<DefaultHasher>;
+
 /// A memoised depth-first solver. Every position it has solved stays in its
 /// memo, so repeated queries are cheap.
 pub struct MemoSolver<'g, G: Game> {
     game: &'g G,
-    memo: HashMap<G::Position, Option<Outcome>>,
+    memo: HashMap<G::Position, Option<Outcome>, FixedHasher>,
 }
 
 impl<'g, G: Game> MemoSolver<'g, G> {
@@ -32,7 +37,7 @@ impl<'g, G: Game> MemoSolver<'g, G> {
     pub fn new(game: &'g G) -> Self {
         Self {
             game,
-            memo: HashMap::new(),
+            memo: HashMap::default(),
         }
     }
 
