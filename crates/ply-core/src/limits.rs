@@ -26,15 +26,10 @@ pub const MAX_SPARSE_BYTES: u64 = MAX_TABLE_BYTES;
 /// The most memory an alpha-beta transposition table takes: 64 MiB.
 pub const SEARCH_TABLE_BYTES: u64 = 64 << 20;
 
-/// The longest Treblecross row: rows up to [`TREBLECROSS_PRECOMPUTED_ROW`]
-/// are answered from precomputed values, longer ones compute 0.007 values
-/// first (minutes of CPU at this limit).
+/// The longest Treblecross row: rows up to 2^20 - 2 squares are answered
+/// from the 0.007 values shipped with ply ([`crate::solve::heaps`]), longer
+/// ones compute 0.007 values first (minutes of CPU at this limit).
 pub const MAX_TREBLECROSS_ROW: usize = 1 << 21;
-
-/// The longest Treblecross row answered at once, from the 0.007 values
-/// shipped with ply (heaps up to 2^20, a row of `k` squares being a heap of
-/// `k + 2`).
-pub const TREBLECROSS_PRECOMPUTED_ROW: usize = (1 << 20) - 2;
 
 /// Bytes in a human unit, for messages: `512 MiB`, `2.0 GiB`.
 pub fn human_bytes(bytes: u64) -> String {

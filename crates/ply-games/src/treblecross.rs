@@ -37,7 +37,7 @@
 //! only for sums with few safe squares.
 
 use ply_core::board::{Board, BoardMove, Look, Piece};
-use ply_core::limits::{MAX_TREBLECROSS_ROW, TREBLECROSS_PRECOMPUTED_ROW};
+use ply_core::limits::MAX_TREBLECROSS_ROW;
 use ply_core::{Decompose, Game, OctalCode, Offer, Offers, PositionError, Remoteness, Value};
 use std::fmt;
 
@@ -45,8 +45,6 @@ use std::fmt;
 /// values ply ships; a longer one needs them computed, in time quadratic
 /// in its length (several CPU-minutes at this limit).
 pub const MAX_LENGTH: usize = MAX_TREBLECROSS_ROW;
-/// The longest row answered from the precomputed values alone.
-pub const PRECOMPUTED_ROW: usize = TREBLECROSS_PRECOMPUTED_ROW;
 /// The start row's length when none is given.
 pub const DEFAULT_LENGTH: usize = 9;
 
