@@ -363,6 +363,84 @@ pub trait Searchable: Game {
 /// leave heaps as that game's moves would: the engine takes their values
 /// and remoteness from the octal game ([`crate::solve::heaps`]), so the
 /// game only says where its heaps are.
+///
+/// Kayles, say: rows of pins; a move knocks down one pin or two neighbours,
+/// maybe splitting a row in two; who knocks down the last pin wins. A row
+/// of `n` pins is a heap of octal game 0.77:
+///
+/// ```
+/// use ply_core::solve::grundy::{largest_heap, solve_sum, sum_remoteness};
+/// use ply_core::solve::heaps::{HeapValues, SumSearch};
+/// use ply_core::{Decompose, Game, MemoSolver, NoProgress, OctalCode, PositionError, Value};
+///
+/// struct Kayles;
+/// /// A move: the row, the pins knocked down, the pins left on their left.
+/// type Knock = (usize, usize, usize);
+///
+/// impl Game for Kayles {
+///     type Position = Vec<usize>;
+///     type Move = Knock;
+///     fn name(&self) -> String { "kayles".into() }
+///     fn start(&self) -> Vec<usize> { vec![3, 5] }
+///     fn primitive(&self, _: &Vec<usize>) -> Option<Value> { None }
+///     fn for_each_move(&self, rows: &Vec<usize>, mut visit: impl FnMut(Knock, Vec<usize>)) {
+///         for (i, &n) in rows.iter().enumerate() {
+///             for take in 1..=2.min(n) {
+///                 for left in 0..=n - take {
+///                     let mut next = rows.clone();
+///                     next[i] = left;
+///                     next.push(n - take - left);
+///                     next.retain(|&r| r > 0);
+///                     next.sort_unstable();
+///                     visit((i, take, left), next);
+///                 }
+///             }
+///         }
+///     }
+///     fn parse_position(&self, _: &str) -> Result<Vec<usize>, PositionError> {
+///         Err(PositionError::new("not read here"))
+///     }
+///     fn format_position(&self, rows: &Vec<usize>) -> String { format!("{rows:?}") }
+///     fn format_move(&self, _: &Vec<usize>, knock: Knock) -> String { format!("{knock:?}") }
+/// }
+///
+/// impl Decompose for Kayles {
+///     type Component = (usize, usize);
+///     fn octal_code(&self) -> OctalCode { OctalCode::parse("0.77").unwrap() }
+///     fn most_tokens(&self) -> usize { 64 }
+///     fn for_each_immediate_win(&self, _: &Vec<usize>, _: impl FnMut(Knock)) {}
+///     fn for_each_component(&self, rows: &Vec<usize>, visit: impl FnMut((usize, usize))) {
+///         rows.iter().copied().enumerate().for_each(visit);
+///     }
+///     fn heap(&self, &(_, n): &(usize, usize)) -> usize { n }
+///     fn for_each_component_move(&self, &(i, n): &(usize, usize), mut visit: impl FnMut(Knock, [usize; 2])) {
+///         for take in 1..=2.min(n) {
+///             for left in 0..=n - take {
+///                 visit((i, take, left), [left, n - take - left]);
+///             }
+///         }
+///     }
+///     fn for_each_dead_move(&self, _: &Vec<usize>, _: impl FnMut(Knock)) {}
+///     fn count_moves(&self, rows: &Vec<usize>) -> usize {
+///         let mut count = 0;
+///         self.for_each_move(rows, |_, _| count += 1);
+///         count
+///     }
+/// }
+///
+/// let game = Kayles;
+/// let rows = game.start();
+/// let heaps = HeapValues::new(game.octal_code(), game.most_tokens());
+/// let values = heaps.up_to(largest_heap(&game, &rows), &NoProgress).unwrap();
+/// let theory = solve_sum(&game, &values, &rows);
+/// // Rows of 3 and 5 are worth 3 and 4: a win, by moves that leave 3 ^ 3.
+/// assert_eq!((theory.value, theory.nimber), (Value::Win, Some(3 ^ 4)));
+/// let mut search = SumSearch::new(game.octal_code());
+/// let remoteness = sum_remoteness(&game, &mut search, &rows);
+/// // Plain search of the whole game agrees.
+/// let truth = MemoSolver::new(&game).solve(&rows).unwrap();
+/// assert_eq!((theory.value, remoteness), (truth.value, truth.remoteness));
+/// ```
 pub trait Decompose: Game {
     /// One independent part of a position.
     type Component;
