@@ -310,3 +310,37 @@ fn serve_lists_the_added_game() {
     assert!(names.contains(&"nim"), "{names:?}");
     assert!(names.contains(&"tictactoe"), "{names:?}");
 }
+
+#[test]
+fn pebbles_on_distributed_workers_counts_what_one_process_counts() {
+    let counts = |args: &[&str]| -> Json {
+        let out = run("pebbles", args, "");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: Json = serde_json::from_slice(&out.stdout).expect("analyze --json prints JSON");
+        let pick = |key: &str| report[key].clone();
+        Json::Array(
+            ["positions", "win", "lose", "tie", "draw"]
+                .map(pick)
+                .to_vec(),
+        )
+    };
+    let whole = counts(&["analyze", "pebbles:40", "--json", "--no-db"]);
+    let workers = counts(&[
+        "analyze",
+        "pebbles:40",
+        "--workers",
+        "2",
+        "--json",
+        "--no-db",
+    ]);
+    assert_eq!(whole, workers);
+    assert_eq!(whole[0], 41);
+    // Nim has no distributed opener: refused with a clear message.
+    let out = run("nim", &["analyze", "nim", "--workers", "2"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("distributed workers"));
+}
