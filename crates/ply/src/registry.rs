@@ -151,8 +151,8 @@ pub fn entries() -> impl Iterator<Item = &'static Entry> {
     GAMES.iter().chain(EXTRA.get().into_iter().flatten())
 }
 
-/// Opens a game named `NAME` or `NAME:PARAMS`.
-pub fn open(spec: &str) -> Result<Box<dyn Session>, PlyError> {
+/// The entry of a game named `NAME` or `NAME:PARAMS`, and the parameters.
+fn entry_of(spec: &str) -> Result<(&'static Entry, Option<&str>), PlyError> {
     let (name, params) = match spec.split_once(':') {
         Some((name, params)) => (name, Some(params)),
         None => (spec, None),
@@ -165,25 +165,32 @@ pub fn open(spec: &str) -> Result<Box<dyn Session>, PlyError> {
             known.join(", ")
         ))
     })?;
-    (entry.open)(params)
-        .map_err(|e| PlyError::argument(format!("game '{}': {e}", crate::error::excerpt(spec, 60))))
+    Ok((entry, params))
+}
+
+/// An opener's error, naming the game as asked.
+fn in_game(spec: &str, e: PlyError) -> PlyError {
+    PlyError::argument(format!("game '{}': {e}", crate::error::excerpt(spec, 60)))
+}
+
+/// Opens a game named `NAME` or `NAME:PARAMS`.
+pub fn open(spec: &str) -> Result<Box<dyn Session>, PlyError> {
+    let (entry, params) = entry_of(spec)?;
+    (entry.open)(params).map_err(|e| in_game(spec, e))
 }
 
 /// Opens a game named `NAME` or `NAME:PARAMS` for distributed retrograde
 /// analysis (`ply analyze --workers`): any game with a dense index.
 pub fn open_distributed(spec: &str) -> Result<Box<dyn Distributed>, PlyError> {
-    let name = spec.split_once(':').map_or(spec, |(name, _)| name);
-    // Opening the game first reports an unknown name or bad parameters.
-    open(spec)?;
-    let entry = entries().find(|e| e.name == name);
-    let Some(open) = entry.and_then(|e| e.distributed) else {
+    let (entry, params) = entry_of(spec)?;
+    let Some(open) = entry.distributed else {
+        // Bad parameters are reported before the lack of an opener.
+        (entry.open)(params).map_err(|e| in_game(spec, e))?;
         return Err(PlyError::argument(format!(
             "{} cannot be analyzed by distributed workers: that needs a game retrograde \
              analysis solves whole over its index",
             crate::error::excerpt(spec, 60)
         )));
     };
-    let params = spec.split_once(':').map(|(_, params)| params);
-    open(params)
-        .map_err(|e| PlyError::argument(format!("game '{}': {e}", crate::error::excerpt(spec, 60))))
+    open(params).map_err(|e| in_game(spec, e))
 }

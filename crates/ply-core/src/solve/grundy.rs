@@ -221,7 +221,18 @@ pub fn sum_remoteness<G: Decompose>(
     if has_immediate_win(game, position) {
         return Some(1);
     }
-    let (_, remoteness) = search.solve(&heaps(game, position))?;
+    heaps_remoteness(game, search, &heaps(game, position))
+}
+
+/// The exact remoteness of a position of `game` with no immediate win
+/// whose components are `heaps`: that of their sum and the plies after it;
+/// `None` when the sum is too large to search.
+pub fn heaps_remoteness<G: Decompose>(
+    game: &G,
+    search: &mut SumSearch,
+    heaps: &[usize],
+) -> Option<Remoteness> {
+    let (_, remoteness) = search.solve(heaps)?;
     Some(remoteness + game.plies_when_played_out())
 }
 

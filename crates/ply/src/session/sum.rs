@@ -8,8 +8,8 @@
 use super::{Session, parse_or_start};
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
-use ply_core::solve::grundy::{heaps, largest_heap, solve_sum, sum_remoteness};
-use ply_core::solve::heaps::{HeapError, HeapValues, SEARCH_LIMIT, SHIPPED_HEAP, SumSearch};
+use ply_core::solve::grundy::{heaps, heaps_remoteness, largest_heap, solve_sum};
+use ply_core::solve::heaps::{HeapError, HeapValues, SEARCH_LIMIT, SumSearch, shipped};
 use ply_core::{Decompose, MemoSolver, NoProgress, Outcome, Progress, Remoteness, Value};
 use std::sync::{Arc, Mutex};
 
@@ -42,12 +42,9 @@ impl<G: Decompose> SumSession<G> {
         }
     }
 
-    /// The exact remoteness of the sum of `heaps` and the plies after it,
-    /// if the search is small enough.
-    fn remoteness_of(&self, heaps: &[usize]) -> Option<Remoteness> {
-        let mut search = self.search.lock().unwrap_or_else(|e| e.into_inner());
-        let (_, remoteness) = search.solve(heaps)?;
-        Some(remoteness + self.game.plies_when_played_out())
+    /// The shared search, for one query.
+    fn search(&self) -> std::sync::MutexGuard<'_, SumSearch> {
+        self.search.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The remoteness after a move that leaves heaps `left` and `right` of
@@ -60,20 +57,18 @@ impl<G: Decompose> SumSession<G> {
         index: usize,
         [left, right]: [usize; 2],
     ) -> Option<Remoteness> {
-        let after = {
-            let search = self.search.lock().unwrap_or_else(|e| e.into_inner());
-            (live + search.live_tokens([left, right]))
-                .checked_sub(search.live_tokens([heaps[index]]))
-                .filter(|&after| after <= SEARCH_LIMIT)?;
-            heaps
-                .iter()
-                .enumerate()
-                .filter(|&(i, &h)| i != index && search.live_tokens([h]) > 0)
-                .map(|(_, &h)| h)
-                .chain([left, right])
-                .collect::<Vec<usize>>()
-        };
-        self.remoteness_of(&after)
+        let mut search = self.search();
+        (live + search.live_tokens([left, right]))
+            .checked_sub(search.live_tokens([heaps[index]]))
+            .filter(|&after| after <= SEARCH_LIMIT)?;
+        let after: Vec<usize> = heaps
+            .iter()
+            .enumerate()
+            .filter(|&(i, &h)| i != index && search.live_tokens([h]) > 0)
+            .map(|(_, &h)| h)
+            .chain([left, right])
+            .collect();
+        heaps_remoteness(&self.game, &mut search, &after)
     }
 
     /// The heap values covering `position` and every position it leads
@@ -85,11 +80,15 @@ impl<G: Decompose> SumSession<G> {
     ) -> Result<Arc<Vec<u16>>, PlyError> {
         let heap = largest_heap(&self.game, position);
         self.heaps.up_to(heap, progress).map_err(|e| match e {
-            HeapError::Cancelled => PlyError::Cancelled(format!(
-                "computing {} values up to a heap of {heap} (heaps up to {SHIPPED_HEAP} of 0.007 \
-                 ship with ply)",
-                self.heaps.code()
-            )),
+            HeapError::Cancelled => {
+                let code = self.heaps.code();
+                let shipped = shipped(code).map_or_else(String::new, |values| {
+                    format!(" (heaps up to {} ship with ply)", values.len() - 1)
+                });
+                PlyError::Cancelled(format!(
+                    "computing {code} values up to a heap of {heap}{shipped}"
+                ))
+            }
             HeapError::Failed(why) => PlyError::argument(why),
         })
     }
@@ -148,11 +147,12 @@ impl<G: Decompose> SumSession<G> {
             return Ok(report);
         };
         let heaps = heaps(game, &position);
-        report.remoteness = {
-            let mut search = self.search.lock().unwrap_or_else(|e| e.into_inner());
-            sum_remoteness(game, &mut search, &position)
+        let (remoteness, live) = {
+            let mut search = self.search();
+            let live = search.live_tokens(heaps.iter().copied());
+            (heaps_remoteness(game, &mut search, &heaps), live)
         };
-        let live = self.live_tokens(&position);
+        report.remoteness = remoteness;
         // Component moves: the move, its component, the heaps it leaves.
         let mut quiet: Vec<(G::Move, usize, [usize; 2])> = Vec::new();
         let mut component = 0;
@@ -245,8 +245,7 @@ impl<G: Decompose> SumSession<G> {
     /// The live tokens of `position`'s components, what the remoteness
     /// search's cost grows with.
     fn live_tokens(&self, position: &G::Position) -> usize {
-        let search = self.search.lock().unwrap_or_else(|e| e.into_inner());
-        search.live_tokens(heaps(&self.game, position))
+        self.search().live_tokens(heaps(&self.game, position))
     }
 }
 
