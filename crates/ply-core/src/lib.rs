@@ -30,7 +30,11 @@ pub use solution::{Solution, Source};
 pub use solve::alphabeta::{AlphaBeta, SearchError};
 pub use solve::byte_retro::{ByteRetroError, ByteTable, WinsAtOnce};
 pub use solve::choose::{Choice, NoSolver, Offer, Offers, choose};
-pub use solve::grundy::{MexSet, SumSolution, nim_sum, solve_sum, sum_nimber};
+pub use solve::grundy::{
+    MexSet, SumSolution, heaps_remoteness, largest_heap, nim_sum, solve_sum, sum_nimber,
+    sum_remoteness,
+};
+pub use solve::heaps::{HeapError, HeapValues, SumSearch};
 pub use solve::octal::{OctalCode, OctalError, OctalValues};
 pub use solve::reach::{IndexSet, reachable, reachable_classes, reachable_from};
 pub use solve::retro::{
