@@ -292,10 +292,10 @@ pub trait TableWalk: Indexed + Tiered {
         mut visit: impl FnMut(u64, Self::Position),
     ) {
         for index in range {
-            if let Some(position) = self.unrank(index) {
-                if self.tier(&position) == tier {
-                    visit(index, position);
-                }
+            if let Some(position) = self.unrank(index)
+                && self.tier(&position) == tier
+            {
+                visit(index, position);
             }
         }
     }

@@ -57,7 +57,7 @@ fn counts(census: Census<u64>) -> Census<()> {
 
 /// The partition tried with `n` workers: both kinds over the runs.
 fn partition(n: usize) -> Partition {
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         Partition::Strided
     } else {
         Partition::Blocks

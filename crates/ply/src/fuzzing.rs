@@ -65,11 +65,11 @@ thread_local! {
 
 /// A game name with parameters, opened (without solving anything).
 pub fn game_name(data: &[u8]) {
-    if let Ok(spec) = std::str::from_utf8(data) {
-        if let Ok(session) = registry::open(spec) {
-            let _ = session.name();
-            let _ = session.memory_bound();
-        }
+    if let Ok(spec) = std::str::from_utf8(data)
+        && let Ok(session) = registry::open(spec)
+    {
+        let _ = session.name();
+        let _ = session.memory_bound();
     }
 }
 
@@ -154,14 +154,13 @@ fn repair_checksums(file: &mut [u8]) {
                 let at = index_at + e * INDEX_ENTRY;
                 let offset = u64_at(file, at).and_then(|o| usize::try_from(o).ok());
                 let len = file[at + 8..at + 12].try_into().map(u32::from_le_bytes);
-                if let (Some(offset), Ok(len)) = (offset, len) {
-                    if let Some(block) = offset
+                if let (Some(offset), Ok(len)) = (offset, len)
+                    && let Some(block) = offset
                         .checked_add(len as usize)
                         .and_then(|end| file.get(offset..end))
-                    {
-                        let sum = checksum(block);
-                        file[at + 16..at + 24].copy_from_slice(&sum.to_le_bytes());
-                    }
+                {
+                    let sum = checksum(block);
+                    file[at + 16..at + 24].copy_from_slice(&sum.to_le_bytes());
                 }
             }
             let sum = checksum(&file[index_at..index_at + entries * INDEX_ENTRY]);

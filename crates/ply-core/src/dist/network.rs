@@ -66,10 +66,12 @@ pub(super) fn connect(
             Ok((stream, _)) => {
                 // A stray connection (or a process of another analysis) is
                 // refused; the listener keeps waiting for the right ones.
-                if let Ok((stream, index)) = handshake(stream, me, tag, deadline) {
-                    if index > me && index < hosts.len() && sockets[index].is_none() {
-                        sockets[index] = Some(stream);
-                    }
+                if let Ok((stream, index)) = handshake(stream, me, tag, deadline)
+                    && index > me
+                    && index < hosts.len()
+                    && sockets[index].is_none()
+                {
+                    sockets[index] = Some(stream);
                 }
             }
             Err(e) if e.kind() == ErrorKind::WouldBlock => {
@@ -182,13 +184,12 @@ pub(super) fn watch_peers() {
                 .unwrap_or_default();
             // A panic that cannot unwind aborts the process right after this
             // hook: say first what was lost, so the clear error is not lost too.
-            if message.contains("cannot unwind") {
-                if let Some((peer, why)) = LOST.lock().ok().and_then(|lost| lost.clone()) {
-                    let peer =
-                        peer.map_or_else(|| "a peer process".into(), |p| format!("process {p}"));
-                    eprintln!("ply: lost {peer}: {why} (it stopped or failed; see its own error)");
-                    return;
-                }
+            if message.contains("cannot unwind")
+                && let Some((peer, why)) = LOST.lock().ok().and_then(|lost| lost.clone())
+            {
+                let peer = peer.map_or_else(|| "a peer process".into(), |p| format!("process {p}"));
+                eprintln!("ply: lost {peer}: {why} (it stopped or failed; see its own error)");
+                return;
             }
             let Some(name) = thread.name().filter(|n| n.starts_with("timely:")) else {
                 previous(info);

@@ -261,7 +261,7 @@ impl<G: Searchable> AlphaBeta<G> {
             return 0;
         }
         self.nodes += 1;
-        if self.nodes % POLL_NODES == 0 && progress.cancelled() {
+        if self.nodes.is_multiple_of(POLL_NODES) && progress.cancelled() {
             self.stopped = true;
             return 0;
         }
@@ -369,7 +369,12 @@ impl<G: Searchable> AlphaBeta<G> {
 
 /// The least prime at least `n`.
 fn next_prime(n: u64) -> u64 {
-    let is_prime = |m: u64| m >= 2 && (2..).take_while(|d| d * d <= m).all(|d| m % d != 0);
+    let is_prime = |m: u64| {
+        m >= 2
+            && (2..)
+                .take_while(|d| d * d <= m)
+                .all(|d| !m.is_multiple_of(d))
+    };
     (n..).find(|&m| is_prime(m)).unwrap_or(n)
 }
 

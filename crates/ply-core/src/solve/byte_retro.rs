@@ -622,10 +622,10 @@ fn reach<G: WinsAtOnce>(
             for (total, c) in at_once_counts.iter().zip(counted) {
                 total.fetch_add(c, Relaxed);
             }
-            if !ones.is_empty() {
-                if let Ok(mut single) = single.lock() {
-                    single.append(&mut ones);
-                }
+            if !ones.is_empty()
+                && let Ok(mut single) = single.lock()
+            {
+                single.append(&mut ones);
             }
         });
         progress.end();

@@ -202,15 +202,15 @@ pub fn reachable_from<G: Indexed>(
         frontier = frontier
             .par_iter()
             .fold(Vec::new, |mut next, &index| {
-                if let Some(position) = game.unrank(index) {
-                    if game.primitive(&position).is_none() {
-                        game.for_each_move(&position, |_, child| {
-                            let child = game.rank(&child);
-                            if set.insert(child) {
-                                next.push(child);
-                            }
-                        });
-                    }
+                if let Some(position) = game.unrank(index)
+                    && game.primitive(&position).is_none()
+                {
+                    game.for_each_move(&position, |_, child| {
+                        let child = game.rank(&child);
+                        if set.insert(child) {
+                            next.push(child);
+                        }
+                    });
                 }
                 next
             })

@@ -1081,7 +1081,13 @@ mod tests {
                 .enumerate()
                 .map(|(i, kids)| {
                     kids.iter()
-                        .map(|&k| if (i as u32 + k) % 3 == 0 { k + n } else { k })
+                        .map(|&k| {
+                            if (i as u32 + k).is_multiple_of(3) {
+                                k + n
+                            } else {
+                                k
+                            }
+                        })
                         .collect()
                 })
                 .collect();

@@ -220,10 +220,10 @@ impl Table {
         chunks(self.len())
             .fold(Census::new, |mut census, range| {
                 for index in range {
-                    if within.is_none_or(|set| set.contains(index)) {
-                        if let Some(outcome) = self.outcome(index) {
-                            census.add(outcome, || index);
-                        }
+                    if within.is_none_or(|set| set.contains(index))
+                        && let Some(outcome) = self.outcome(index)
+                    {
+                        census.add(outcome, || index);
                     }
                 }
                 census

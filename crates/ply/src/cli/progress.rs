@@ -49,26 +49,26 @@ impl Progress for BarProgress {
             bar.set_style(style.progress_chars("=> "));
         }
         bar.set_message(phase.to_string());
-        if let Ok(mut slot) = self.bar.lock() {
-            if let Some(old) = slot.replace(bar) {
-                old.finish_and_clear();
-            }
+        if let Ok(mut slot) = self.bar.lock()
+            && let Some(old) = slot.replace(bar)
+        {
+            old.finish_and_clear();
         }
     }
 
     fn advance(&self, done: u64) {
-        if let Ok(slot) = self.bar.lock() {
-            if let Some(bar) = slot.as_ref() {
-                bar.inc(done);
-            }
+        if let Ok(slot) = self.bar.lock()
+            && let Some(bar) = slot.as_ref()
+        {
+            bar.inc(done);
         }
     }
 
     fn end(&self) {
-        if let Ok(mut slot) = self.bar.lock() {
-            if let Some(bar) = slot.take() {
-                bar.finish_and_clear();
-            }
+        if let Ok(mut slot) = self.bar.lock()
+            && let Some(bar) = slot.take()
+        {
+            bar.finish_and_clear();
         }
     }
 

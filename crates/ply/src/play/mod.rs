@@ -95,7 +95,7 @@ impl<'s> Match<'s> {
     }
 
     fn is_human_turn(&self, ply: usize) -> bool {
-        (ply % 2 == 0) == self.human_first
+        ply.is_multiple_of(2) == self.human_first
     }
 
     /// The result, once the position on the board has no moves.

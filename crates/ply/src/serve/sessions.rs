@@ -71,10 +71,10 @@ impl Sessions {
     pub fn get(&self, spec: &str) -> Result<Arc<dyn Session>, OpenError> {
         {
             let mut open = self.lock();
-            if let Some(name) = open.by_spelling.get(spec).cloned() {
-                if let Some(session) = open.touch(&name) {
-                    return Ok(session);
-                }
+            if let Some(name) = open.by_spelling.get(spec).cloned()
+                && let Some(session) = open.touch(&name)
+            {
+                return Ok(session);
             }
         }
         let opened: Arc<dyn Session> = Arc::from(registry::open(spec).map_err(OpenError::Unknown)?);

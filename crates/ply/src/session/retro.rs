@@ -18,10 +18,10 @@ fn count_moves<G: Indexed>(game: &G, indices: Range<u64>) -> u64 {
         .into_par_iter()
         .map(|index| {
             let mut moves = 0;
-            if let Some(position) = game.unrank(index) {
-                if game.primitive(&position).is_none() {
-                    game.for_each_move(&position, |_, _| moves += 1);
-                }
+            if let Some(position) = game.unrank(index)
+                && game.primitive(&position).is_none()
+            {
+                game.for_each_move(&position, |_, _| moves += 1);
             }
             moves
         })

@@ -96,10 +96,10 @@ impl<M: Method> SolvedSession<M> {
         let held = self
             .held
             .get_or_build(progress, "the table being built", || {
-                if let Some(store) = store::current().filter(|s| s.read) {
-                    if let Some(db) = store.open(&self.expect())? {
-                        return Ok(Held::Database(db));
-                    }
+                if let Some(store) = store::current().filter(|s| s.read)
+                    && let Some(db) = store.open(&self.expect())?
+                {
+                    return Ok(Held::Database(db));
                 }
                 self.method.build(progress).map(Held::Solved)
             })?;
