@@ -44,12 +44,15 @@
 //! cache. The pairs whose smaller part is in the first [`SHARE`] of the
 //! range (at most [`MARK_CAP`] parts) are marked with one byte store per
 //! pair into a per-heap table of values seen; the rest are not marked but
-//! searched, four of the least unmarked values at a time, with wide
-//! compares (AVX-512 where the processor has it, else AVX2, chosen at run
-//! time) that stop as soon as each value is found, until a search misses
-//! one. A byte store per pair is the limit of marking; a compare handles
-//! 32 pairs (16 with AVX2) for a few instructions, and most values below
-//! the mex turn up among the marked pairs. Then each
+//! searched for the least values still unmarked, until a search misses
+//! one. With AVX-512 and its bit shuffle (chosen at run time), up to
+//! [`TABLE_TARGETS`] values at once, in one pass: they are a bit table in
+//! two registers, and each XOR of 32 pairs is looked up in it with a
+//! permute and a bit shuffle, a store only for a value found the first
+//! time. Elsewhere four values at a time, with wide compares (AVX-512 or
+//! AVX2) that stop as soon as each is found. A byte store per pair is the
+//! limit of marking; a lookup handles 32 pairs for a few instructions, and
+//! most values below the mex turn up among the marked pairs. Then each
 //! heap in turn adds its in-block pairs and takes the mex, searching the
 //! unmarked pairs again for values that only it leaves open.
 
@@ -523,10 +526,10 @@ impl Engine {
             values.push(value);
             reversed[up_to - n] = value;
             self.max = self.max.max(value);
-            if let Some(mask) = &self.mask {
-                if mask.is_rare(n, value) {
-                    self.rare.push(n as u32);
-                }
+            if let Some(mask) = &self.mask
+                && mask.is_rare(n, value)
+            {
+                self.rare.push(n as u32);
             }
         }
         self.seen.clear();
@@ -851,10 +854,218 @@ fn mark(seen: &mut [u8], left: &[u16], right: &[u16]) {
 }
 
 /// Searches the pairs `pairs` (slices of left and right parts) for the
-/// least values `seen` does not mark, a few at a time, marking those found,
-/// until a search misses one. Returns the bound below which `seen` is then
-/// exact for these pairs.
+/// least values `seen` does not mark, marking those found, until a search
+/// misses one. Returns the bound below which `seen` is then exact for these
+/// pairs: every value below it is marked or given by no pair.
+///
+/// With AVX-512 and its bit shuffle, [`TABLE_TARGETS`] values at a time,
+/// all from one block of [`TABLE_SPAN`], in one pass; otherwise four at a
+/// time with [`hits`].
 fn search_unmarked(seen: &mut [u8], pairs: &[(&[u16], &[u16])]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512bitalg")
+        {
+            return search_by_table(seen, pairs, |seen, pairs, targets| {
+                // SAFETY: the processor has AVX512F, AVX512BW and
+                // AVX512BITALG, checked just above.
+                unsafe { mark_targets_avx512(seen, pairs, targets) }
+            });
+        }
+    }
+    search_by_fours(seen, pairs)
+}
+
+/// [`search_unmarked`] with a table kernel `mark`, which marks in `seen`
+/// the values of its targets some pair gives and takes them out.
+fn search_by_table(
+    seen: &mut [u8],
+    pairs: &[(&[u16], &[u16])],
+    mut mark: impl FnMut(&mut [u8], &[(&[u16], &[u16])], &mut Targets),
+) -> usize {
+    let mut next = 0;
+    while next < seen.len() {
+        let mut targets = Targets::new(next / TABLE_SPAN * TABLE_SPAN);
+        let end = seen.len().min(targets.base + TABLE_SPAN);
+        while targets.count < TABLE_TARGETS && next < end {
+            if seen[next] == 0 {
+                targets.add(next);
+            }
+            next += 1;
+        }
+        if targets.count > 0 {
+            mark(seen, pairs, &mut targets);
+            if targets.count > 0 {
+                // Every value below `next` is now marked or given by no pair.
+                return next;
+            }
+        }
+    }
+    next
+}
+
+/// Values [`search_by_table`] searches for in one pass.
+const TABLE_TARGETS: usize = 48;
+
+/// The values one table covers: 64 words of 16 bits, two 512-bit registers.
+const TABLE_SPAN: usize = 1024;
+
+/// Values searched for, as a bit table over `base..base + TABLE_SPAN`:
+/// bit `v % 16` of word `(v - base) / 16`.
+struct Targets {
+    base: usize,
+    words: [[u16; 32]; 2],
+    count: usize,
+}
+
+impl Targets {
+    /// No values, over the block from `base`, a multiple of [`TABLE_SPAN`].
+    fn new(base: usize) -> Self {
+        Self {
+            base,
+            words: [[0; 32]; 2],
+            count: 0,
+        }
+    }
+
+    /// Adds `v`, which is in the block and not in yet.
+    fn add(&mut self, v: usize) {
+        let w = (v - self.base) / 16;
+        self.words[w / 32][w % 32] |= 1 << (v % 16);
+        self.count += 1;
+    }
+
+    /// Takes `v` out, if it is in.
+    fn remove(&mut self, v: usize) -> bool {
+        let Some(w) = v.checked_sub(self.base).map(|d| d / 16).filter(|&w| w < 64) else {
+            return false;
+        };
+        let word = &mut self.words[w / 32][w % 32];
+        let bit = 1 << (v % 16);
+        let was = *word & bit != 0;
+        *word &= !bit;
+        self.count -= usize::from(was);
+        was
+    }
+}
+
+/// Marks in `seen` the values of `targets` that some pair gives, taking
+/// them out of `targets`; stops once `targets` is empty. 32 lanes of 16
+/// bits: lane `x` is in the table's block when `x ^ base` has no bit above
+/// the block; its word `(x ^ base) >> 4` comes from a two-register
+/// permute, and bit `x & 15` of it from a bit shuffle.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512bitalg")]
+fn mark_targets_avx512(seen: &mut [u8], pairs: &[(&[u16], &[u16])], targets: &mut Targets) {
+    if seen.len() <= TABLE_SPAN {
+        mark_targets_in_block::<true>(seen, pairs, targets);
+    } else {
+        mark_targets_in_block::<false>(seen, pairs, targets);
+    }
+}
+
+/// [`mark_targets_avx512`]; `WHOLE`: every value is in the table's block,
+/// so no lane needs the test.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512bitalg")]
+fn mark_targets_in_block<const WHOLE: bool>(
+    seen: &mut [u8],
+    pairs: &[(&[u16], &[u16])],
+    targets: &mut Targets,
+) {
+    use std::arch::x86_64::{
+        __m512i, _mm512_andnot_si512, _mm512_bitshuffle_epi64_mask, _mm512_loadu_si512,
+        _mm512_maskz_permutex2var_epi16, _mm512_maskz_set1_epi16, _mm512_permutex2var_epi16,
+        _mm512_set_epi16, _mm512_set1_epi16, _mm512_srli_epi16, _mm512_storeu_si512,
+        _mm512_ternarylogic_epi32, _mm512_testn_epi16_mask,
+    };
+    const LANES: usize = 32;
+    let load = |targets: &Targets| -> [__m512i; 2] {
+        // SAFETY: each row is 32 words, one 512-bit unaligned load.
+        targets
+            .words
+            .map(|row| unsafe { _mm512_loadu_si512(row.as_ptr().cast()) })
+    };
+    let base = _mm512_set1_epi16(targets.base as i16);
+    let above = _mm512_set1_epi16(!(TABLE_SPAN as i16 - 1));
+    let fifteen = _mm512_set1_epi16(15);
+    // Lane m's word sits at bit 16 * (m % 4) of its 64-bit group.
+    #[rustfmt::skip]
+    let offset = _mm512_set_epi16(
+        48, 32, 16, 0, 48, 32, 16, 0, 48, 32, 16, 0, 48, 32, 16, 0,
+        48, 32, 16, 0, 48, 32, 16, 0, 48, 32, 16, 0, 48, 32, 16, 0,
+    );
+    // Only the low byte of each lane indexes a bit.
+    const LOW_BYTES: u64 = 0x5555_5555_5555_5555;
+    let mut found = |v: u16, targets: &mut Targets| {
+        let was = targets.remove(usize::from(v));
+        if was {
+            seen[usize::from(v)] = 1;
+        }
+        was
+    };
+    for &(left, right) in pairs {
+        let len = left.len().min(right.len());
+        // Pairs up to the first 64-byte boundary of `left` one at a time, so
+        // that its loads never straddle two cache lines.
+        let skip = left.as_ptr().align_offset(64).min(len);
+        for (&x, &y) in left[..skip].iter().zip(&right[..skip]) {
+            found(x ^ y, targets);
+        }
+        let (left, right) = (&left[skip..len], &right[skip..len]);
+        let (l32, r32) = (left.chunks_exact(LANES), right.chunks_exact(LANES));
+        for (&x, &y) in l32.remainder().iter().zip(r32.remainder()) {
+            found(x ^ y, targets);
+        }
+        let [mut low, mut high] = load(targets);
+        for (l, r) in l32.zip(r32) {
+            if targets.count == 0 {
+                return;
+            }
+            // SAFETY: both chunks are 32 words, one unaligned load each.
+            let (l, r) = unsafe {
+                (
+                    _mm512_loadu_si512(l.as_ptr().cast()),
+                    _mm512_loadu_si512(r.as_ptr().cast()),
+                )
+            };
+            // l ^ r ^ base
+            let y = _mm512_ternarylogic_epi32::<0x96>(l, r, base);
+            let word = if WHOLE {
+                _mm512_permutex2var_epi16(low, _mm512_srli_epi16::<4>(y), high)
+            } else {
+                let inside = _mm512_testn_epi16_mask(y, above);
+                _mm512_maskz_permutex2var_epi16(inside, low, _mm512_srli_epi16::<4>(y), high)
+            };
+            // (y & 15) | offset
+            let index = _mm512_ternarylogic_epi32::<0xEA>(y, fifteen, offset);
+            let mut hit = _mm512_bitshuffle_epi64_mask(word, index) & LOW_BYTES;
+            if hit != 0 {
+                let mut xs = [0u16; LANES];
+                // SAFETY: `xs` is 32 words, one unaligned store.
+                unsafe { _mm512_storeu_si512(xs.as_mut_ptr().cast(), y) };
+                while hit != 0 {
+                    let d = xs[hit.trailing_zeros() as usize / 2];
+                    if found(d ^ targets.base as u16, targets) {
+                        let w = usize::from(d >> 4);
+                        let bit = _mm512_maskz_set1_epi16(1 << (w % 32), 1 << (d % 16));
+                        if w < 32 {
+                            low = _mm512_andnot_si512(bit, low);
+                        } else {
+                            high = _mm512_andnot_si512(bit, high);
+                        }
+                    }
+                    hit &= hit - 1;
+                }
+            }
+        }
+    }
+}
+
+/// [`search_unmarked`] without a table kernel: [`TARGETS`] values at a
+/// time, with [`hits`]. Returns the least value no pair gives.
+fn search_by_fours(seen: &mut [u8], pairs: &[(&[u16], &[u16])]) -> usize {
     let all = (1u32 << TARGETS) - 1;
     let mut next = 0;
     loop {
@@ -1103,6 +1314,110 @@ mod tests {
                 if std::arch::is_x86_feature_detected!("avx512bw") {
                     // SAFETY: the processor has AVX-512 (F and BW).
                     prop_assert_eq!(unsafe { hits_avx512(&left, &right, &targets) }, plain);
+                }
+            }
+        }
+    }
+
+    /// A table kernel the plain way, one pair at a time.
+    fn mark_targets_plain(seen: &mut [u8], pairs: &[(&[u16], &[u16])], targets: &mut Targets) {
+        for &(left, right) in pairs {
+            for (&x, &y) in left.iter().zip(right) {
+                let v = usize::from(x ^ y);
+                if targets.remove(v) {
+                    seen[v] = 1;
+                }
+            }
+        }
+    }
+
+    /// Checks what [`search_unmarked`] promises: it marks only values some
+    /// pair gives, `seen` is exact below the bound, and the bound passes the
+    /// least value neither marked nor given (or is the width).
+    fn check_search(
+        before: &[u8],
+        after: &[u8],
+        pairs: &[(&[u16], &[u16])],
+        bound: usize,
+    ) -> Result<(), TestCaseError> {
+        let mut given = vec![false; before.len()];
+        for &(left, right) in pairs {
+            for (&x, &y) in left.iter().zip(right) {
+                given[usize::from(x ^ y)] = true;
+            }
+        }
+        let known: Vec<bool> = before
+            .iter()
+            .zip(&given)
+            .map(|(&b, &g)| b == 1 || g)
+            .collect();
+        for v in 0..before.len() {
+            prop_assert!(
+                after[v] == 0 || known[v],
+                "value {} marked but never given",
+                v
+            );
+            if v < bound {
+                prop_assert_eq!(
+                    after[v] == 1,
+                    known[v],
+                    "value {} below the bound {}",
+                    v,
+                    bound
+                );
+            }
+        }
+        let least_missing = known.iter().position(|&k| !k).unwrap_or(before.len());
+        prop_assert!(
+            bound > least_missing || bound == before.len(),
+            "bound {} not past the least missing value {}",
+            bound,
+            least_missing
+        );
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn every_search_path_keeps_its_promise(
+            width_bits in 6u32..=11,
+            pool in proptest::collection::vec(any::<u16>(), 1..6000),
+            slices in proptest::collection::vec((any::<prop::sample::Index>(), any::<prop::sample::Index>(), 0usize..2500), 1..4),
+            marks in proptest::collection::vec(any::<bool>(), 2048),
+        ) {
+            let width = 1usize << width_bits;
+            let pool: Vec<u16> = pool.iter().map(|&v| v % width as u16).collect();
+            let pairs: Vec<(&[u16], &[u16])> = slices
+                .iter()
+                .map(|(l, r, len)| {
+                    let (l, r) = (l.index(pool.len()), r.index(pool.len()));
+                    let len = (*len).min(pool.len() - l).min(pool.len() - r);
+                    (&pool[l..l + len], &pool[r..r + len])
+                })
+                .collect();
+            let before: Vec<u8> = marks[..width].iter().map(|&m| u8::from(m)).collect();
+            let mut after = before.clone();
+            let bound = search_unmarked(&mut after, &pairs);
+            check_search(&before, &after, &pairs, bound)?;
+            let mut after = before.clone();
+            let bound = search_by_fours(&mut after, &pairs);
+            check_search(&before, &after, &pairs, bound)?;
+            let mut plain = before.clone();
+            let plain_bound = search_by_table(&mut plain, &pairs, mark_targets_plain);
+            check_search(&before, &plain, &pairs, plain_bound)?;
+            #[cfg(target_arch = "x86_64")]
+            {
+                if std::arch::is_x86_feature_detected!("avx512bw")
+                    && std::arch::is_x86_feature_detected!("avx512bitalg")
+                {
+                    let mut wide = before.clone();
+                    let bound = search_by_table(&mut wide, &pairs, |seen, pairs, targets| {
+                        // SAFETY: the processor has AVX512F, AVX512BW and AVX512BITALG.
+                        unsafe { mark_targets_avx512(seen, pairs, targets) }
+                    });
+                    prop_assert_eq!(bound, plain_bound);
+                    prop_assert_eq!(wide, plain);
                 }
             }
         }
