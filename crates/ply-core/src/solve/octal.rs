@@ -94,16 +94,19 @@ const TARGETS: usize = 4;
 const SHARES: usize = 64;
 /// Of the pairs below a dense block, the share (in `SHARES`ths) marked one
 /// byte store per pair, up to [`MARK_CAP`]; the rest are only searched for
-/// the least values still unmarked. Measured on 0.007 with AVX-512 search
-/// (user CPU seconds, AMD EPYC): to 2^17, 8/64 0.66, 12/64 0.54, 16/64
-/// 0.49, 32/64 0.54; to 2^20, 8/64 18.7-19.2, 16/64 21.3, 32/64 31.3. With
-/// AVX2 only, 32/64 was best to 2^17 (16/64 1.87, 32/64 1.72).
+/// the least values still unmarked. Marking less leaves more values for
+/// the search to find, each a mispredicted branch and often another pass.
+/// Measured on 0.007 to 2^17 with the AVX-512 table search (one thread,
+/// wall seconds, AMD EPYC, 2026-11-24): 4/64 1.19-1.33, 8/64 1.08, 12/64
+/// 1.03-1.05, 16/64 0.82-0.97, 20/64 0.84-0.88, 24/64 0.94-0.98, 32/64
+/// 1.10-1.13. With the four-value search, 16/64 was best with AVX-512 and
+/// 32/64 with AVX2 only (16/64 1.87, 32/64 1.72 user CPU seconds).
 const SHARE: usize = 16;
 /// The most smaller parts marked per heap: past it the search is cheaper
-/// than a store per pair. To 2^20 with 16/64 (user CPU seconds): no cap
-/// 21.3, 65536 19.0-19.2, 49152 18.2-18.3, 32768 17.4, 24576 17.0-17.3,
-/// 16384 18.1-18.5.
-const MARK_CAP: usize = 1 << 15;
+/// than a store per pair. To 2^20 with 16/64 and the table search (two
+/// threads, wall seconds, 2026-11-24): 8192 12.8-14.0, 12288 12.2-12.7,
+/// 16384 11.6-12.7, 32768 12.7-13.6, 65536 15.5-17.4.
+const MARK_CAP: usize = 1 << 14;
 /// Below this heap the plain loop is as fast as the dense kernel.
 const DENSE_FROM: usize = 2048;
 /// The sparse space method is used while fewer than one heap in this many
@@ -111,7 +114,9 @@ const DENSE_FROM: usize = 2048;
 /// that confirms the abundant values adds more, so it beats the dense kernel
 /// (which streams through every pair on every core) only when rare heaps
 /// are this few: 0.007 keeps about 22,400 rare heaps from 2^19 on, and up to
-/// 2^20 the dense kernel is still faster for it.
+/// 2^20 the dense kernel is still far faster for it (with one heap in 16 as
+/// the switch, so that the sparse method takes over at 2^19: 141.7 s to
+/// 2^20 against 13.1 s, 2026-11-24).
 const SPARSE_RATIO: usize = 64;
 
 /// The rules of an octal game.
@@ -905,7 +910,12 @@ fn search_by_table(
     next
 }
 
-/// Values [`search_by_table`] searches for in one pass.
+/// Values [`search_by_table`] searches for in one pass. Most heaps of
+/// 0.007 leave fewer than 32 values below the mex unmarked, and fewer than
+/// 64 nearly all; each value found costs a mispredicted branch, so values
+/// past the mex are waste. To 2^17, one thread, wall seconds: 24 0.80-0.81,
+/// 32 0.79-0.84, 48 0.80-0.83, 64 0.85-0.87; every unmarked value at once
+/// (no limit) was 0.59-0.76 s on two threads against 0.43 s.
 const TABLE_TARGETS: usize = 48;
 
 /// The values one table covers: 64 words of 16 bits, two 512-bit registers.
