@@ -1074,7 +1074,7 @@ fn mark_targets_in_block<const WHOLE: bool>(
 }
 
 /// [`search_unmarked`] without a table kernel: [`TARGETS`] values at a
-/// time, with [`hits`]. Returns the least value no pair gives.
+/// time, with [`hits`], each round from the first pair again.
 fn search_by_fours(seen: &mut [u8], pairs: &[(&[u16], &[u16])]) -> usize {
     let all = (1u32 << TARGETS) - 1;
     let mut next = 0;
