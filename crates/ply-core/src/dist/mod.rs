@@ -18,7 +18,7 @@
 //!
 //! Faults: a process that cannot reach the others within the connection
 //! timeout, or that loses a peer (whose sockets close when it dies), ends
-//! with an error naming that peer; nothing waits forever ([`network`]).
+//! with an error naming that peer; nothing waits forever (the `network` module).
 //!
 //! Saving ([`Plan::save`]): each worker writes the cells of its block of
 //! the index as one database shard, after the last round and before the

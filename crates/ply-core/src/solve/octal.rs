@@ -41,12 +41,12 @@
 //! heaps of a block of 256 need each other only for the few pairs with a
 //! part inside the block, so all other pairs of all 256 heaps are marked at
 //! once, in parallel, in tiles that keep their values in the first-level
-//! cache. The pairs whose smaller part is in the first [`SHARE`] of the
-//! range (at most [`MARK_CAP`] parts) are marked with one byte store per
+//! cache. The pairs whose smaller part is in the first `SHARE` of the
+//! range (at most `MARK_CAP` parts) are marked with one byte store per
 //! pair into a per-heap table of values seen; the rest are not marked but
 //! searched for the least values still unmarked, until a search misses
 //! one. With AVX-512 and its bit shuffle (chosen at run time), up to
-//! [`TABLE_TARGETS`] values at once, in one pass: they are a bit table in
+//! `TABLE_TARGETS` values at once, in one pass: they are a bit table in
 //! two registers, and each XOR of 32 pairs is looked up in it with a
 //! permute and a bit shuffle, a store only for a value found the first
 //! time. Elsewhere four values at a time, with wide compares (AVX-512 or

@@ -6,7 +6,7 @@
 //! a flag saying whether that player is the first player (Sente); the text
 //! form is the absolute board of the spec, `gle/.c./.C./ELG/-/S`.
 //!
-//! End of play (see [`rules`]): a player whose Lion has been caught has
+//! End of play (see the `rules` module): a player whose Lion has been caught has
 //! lost, and so has a player whose opponent's Lion stands on their home
 //! rank where they cannot take it (a safe try). A position where the mover
 //! can catch the Lion or make a safe try is therefore a win in 1: the
