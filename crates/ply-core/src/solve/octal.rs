@@ -573,8 +573,7 @@ impl Engine {
     /// below the block (nearly all of them) give, exactly from 0 up to the
     /// first few values they miss. The pairs with the smaller part up to
     /// `marked_end` are marked one byte store per pair; the others are only
-    /// searched for the least values still unmarked, a few at a time, with
-    /// wide compares that stop as soon as each is found.
+    /// searched for the least values still unmarked ([`search_unmarked`]).
     fn mark_known_pairs(&mut self, heaps: Range<usize>, values: &[u16], reversed: &[u16]) {
         let width = (usize::from(self.max) + 1).next_power_of_two().max(64);
         self.width = width;
@@ -645,25 +644,36 @@ impl Engine {
     }
 
     /// The dense kernel, second half, for heap `n`, the `j`th of its block:
-    /// the options with a part inside the block, then the mex, which is
-    /// exact when it falls where the first half knows every value; past
-    /// that, the least values still unknown are searched for among the
-    /// unmarked pairs, a few at a time, until one is missing.
+    /// the options with a part inside the block (marked beside the first
+    /// half's marks), then the mex, which is exact when it falls where the
+    /// first half knows every value; past that, the least values still
+    /// unknown are searched for among the unmarked pairs, a few at a time,
+    /// until one is missing.
     fn finish_dense(&mut self, j: usize, n: usize, values: &[u16], reversed: &[u16]) -> Nimber {
         let start = n - j;
         let up_to = reversed.len() - 1;
+        let width = self.width;
+        let seen = &mut self.seen[j * width..(j + 1) * width];
+        // While every value is below the width, so is every XOR: marked as
+        // in the first half, both parts read forward.
+        let below = usize::from(self.max) < width;
         for &i in &self.split {
             if n < i + 2 {
                 continue;
             }
             let rest = n - i;
-            for a in 1..=(rest / 2).min(rest.saturating_sub(start)) {
-                self.found
-                    .insert(Nimber::from(values[a] ^ values[rest - a]));
+            let high = (rest / 2).min(rest.saturating_sub(start));
+            if below && high > 0 {
+                let right = up_to - rest;
+                mark(seen, &values[1..=high], &reversed[right + 1..=right + high]);
+            } else {
+                for a in 1..=high {
+                    self.found
+                        .insert(Nimber::from(values[a] ^ values[rest - a]));
+                }
             }
         }
-        let width = self.width;
-        let seen = &self.seen[j * width..(j + 1) * width];
+        let seen = &*seen;
         let marked = |word: usize| {
             let bytes = seen.get(word * 64..(word + 1) * 64).unwrap_or(&[]);
             bytes
@@ -893,11 +903,22 @@ fn search_by_table(
     while next < seen.len() {
         let mut targets = Targets::new(next / TABLE_SPAN * TABLE_SPAN);
         let end = seen.len().min(targets.base + TABLE_SPAN);
+        // Eight marks at a time (nearly every value below the mex is
+        // marked); `seen.len()` and `end` are multiples of 64.
         while targets.count < TABLE_TARGETS && next < end {
-            if seen[next] == 0 {
-                targets.add(next);
+            let word = next / 8 * 8;
+            let marks = u64::from_le_bytes(seen[word..word + 8].try_into().expect("8 marks"));
+            let mut unmarked = !marks & 0x0101_0101_0101_0101 & (u64::MAX << (8 * (next % 8)));
+            next = word + 8;
+            while unmarked != 0 {
+                let v = word + unmarked.trailing_zeros() as usize / 8;
+                targets.add(v);
+                unmarked &= unmarked - 1;
+                if targets.count == TABLE_TARGETS {
+                    next = v + 1;
+                    break;
+                }
             }
-            next += 1;
         }
         if targets.count > 0 {
             mark(seen, pairs, &mut targets);
