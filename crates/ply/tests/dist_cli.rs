@@ -401,3 +401,90 @@ fn a_missing_peer_is_an_error_in_bounded_time() {
     assert!(took < Duration::from_secs(15), "{took:?}");
     assert!(error.contains("process 0 ("), "{error}");
 }
+
+/// A frozen peer (stopped with SIGSTOP: its sockets stay open, it answers
+/// nothing) is found by its missing heartbeats: the survivor ends non-zero
+/// within the peer timeout and a little more, naming process 1 and why.
+#[test]
+fn a_frozen_peer_is_named_within_the_peer_timeout() {
+    let scratch = Scratch::new("frozen");
+    let run = cluster(2, 1);
+    let hosts = hosts_file(&scratch.0, 2);
+    let with_timeout = |process| {
+        let mut arguments = args("tictactoe", run, process, Some(&hosts), None);
+        arguments.extend(["--peer-timeout".into(), "3".into()]);
+        arguments
+    };
+    let mut victim = spawn(&with_timeout(1));
+    let survivor = spawn(&with_timeout(0));
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(
+        victim.try_wait().expect("wait").is_none(),
+        "still solving at 3 s"
+    );
+    let stop = Command::new("kill")
+        .args(["-STOP", &victim.id().to_string()])
+        .status()
+        .expect("kill -STOP");
+    assert!(stop.success());
+    let (output, took) = finish(survivor, Duration::from_secs(60));
+    // SIGKILL ends a stopped process too.
+    let _ = victim.kill();
+    let _ = victim.wait();
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "the survivor fails: {error}");
+    assert!(
+        took < Duration::from_secs(30),
+        "it stopped within 30 s: {took:?}"
+    );
+    if !error.contains("non-unwinding panic") {
+        assert!(
+            error.contains("lost process 1") && error.contains("no heartbeat for 3 s"),
+            "the error names process 1 and the silence: {error}"
+        );
+    }
+}
+
+/// Worker counts past what the machine runs usefully are refused at once,
+/// naming the limit, before any thread or buffer is made.
+#[test]
+fn worker_counts_are_bounded_before_any_work() {
+    for workers in ["100000", "4097"] {
+        let start = Instant::now();
+        let (output, _) = finish(
+            spawn(&[
+                "analyze".into(),
+                "yehr".into(),
+                "--workers".into(),
+                workers.into(),
+            ]),
+            Duration::from_secs(30),
+        );
+        let error = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{error}");
+        assert!(
+            error.contains(&format!("--workers {workers}")) && error.contains("at most"),
+            "{error}"
+        );
+        assert!(start.elapsed() < Duration::from_secs(10), "refused at once");
+    }
+    let scratch = Scratch::new("bounds");
+    let hosts = hosts_file(&scratch.0, 1);
+    let arguments: Vec<String> = ["analyze", "yehr", "--workers", "2", "--processes", "300"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([
+            "--process".into(),
+            "0".into(),
+            "--hosts".into(),
+            hosts.display().to_string(),
+        ])
+        .collect();
+    let (output, _) = finish(spawn(&arguments), Duration::from_secs(30));
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{error}");
+    assert!(
+        error.contains("makes 600 workers") && error.contains("at most 256"),
+        "{error}"
+    );
+}

@@ -17,8 +17,10 @@
 //! move goes to its child's owner, which keeps its positions' parents.
 //!
 //! Faults: a process that cannot reach the others within the connection
-//! timeout, or that loses a peer (whose sockets close when it dies), ends
-//! with an error naming that peer; nothing waits forever (the `network` module).
+//! timeout, or that loses a peer (whose sockets close when it dies, or
+//! which sends no heartbeat for the peer timeout when it is frozen or cut
+//! off), ends with an error naming that peer; nothing waits forever (the
+//! `network` module).
 //!
 //! Saving ([`Plan::save`]): each worker writes the cells of its block of
 //! the index as one database shard, after the last round and before the
@@ -100,8 +102,15 @@ pub enum Cluster {
         hosts: Vec<String>,
         /// How long to wait for every process to connect.
         connect_timeout: Duration,
+        /// How long a peer may send no heartbeat before it is taken as
+        /// lost (frozen or cut off), ending the run.
+        peer_timeout: Duration,
     },
 }
+
+/// How long a peer may stay silent before it is taken as lost, unless a
+/// cluster says otherwise ([`Cluster::with_peer_timeout`]).
+pub const PEER_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl Cluster {
     /// Worker threads in this process.
@@ -129,21 +138,23 @@ impl Cluster {
 
     /// The same cluster, whose processes wait `timeout` for each other
     /// to connect.
-    pub fn with_connect_timeout(self, timeout: Duration) -> Self {
-        match self {
-            Self::Processes {
-                threads,
-                process,
-                hosts,
-                ..
-            } => Self::Processes {
-                threads,
-                process,
-                hosts,
-                connect_timeout: timeout,
-            },
-            threads => threads,
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        if let Self::Processes {
+            connect_timeout, ..
+        } = &mut self
+        {
+            *connect_timeout = timeout;
         }
+        self
+    }
+
+    /// The same cluster, whose processes take a peer that sends no
+    /// heartbeat for `timeout` as lost.
+    pub fn with_peer_timeout(mut self, timeout: Duration) -> Self {
+        if let Self::Processes { peer_timeout, .. } = &mut self {
+            *peer_timeout = timeout;
+        }
+        self
     }
 
     fn check(&self) -> Result<(), DistError> {
@@ -180,10 +191,13 @@ impl Cluster {
                 process,
                 hosts,
                 connect_timeout,
+                peer_timeout,
             } => {
                 network::watch_peers();
-                let sockets =
+                let links =
                     network::connect(hosts, *process, tag, Instant::now() + *connect_timeout)?;
+                let heartbeat = network::Heartbeat::start(&links, *peer_timeout)
+                    .map_err(|e| DistError::Connect(format!("cannot start heartbeats: {e}")))?;
                 let refill = BytesRefill {
                     logic: Arc::new(|size| {
                         Box::new(vec![0_u8; size]) as Box<dyn std::ops::DerefMut<Target = [u8]>>
@@ -191,16 +205,17 @@ impl Cluster {
                     limit: None,
                 };
                 let (builders, guard) = initialize_networking_from_sockets::<_, Process>(
-                    sockets,
+                    links.data,
                     *process,
                     *threads,
                     refill,
                     Arc::new(|_| None),
                 )
                 .map_err(|e| DistError::Connect(e.to_string()))?;
+                // The heartbeats last as long as the connections.
                 Ok((
                     builders.into_iter().map(GenericBuilder::ZeroCopy).collect(),
-                    Box::new(guard),
+                    Box::new((guard, heartbeat)),
                 ))
             }
         }
@@ -709,6 +724,11 @@ fn listen(
         let event = match events.recv_timeout(Duration::from_millis(100)) {
             Ok(event) => event,
             Err(RecvTimeoutError::Timeout) => {
+                // A peer gone silent shuts its sockets, which fails the
+                // workers here; this ends the run even if they never see it.
+                if let Some(lost) = network::lost(cluster.hosts()) {
+                    return fail(DistError::Failed(lost));
+                }
                 // A backstop: connecting gives up by itself at the deadline.
                 if started < threads && Instant::now() > deadline + Duration::from_secs(5) {
                     return fail(DistError::Connect(format!(

@@ -13,15 +13,27 @@
 //! hook ([`watch_peers`]) keeps those panics off stderr and records the
 //! first one with the peer it names, so the error says which process was
 //! lost.
+//!
+//! A peer that is frozen (stopped, swapping for ever) or cut off closes no
+//! socket. So each pair of processes also keeps a heartbeat connection:
+//! every process sends a byte a second to every other one, and a peer
+//! silent for the peer timeout ([`Heartbeat`]) is recorded as lost and its
+//! data socket shut, which makes timely's threads fail as if it had died.
 
 use super::DistError;
 use std::io::{ErrorKind, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
-use std::sync::{Mutex, Once};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Once};
 use std::time::{Duration, Instant};
 
 /// The first bytes of every handshake.
 const MAGIC: u64 = 0x706c_795f_6469_7374; // "ply_dist"
+
+/// The channel of a connection that carries timely's data.
+const DATA: usize = 0;
+/// The channel of a connection that carries heartbeats.
+const BEAT: usize = 1;
 
 /// How long one connection attempt or one handshake may take.
 const ATTEMPT: Duration = Duration::from_secs(2);
@@ -34,50 +46,66 @@ pub(super) fn connect(
     me: usize,
     tag: u64,
     deadline: Instant,
-) -> Result<Vec<Option<TcpStream>>, DistError> {
+) -> Result<Links, DistError> {
     let name = |i: usize| format!("process {i} ({})", hosts[i]);
+    // A loss recorded by an earlier run of this process is not this run's.
+    if let Ok(mut lost) = LOST.lock() {
+        *lost = None;
+    }
     let listener = TcpListener::bind(hosts[me].as_str())
         .map_err(|e| DistError::Connect(format!("{} cannot listen: {e}", name(me))))?;
     listener
         .set_nonblocking(true)
         .map_err(|e| DistError::Connect(format!("{}: {e}", name(me))))?;
-    let mut sockets: Vec<Option<TcpStream>> = (0..hosts.len()).map(|_| None).collect();
+    let none = || {
+        (0..hosts.len())
+            .map(|_| None)
+            .collect::<Vec<Option<TcpStream>>>()
+    };
+    // One socket per peer and channel: the data timely carries, and the
+    // heartbeats that show the peer is still running.
+    let mut sockets = [none(), none()];
     for (peer, host) in hosts.iter().enumerate().take(me) {
-        let stream = dial(host, deadline).map_err(|why| {
-            DistError::Connect(format!(
-                "{} is unreachable from {}: {why}",
-                name(peer),
-                name(me)
-            ))
-        })?;
-        let stream = handshake(stream, me, tag, deadline)
-            .and_then(|(stream, index)| {
-                if index == peer {
-                    Ok(stream)
-                } else {
-                    Err(format!("process {index} answered there"))
-                }
-            })
-            .map_err(|why| DistError::Connect(format!("{}: {why}", name(peer))))?;
-        sockets[peer] = Some(stream);
+        for channel in [DATA, BEAT] {
+            let stream = dial(host, deadline).map_err(|why| {
+                DistError::Connect(format!(
+                    "{} is unreachable from {}: {why}",
+                    name(peer),
+                    name(me)
+                ))
+            })?;
+            let stream = handshake(stream, me, channel, tag, deadline)
+                .and_then(|(stream, index, _)| {
+                    if index == peer {
+                        Ok(stream)
+                    } else {
+                        Err(format!("process {index} answered there"))
+                    }
+                })
+                .map_err(|why| DistError::Connect(format!("{}: {why}", name(peer))))?;
+            sockets[channel][peer] = Some(stream);
+        }
     }
-    while let Some(missing) = (me + 1..hosts.len()).find(|&i| sockets[i].is_none()) {
+    let complete = |sockets: &[Vec<Option<TcpStream>>; 2], i: usize| {
+        sockets[DATA][i].is_some() && sockets[BEAT][i].is_some()
+    };
+    while let Some(missing) = (me + 1..hosts.len()).find(|&i| !complete(&sockets, i)) {
         match listener.accept() {
             Ok((stream, _)) => {
                 // A stray connection (or a process of another analysis) is
                 // refused; the listener keeps waiting for the right ones.
-                if let Ok((stream, index)) = handshake(stream, me, tag, deadline)
+                if let Ok((stream, index, channel)) = handshake(stream, me, DATA, tag, deadline)
                     && index > me
                     && index < hosts.len()
-                    && sockets[index].is_none()
+                    && sockets[channel][index].is_none()
                 {
-                    sockets[index] = Some(stream);
+                    sockets[channel][index] = Some(stream);
                 }
             }
             Err(e) if e.kind() == ErrorKind::WouldBlock => {
                 if Instant::now() >= deadline {
                     let missing: Vec<String> = (missing..hosts.len())
-                        .filter(|&i| sockets[i].is_none())
+                        .filter(|&i| !complete(&sockets, i))
                         .map(name)
                         .collect();
                     return Err(DistError::Connect(format!(
@@ -92,7 +120,8 @@ pub(super) fn connect(
             Err(e) => return Err(DistError::Connect(format!("{}: {e}", name(me)))),
         }
     }
-    for stream in sockets.iter().flatten() {
+    let [data, beats] = sockets;
+    for stream in data.iter().chain(&beats).flatten() {
         stream
             .set_nonblocking(false)
             .and_then(|()| stream.set_read_timeout(None))
@@ -100,7 +129,15 @@ pub(super) fn connect(
             .and_then(|()| stream.set_nodelay(true))
             .map_err(|e| DistError::Connect(e.to_string()))?;
     }
-    Ok(sockets)
+    Ok(Links { data, beats })
+}
+
+/// The connections of one process to the others, `None` at its own index.
+pub(super) struct Links {
+    /// The sockets timely carries the computation over.
+    pub data: Vec<Option<TcpStream>>,
+    /// The sockets heartbeats go over ([`Heartbeat`]).
+    pub beats: Vec<Option<TcpStream>>,
 }
 
 /// Opens a connection to `host`, retrying until `deadline`.
@@ -124,14 +161,16 @@ fn dial(host: &str, deadline: Instant) -> Result<TcpStream, String> {
     }
 }
 
-/// Sends this process's handshake on `stream` and reads the other end's:
-/// returns the stream and the other process's index.
+/// Sends this process's handshake on `stream` for `channel` and reads the
+/// other end's: returns the stream, the other process's index and the
+/// channel it asked for (the accepting end answers on any channel).
 fn handshake(
     mut stream: TcpStream,
     me: usize,
+    channel: usize,
     tag: u64,
     deadline: Instant,
-) -> Result<(TcpStream, usize), String> {
+) -> Result<(TcpStream, usize, usize), String> {
     let limit = deadline
         .saturating_duration_since(Instant::now())
         .clamp(Duration::from_millis(100), ATTEMPT);
@@ -141,7 +180,7 @@ fn handshake(
     stream.set_write_timeout(Some(limit)).map_err(io)?;
     let mut out = [0u8; 24];
     out[..8].copy_from_slice(&MAGIC.to_le_bytes());
-    out[8..16].copy_from_slice(&(me as u64).to_le_bytes());
+    out[8..16].copy_from_slice(&((me as u64) | (channel as u64) << 32).to_le_bytes());
     out[16..].copy_from_slice(&tag.to_le_bytes());
     stream.write_all(&out).map_err(io)?;
     let mut back = [0u8; 24];
@@ -157,10 +196,14 @@ fn handshake(
     if word(2) != tag {
         return Err(format!(
             "process {} runs another analysis (a different game, worker count or partition)",
-            word(1)
+            word(1) & 0xffff_ffff
         ));
     }
-    Ok((stream, word(1) as usize))
+    let (index, channel) = (word(1) & 0xffff_ffff, word(1) >> 32);
+    if channel > BEAT as u64 {
+        return Err("the other end sent an unknown channel".into());
+    }
+    Ok((stream, index as usize, channel as usize))
 }
 
 /// The first network failure seen by timely's threads in this process:
@@ -218,4 +261,110 @@ pub(super) fn lost(hosts: &[String]) -> Option<String> {
         ),
         (_, why) => format!("lost a peer process: {why}"),
     })
+}
+
+/// How often a process tells the others it is running.
+const BEAT_EVERY: Duration = Duration::from_millis(500);
+
+/// The heartbeats of one process: a thread that sends a byte to every peer
+/// each [`BEAT_EVERY`], and one per peer that waits for the peer's. A peer
+/// silent for the timeout is recorded as lost ([`lost`]) and its data
+/// socket shut down. A peer whose heartbeat connection closes has ended
+/// (or died, which its data sockets report): it is no longer watched.
+/// Dropping the heartbeat stops it and closes its connections.
+pub(super) struct Heartbeat {
+    stop: Arc<AtomicBool>,
+    beats: Vec<TcpStream>,
+}
+
+impl Heartbeat {
+    /// Starts the heartbeats over `links.beats`, watching each peer for
+    /// `timeout`; `data` are clones of the data sockets, shut down when
+    /// their peer goes silent.
+    pub(super) fn start(links: &Links, timeout: Duration) -> std::io::Result<Self> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut beats = Vec::new();
+        for (peer, beat) in links.beats.iter().enumerate() {
+            let Some(beat) = beat else { continue };
+            beats.push(beat.try_clone()?);
+            let data = match &links.data[peer] {
+                Some(data) => Some(data.try_clone()?),
+                None => None,
+            };
+            let reader = beat.try_clone()?;
+            reader.set_read_timeout(Some(BEAT_EVERY))?;
+            let stop = stop.clone();
+            std::thread::Builder::new()
+                .name(format!("ply:watch-{peer}"))
+                .spawn(move || watch(peer, reader, data, timeout, &stop))?;
+        }
+        let writers = beats
+            .iter()
+            .map(|b| {
+                b.set_write_timeout(Some(BEAT_EVERY))?;
+                b.try_clone()
+            })
+            .collect::<std::io::Result<Vec<_>>>()?;
+        let running = stop.clone();
+        std::thread::Builder::new()
+            .name("ply:heartbeat".into())
+            .spawn(move || {
+                while !running.load(Ordering::Relaxed) {
+                    for mut writer in &writers {
+                        // A peer that cannot take a byte is found silent
+                        // from its own side; nothing to do here.
+                        let _ = writer.write_all(&[1]);
+                    }
+                    std::thread::sleep(BEAT_EVERY);
+                }
+            })?;
+        Ok(Self { stop, beats })
+    }
+}
+
+impl Drop for Heartbeat {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for beat in &self.beats {
+            // The peers see the end of the stream: this process has ended.
+            let _ = beat.shutdown(Shutdown::Both);
+        }
+    }
+}
+
+/// Waits for `peer`'s heartbeats on `reader` until `stop`, the end of its
+/// stream, or `timeout` without one (then the peer is lost).
+fn watch(
+    peer: usize,
+    mut reader: TcpStream,
+    data: Option<TcpStream>,
+    timeout: Duration,
+    stop: &AtomicBool,
+) {
+    let mut heard = Instant::now();
+    let mut buffer = [0u8; 64];
+    while !stop.load(Ordering::Relaxed) {
+        match reader.read(&mut buffer) {
+            Ok(0) => return,
+            Ok(_) => heard = Instant::now(),
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(_) => return,
+        }
+        if heard.elapsed() >= timeout && !stop.load(Ordering::Relaxed) {
+            if let Ok(mut lost) = LOST.lock() {
+                lost.get_or_insert((
+                    Some(peer),
+                    format!(
+                        "no heartbeat for {} s (frozen, overloaded or cut off)",
+                        timeout.as_secs()
+                    ),
+                ));
+            }
+            if let Some(data) = data {
+                let _ = data.shutdown(Shutdown::Both);
+            }
+            return;
+        }
+    }
 }

@@ -15,6 +15,22 @@ use std::time::Duration;
 /// How long a process waits for every other one to connect.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(20);
 
+/// Worker threads one process may run per core of its machine: more only
+/// adds buffers (timely keeps one from every worker to every other).
+pub const WORKERS_PER_CORE: usize = 8;
+
+/// The most workers one analysis takes, over all its processes: timely's
+/// buffers between workers grow as their count squared (2,048 workers in
+/// one process took 11.7 GB).
+pub const MAX_WORKERS: usize = 256;
+
+/// The most worker threads this process may run: [`WORKERS_PER_CORE`] per
+/// core, within [`MAX_WORKERS`].
+pub fn most_workers() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    (cores * WORKERS_PER_CORE).min(MAX_WORKERS)
+}
+
 /// A game that distributed retrograde analysis can solve whole.
 pub trait Distributed: Send + Sync {
     /// The game's full name.
@@ -68,6 +84,22 @@ pub fn cluster(
     if threads == 0 {
         return Err(PlyError::argument("--workers must be at least 1"));
     }
+    let most = most_workers();
+    if threads > most {
+        return Err(PlyError::argument(format!(
+            "--workers {threads} is more than this machine runs usefully: at most {most} \
+             ({WORKERS_PER_CORE} per core); each worker keeps buffers to every other one"
+        )));
+    }
+    if let Some(processes) = processes
+        && processes.saturating_mul(threads) > MAX_WORKERS
+    {
+        return Err(PlyError::argument(format!(
+            "--processes {processes} with --workers {threads} makes {} workers; at most \
+             {MAX_WORKERS} take part in one analysis (their buffers grow as workers squared)",
+            processes.saturating_mul(threads)
+        )));
+    }
     match (processes, process, hosts) {
         (None, None, None) => Ok(Cluster::Threads(threads)),
         (Some(processes), Some(process), Some(hosts)) => {
@@ -96,6 +128,7 @@ pub fn cluster(
                 process,
                 hosts,
                 connect_timeout: CONNECT_TIMEOUT,
+                peer_timeout: dist::PEER_TIMEOUT,
             })
         }
         _ => Err(PlyError::argument(

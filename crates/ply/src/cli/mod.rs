@@ -116,6 +116,12 @@ enum Command {
         /// How long each process waits for every other one to connect.
         #[arg(long, value_name = "SECS", default_value_t = dist::CONNECT_TIMEOUT.as_secs())]
         connect_timeout: u64,
+        /// How long a peer process may send no heartbeat (it sends one
+        /// every half second) before it is taken as lost, frozen or cut
+        /// off, and the run ends with an error naming it.
+        #[arg(long, value_name = "SECS", default_value_t = ply_core::dist::PEER_TIMEOUT.as_secs(),
+              value_parser = clap::value_parser!(u64).range(1..))]
+        peer_timeout: u64,
     },
     /// Saved databases: list, verify, remove.
     #[command(subcommand)]
@@ -233,13 +239,15 @@ impl Cli {
                 process,
                 hosts,
                 connect_timeout,
+                peer_timeout,
             } => {
                 let store = db.configure()?;
                 let distributed = workers.is_some() || processes.is_some() || process.is_some();
                 let progress = BarProgress::new();
                 let report = if distributed {
                     let cluster = dist::cluster(workers, processes, process, hosts.as_deref())?
-                        .with_connect_timeout(std::time::Duration::from_secs(connect_timeout));
+                        .with_connect_timeout(std::time::Duration::from_secs(connect_timeout))
+                        .with_peer_timeout(std::time::Duration::from_secs(peer_timeout));
                     let bar = (cluster.process() == 0).then(BarProgress::new);
                     let progress: &dyn ply_core::Progress = match &bar {
                         Some(bar) => bar,
