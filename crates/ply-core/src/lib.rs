@@ -10,6 +10,7 @@ pub mod board;
 pub mod census;
 pub mod db;
 pub mod dist;
+pub mod error;
 pub mod game;
 pub mod limits;
 pub mod progress;
@@ -20,6 +21,7 @@ pub mod value;
 pub use board::Board;
 pub use census::Census;
 pub use db::{Database, DbError};
+pub use error::SolveError;
 pub use game::{
     Decompose, Game, Indexed, Parents, PositionError, Searchable, Symmetric, TableWalk, Tiered,
 };
@@ -27,21 +29,21 @@ pub use limits::{Budget, TooLarge};
 pub use progress::{NoProgress, Progress};
 pub use solution::{Solution, Source};
 
-pub use solve::alphabeta::{AlphaBeta, SearchError};
-pub use solve::byte_retro::{ByteRetroError, ByteTable, WinsAtOnce};
+pub use solve::alphabeta::AlphaBeta;
+pub use solve::byte_retro::{ByteTable, WinsAtOnce};
 pub use solve::choose::{Choice, NoSolver, Offer, Offers, choose};
 pub use solve::grundy::{
     MexSet, SumSolution, heaps_remoteness, largest_heap, nim_sum, solve_sum, sum_nimber,
     sum_remoteness,
 };
-pub use solve::heaps::{HeapError, HeapValues, SumSearch};
+pub use solve::heaps::{HeapValues, SumSearch};
 pub use solve::octal::{OctalCode, OctalError, OctalValues};
 pub use solve::reach::{IndexSet, reachable, reachable_classes, reachable_from};
 pub use solve::retro::{
-    BySymmetry, Folding, FromMoves, FromUnmoves, ParentRule, RetroError, RetroTable, Retrograde,
+    BySymmetry, Folding, FromMoves, FromUnmoves, ParentRule, RetroTable, Retrograde,
     Unfolded,
 };
 pub use solve::search::{CycleError, MemoSolver};
-pub use solve::sparse::{SparseError, SparseTable};
-pub use solve::table::{Table, TableError};
+pub use solve::sparse::SparseTable;
+pub use solve::table::Table;
 pub use value::{Cell, Nimber, Outcome, Remoteness, Value};

@@ -76,6 +76,16 @@ pub enum TooLarge {
         /// The most the solver counts.
         most: u64,
     },
+    /// A table over `positions` indices needs `bytes`, over the limit
+    /// `most` of one table.
+    Table {
+        /// The indices the table covers.
+        positions: u64,
+        /// The bytes it needs.
+        bytes: u64,
+        /// The most one table may take.
+        most: u64,
+    },
 }
 
 impl std::fmt::Display for TooLarge {
@@ -102,6 +112,16 @@ impl std::fmt::Display for TooLarge {
             Self::Moves { game, moves, most } => write!(
                 f,
                 "{game} has {moves} moves where this solver counts at most {most}"
+            ),
+            Self::Table {
+                positions,
+                bytes,
+                most,
+            } => write!(
+                f,
+                "a table of {positions} positions needs {}, over the {} limit",
+                human_bytes(*bytes),
+                human_bytes(*most)
             ),
         }
     }

@@ -36,7 +36,7 @@ pub fn run(extra: Vec<Entry>) -> std::process::ExitCode {
         Err(PlyError::Io(err)) if err.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("ply: {err}");
-            ExitCode::from(2)
+            ExitCode::from(err.kind().codes().0)
         }
     }
 }

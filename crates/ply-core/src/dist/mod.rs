@@ -35,6 +35,7 @@ pub use partition::{Layout, Partition};
 
 use crate::census::Census;
 use crate::db::{self, DbError, Meta};
+use crate::error::SolveError;
 use crate::game::{Indexed, Parents};
 use crate::limits::TooLarge;
 use crate::progress::Progress;
@@ -57,30 +58,35 @@ pub enum DistError {
     Connect(String),
     /// A worker failed, most often because a peer process died.
     Failed(String),
-    /// The game does not fit the tables.
-    TooLarge(TooLarge),
-    /// Some remoteness does not fit a table cell.
-    RemotenessOverflow,
     /// A shard could not be written.
     Save(String),
-    /// The analysis was cancelled, here or by a failing worker.
-    Stopped,
+    /// The solve itself failed: the game does not fit, a remoteness
+    /// overflows a cell, or the analysis was stopped (here, or by a
+    /// failing worker).
+    Solve(SolveError),
+}
+
+impl DistError {
+    /// The analysis was stopped.
+    pub fn stopped() -> Self {
+        Self::Solve(SolveError::Cancelled("the analysis was stopped".into()))
+    }
+}
+
+impl From<SolveError> for DistError {
+    fn from(error: SolveError) -> Self {
+        Self::Solve(error)
+    }
 }
 
 impl std::fmt::Display for DistError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Config(why) => f.write_str(why),
-            Self::TooLarge(why) => why.fmt(f),
             Self::Connect(why) => write!(f, "cannot connect the processes: {why}"),
             Self::Failed(why) => write!(f, "a worker failed: {why}"),
             Self::Save(why) => write!(f, "cannot save the database: {why}"),
-            Self::RemotenessOverflow => write!(
-                f,
-                "a remoteness exceeds {}, the most a table cell holds",
-                Cell::MAX_REMOTENESS
-            ),
-            Self::Stopped => f.write_str("the analysis was stopped"),
+            Self::Solve(why) => why.fmt(f),
         }
     }
 }
@@ -606,11 +612,11 @@ fn run<G: Indexed + Clone + 'static>(
     plan.cluster.check()?;
     let len = game.index_len();
     if len >= 1 << 63 {
-        return Err(DistError::TooLarge(TooLarge::Positions {
+        return Err(DistError::Solve(SolveError::TooLarge(TooLarge::Positions {
             game: game.name(),
             positions: len,
             most: (1 << 63) - 1,
-        }));
+        })));
     }
     let threads = plan.cluster.threads();
     let workers = threads * plan.cluster.processes();
@@ -719,7 +725,7 @@ fn listen(
     let mut outputs = Vec::new();
     while outputs.len() < threads {
         if progress.cancelled() {
-            return fail(DistError::Stopped);
+            return fail(DistError::stopped());
         }
         let event = match events.recv_timeout(Duration::from_millis(100)) {
             Ok(event) => event,
@@ -782,7 +788,7 @@ fn listen(
             Event::Failed(error) => {
                 // A lost peer makes the workers here fail too; say which.
                 let error = match (&error, network::lost(cluster.hosts())) {
-                    (DistError::Failed(_) | DistError::Stopped, Some(lost)) => {
+                    (DistError::Failed(_) | DistError::Solve(SolveError::Cancelled(_)), Some(lost)) => {
                         DistError::Failed(lost)
                     }
                     _ => error,

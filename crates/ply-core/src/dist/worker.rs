@@ -18,6 +18,7 @@
 use super::partition::Layout;
 use super::{DistError, Event, Job, Summary, WorkerOutput, block_range, fingerprint};
 use crate::census::Census;
+use crate::error::SolveError;
 use crate::game::Indexed;
 use crate::limits::TooLarge;
 use crate::value::{Cell, Outcome, Remoteness, Value};
@@ -268,11 +269,11 @@ pub(super) fn run<G: Indexed>(
                 continue;
             }
             st.slots[slot].counter = u16::try_from(children.len()).map_err(|_| {
-                DistError::TooLarge(TooLarge::Moves {
+                DistError::Solve(SolveError::TooLarge(TooLarge::Moves {
                     game: game.name(),
                     moves: children.len() as u64,
                     most: u64::from(u16::MAX),
-                })
+                }))
             })?;
             stats.moves += children.len() as u64;
             if job.unmoves.is_none() {
@@ -311,7 +312,7 @@ pub(super) fn run<G: Indexed>(
         loop {
             let longer = remoteness + 1;
             if longer > Cell::MAX_REMOTENESS {
-                return Err(DistError::RemotenessOverflow);
+                return Err(SolveError::remoteness_overflow().into());
             }
             let rule = if sweep == 0 {
                 Rule::WinsAndLosses {
@@ -363,7 +364,7 @@ pub(super) fn run<G: Indexed>(
             let total = finish_epoch(worker, &mut inputs, frontier.len() as u64)?;
             stats.rounds += 1;
             if stop.load(Ordering::Relaxed) {
-                return Err(DistError::Stopped);
+                return Err(DistError::stopped());
             }
             let mut st = state.borrow_mut();
             frontier = std::mem::take(&mut st.next);
@@ -454,7 +455,7 @@ impl Inputs {
         self.summaries.advance_to(self.epoch);
         while probe.less_than(&self.epoch) {
             if stop.load(Ordering::Relaxed) {
-                return Err(DistError::Stopped);
+                return Err(DistError::stopped());
             }
             worker.step_or_park(Some(Duration::from_millis(5)));
         }

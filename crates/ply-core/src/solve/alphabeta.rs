@@ -16,12 +16,13 @@
 //! table keeps the size asked for unless the game's keys need more.
 //!
 //! A search polls [`Progress::cancelled`] every few thousand positions and
-//! stops with [`SearchError::Cancelled`]; what it learnt before stopping
+//! stops with [`SolveError::Cancelled`]; what it learnt before stopping
 //! stays in the table and is exact.
 //! Each entry also names the move that was best there, as its place in the
 //! game's search order, to be tried first next time: only a hint, since
 //! positions sharing a key (symmetric images) may order their moves apart.
 
+use crate::error::SolveError;
 use crate::game::Searchable;
 use crate::progress::{NoProgress, Progress};
 use crate::value::{Outcome, Remoteness, Value};
@@ -33,34 +34,6 @@ const WIN: i32 = 1 << 12;
 /// The longest play the table's one-byte scores can describe.
 pub const MAX_PLIES: Remoteness = 126;
 
-/// Why a position could not be searched.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SearchError {
-    /// Play may last longer than [`MAX_PLIES`].
-    TooLong(Remoteness),
-    /// Play reached a drawn end, which the score cannot express.
-    DrawnEnd,
-    /// The search was asked to stop (a deadline, a cancel) after visiting
-    /// this many positions.
-    Cancelled(u64),
-}
-
-impl std::fmt::Display for SearchError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::TooLong(plies) => write!(
-                f,
-                "play may last {plies} plies; alpha-beta search handles at most {MAX_PLIES}"
-            ),
-            Self::DrawnEnd => f.write_str("alpha-beta search cannot score a drawn end"),
-            Self::Cancelled(nodes) => {
-                write!(f, "the search was stopped after {nodes} positions")
-            }
-        }
-    }
-}
-
-impl std::error::Error for SearchError {}
 
 /// One transposition table entry: what is known of one position's score,
 /// as bounds relative to the position (so the same at every depth), and the
@@ -166,7 +139,7 @@ impl<G: Searchable> AlphaBeta<G> {
 
     /// The value of `position` for the player to move, without remoteness:
     /// one search with a narrow window.
-    pub fn value(&mut self, game: &G, position: &G::Position) -> Result<Value, SearchError> {
+    pub fn value(&mut self, game: &G, position: &G::Position) -> Result<Value, SolveError> {
         if let Some(value) = game.primitive(position) {
             return Ok(value);
         }
@@ -179,18 +152,18 @@ impl<G: Searchable> AlphaBeta<G> {
     }
 
     /// The exact value and remoteness of `position` for the player to move.
-    pub fn solve(&mut self, game: &G, position: &G::Position) -> Result<Outcome, SearchError> {
+    pub fn solve(&mut self, game: &G, position: &G::Position) -> Result<Outcome, SolveError> {
         self.solve_within(game, position, &NoProgress)
     }
 
-    /// As [`AlphaBeta::solve`], stopping with [`SearchError::Cancelled`]
+    /// As [`AlphaBeta::solve`], stopping with [`SolveError::Cancelled`]
     /// soon after `progress` says [`Progress::cancelled`].
     pub fn solve_within(
         &mut self,
         game: &G,
         position: &G::Position,
         progress: &dyn Progress,
-    ) -> Result<Outcome, SearchError> {
+    ) -> Result<Outcome, SolveError> {
         if let Some(value) = game.primitive(position) {
             return Ok(Outcome::terminal(value));
         }
@@ -228,19 +201,26 @@ impl<G: Searchable> AlphaBeta<G> {
         alpha: i32,
         beta: i32,
         progress: &dyn Progress,
-    ) -> Result<i32, SearchError> {
+    ) -> Result<i32, SolveError> {
         let plies = game.plies_left(position);
         if plies > MAX_PLIES {
-            return Err(SearchError::TooLong(plies));
+            return Err(SolveError::Unsupported(format!(
+                "play may last {plies} plies; alpha-beta search handles at most {MAX_PLIES}"
+            )));
         }
         self.drawn_end = false;
         self.stopped = progress.cancelled();
         let score = self.negamax(game, position, 0, alpha, beta, progress);
         if self.stopped {
-            return Err(SearchError::Cancelled(self.nodes));
+            return Err(SolveError::Cancelled(format!(
+                "the search was stopped after {} positions",
+                self.nodes
+            )));
         }
         if self.drawn_end {
-            return Err(SearchError::DrawnEnd);
+            return Err(SolveError::Unsupported(
+                "alpha-beta search cannot score a drawn end".into(),
+            ));
         }
         Ok(score)
     }

@@ -44,9 +44,10 @@
 //! the memory available before each allocation.
 
 use crate::census::Census;
+use crate::error::SolveError;
 use crate::db::{DbError, Keys};
 use crate::game::{Indexed, Parents};
-use crate::limits::{self, TooLarge};
+use crate::limits;
 use crate::progress::Progress;
 use crate::solution::Solution;
 use crate::solve::reach::IndexSet;
@@ -95,31 +96,6 @@ pub trait WinsAtOnce: Indexed + Parents {
     }
 }
 
-/// Why the analysis could not run to the end.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ByteRetroError {
-    /// Not enough memory.
-    TooLarge(TooLarge),
-    /// A remoteness above what a byte holds, or a position with more than
-    /// 254 children.
-    Overflow(String),
-    /// A primitive position that is not a loss for the mover.
-    Unsupported(String),
-    /// The progress receiver asked to stop.
-    Cancelled,
-}
-
-impl std::fmt::Display for ByteRetroError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::TooLarge(why) => why.fmt(f),
-            Self::Overflow(why) | Self::Unsupported(why) => f.write_str(why),
-            Self::Cancelled => f.write_str("cancelled"),
-        }
-    }
-}
-
-impl std::error::Error for ByteRetroError {}
 
 /// The byte of a draw (and, while solving, of a position not yet decided).
 const DRAW: u8 = 0;
@@ -152,8 +128,8 @@ pub fn peak_bytes(len: u64) -> u64 {
 }
 
 /// Refuses to allocate `bytes` for `what` when the system has less free.
-fn check_memory(bytes: u64, what: &str) -> Result<(), ByteRetroError> {
-    limits::check_memory(what, bytes).map_err(ByteRetroError::TooLarge)
+fn check_memory(bytes: u64, what: &str) -> Result<(), SolveError> {
+    limits::check_memory(what, bytes).map_err(SolveError::TooLarge)
 }
 
 /// The solution: the stored keys (reached and not a win at once) and one
@@ -464,7 +440,7 @@ struct Reach {
 pub fn solve<G: WinsAtOnce>(
     game: &G,
     progress: &dyn Progress,
-) -> Result<ByteTable, ByteRetroError> {
+) -> Result<ByteTable, SolveError> {
     let len = game.index_len();
     let reach = reach(game, &|position| game.wins_at_once(position), progress)?;
     let reached = reach.stored.into_words();
@@ -518,7 +494,7 @@ pub fn count_reached<G: WinsAtOnce>(
     game: &G,
     stops: impl Fn(&G::Position) -> bool + Sync,
     progress: &dyn Progress,
-) -> Result<[u64; 2], ByteRetroError> {
+) -> Result<[u64; 2], SolveError> {
     let reach = reach(game, &stops, progress)?;
     let stored = reach.stored.count();
     let stored_positions = positions_of_keys(stored, &reach.single, reach.mirrored);
@@ -554,7 +530,7 @@ fn reach<G: WinsAtOnce>(
     game: &G,
     stops: &(dyn Fn(&G::Position) -> bool + Sync),
     progress: &dyn Progress,
-) -> Result<Reach, ByteRetroError> {
+) -> Result<Reach, SolveError> {
     let len = game.index_len();
     check_memory(peak_bytes(len), "reaching the positions")?;
     let seen = IndexSet::new(len);
@@ -562,7 +538,7 @@ fn reach<G: WinsAtOnce>(
     let at_once = IndexSet::new(len);
     let start = game.key(&game.start());
     if start >= len {
-        return Err(ByteRetroError::Unsupported(
+        return Err(SolveError::Unsupported(
             "the start position is outside the index".into(),
         ));
     }
@@ -630,7 +606,7 @@ fn reach<G: WinsAtOnce>(
         });
         progress.end();
         if cancelled.load(Relaxed) {
-            return Err(ByteRetroError::Cancelled);
+            return Err(SolveError::Cancelled("cancelled".into()));
         }
         if done.load(Relaxed) == 0 {
             break;
@@ -657,16 +633,16 @@ fn reach<G: WinsAtOnce>(
 }
 
 /// Records the first error any task meets.
-struct FirstError(Mutex<Option<ByteRetroError>>);
+struct FirstError(Mutex<Option<SolveError>>);
 
 impl FirstError {
-    fn set(&self, error: ByteRetroError) {
+    fn set(&self, error: SolveError) {
         if let Ok(mut slot) = self.0.lock() {
             slot.get_or_insert(error);
         }
     }
 
-    fn take(self) -> Result<(), ByteRetroError> {
+    fn take(self) -> Result<(), SolveError> {
         match self.0.into_inner() {
             Ok(Some(error)) => Err(error),
             _ => Ok(()),
@@ -681,7 +657,7 @@ fn count_children<G: WinsAtOnce>(
     game: &G,
     table: &ByteTable,
     progress: &dyn Progress,
-) -> Result<usize, ByteRetroError> {
+) -> Result<usize, SolveError> {
     progress.begin("counting moves", table.stored());
     let error = FirstError(Default::default());
     let widest = AtomicUsize::new(1);
@@ -689,7 +665,7 @@ fn count_children<G: WinsAtOnce>(
         .into_par_iter()
         .for_each(|task| {
             if progress.cancelled() {
-                error.set(ByteRetroError::Cancelled);
+                error.set(SolveError::Cancelled("cancelled".into()));
                 return;
             }
             let mut children = Vec::with_capacity(64);
@@ -702,7 +678,7 @@ fn count_children<G: WinsAtOnce>(
                 let byte = match game.primitive(&position) {
                     Some(Value::Lose) => COUNT_LOSS_0,
                     Some(value) => {
-                        error.set(ByteRetroError::Unsupported(format!(
+                        error.set(SolveError::Unsupported(format!(
                             "a primitive {value}: only losses for the mover are supported"
                         )));
                         COUNT_LOSS_0
@@ -719,7 +695,7 @@ fn count_children<G: WinsAtOnce>(
                         children.sort_unstable();
                         children.dedup();
                         if children.last().is_some_and(|&c| c >= game.index_len()) {
-                            error.set(ByteRetroError::Unsupported(format!(
+                            error.set(SolveError::Unsupported(format!(
                                 "position {index} has a move out of the index"
                             )));
                         }
@@ -731,7 +707,7 @@ fn count_children<G: WinsAtOnce>(
                                 k as u8
                             }
                             k => {
-                                error.set(ByteRetroError::Overflow(format!(
+                                error.set(SolveError::Overflow(format!(
                                     "position {index} has {k} moves, more than a byte counts"
                                 )));
                                 COUNT_LOSS_0
@@ -796,7 +772,7 @@ fn rounds<G: WinsAtOnce>(
     table: &ByteTable,
     base: u8,
     progress: &dyn Progress,
-) -> Result<(), ByteRetroError> {
+) -> Result<(), SolveError> {
     let tasks = task_count(table.reached.len());
     progress.begin("deciding, round by round", table.stored());
     let error = FirstError(Default::default());
@@ -834,7 +810,7 @@ fn rounds<G: WinsAtOnce>(
                         match next {
                             Some(next) => next,
                             None => {
-                                error.set(ByteRetroError::Overflow(format!(
+                                error.set(SolveError::Overflow(format!(
                                     "a remoteness above {most}"
                                 )));
                                 return;
@@ -867,7 +843,7 @@ fn rounds<G: WinsAtOnce>(
             Some(list) => {
                 list.par_chunks(4096).for_each(|chunk| {
                     if progress.cancelled() {
-                        error.set(ByteRetroError::Cancelled);
+                        error.set(SolveError::Cancelled("cancelled".into()));
                         return;
                     }
                     let (mut parents, mut decided) = (Vec::with_capacity(64), Vec::new());
@@ -882,7 +858,7 @@ fn rounds<G: WinsAtOnce>(
             None => {
                 (0..tasks).into_par_iter().for_each(|task| {
                     if progress.cancelled() {
-                        error.set(ByteRetroError::Cancelled);
+                        error.set(SolveError::Cancelled("cancelled".into()));
                         return;
                     }
                     let (mut parents, mut decided) = (Vec::with_capacity(64), Vec::new());

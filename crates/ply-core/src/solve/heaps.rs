@@ -5,6 +5,7 @@
 //! components are and the engine does the rest.
 
 use super::octal::{self, OctalCode};
+use crate::error::SolveError;
 use crate::progress::Progress;
 use crate::value::Remoteness;
 use std::collections::HashMap;
@@ -35,25 +36,6 @@ pub fn shipped(code: &OctalCode) -> Option<Arc<Vec<u16>>> {
     })
 }
 
-/// Why heap values are not at hand.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum HeapError {
-    /// The progress reporter asked to stop first.
-    Cancelled,
-    /// The values cannot be computed (too many heaps, or a value too large).
-    Failed(String),
-}
-
-impl std::fmt::Display for HeapError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            HeapError::Cancelled => write!(f, "the heap values were not computed: stopped"),
-            HeapError::Failed(why) => write!(f, "{why}"),
-        }
-    }
-}
-
-impl std::error::Error for HeapError {}
 
 /// One octal game's heap values: those shipped (or none), grown by
 /// computing afresh when a larger heap needs more. A session keeps one and
@@ -101,13 +83,13 @@ impl HeapValues {
     /// `progress`, stopping if it is cancelled) if they are not yet known.
     /// Growing at least doubles what is known, so a run of ever longer
     /// queries costs little more than the longest.
-    pub fn up_to(&self, heap: usize, progress: &dyn Progress) -> Result<Arc<Vec<u16>>, HeapError> {
+    pub fn up_to(&self, heap: usize, progress: &dyn Progress) -> Result<Arc<Vec<u16>>, SolveError> {
         let current = self.current();
         if current.len() > heap {
             return Ok(current);
         }
         if heap > self.most {
-            return Err(HeapError::Failed(format!(
+            return Err(SolveError::Unsupported(format!(
                 "a heap of {heap} tokens of {}: at most {} are computed",
                 self.code.text(),
                 self.most
@@ -119,7 +101,7 @@ impl HeapValues {
                 Err(std::sync::TryLockError::Poisoned(e)) => break e.into_inner(),
                 Err(std::sync::TryLockError::WouldBlock) => {
                     if progress.cancelled() {
-                        return Err(HeapError::Cancelled);
+                        return Err(SolveError::Cancelled("the heap values were not computed: stopped".into()));
                     }
                     std::thread::sleep(Duration::from_millis(10));
                 }
@@ -131,9 +113,9 @@ impl HeapValues {
         }
         let target = heap.max(2 * current.len()).min(self.most);
         let values = octal::compute(&self.code, target, progress)
-            .map_err(|e| HeapError::Failed(e.to_string()))?;
+?;
         if progress.cancelled() || values.values.len() <= heap {
-            return Err(HeapError::Cancelled);
+            return Err(SolveError::Cancelled("the heap values were not computed: stopped".into()));
         }
         let values = Arc::new(values.values);
         *self.values.write().unwrap_or_else(|e| e.into_inner()) = values.clone();
@@ -323,7 +305,7 @@ mod tests {
         assert!(heaps.up_to(100, &NoProgress).unwrap().len() > 100);
         assert!(matches!(
             heaps.up_to(301, &NoProgress),
-            Err(HeapError::Failed(_))
+            Err(SolveError::Unsupported(_))
         ));
     }
 }

@@ -57,6 +57,7 @@
 //! unmarked pairs again for values that only it leaves open.
 
 use super::grundy::MexSet;
+use crate::error::SolveError;
 use crate::progress::Progress;
 use crate::value::Nimber;
 use rayon::prelude::*;
@@ -266,7 +267,7 @@ impl OctalValues {
 
 /// The values for heaps `0..=up_to` by the plain mex loop, O(up_to²) for
 /// codes that split heaps: the baseline [`compute`] is checked against.
-pub fn plain_values(code: &OctalCode, up_to: usize) -> Result<Vec<u16>, OctalError> {
+pub fn plain_values(code: &OctalCode, up_to: usize) -> Result<Vec<u16>, SolveError> {
     let mut values = Vec::with_capacity(up_to + 1);
     values.push(0);
     let mut set = MexSet::new();
@@ -289,14 +290,14 @@ pub fn compute(
     code: &OctalCode,
     up_to: usize,
     progress: &dyn Progress,
-) -> Result<OctalValues, OctalError> {
+) -> Result<OctalValues, SolveError> {
     if up_to > MAX_UP_TO {
-        return Err(OctalError(format!(
+        return Err(SolveError::Unsupported(format!(
             "heaps up to {up_to} would need {:.1} GiB (4 bytes a heap); at most {MAX_UP_TO} heaps are supported",
             (up_to as f64 + 1.0) * 4.0 / f64::from(1u32 << 30)
         )));
     }
-    let out_of_memory = || OctalError(format!("not enough memory for {up_to} heaps"));
+    let out_of_memory = || SolveError::OutOfMemory(2 * 2 * (up_to as u64 + 1));
     let mut values: Vec<u16> = Vec::new();
     values
         .try_reserve_exact(up_to + 1)
@@ -315,7 +316,9 @@ pub fn compute(
     while n <= up_to {
         if progress.cancelled() {
             progress.end();
-            return Err(OctalError(format!("octal {code} cancelled at heap {n}")));
+            return Err(SolveError::Cancelled(format!(
+                "octal {code} cancelled at heap {n}"
+            )));
         }
         if n >= CHECKPOINT && n.is_power_of_two() {
             period = find_period(&values, code.max_take());
@@ -375,9 +378,9 @@ pub fn find_period(values: &[u16], max_take: usize) -> Option<Period> {
     None
 }
 
-fn narrow(value: Nimber, n: usize) -> Result<u16, OctalError> {
+fn narrow(value: Nimber, n: usize) -> Result<u16, SolveError> {
     u16::try_from(value).map_err(|_| {
-        OctalError(format!(
+        SolveError::Overflow(format!(
             "the value of heap {n} exceeds 65535; values that large are not supported"
         ))
     })
@@ -508,7 +511,7 @@ impl Engine {
         heaps: Range<usize>,
         values: &mut Vec<u16>,
         reversed: &mut [u16],
-    ) -> Result<(), OctalError> {
+    ) -> Result<(), SolveError> {
         let up_to = reversed.len() - 1;
         if self.mask.is_none() && heaps.start >= DENSE_FROM && !self.split.is_empty() {
             self.marked_end = (heaps.start / 2 * SHARE / SHARES).clamp(1, MARK_CAP);

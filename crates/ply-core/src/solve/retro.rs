@@ -30,6 +30,7 @@
 
 use super::reach::IndexSet;
 use super::{CHUNK, chunks};
+use crate::error::SolveError;
 use crate::census::Census;
 use crate::game::{Indexed, Parents, Symmetric};
 use crate::limits::{self, TooLarge};
@@ -80,33 +81,6 @@ impl Slot for u64 {
     }
 }
 
-/// Why a retrograde analysis could not run to the end.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RetroError {
-    /// The game's index or reverse graph is too large for the tables or
-    /// the memory; said before any work starts where possible.
-    TooLarge(TooLarge),
-    /// Some remoteness does not fit a table cell.
-    RemotenessOverflow,
-    /// The progress reporter asked the analysis to stop.
-    Cancelled,
-}
-
-impl std::fmt::Display for RetroError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::TooLarge(why) => why.fmt(f),
-            Self::RemotenessOverflow => write!(
-                f,
-                "a remoteness exceeds {}, the most a table cell holds",
-                Cell::MAX_REMOTENESS
-            ),
-            Self::Cancelled => f.write_str("retrograde analysis cancelled"),
-        }
-    }
-}
-
-impl std::error::Error for RetroError {}
 
 /// The strong solution of a game: one [`Cell`] per index.
 #[derive(Clone, Debug)]
@@ -247,7 +221,7 @@ pub trait Retrograde: Indexed + Sized {
 pub fn solve_all<G: Retrograde>(
     game: &G,
     progress: &dyn Progress,
-) -> Result<RetroTable, RetroError> {
+) -> Result<RetroTable, SolveError> {
     solve_keyed(
         game,
         &G::Folding::default(),
@@ -257,7 +231,7 @@ pub fn solve_all<G: Retrograde>(
 }
 
 /// Solves every position of `game`, building a reverse graph from its moves.
-pub fn solve<G: Indexed>(game: &G, progress: &dyn Progress) -> Result<RetroTable, RetroError> {
+pub fn solve<G: Indexed>(game: &G, progress: &dyn Progress) -> Result<RetroTable, SolveError> {
     solve_keyed(game, &Unfolded, &FromMoves, progress)
 }
 
@@ -266,7 +240,7 @@ pub fn solve<G: Indexed>(game: &G, progress: &dyn Progress) -> Result<RetroTable
 pub fn solve_symmetric<G: Indexed + Symmetric>(
     game: &G,
     progress: &dyn Progress,
-) -> Result<RetroTable, RetroError> {
+) -> Result<RetroTable, SolveError> {
     solve_keyed(game, &BySymmetry, &FromMoves, progress)
 }
 
@@ -274,7 +248,7 @@ pub fn solve_symmetric<G: Indexed + Symmetric>(
 pub fn solve_with_parents<G: Indexed + Parents>(
     game: &G,
     progress: &dyn Progress,
-) -> Result<RetroTable, RetroError> {
+) -> Result<RetroTable, SolveError> {
     solve_keyed(game, &Unfolded, &FromUnmoves, progress)
 }
 
@@ -283,7 +257,7 @@ pub fn solve_with_parents<G: Indexed + Parents>(
 pub fn solve_symmetric_with_parents<G: Indexed + Parents + Symmetric>(
     game: &G,
     progress: &dyn Progress,
-) -> Result<RetroTable, RetroError> {
+) -> Result<RetroTable, SolveError> {
     solve_keyed(game, &BySymmetry, &FromUnmoves, progress)
 }
 
@@ -552,7 +526,7 @@ fn solve_keyed<G: Indexed, K: Folding<G>, P: ParentRule<G>>(
     keys: &K,
     source: &P,
     progress: &dyn Progress,
-) -> Result<RetroTable, RetroError> {
+) -> Result<RetroTable, SolveError> {
     // Indexes below u32::MAX fit 4-byte slots (u32::MAX itself is kept
     // free as an end marker).
     if game.index_len() <= u64::from(u32::MAX) {
@@ -568,7 +542,7 @@ fn solve_slots<G: Indexed, K: Folding<G>, P: ParentRule<G>, S: Slot>(
     keys: &K,
     source: &P,
     progress: &dyn Progress,
-) -> Result<RetroTable, RetroError> {
+) -> Result<RetroTable, SolveError> {
     let len = game.index_len();
     let slot = std::mem::size_of::<S>() as f64;
     // Cells, the narrowest counters and three bit sets, and the reverse
@@ -576,7 +550,7 @@ fn solve_slots<G: Indexed, K: Folding<G>, P: ParentRule<G>, S: Slot>(
     let per_position = 2.0 + 1.0 + 3.0 / 8.0 + if P::STORED { slot } else { 0.0 };
     let bytes = len as f64 * per_position;
     if bytes > usize::MAX as f64 {
-        return Err(RetroError::TooLarge(TooLarge::Positions {
+        return Err(SolveError::TooLarge(TooLarge::Positions {
             game: game.name(),
             positions: len,
             most: (usize::MAX as f64 / per_position) as u64,
@@ -599,7 +573,7 @@ fn solve_slots<G: Indexed, K: Folding<G>, P: ParentRule<G>, S: Slot>(
     } else if widest <= <AtomicU32 as Counter>::MAX {
         work.widen::<AtomicU32>(&wide).finish(seeds, ends, ties)
     } else {
-        Err(RetroError::TooLarge(TooLarge::Moves {
+        Err(SolveError::TooLarge(TooLarge::Moves {
             game: game.name(),
             moves: widest as u64,
             most: <AtomicU32 as Counter>::MAX as u64,
@@ -609,9 +583,9 @@ fn solve_slots<G: Indexed, K: Folding<G>, P: ParentRule<G>, S: Slot>(
 
 /// Refuses an analysis of `name` needing `bytes` more than the memory the
 /// system says is available.
-fn check_memory(name: &str, bytes: u64) -> Result<(), RetroError> {
+fn check_memory(name: &str, bytes: u64) -> Result<(), SolveError> {
     limits::check_memory(&format!("retrograde analysis of {name}"), bytes)
-        .map_err(RetroError::TooLarge)
+        .map_err(SolveError::TooLarge)
 }
 
 impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<'a, G, K, P, C, S> {
@@ -659,7 +633,7 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
         mut seeds: Seeds<S>,
         mut frontier: IndexSet,
         ties: IndexSet,
-    ) -> Result<RetroTable, RetroError> {
+    ) -> Result<RetroTable, SolveError> {
         self.check_cancelled()?;
         let graph = if P::STORED {
             let forward = std::mem::take(&mut seeds.forward);
@@ -707,9 +681,9 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
     }
 
     /// Stops the analysis if the progress reporter asks.
-    fn check_cancelled(&self) -> Result<(), RetroError> {
+    fn check_cancelled(&self) -> Result<(), SolveError> {
         if self.progress.cancelled() {
-            Err(RetroError::Cancelled)
+            Err(SolveError::Cancelled("retrograde analysis cancelled".into()))
         } else {
             Ok(())
         }
@@ -825,9 +799,9 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
         &self,
         forward: Vec<Vec<S>>,
         moves: u64,
-    ) -> Result<ReverseGraph<S>, RetroError> {
+    ) -> Result<ReverseGraph<S>, SolveError> {
         if moves > S::MAX {
-            return Err(RetroError::TooLarge(TooLarge::Moves {
+            return Err(SolveError::TooLarge(TooLarge::Moves {
                 game: self.game.name(),
                 moves,
                 most: S::MAX,
@@ -917,10 +891,10 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
         frontier: &IndexSet,
         next: &IndexSet,
         remoteness: Remoteness,
-    ) -> Result<u64, RetroError> {
+    ) -> Result<u64, SolveError> {
         let longer = remoteness + 1;
         if longer > Cell::MAX_REMOTENESS {
-            return Err(RetroError::RemotenessOverflow);
+            return Err(SolveError::remoteness_overflow());
         }
         let (win, lose) = (
             Cell::pack(Outcome::win(longer)),
@@ -949,10 +923,10 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
         frontier: &IndexSet,
         next: &IndexSet,
         remoteness: Remoteness,
-    ) -> Result<u64, RetroError> {
+    ) -> Result<u64, SolveError> {
         let longer = remoteness + 1;
         if longer > Cell::MAX_REMOTENESS {
-            return Err(RetroError::RemotenessOverflow);
+            return Err(SolveError::remoteness_overflow());
         }
         let tie = Cell::pack(Outcome::tie(longer));
         let decided = self.spread(
@@ -1314,7 +1288,7 @@ mod tests {
                 polls: AtomicUsize::new(0),
                 after,
             };
-            assert_eq!(solve(&game, &progress).unwrap_err(), RetroError::Cancelled);
+            assert_eq!(solve(&game, &progress).unwrap_err(), SolveError::Cancelled("retrograde analysis cancelled".into()));
         }
         let never = CancelAfter {
             polls: AtomicUsize::new(0),
@@ -1331,7 +1305,7 @@ mod tests {
             assert!(
                 matches!(
                     &err,
-                    RetroError::TooLarge(TooLarge::Memory {
+                    SolveError::TooLarge(TooLarge::Memory {
                         needed: u64::MAX,
                         ..
                     })
@@ -1370,7 +1344,7 @@ mod tests {
             // The 8-byte slots games beyond u32 use, on small games.
             let game = GraphGame::doubled(children, primitive);
             let expected = by_levels(&game);
-            let wide = |keys: &dyn Fn() -> Result<RetroTable, RetroError>| outcomes(&keys().unwrap());
+            let wide = |keys: &dyn Fn() -> Result<RetroTable, SolveError>| outcomes(&keys().unwrap());
             prop_assert_eq!(
                 &wide(&|| solve_slots::<_, _, _, u64>(&game, &Unfolded, &FromMoves, &NoProgress)),
                 &expected

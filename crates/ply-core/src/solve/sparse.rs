@@ -12,6 +12,8 @@
 //! canonical position (its index and its [`Cell`]) and no hash map.
 
 use crate::census::Census;
+use crate::error::SolveError;
+use crate::limits::TooLarge;
 use crate::game::{Indexed, Symmetric, Tiered};
 use crate::progress::Progress;
 use crate::solve::reach::IndexSet;
@@ -29,40 +31,6 @@ const CELL_BITS: u32 = 16;
 /// per index, and indexes must fit above the cell in a table word.
 pub const MAX_INDEX_LEN: u64 = 1 << 40;
 
-/// Why a reachable table could not be built.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SparseError {
-    /// The index space is larger than [`MAX_INDEX_LEN`].
-    IndexTooLarge(u64),
-    /// `unrank` rejected the index of a position reached in play.
-    Unrankable(u64),
-    /// A move led to a position missing from its tier: a move that does not
-    /// go up a tier, or a canonical form that differs between images.
-    Missing(u64),
-    /// The build was asked to stop (see [`Progress::cancelled`]).
-    Cancelled,
-}
-
-impl std::fmt::Display for SparseError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::IndexTooLarge(len) => write!(
-                f,
-                "an index space of {len} is too large for a reachable table (at most {MAX_INDEX_LEN})"
-            ),
-            Self::Unrankable(rank) => {
-                write!(f, "index {rank} is reachable but the game cannot unrank it")
-            }
-            Self::Missing(rank) => write!(
-                f,
-                "index {rank} was reached by a move but is missing from its tier"
-            ),
-            Self::Cancelled => f.write_str("the table build was stopped"),
-        }
-    }
-}
-
-impl std::error::Error for SparseError {}
 
 /// The outcome of every canonical position reachable from a root.
 #[derive(Clone, Debug)]
@@ -157,7 +125,7 @@ impl SparseTable {
         game: &G,
         root: &G::Position,
         progress: &dyn Progress,
-    ) -> Result<Self, SparseError>
+    ) -> Result<Self, SolveError>
     where
         G: Indexed + Symmetric + Tiered,
     {
@@ -266,13 +234,17 @@ fn enumerate<G>(
     game: &G,
     root: &G::Position,
     progress: &dyn Progress,
-) -> Result<Vec<TierTable>, SparseError>
+) -> Result<Vec<TierTable>, SolveError>
 where
     G: Indexed + Symmetric + Tiered,
 {
     let index_len = game.index_len();
     if index_len > MAX_INDEX_LEN {
-        return Err(SparseError::IndexTooLarge(index_len));
+        return Err(SolveError::TooLarge(TooLarge::Positions {
+            game: game.name(),
+            positions: index_len,
+            most: MAX_INDEX_LEN,
+        }));
     }
     let reached = IndexSet::new(index_len);
     let tier_count = game.tier_count();
@@ -294,7 +266,7 @@ where
             .par_chunks(TASK)
             .map(|task| {
                 if progress.cancelled() {
-                    return Err(SparseError::Cancelled);
+                    return Err(SolveError::Cancelled("the table build was stopped".into()));
                 }
                 expand(game, task, &reached)
             })
@@ -302,7 +274,7 @@ where
         for (child_tier, children) in found.into_iter().flatten() {
             match pending.get_mut(child_tier) {
                 Some(slot) if child_tier > tier => slot.extend(children),
-                _ => return Err(SparseError::Missing(children.first().copied().unwrap_or(0))),
+                _ => return Err(missing_from_tier(children.first().copied().unwrap_or(0))),
             }
         }
         tiers.push(TierTable::new(ranks));
@@ -317,13 +289,13 @@ fn expand<G>(
     game: &G,
     ranks: &[u64],
     reached: &IndexSet,
-) -> Result<Vec<(usize, Vec<u64>)>, SparseError>
+) -> Result<Vec<(usize, Vec<u64>)>, SolveError>
 where
     G: Indexed + Symmetric + Tiered,
 {
     let mut by_tier: Vec<(usize, Vec<u64>)> = Vec::new();
     for &rank in ranks {
-        let position = game.unrank(rank).ok_or(SparseError::Unrankable(rank))?;
+        let position = game.unrank(rank).ok_or_else(|| unrankable(rank))?;
         if game.primitive(&position).is_some() {
             continue;
         }
@@ -347,7 +319,7 @@ fn solve_tiers<G>(
     game: &G,
     tiers: &mut [TierTable],
     progress: &dyn Progress,
-) -> Result<(), SparseError>
+) -> Result<(), SolveError>
 where
     G: Indexed + Symmetric + Tiered,
 {
@@ -359,7 +331,7 @@ where
         let above = tier + 1;
         this.words.par_chunks_mut(TASK).try_for_each(|task| {
             if progress.cancelled() {
-                return Err(SparseError::Cancelled);
+                return Err(SolveError::Cancelled("the table build was stopped".into()));
             }
             for word in task {
                 let cell = solve_one(game, index_of(*word), solved, above)?;
@@ -380,11 +352,11 @@ fn solve_one<G>(
     rank: u64,
     solved: &[TierTable],
     above: usize,
-) -> Result<Cell, SparseError>
+) -> Result<Cell, SolveError>
 where
     G: Indexed + Symmetric + Tiered,
 {
-    let position = game.unrank(rank).ok_or(SparseError::Unrankable(rank))?;
+    let position = game.unrank(rank).ok_or_else(|| unrankable(rank))?;
     if let Some(value) = game.primitive(&position) {
         return Ok(Cell::pack(Outcome::terminal(value)));
     }
@@ -411,7 +383,22 @@ where
         }
     });
     if let Some(rank) = missing {
-        return Err(SparseError::Missing(rank));
+        return Err(missing_from_tier(rank));
     }
     Ok(Cell::pack(best.unwrap_or(Outcome::terminal(Value::Lose))))
+}
+
+/// A position reached in play whose index the game cannot unrank.
+fn unrankable(rank: u64) -> SolveError {
+    SolveError::Unsupported(format!(
+        "index {rank} is reachable but the game cannot unrank it"
+    ))
+}
+
+/// A position reached by a move but missing from its tier: a move that
+/// does not go up a tier, or a canonical form that differs between images.
+fn missing_from_tier(rank: u64) -> SolveError {
+    SolveError::Unsupported(format!(
+        "index {rank} was reached by a move but is missing from its tier"
+    ))
 }

@@ -4,68 +4,19 @@
 //! disjoint cells and only read finished tiers).
 
 use crate::census::Census;
+use crate::error::SolveError;
+use crate::limits::TooLarge;
 use crate::game::{Indexed, Symmetric, TableWalk};
 use crate::progress::Progress;
 use crate::solve::chunks;
 use crate::solve::reach::IndexSet;
 use crate::value::{Cell, Outcome, Remoteness, Value};
 use rayon::prelude::*;
-use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU16, Ordering::Relaxed};
 
 /// The most memory a table may take (see [`crate::limits`]).
 pub const MEMORY_LIMIT: u64 = crate::limits::MAX_TABLE_BYTES;
 
-/// Why a table could not be built.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TableError {
-    /// The table would take more than [`MEMORY_LIMIT`] bytes.
-    TooLarge {
-        /// The size of the game's index space.
-        positions: u64,
-        /// The bytes the table would take.
-        bytes: u64,
-    },
-    /// The game has more tiers than a cell's remoteness can count.
-    TooManyTiers(usize),
-    /// A move from the given tier led outside the index space or to a
-    /// position not in a higher tier: the game breaks the [`TableWalk`] contract.
-    NotTiered(usize),
-    /// The build was asked to stop (see [`Progress::cancelled`]).
-    Cancelled,
-    /// The system would not give the table's memory.
-    OutOfMemory(u64),
-}
-
-impl fmt::Display for TableError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::TooLarge { positions, bytes } => write!(
-                f,
-                "a table of {positions} positions needs {}, over the {} limit",
-                crate::limits::human_bytes(*bytes),
-                crate::limits::human_bytes(MEMORY_LIMIT)
-            ),
-            Self::TooManyTiers(tiers) => write!(
-                f,
-                "{tiers} tiers: remoteness past {} does not fit a table cell",
-                Cell::MAX_REMOTENESS
-            ),
-            Self::NotTiered(tier) => write!(
-                f,
-                "a move from tier {tier} did not lead to a higher tier of the index"
-            ),
-            Self::Cancelled => f.write_str("the table build was stopped"),
-            Self::OutOfMemory(bytes) => write!(
-                f,
-                "the system would not give the {} a table needs",
-                crate::limits::human_bytes(*bytes)
-            ),
-        }
-    }
-}
-
-impl std::error::Error for TableError {}
 
 /// The outcome of every indexed position of a game, two bytes each.
 pub struct Table {
@@ -80,23 +31,30 @@ impl Table {
 
     /// Whether a table for `game` fits under [`MEMORY_LIMIT`] and its
     /// remoteness fits a cell; says why not before any work is done.
-    pub fn check<G: TableWalk>(game: &G) -> Result<(), TableError> {
+    pub fn check<G: TableWalk>(game: &G) -> Result<(), SolveError> {
         let positions = game.index_len();
         let bytes = Self::bytes_needed(positions);
         if bytes > MEMORY_LIMIT || usize::try_from(positions).is_err() {
-            return Err(TableError::TooLarge { positions, bytes });
+            return Err(SolveError::TooLarge(TooLarge::Table {
+                positions,
+                bytes,
+                most: MEMORY_LIMIT,
+            }));
         }
         // A move climbs at least one tier, so remoteness stays below the tier count.
         let tiers = game.tier_count();
         if tiers > Cell::MAX_REMOTENESS as usize + 1 {
-            return Err(TableError::TooManyTiers(tiers));
+            return Err(SolveError::Overflow(format!(
+                "{tiers} tiers: remoteness past {} does not fit a table cell",
+                Cell::MAX_REMOTENESS
+            )));
         }
         Ok(())
     }
 
     /// Solves every indexed position of `game`, last tier first, reporting
     /// each position solved to `progress`.
-    pub fn build<G: TableWalk>(game: &G, progress: &dyn Progress) -> Result<Table, TableError> {
+    pub fn build<G: TableWalk>(game: &G, progress: &dyn Progress) -> Result<Table, SolveError> {
         Self::fill(game, progress, |tier, cells, broken| {
             chunks(game.index_len()).for_each(|range| {
                 if progress.cancelled() {
@@ -124,7 +82,7 @@ impl Table {
     pub fn build_symmetric<G: TableWalk + Symmetric>(
         game: &G,
         progress: &dyn Progress,
-    ) -> Result<Table, TableError> {
+    ) -> Result<Table, SolveError> {
         Self::fill(game, progress, |tier, cells, broken| {
             chunks(game.index_len()).for_each(|range| {
                 if progress.cancelled() {
@@ -165,24 +123,26 @@ impl Table {
         game: &G,
         progress: &dyn Progress,
         solve_tier: impl Fn(usize, &[AtomicU16], &AtomicBool),
-    ) -> Result<Table, TableError> {
+    ) -> Result<Table, SolveError> {
         Self::check(game)?;
         let len = game.index_len();
         // Ask for the memory first, so that a refusal is an error, not an abort.
         // Zeroed by the allocator, not filled on one thread.
         let cells: Box<[AtomicU16]> = bytemuck::try_zeroed_slice_box(len as usize)
-            .map_err(|_| TableError::OutOfMemory(Self::bytes_needed(len)))?;
+            .map_err(|_| SolveError::OutOfMemory(Self::bytes_needed(len)))?;
         let broken = AtomicBool::new(false);
         progress.begin("solving", len);
         for tier in (0..game.tier_count()).rev() {
             solve_tier(tier, &cells, &broken);
             if progress.cancelled() {
                 progress.end();
-                return Err(TableError::Cancelled);
+                return Err(SolveError::Cancelled("the table build was stopped".into()));
             }
             if broken.load(Relaxed) {
                 progress.end();
-                return Err(TableError::NotTiered(tier));
+                return Err(SolveError::Unsupported(format!(
+                    "a move from tier {tier} did not lead to a higher tier of the index"
+                )));
             }
         }
         progress.end();

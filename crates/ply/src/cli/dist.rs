@@ -179,7 +179,10 @@ pub fn analyze(
     };
     let solution = game
         .solve(&plan, progress)
-        .map_err(|e| PlyError::argument(format!("{}: {e}", game.name())))?;
+        .map_err(|e| match e {
+            DistError::Solve(e) => PlyError::solve(game.name(), e),
+            e => PlyError::argument(format!("{}: {e}", game.name())),
+        })?;
     let (Some(census), Some(print), Some(stats)) =
         (solution.census, solution.fingerprint, solution.stats)
     else {

@@ -49,7 +49,7 @@ impl OctalReport {
     ) -> Result<Self, PlyError> {
         let code = OctalCode::parse(code).map_err(|e| PlyError::argument(e.to_string()))?;
         let values = octal::compute(&code, up_to, progress)
-            .map_err(|e| PlyError::argument(e.to_string()))?;
+            .map_err(|e| PlyError::solve(format!("octal {}", code.text()), e))?;
         Ok(Self::from_values(&values, with_values))
     }
 

@@ -73,10 +73,12 @@ impl ApiError {
 
 impl From<PlyError> for ApiError {
     fn from(err: PlyError) -> Self {
-        match err {
-            PlyError::Io(_) | PlyError::Database(_) => Self::internal(err.to_string()),
-            PlyError::Cancelled(_) => Self::busy(err.to_string()),
-            _ => Self::bad_request(err.to_string()),
+        let status = StatusCode::from_u16(err.kind().codes().1)
+            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            Self::busy(err.to_string())
+        } else {
+            Self::new(status, err.to_string())
         }
     }
 }

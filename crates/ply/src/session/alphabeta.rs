@@ -5,7 +5,7 @@ use super::Solver;
 use super::once::lock_within;
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
-use ply_core::{AlphaBeta, NoProgress, Outcome, Progress, SearchError, Searchable};
+use ply_core::{AlphaBeta, NoProgress, Outcome, Progress, Searchable};
 use std::sync::Mutex;
 
 /// Solves single positions by alpha-beta search (see [`AlphaBeta`]);
@@ -55,12 +55,17 @@ impl<G: Searchable> Solver for AlphaBetaSession<G> {
         );
         let found = searcher.solve_within(&self.game, position, progress);
         progress.end();
-        found.map_err(|e| match e {
-            SearchError::Cancelled(nodes) => PlyError::Cancelled(format!(
-                "the search of {} after {nodes} positions",
+        found.map_err(|e| {
+            let what = if e.is_cancelled() {
+                format!(
+                    "the search of {} after {} positions",
+                    self.game.name(),
+                    searcher.nodes()
+                )
+            } else {
                 self.game.name()
-            )),
-            e => PlyError::argument(format!("{}: {e}", self.game.name())),
+            };
+            PlyError::solve(what, e)
         })
     }
 

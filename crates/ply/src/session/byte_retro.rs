@@ -13,7 +13,7 @@ use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
 use ply_core::db::Expect;
 use ply_core::limits::human_bytes;
-use ply_core::solve::byte_retro::{self, ByteRetroError, ByteTable, WinsAtOnce};
+use ply_core::solve::byte_retro::{self, ByteTable, WinsAtOnce};
 use ply_core::{Outcome, Progress, Source};
 use serde_json::json;
 use std::path::PathBuf;
@@ -48,11 +48,9 @@ impl<G: WinsAtOnce + Send + Sync> Method for ByteMethod<G> {
     }
 
     fn build(&self, progress: &dyn Progress) -> Result<ByteTable, PlyError> {
-        byte_retro::solve(&self.game, progress).map_err(|e| match e {
-            ByteRetroError::Cancelled => {
-                PlyError::Cancelled(format!("solving {}", self.game.name()))
-            }
-            e => PlyError::argument(format!("{}: {e}", self.game.name())),
+        byte_retro::solve(&self.game, progress).map_err(|e| {
+            let what = if e.is_cancelled() { "solving " } else { "" };
+            PlyError::solve(format!("{what}{}", self.game.name()), e)
         })
     }
 

@@ -5,7 +5,7 @@ use super::solved::{Method, SolvedSession};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::solution::{Canonical, class_size};
-use ply_core::{Indexed, Progress, Solution, SparseError, SparseTable, Symmetric, Tiered};
+use ply_core::{Indexed, Progress, Solution, SparseTable, Symmetric, Tiered};
 
 /// Solves a game by tabulating every position reachable from its start
 /// (see [`SparseTable`]).
@@ -37,11 +37,9 @@ impl<G: Indexed + Symmetric + Tiered> Method for SparseMethod<G> {
     fn build(&self, progress: &dyn Progress) -> Result<Canonical, PlyError> {
         SparseTable::build(&self.game, &self.game.start(), progress)
             .map(|table| Canonical::new(table, self.game.index_len()))
-            .map_err(|e| match e {
-                SparseError::Cancelled => {
-                    PlyError::Cancelled(format!("building the table of {}", self.game.name()))
-                }
-                e => PlyError::argument(format!("{}: {e}", self.game.name())),
+            .map_err(|e| {
+                let what = if e.is_cancelled() { "building the table of " } else { "" };
+                PlyError::solve(format!("{what}{}", self.game.name()), e)
             })
     }
 

@@ -9,7 +9,7 @@ use super::{Session, parse_or_start};
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
 use ply_core::solve::grundy::{heaps, heaps_remoteness, largest_heap, solve_sum};
-use ply_core::solve::heaps::{HeapError, HeapValues, SEARCH_LIMIT, SumSearch, shipped};
+use ply_core::solve::heaps::{HeapValues, SEARCH_LIMIT, SumSearch, shipped};
 use ply_core::{Decompose, MemoSolver, NoProgress, Outcome, Progress, Remoteness, Value};
 use std::sync::{Arc, Mutex};
 
@@ -79,17 +79,18 @@ impl<G: Decompose> SumSession<G> {
         progress: &dyn Progress,
     ) -> Result<Arc<Vec<u16>>, PlyError> {
         let heap = largest_heap(&self.game, position);
-        self.heaps.up_to(heap, progress).map_err(|e| match e {
-            HeapError::Cancelled => {
-                let code = self.heaps.code();
-                let shipped = shipped(code).map_or_else(String::new, |values| {
-                    format!(" (heaps up to {} ship with ply)", values.len() - 1)
-                });
-                PlyError::Cancelled(format!(
-                    "computing {code} values up to a heap of {heap}{shipped}"
-                ))
+        self.heaps.up_to(heap, progress).map_err(|e| {
+            if !e.is_cancelled() {
+                return PlyError::argument(e.to_string());
             }
-            HeapError::Failed(why) => PlyError::argument(why),
+            let code = self.heaps.code();
+            let shipped = shipped(code).map_or_else(String::new, |values| {
+                format!(" (heaps up to {} ship with ply)", values.len() - 1)
+            });
+            PlyError::solve(
+                format!("computing {code} values up to a heap of {heap}{shipped}"),
+                e,
+            )
         })
     }
 

@@ -6,7 +6,7 @@ use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::solution::census_of_classes;
 use ply_core::{
-    IndexSet, Progress, Solution, Symmetric, Table, TableError, TableWalk, reachable,
+    IndexSet, Progress, Solution, Symmetric, SolveError, Table, TableWalk, reachable,
     reachable_classes,
 };
 use rayon::prelude::*;
@@ -47,8 +47,8 @@ impl<G: TableWalk + Symmetric> TableMethod<G> {
     }
 }
 
-fn table_error<G: TableWalk>(game: &G, error: TableError) -> PlyError {
-    PlyError::argument(format!("cannot solve {}: {error}", game.name()))
+fn table_error<G: TableWalk>(game: &G, error: SolveError) -> PlyError {
+    PlyError::solve(format!("cannot solve {}", game.name()), error)
 }
 
 impl<G: TableWalk + Symmetric> Method for TableMethod<G> {
@@ -60,13 +60,18 @@ impl<G: TableWalk + Symmetric> Method for TableMethod<G> {
     }
 
     fn build(&self, progress: &dyn Progress) -> Result<Table, PlyError> {
-        Table::build_symmetric(&self.game, progress).map_err(|e| match e {
-            TableError::Cancelled => PlyError::Cancelled(format!(
-                "building the table of {} ({})",
-                self.game.name(),
-                ply_core::limits::human_bytes(Table::bytes_needed(self.game.index_len()))
-            )),
-            e => table_error(&self.game, e),
+        Table::build_symmetric(&self.game, progress).map_err(|e| {
+            if !e.is_cancelled() {
+                return table_error(&self.game, e);
+            }
+            PlyError::solve(
+                format!(
+                    "building the table of {} ({})",
+                    self.game.name(),
+                    ply_core::limits::human_bytes(Table::bytes_needed(self.game.index_len()))
+                ),
+                e,
+            )
         })
     }
 
