@@ -65,7 +65,7 @@
 //! ```
 
 use crate::board::Board;
-use crate::solve::octal::OctalCode;
+use crate::octal_code::OctalCode;
 use crate::value::{Remoteness, Value};
 use std::fmt::Debug;
 use std::hash::Hash;

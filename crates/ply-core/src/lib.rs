@@ -13,6 +13,7 @@ pub mod dist;
 pub mod error;
 pub mod game;
 pub mod limits;
+pub mod octal_code;
 pub mod progress;
 pub mod solution;
 pub mod solve;
@@ -33,15 +34,14 @@ pub use solve::alphabeta::AlphaBeta;
 pub use solve::byte_retro::{ByteTable, WinsAtOnce};
 pub use solve::choose::{Choice, NoSolver, Offer, Offers, choose};
 pub use solve::grundy::{
-    MexSet, SumSolution, heaps_remoteness, largest_heap, nim_sum, solve_sum, sum_nimber,
-    sum_remoteness,
+    SumSolution, heaps_remoteness, largest_heap, nim_sum, solve_sum, sum_nimber, sum_remoteness,
 };
 pub use solve::heaps::{HeapValues, SumSearch};
+pub use solve::mex::MexSet;
 pub use solve::octal::{OctalCode, OctalError, OctalValues};
 pub use solve::reach::{IndexSet, reachable, reachable_classes, reachable_from};
 pub use solve::retro::{
-    BySymmetry, Folding, FromMoves, FromUnmoves, ParentRule, RetroTable, Retrograde,
-    Unfolded,
+    BySymmetry, Folding, FromMoves, FromUnmoves, ParentRule, RetroTable, Retrograde, Unfolded,
 };
 pub use solve::search::{CycleError, MemoSolver};
 pub use solve::sparse::SparseTable;

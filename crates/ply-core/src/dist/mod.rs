@@ -612,11 +612,13 @@ fn run<G: Indexed + Clone + 'static>(
     plan.cluster.check()?;
     let len = game.index_len();
     if len >= 1 << 63 {
-        return Err(DistError::Solve(SolveError::TooLarge(TooLarge::Positions {
-            game: game.name(),
-            positions: len,
-            most: (1 << 63) - 1,
-        })));
+        return Err(DistError::Solve(SolveError::TooLarge(
+            TooLarge::Positions {
+                game: game.name(),
+                positions: len,
+                most: (1 << 63) - 1,
+            },
+        )));
     }
     let threads = plan.cluster.threads();
     let workers = threads * plan.cluster.processes();
@@ -788,9 +790,10 @@ fn listen(
             Event::Failed(error) => {
                 // A lost peer makes the workers here fail too; say which.
                 let error = match (&error, network::lost(cluster.hosts())) {
-                    (DistError::Failed(_) | DistError::Solve(SolveError::Cancelled(_)), Some(lost)) => {
-                        DistError::Failed(lost)
-                    }
+                    (
+                        DistError::Failed(_) | DistError::Solve(SolveError::Cancelled(_)),
+                        Some(lost),
+                    ) => DistError::Failed(lost),
                     _ => error,
                 };
                 return fail(error);

@@ -34,7 +34,6 @@ const WIN: i32 = 1 << 12;
 /// The longest play the table's one-byte scores can describe.
 pub const MAX_PLIES: Remoteness = 126;
 
-
 /// One transposition table entry: what is known of one position's score,
 /// as bounds relative to the position (so the same at every depth), and the
 /// move that was best or refuted the window there.

@@ -44,8 +44,8 @@
 //! the memory available before each allocation.
 
 use crate::census::Census;
-use crate::error::SolveError;
 use crate::db::{DbError, Keys};
+use crate::error::SolveError;
 use crate::game::{Indexed, Parents};
 use crate::limits;
 use crate::progress::Progress;
@@ -95,7 +95,6 @@ pub trait WinsAtOnce: Indexed + Parents {
         }
     }
 }
-
 
 /// The byte of a draw (and, while solving, of a position not yet decided).
 const DRAW: u8 = 0;
@@ -437,10 +436,7 @@ struct Reach {
 }
 
 /// Solves every position `game.start()` reaches.
-pub fn solve<G: WinsAtOnce>(
-    game: &G,
-    progress: &dyn Progress,
-) -> Result<ByteTable, SolveError> {
+pub fn solve<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<ByteTable, SolveError> {
     let len = game.index_len();
     let reach = reach(game, &|position| game.wins_at_once(position), progress)?;
     let reached = reach.stored.into_words();

@@ -36,7 +36,6 @@ pub fn shipped(code: &OctalCode) -> Option<Arc<Vec<u16>>> {
     })
 }
 
-
 /// One octal game's heap values: those shipped (or none), grown by
 /// computing afresh when a larger heap needs more. A session keeps one and
 /// answers many queries from it.
@@ -101,7 +100,9 @@ impl HeapValues {
                 Err(std::sync::TryLockError::Poisoned(e)) => break e.into_inner(),
                 Err(std::sync::TryLockError::WouldBlock) => {
                     if progress.cancelled() {
-                        return Err(SolveError::Cancelled("the heap values were not computed: stopped".into()));
+                        return Err(SolveError::Cancelled(
+                            "the heap values were not computed: stopped".into(),
+                        ));
                     }
                     std::thread::sleep(Duration::from_millis(10));
                 }
@@ -112,10 +113,11 @@ impl HeapValues {
             return Ok(current);
         }
         let target = heap.max(2 * current.len()).min(self.most);
-        let values = octal::compute(&self.code, target, progress)
-?;
+        let values = octal::compute(&self.code, target, progress)?;
         if progress.cancelled() || values.values.len() <= heap {
-            return Err(SolveError::Cancelled("the heap values were not computed: stopped".into()));
+            return Err(SolveError::Cancelled(
+                "the heap values were not computed: stopped".into(),
+            ));
         }
         let values = Arc::new(values.values);
         *self.values.write().unwrap_or_else(|e| e.into_inner()) = values.clone();

@@ -5,8 +5,9 @@ pub mod byte_retro;
 pub mod choose;
 pub mod grundy;
 pub mod heaps;
-// The AVX2 kernel of `octal::hits` is the one unsafe call (SAFETY comment there).
-#[allow(unsafe_code)]
+pub mod mex;
+// The x86 kernels of the dense search (`octal::x86`) are the crate's only
+// unsafe code; that module alone allows it.
 pub mod octal;
 pub mod reach;
 pub mod retro;

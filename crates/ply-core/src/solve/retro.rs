@@ -30,8 +30,8 @@
 
 use super::reach::IndexSet;
 use super::{CHUNK, chunks};
-use crate::error::SolveError;
 use crate::census::Census;
+use crate::error::SolveError;
 use crate::game::{Indexed, Parents, Symmetric};
 use crate::limits::{self, TooLarge};
 use crate::progress::Progress;
@@ -80,7 +80,6 @@ impl Slot for u64 {
         self
     }
 }
-
 
 /// The strong solution of a game: one [`Cell`] per index.
 #[derive(Clone, Debug)]
@@ -683,7 +682,9 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
     /// Stops the analysis if the progress reporter asks.
     fn check_cancelled(&self) -> Result<(), SolveError> {
         if self.progress.cancelled() {
-            Err(SolveError::Cancelled("retrograde analysis cancelled".into()))
+            Err(SolveError::Cancelled(
+                "retrograde analysis cancelled".into(),
+            ))
         } else {
             Ok(())
         }
@@ -1288,7 +1289,10 @@ mod tests {
                 polls: AtomicUsize::new(0),
                 after,
             };
-            assert_eq!(solve(&game, &progress).unwrap_err(), SolveError::Cancelled("retrograde analysis cancelled".into()));
+            assert_eq!(
+                solve(&game, &progress).unwrap_err(),
+                SolveError::Cancelled("retrograde analysis cancelled".into())
+            );
         }
         let never = CancelAfter {
             polls: AtomicUsize::new(0),

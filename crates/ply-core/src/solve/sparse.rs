@@ -13,8 +13,8 @@
 
 use crate::census::Census;
 use crate::error::SolveError;
-use crate::limits::TooLarge;
 use crate::game::{Indexed, Symmetric, Tiered};
+use crate::limits::TooLarge;
 use crate::progress::Progress;
 use crate::solve::reach::IndexSet;
 use crate::value::{Cell, Outcome, Value};
@@ -30,7 +30,6 @@ const CELL_BITS: u32 = 16;
 /// The largest index space the solver takes: the reached-bitmap needs one bit
 /// per index, and indexes must fit above the cell in a table word.
 pub const MAX_INDEX_LEN: u64 = 1 << 40;
-
 
 /// The outcome of every canonical position reachable from a root.
 #[derive(Clone, Debug)]
@@ -347,12 +346,7 @@ where
 
 /// The cell of the position `rank`, whose children are in `solved`
 /// (`solved[0]` is tier `above`).
-fn solve_one<G>(
-    game: &G,
-    rank: u64,
-    solved: &[TierTable],
-    above: usize,
-) -> Result<Cell, SolveError>
+fn solve_one<G>(game: &G, rank: u64, solved: &[TierTable], above: usize) -> Result<Cell, SolveError>
 where
     G: Indexed + Symmetric + Tiered,
 {

@@ -5,8 +5,8 @@
 
 use crate::census::Census;
 use crate::error::SolveError;
-use crate::limits::TooLarge;
 use crate::game::{Indexed, Symmetric, TableWalk};
+use crate::limits::TooLarge;
 use crate::progress::Progress;
 use crate::solve::chunks;
 use crate::solve::reach::IndexSet;
@@ -16,7 +16,6 @@ use std::sync::atomic::{AtomicBool, AtomicU16, Ordering::Relaxed};
 
 /// The most memory a table may take (see [`crate::limits`]).
 pub const MEMORY_LIMIT: u64 = crate::limits::MAX_TABLE_BYTES;
-
 
 /// The outcome of every indexed position of a game, two bytes each.
 pub struct Table {

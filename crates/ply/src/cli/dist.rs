@@ -177,12 +177,10 @@ pub fn analyze(
         counted,
         save: save.clone(),
     };
-    let solution = game
-        .solve(&plan, progress)
-        .map_err(|e| match e {
-            DistError::Solve(e) => PlyError::solve(game.name(), e),
-            e => PlyError::argument(format!("{}: {e}", game.name())),
-        })?;
+    let solution = game.solve(&plan, progress).map_err(|e| match e {
+        DistError::Solve(e) => PlyError::solve(game.name(), e),
+        e => PlyError::argument(format!("{}: {e}", game.name())),
+    })?;
     let (Some(census), Some(print), Some(stats)) =
         (solution.census, solution.fingerprint, solution.stats)
     else {

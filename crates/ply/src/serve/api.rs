@@ -73,8 +73,8 @@ impl ApiError {
 
 impl From<PlyError> for ApiError {
     fn from(err: PlyError) -> Self {
-        let status = StatusCode::from_u16(err.kind().codes().1)
-            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let status =
+            StatusCode::from_u16(err.kind().codes().1).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         if status == StatusCode::SERVICE_UNAVAILABLE {
             Self::busy(err.to_string())
         } else {

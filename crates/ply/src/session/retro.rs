@@ -52,11 +52,10 @@ impl<G: Retrograde> Method for RetroMethod<G> {
     }
 
     fn build(&self, progress: &dyn Progress) -> Result<RetroTable, PlyError> {
-        retro::solve_all(&self.game, progress)
-            .map_err(|e| {
-                let what = if e.is_cancelled() { "solving " } else { "" };
-                PlyError::solve(format!("{what}{}", self.game.name()), e)
-            })
+        retro::solve_all(&self.game, progress).map_err(|e| {
+            let what = if e.is_cancelled() { "solving " } else { "" };
+            PlyError::solve(format!("{what}{}", self.game.name()), e)
+        })
     }
 
     fn key(&self, position: &G::Position) -> u64 {

@@ -38,7 +38,11 @@ impl<G: Indexed + Symmetric + Tiered> Method for SparseMethod<G> {
         SparseTable::build(&self.game, &self.game.start(), progress)
             .map(|table| Canonical::new(table, self.game.index_len()))
             .map_err(|e| {
-                let what = if e.is_cancelled() { "building the table of " } else { "" };
+                let what = if e.is_cancelled() {
+                    "building the table of "
+                } else {
+                    ""
+                };
                 PlyError::solve(format!("{what}{}", self.game.name()), e)
             })
     }

@@ -6,7 +6,7 @@ use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::solution::census_of_classes;
 use ply_core::{
-    IndexSet, Progress, Solution, Symmetric, SolveError, Table, TableWalk, reachable,
+    IndexSet, Progress, Solution, SolveError, Symmetric, Table, TableWalk, reachable,
     reachable_classes,
 };
 use rayon::prelude::*;
