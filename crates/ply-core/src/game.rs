@@ -213,8 +213,12 @@ pub trait Indexed: Game {
 /// Symmetries of the board: positions in one class have equal values.
 pub trait Symmetric: Game {
     /// Calls `visit` with every image of `position` under the game's
-    /// symmetry group, the identity included.
-    fn for_each_symmetric(&self, position: &Self::Position, visit: impl FnMut(Self::Position));
+    /// symmetry group, the identity included. By default the identity
+    /// alone: a game without symmetries implements `Symmetric` with no
+    /// methods.
+    fn for_each_symmetric(&self, position: &Self::Position, mut visit: impl FnMut(Self::Position)) {
+        visit(position.clone());
+    }
 
     /// The one representative of the class of `position` that every member
     /// maps to. By default the image with the least index.
@@ -272,6 +276,14 @@ pub trait Tiered: Game {
 
     /// The tier of a position.
     fn tier(&self, position: &Self::Position) -> usize;
+
+    /// An upper bound on the positions play from the start can reach, one
+    /// per symmetry class, if the game knows one far below its index size:
+    /// then a table of the positions reached ([`crate::SparseTable`]) may
+    /// fit where a cell per index does not ([`crate::solve::choose`]).
+    fn reachable_bound(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// How a table solver walks a game with a dense index and tiers: which

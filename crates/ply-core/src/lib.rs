@@ -32,7 +32,7 @@ pub use solution::{Solution, Source};
 
 pub use solve::alphabeta::AlphaBeta;
 pub use solve::byte_retro::{ByteTable, WinsAtOnce};
-pub use solve::choose::{Choice, NoSolver, Offer, Offers, choose};
+pub use solve::choose::{Choice, choose};
 pub use solve::grundy::{
     SumSolution, heaps_remoteness, largest_heap, nim_sum, solve_sum, sum_nimber, sum_remoteness,
 };

@@ -5,8 +5,8 @@ use crate::board::{Shape, parse_dimensions};
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::limits::{MAX_EULER_SQUARES, MAX_TABLE_BYTES, human_bytes};
 use ply_core::{
-    BySymmetry, FromMoves, Game, Indexed, Offer, Offers, PositionError, Remoteness, Retrograde,
-    Searchable, Symmetric, TableWalk, Tiered, Value,
+    BySymmetry, FromMoves, Game, Indexed, PositionError, Remoteness, Retrograde, Searchable,
+    Symmetric, TableWalk, Tiered, Value,
 };
 use std::ops::Range;
 
@@ -399,20 +399,6 @@ impl Symmetric for Euler {
                 | images[2][usize::from(bytes[2])]
                 | images[3][usize::from(bytes[3])];
             visit(Covered(u64::from(image)));
-        }
-    }
-}
-
-impl Offer for Euler {
-    /// Every move covers a square, so play never loops; the table walks
-    /// the masks of each tier directly.
-    fn offers(&self) -> Offers {
-        Offers {
-            index_len: Some(self.index_len()),
-            table_walk: true,
-            symmetries: true,
-            search_key: true,
-            ..Offers::default()
         }
     }
 }

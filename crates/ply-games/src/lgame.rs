@@ -22,8 +22,8 @@
 use crate::board::Shape;
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::{
-    BySymmetry, FromMoves, Game, Indexed, Offer, Offers, PositionError, Progress, RetroTable,
-    Retrograde, Symmetric, Value,
+    BySymmetry, FromMoves, Game, Indexed, PositionError, Progress, RetroTable, Retrograde,
+    Symmetric, Value,
 };
 use std::ops::Range;
 
@@ -600,18 +600,6 @@ impl LGame {
             });
         }
         board
-    }
-}
-
-impl Offer for LGame {
-    /// Pieces move back and forth, so play can loop.
-    fn offers(&self) -> Offers {
-        Offers {
-            index_len: Some(self.index_len()),
-            symmetries: true,
-            loops: true,
-            ..Offers::default()
-        }
     }
 }
 

@@ -11,8 +11,8 @@
 use crate::board::{Shape, parse_dimensions};
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::{
-    BySymmetry, FromMoves, Game, Indexed, Offer, Offers, PositionError, Remoteness, Retrograde,
-    Searchable, Symmetric, TableWalk, Tiered, Value,
+    BySymmetry, FromMoves, Game, Indexed, PositionError, Remoteness, Retrograde, Searchable,
+    Symmetric, TableWalk, Tiered, Value,
 };
 
 /// The most squares a board may have: keys of up to 3^36 stay exact in the
@@ -543,27 +543,16 @@ impl Tiered for TicTacToe {
     fn tier(&self, position: &Marks) -> usize {
         position.occupied().count_ones() as usize
     }
+
+    /// Most indices cannot arise: the bound on classes says how few can.
+    fn reachable_bound(&self) -> Option<u64> {
+        Some(self.class_bound())
+    }
 }
 
 /// The full-index table solver walks tic-tac-toe by the defaults: it is
 /// here to be checked against the sparse solver, which suits this game.
 impl TableWalk for TicTacToe {}
-
-impl Offer for TicTacToe {
-    /// Every move adds a mark, so play never loops; most indices cannot
-    /// arise (the bound on classes says how few can).
-    fn offers(&self) -> Offers {
-        Offers {
-            index_len: Some(self.index_len()),
-            table_walk: true,
-            reachable_table: true,
-            reachable_bound: Some(self.class_bound()),
-            symmetries: true,
-            search_key: true,
-            ..Offers::default()
-        }
-    }
-}
 
 /// Distributed retrograde analysis solves tic-tac-toe from its moves.
 impl Retrograde for TicTacToe {
@@ -746,8 +735,8 @@ mod tests {
                     ply_core::Choice::AlphaBeta
                 };
                 assert_eq!(
-                    ply_core::choose(&game.offers()),
-                    Ok(expected),
+                    ply_core::choose(game.index_len(), game.reachable_bound()),
+                    expected,
                     "{rows}x{cols}"
                 );
             }

@@ -38,7 +38,7 @@
 
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::limits::MAX_TREBLECROSS_ROW;
-use ply_core::{Decompose, Game, OctalCode, Offer, Offers, PositionError, Remoteness, Value};
+use ply_core::{Decompose, Game, OctalCode, PositionError, Remoteness, Value};
 use std::fmt;
 
 /// The longest row accepted. Intervals up to 2^20 - 2 squares use the 0.007
@@ -323,16 +323,6 @@ impl Game for Treblecross {
             .map(|s| char::from(b'0' + (s % 10) as u8))
             .collect();
         format!("{row}\n{numbers}")
-    }
-}
-
-impl Offer for Treblecross {
-    /// Rows split into independent intervals of safe squares.
-    fn offers(&self) -> Offers {
-        Offers {
-            components: true,
-            ..Offers::default()
-        }
     }
 }
 

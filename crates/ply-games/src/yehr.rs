@@ -21,8 +21,8 @@
 
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::{
-    BySymmetry, FromUnmoves, Game, Indexed, Offer, Offers, Parents, PositionError, Progress,
-    RetroTable, Retrograde, Symmetric, Value, reachable_from,
+    BySymmetry, FromUnmoves, Game, Indexed, Parents, PositionError, Progress, RetroTable,
+    Retrograde, Symmetric, Value, reachable_from,
 };
 use rayon::prelude::*;
 use std::fmt;
@@ -605,19 +605,6 @@ impl Yehr {
             });
         }
         board
-    }
-}
-
-impl Offer for Yehr {
-    /// Pieces move back and forth, so play can loop.
-    fn offers(&self) -> Offers {
-        Offers {
-            index_len: Some(self.index_len()),
-            parents: true,
-            symmetries: true,
-            loops: true,
-            ..Offers::default()
-        }
     }
 }
 

@@ -15,8 +15,7 @@
 
 use ply::{Entry, PlyError, Session};
 use ply_core::{
-    Game, Indexed, Offer, Offers, PositionError, Remoteness, Searchable, Symmetric, TableWalk,
-    Tiered, Value,
+    Game, Indexed, PositionError, Remoteness, Searchable, Symmetric, TableWalk, Tiered, Value,
 };
 use std::process::ExitCode;
 
@@ -153,11 +152,8 @@ impl Tiered for Nim {
 
 impl TableWalk for Nim {}
 
-impl Symmetric for Nim {
-    fn for_each_symmetric(&self, heaps: &Vec<u8>, mut visit: impl FnMut(Vec<u8>)) {
-        visit(heaps.clone());
-    }
-}
+/// No symmetries: the identity alone (the default).
+impl Symmetric for Nim {}
 
 impl Searchable for Nim {
     fn key(&self, heaps: &Vec<u8>) -> u64 {
@@ -171,18 +167,6 @@ impl Searchable for Nim {
     /// The counters left: every move takes at least one.
     fn plies_left(&self, heaps: &Vec<u8>) -> Remoteness {
         heaps.iter().map(|&h| Remoteness::from(h)).sum()
-    }
-}
-
-impl Offer for Nim {
-    /// Every move takes counters, so play never loops.
-    fn offers(&self) -> Offers {
-        Offers {
-            index_len: Some(self.index_len()),
-            table_walk: true,
-            search_key: true,
-            ..Offers::default()
-        }
     }
 }
 

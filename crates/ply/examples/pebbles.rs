@@ -13,9 +13,7 @@
 //! ply solves it whole by retrograde analysis.
 
 use ply::{Entry, PlyError};
-use ply_core::{
-    FromMoves, Game, Indexed, Offer, Offers, PositionError, Retrograde, Unfolded, Value,
-};
+use ply_core::{FromMoves, Game, Indexed, PositionError, Retrograde, Unfolded, Value};
 use std::process::ExitCode;
 
 /// The pebble game on piles of at most `max`.
@@ -106,17 +104,6 @@ impl Indexed for Pebbles {
 
     fn unrank(&self, index: u64) -> Option<u32> {
         u32::try_from(index).ok().filter(|&pile| pile <= self.max)
-    }
-}
-
-impl Offer for Pebbles {
-    /// Putting pebbles back lets play loop.
-    fn offers(&self) -> Offers {
-        Offers {
-            index_len: Some(self.index_len()),
-            loops: true,
-            ..Offers::default()
-        }
     }
 }
 

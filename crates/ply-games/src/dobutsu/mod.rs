@@ -24,9 +24,7 @@ mod unmoves;
 pub use index::IndexTables;
 
 use ply_core::board::{Area, AreaPiece, Board, BoardMove, Look, Piece};
-use ply_core::{
-    Game, Indexed, Offer, Offers, Parents, PositionError, Symmetric, Value, WinsAtOnce,
-};
+use ply_core::{Game, Indexed, Parents, PositionError, Symmetric, Value, WinsAtOnce};
 use std::cmp::Ordering;
 
 /// An empty square.
@@ -461,21 +459,6 @@ impl WinsAtOnce for Dobutsu {
         match self.tables.lions_against_mirror(key) {
             Ordering::Equal => 1 + u64::from(self.rank(&Self::mirror(position)) != key),
             _ => 2,
-        }
-    }
-}
-
-impl Offer for Dobutsu {
-    /// Pieces move back and forth, so play can loop; most of the index
-    /// cannot arise, and catches and safe tries end play at once.
-    fn offers(&self) -> Offers {
-        Offers {
-            index_len: Some(self.index_len()),
-            parents: true,
-            symmetries: true,
-            wins_at_once: true,
-            loops: true,
-            ..Offers::default()
         }
     }
 }
