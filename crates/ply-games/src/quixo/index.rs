@@ -39,6 +39,9 @@ pub(super) struct Ranker {
     binomials: Binomials,
     /// `[byte index][bits before][byte]`.
     bytes: Vec<[[u32; 256]; 26]>,
+    /// [`compress`] of a byte of bits (low 8 bits of the index) by a byte
+    /// of mask (high 8 bits).
+    packed: Vec<u8>,
 }
 
 impl Ranker {
@@ -61,22 +64,47 @@ impl Ranker {
                 }
             }
         }
-        Ranker { binomials, bytes }
+        let packed = (0..1usize << 16)
+            .map(|i| compress((i & 0xff) as u32, (i >> 8) as u32) as u8)
+            .collect();
+        Ranker {
+            binomials,
+            bytes,
+            packed,
+        }
     }
 
     /// The rank of `mask` among the sets of its size (colex order).
     #[inline]
-    fn rank(&self, mask: u32) -> u64 {
-        let mut sum = 0u64;
+    fn rank(&self, mut mask: u32) -> u64 {
+        let mut sum = 0u32;
         let mut before = 0usize;
-        for chunk in 0..4 {
-            let byte = (mask >> (8 * chunk)) as u8;
-            if byte != 0 {
-                sum += u64::from(self.bytes[chunk][before.min(25)][usize::from(byte)]);
-                before += byte.count_ones() as usize;
-            }
+        let mut chunk = 0;
+        while mask != 0 {
+            let byte = mask as u8;
+            sum += self.bytes[chunk][before][usize::from(byte)];
+            before += byte.count_ones() as usize;
+            mask >>= 8;
+            chunk += 1;
         }
-        sum
+        u64::from(sum)
+    }
+
+    /// The bits of `bits` at the set squares of `mask`, packed to the
+    /// bottom, a byte at a time.
+    #[inline]
+    fn compress(&self, bits: u32, mut mask: u32) -> u32 {
+        let mut bits = bits;
+        let mut out = 0;
+        let mut shift = 0;
+        while mask != 0 {
+            let m = mask as u8;
+            out |= u32::from(self.packed[usize::from(m) << 8 | usize::from(bits as u8)]) << shift;
+            shift += m.count_ones();
+            mask >>= 8;
+            bits >>= 8;
+        }
+        out
     }
 
     /// The set of `k` squares among `0..n` with rank `rank`.
@@ -95,8 +123,8 @@ impl Ranker {
     }
 }
 
-/// The bits of `bits` at the set squares of `mask`, packed to the bottom.
-#[inline]
+/// The bits of `bits` at the set squares of `mask`, packed to the bottom
+/// (square by square; [`Ranker::compress`] uses tables of it).
 fn compress(bits: u32, mut mask: u32) -> u32 {
     let mut out = 0;
     let mut i = 0;
@@ -143,7 +171,7 @@ impl Quixo {
         let k = cubes.count_ones();
         let ranker = &self.ranker;
         let board = ranker.rank(cubes) * ranker.binomials.get(k, u32::from(x))
-            + ranker.rank(compress(position.x, cubes));
+            + ranker.rank(ranker.compress(position.x, cubes));
         board * 2 + u64::from(position.o_to_move)
     }
 

@@ -132,18 +132,11 @@ impl<G: Tiers + 'static> TierSession<G> {
     /// The census of every position, mirror tiers counted through their
     /// canonical tier; examples are positions as text.
     fn census(&self, db: &Database) -> Result<Census<String>, PlyError> {
-        let mut starts: Vec<(u64, u64)> = self
-            .plan
-            .steps
-            .iter()
-            .map(|s| (s.keys.start, s.mirrors))
-            .collect();
-        starts.sort_unstable();
-        let weight = |key: u64| {
-            let i = starts.partition_point(|&(start, _)| start <= key);
-            starts[i.saturating_sub(1)].1
-        };
-        let census = db.census_by(0..self.plan.index_len, &weight)?;
+        let mut census = Census::new();
+        for step in &self.plan.steps {
+            let mirrors = step.mirrors;
+            census = census.merge(db.census_by(step.keys.clone(), &|_| mirrors)?);
+        }
         Ok(census.map_examples(|key| {
             self.plan
                 .steps
