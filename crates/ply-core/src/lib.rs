@@ -17,6 +17,7 @@ pub mod octal_code;
 pub mod progress;
 pub mod solution;
 pub mod solve;
+pub mod tier;
 pub mod value;
 
 pub use board::Board;
@@ -25,6 +26,7 @@ pub use db::{Database, DbError};
 pub use error::SolveError;
 pub use game::{
     Decompose, Game, Indexed, Parents, PositionError, Searchable, Symmetric, TableWalk, Tiered,
+    Tiers,
 };
 pub use limits::{Budget, TooLarge};
 pub use progress::{NoProgress, Progress};
