@@ -196,8 +196,12 @@ pub trait Game: Send + Sync {
     }
 }
 
-/// A dense index: every position maps to a distinct number in `0..len`.
-/// Switches on table-based solvers and on-disk tables.
+/// A dense index: every position maps to a number in `0..len`, distinct
+/// but for positions that play alike and share an index on purpose (a game
+/// indexed as the mover sees it gives the turned image one index; then
+/// [`Indexed::unrank`] gives one of them). A position where play is over
+/// may rank to `len`, outside the index. Switches on table-based solvers
+/// and on-disk tables.
 pub trait Indexed: Game {
     /// The size of the index space.
     fn index_len(&self) -> u64;
@@ -615,8 +619,10 @@ pub trait Tiers: Game {
 
     /// Calls `visit` with every position of the same tier as `position`
     /// that has a legal move to it, each at least once; parents in other
-    /// tiers may be left out. Called only when [`Tiers::IN_TIER_PARENTS`]
-    /// is true; by default it visits nothing.
+    /// tiers may be left out, and positions where play is over may be
+    /// listed (the solver decided them before any un-move reaches them).
+    /// Called only when [`Tiers::IN_TIER_PARENTS`] is true; by default it
+    /// visits nothing.
     fn for_each_parent_in_tier(
         &self,
         _position: &Self::Position,

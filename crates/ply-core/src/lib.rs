@@ -8,6 +8,7 @@
 
 pub mod board;
 pub mod census;
+pub mod check;
 pub mod db;
 pub mod dist;
 pub mod error;

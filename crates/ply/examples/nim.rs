@@ -183,3 +183,24 @@ fn main() -> ExitCode {
         distributed: None,
     }])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ply_core::check::{Check, random_play};
+
+    #[test]
+    fn nim_passes_the_conformance_check() {
+        let game = Nim::from_params("3,4,5").expect("a game");
+        let positions = random_play(&game, 40, 1);
+        let summary = Check::new(&game, positions)
+            .text()
+            .board()
+            .index()
+            .symmetries()
+            .tier_order()
+            .finish()
+            .unwrap_or_else(|failures| panic!("{failures}"));
+        assert!(summary.moves > 0);
+    }
+}

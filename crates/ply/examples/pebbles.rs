@@ -129,3 +129,22 @@ fn main() -> ExitCode {
         distributed: Some(|params| Ok(Box::new(ply::Whole(pebbles(params)?)))),
     }])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ply_core::check::{Check, random_play};
+
+    #[test]
+    fn pebbles_passes_the_conformance_check() {
+        let game = Pebbles { max: 12 };
+        let positions = random_play(&game, 40, 1);
+        let summary = Check::new(&game, positions)
+            .text()
+            .board()
+            .index()
+            .finish()
+            .unwrap_or_else(|failures| panic!("{failures}"));
+        assert!(summary.moves > 0);
+    }
+}

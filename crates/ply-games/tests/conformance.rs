@@ -1,0 +1,112 @@
+//! Every built-in game through `ply_core::check`, the one conformance
+//! routine: text and board against moves, the index, un-moves, symmetries
+//! and tiers, each as far as the game implements it, on positions of
+//! random play from the start.
+
+use ply_core::check::{Check, Summary, random_play};
+use ply_games::{Dobutsu, Euler, LGame, Quixo, TicTacToe, Treblecross, Yehr};
+
+/// Games of random play each check starts from.
+const GAMES: usize = 40;
+
+fn passed(result: Result<Summary, ply_core::check::Failures>, checks: u32) -> Summary {
+    let summary = result.unwrap_or_else(|failures| panic!("{failures}"));
+    assert_eq!(summary.checks, checks);
+    assert!(
+        summary.positions > GAMES as u64 && summary.moves > 0,
+        "{summary:?}"
+    );
+    summary
+}
+
+#[test]
+fn euler() {
+    for params in ["4x4", "5x5", "3x7x4"] {
+        let game = Euler::from_params(params).unwrap();
+        let positions = random_play(&game, GAMES, 1);
+        let check = Check::new(&game, positions)
+            .text()
+            .board()
+            .index()
+            .symmetries()
+            .tier_order();
+        passed(check.finish(), 5);
+    }
+}
+
+#[test]
+fn tictactoe() {
+    for params in ["4x4x4", "3x3x3", "5x5x4", "6x6x4"] {
+        let game = TicTacToe::from_params(params).unwrap();
+        let positions = random_play(&game, GAMES, 2);
+        let check = Check::new(&game, positions)
+            .text()
+            .board()
+            .index()
+            .symmetries()
+            .tier_order();
+        passed(check.finish(), 5);
+    }
+}
+
+#[test]
+fn lgame() {
+    let game = LGame::default();
+    let positions = random_play(&game, GAMES, 3);
+    let check = Check::new(&game, positions)
+        .text()
+        .board()
+        .index()
+        .symmetries();
+    passed(check.finish(), 4);
+}
+
+#[test]
+fn yehr() {
+    let game = Yehr;
+    let positions = random_play(&game, GAMES, 4);
+    let check = Check::new(&game, positions)
+        .text()
+        .board()
+        .index()
+        .parents()
+        .symmetries();
+    passed(check.finish(), 5);
+}
+
+#[test]
+fn dobutsu() {
+    for params in [None, Some("GC"), Some("C")] {
+        let game = match params {
+            None => Dobutsu::default(),
+            Some(p) => Dobutsu::from_params(p).unwrap(),
+        };
+        let positions = random_play(&game, GAMES, 5);
+        let check = Check::new(&game, positions)
+            .text()
+            .board()
+            .index()
+            .parents()
+            .symmetries();
+        passed(check.finish(), 5);
+    }
+}
+
+#[test]
+fn treblecross() {
+    for params in ["9", "30", "200"] {
+        let game = Treblecross::from_params(params).unwrap();
+        let positions = random_play(&game, GAMES, 6);
+        passed(Check::new(&game, positions).text().board().finish(), 2);
+    }
+}
+
+#[test]
+fn quixo() {
+    for params in ["3x3", "4x4", "5x5"] {
+        let game = Quixo::from_params(params).unwrap();
+        let positions = random_play(&game, GAMES, 7);
+        let check = Check::new(&game, positions).text().board().tiers();
+        passed(check.finish(), 3);
+    }
+}
