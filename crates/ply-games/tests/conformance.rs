@@ -4,6 +4,7 @@
 //! random play from the start.
 
 use ply_core::check::{Check, Summary, random_play};
+use ply_core::{Indexed, Symmetric, Tiered};
 use ply_games::{Dobutsu, Euler, LGame, Quixo, TicTacToe, Treblecross, Yehr};
 
 /// Games of random play each check starts from.
@@ -19,33 +20,30 @@ fn passed(result: Result<Summary, ply_core::check::Failures>, checks: u32) -> Su
     summary
 }
 
+/// The whole check for an acyclic game with an index, symmetries and
+/// tiers.
+fn acyclic<G: Indexed + Symmetric + Tiered>(game: &G, seed: u64) {
+    let positions = random_play(game, GAMES, seed);
+    let check = Check::new(game, positions)
+        .text()
+        .board()
+        .index()
+        .symmetries()
+        .tier_order();
+    passed(check.finish(), 5);
+}
+
 #[test]
 fn euler() {
     for params in ["4x4", "5x5", "3x7x4"] {
-        let game = Euler::from_params(params).unwrap();
-        let positions = random_play(&game, GAMES, 1);
-        let check = Check::new(&game, positions)
-            .text()
-            .board()
-            .index()
-            .symmetries()
-            .tier_order();
-        passed(check.finish(), 5);
+        acyclic(&Euler::from_params(params).unwrap(), 1);
     }
 }
 
 #[test]
 fn tictactoe() {
     for params in ["4x4x4", "3x3x3", "5x5x4", "6x6x4"] {
-        let game = TicTacToe::from_params(params).unwrap();
-        let positions = random_play(&game, GAMES, 2);
-        let check = Check::new(&game, positions)
-            .text()
-            .board()
-            .index()
-            .symmetries()
-            .tier_order();
-        passed(check.finish(), 5);
+        acyclic(&TicTacToe::from_params(params).unwrap(), 2);
     }
 }
 
