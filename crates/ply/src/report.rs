@@ -1,5 +1,5 @@
 //! The reports `ply solve` and `ply analyze` print, as text or JSON. Their
-//! JSON shape is a contract other tools depend on (see DESIGN.md).
+//! JSON shape is a contract other tools depend on (the `ply` command contract in the README).
 
 use ply_core::{Census, Outcome, Remoteness, Value};
 use serde::Serialize;
