@@ -10,6 +10,7 @@ pub mod board;
 pub mod census;
 pub mod check;
 pub mod db;
+#[cfg(feature = "dist")]
 pub mod dist;
 pub mod error;
 pub mod game;
