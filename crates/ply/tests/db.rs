@@ -331,3 +331,184 @@ fn two_builders_at_once_leave_one_sound_database() {
     assert!(out.contains(r#""source":"database""#));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// What is done to a database file while it is open.
+#[derive(Clone, Copy, Debug)]
+enum Change {
+    /// Cut short in place, to a random length.
+    Truncate,
+    /// A random range overwritten in place with random bytes.
+    Scribble,
+    /// Another game's database copied over it in place.
+    CopyOther,
+    /// A fresh copy renamed over its path.
+    Rename,
+}
+
+#[test]
+fn a_database_changed_while_open_answers_right_or_refuses_never_faults() {
+    let dir = temp_dir("changed");
+    let game = Euler::from_params("4x5").unwrap();
+    let session = TableSession::new(game.clone()).unwrap();
+    let truth = session.built(&NoProgress).unwrap();
+    let path = dir.join(db::file_name(&game.name()));
+    let meta = Meta {
+        game: game.name(),
+        rules_version: game.rules_version(),
+        index_len: truth.index_len(),
+        range: 0..truth.index_len(),
+    };
+    db::save(&path, &meta, truth, &NoProgress).unwrap();
+    let good = std::fs::read(&path).unwrap();
+    let lgame = RetroSession::new(LGame::new());
+    let other_path = dir.join("lgame.plydb");
+    let other_meta = Meta {
+        game: LGame::new().name(),
+        rules_version: LGame::new().rules_version(),
+        index_len: LGame::new().index_len(),
+        range: 0..LGame::new().index_len(),
+    };
+    db::save(
+        &other_path,
+        &other_meta,
+        lgame.built(&NoProgress).unwrap(),
+        &NoProgress,
+    )
+    .unwrap();
+    let other = std::fs::read(&other_path).unwrap();
+    let expect = Expect {
+        game: game.name(),
+        rules_version: game.rules_version(),
+    };
+    let changes = [
+        Change::Truncate,
+        Change::Scribble,
+        Change::CopyOther,
+        Change::Rename,
+    ];
+    let mut rng = StdRng::seed_from_u64(27);
+    let (mut answered, mut refused) = (0, 0);
+    for round in 0..400 {
+        std::fs::write(&path, &good).unwrap();
+        let database = Database::open(&path, &expect).unwrap();
+        // A few blocks read and kept before the change, the rest not yet.
+        for key in random_keys(truth.index_len(), 2).map(|k| k ^ round) {
+            let key = key % truth.index_len();
+            assert_eq!(
+                database.cell(key).unwrap(),
+                Solution::cell(truth, key).unwrap()
+            );
+        }
+        let change = changes[round as usize % changes.len()];
+        match change {
+            Change::Truncate => {
+                let len = rng.random_range(0..good.len() as u64);
+                let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+                file.set_len(len).unwrap();
+            }
+            Change::Scribble => {
+                use std::os::unix::fs::FileExt;
+                let at = rng.random_range(0..good.len() as u64);
+                let noise: Vec<u8> = (0..rng.random_range(1..4096))
+                    .map(|_| rng.random())
+                    .collect();
+                let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+                file.write_all_at(&noise, at).unwrap();
+            }
+            Change::CopyOther => std::fs::write(&path, &other).unwrap(),
+            Change::Rename => {
+                let fresh = dir.join("fresh.tmp");
+                std::fs::write(&fresh, &good).unwrap();
+                std::fs::rename(&fresh, &path).unwrap();
+            }
+        }
+        for _ in 0..40 {
+            let key = rng.random_range(0..truth.index_len());
+            match database.cell(key) {
+                Ok(cell) => {
+                    assert_eq!(
+                        cell,
+                        Solution::cell(truth, key).unwrap(),
+                        "{change:?} key {key}"
+                    );
+                    answered += 1;
+                }
+                Err(e) => {
+                    assert!(
+                        !matches!(change, Change::Rename),
+                        "the file opened is still whole: {e}"
+                    );
+                    assert!(e.to_string().contains(path.to_str().unwrap()), "{e}");
+                    refused += 1;
+                }
+            }
+        }
+        // A rename or a new length is seen; a same-length rewrite within
+        // the file system's clock tick may not be (its blocks' checksums
+        // still refuse it).
+        if matches!(
+            change,
+            Change::Rename | Change::Truncate | Change::CopyOther
+        ) {
+            assert!(!database.is_current(), "{change:?}");
+        }
+    }
+    assert!(answered > 1000 && refused > 1000, "{answered} {refused}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_database_shrinking_and_growing_while_read_never_gives_a_wrong_answer() {
+    let dir = temp_dir("shrinking");
+    let game = Euler::from_params("4x5").unwrap();
+    let session = TableSession::new(game.clone()).unwrap();
+    let truth = session.built(&NoProgress).unwrap();
+    let path = dir.join(db::file_name(&game.name()));
+    let meta = Meta {
+        game: game.name(),
+        rules_version: game.rules_version(),
+        index_len: truth.index_len(),
+        range: 0..truth.index_len(),
+    };
+    db::save(&path, &meta, truth, &NoProgress).unwrap();
+    let good = std::fs::read(&path).unwrap();
+    let expect = Expect {
+        game: game.name(),
+        rules_version: game.rules_version(),
+    };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        // Cuts the file short and writes it whole again, over and over.
+        scope.spawn(|| {
+            let mut rng = StdRng::seed_from_u64(5);
+            let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                file.set_len(rng.random_range(0..good.len() as u64))
+                    .unwrap();
+                std::os::unix::fs::FileExt::write_all_at(&file, &good, 0).unwrap();
+            }
+        });
+        let mut rng = StdRng::seed_from_u64(6);
+        let (mut answered, mut refused) = (0, 0);
+        for _ in 0..300 {
+            let Ok(database) = Database::open(&path, &expect) else {
+                refused += 1;
+                continue;
+            };
+            for _ in 0..20 {
+                let key = rng.random_range(0..truth.index_len());
+                match database.cell(key) {
+                    Ok(cell) => {
+                        assert_eq!(cell, Solution::cell(truth, key).unwrap(), "key {key}");
+                        answered += 1;
+                    }
+                    Err(_) => refused += 1,
+                }
+            }
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        eprintln!("answered {answered}, refused {refused}");
+        assert!(answered > 0, "{refused} refused, none answered");
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+}
