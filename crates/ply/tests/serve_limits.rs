@@ -4,6 +4,7 @@
 mod common;
 
 use common::http::{Client, solve_path};
+use common::server::Process as Server;
 use ply::serve::DEFAULT_CACHE_BYTES;
 use ply::serve::limits::Limits;
 use std::io::{Read, Write};
@@ -17,47 +18,6 @@ fn limits() -> Limits {
     Limits {
         solve_seconds: 0.5,
         ..Limits::default()
-    }
-}
-
-/// A `ply serve` process on a free loopback port with `flags`, and its address.
-struct Server {
-    child: std::process::Child,
-    addr: SocketAddr,
-}
-
-impl Server {
-    fn start(flags: &[&str]) -> Self {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ply"))
-            .args(["serve", "--addr", "127.0.0.1:0"])
-            .args(flags)
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        std::io::BufRead::read_line(
-            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
-            &mut line,
-        )
-        .unwrap();
-        let addr = line
-            .split("http://")
-            .nth(1)
-            .and_then(|rest| rest.split('/').next())
-            .and_then(|a| a.parse().ok())
-            .unwrap_or_else(|| panic!("no address in {line:?}"));
-        Self { child, addr }
-    }
-
-    fn proc(&self) -> String {
-        format!("/proc/{}", self.child.id())
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

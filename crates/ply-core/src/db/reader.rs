@@ -103,14 +103,56 @@ fn open_regular(path: &Path) -> Result<File, DbError> {
 fn read_at(file: &File, path: &Path, offset: u64, len: u64) -> Result<Vec<u8>, DbError> {
     let len = usize::try_from(len).map_err(|_| DbError::new(path, Problem::Truncated))?;
     let mut bytes = vec![0; len];
-    file.read_exact_at(&mut bytes, offset).map_err(|e| {
+    read_into(file, path, offset, &mut bytes)?;
+    Ok(bytes)
+}
+
+/// Fills `bytes` from `file` (at `path`) from `offset`; a file that ends
+/// sooner is [`Problem::Truncated`].
+fn read_into(file: &File, path: &Path, offset: u64, bytes: &mut [u8]) -> Result<(), DbError> {
+    file.read_exact_at(bytes, offset).map_err(|e| {
         if e.kind() == std::io::ErrorKind::UnexpectedEof {
             DbError::new(path, Problem::Truncated)
         } else {
             DbError::io(path, e)
         }
-    })?;
-    Ok(bytes)
+    })
+}
+
+/// Bytes read at once when every block is checked at open: the blocks
+/// that fit are read together into one buffer, used again for the next.
+const CHECK_CHUNK: u64 = 256 << 10;
+
+/// Checks every block's checksum (cheap: no decompression), so that a
+/// damaged small file is refused whole, whatever a query would have read.
+fn check_blocks(file: &File, path: &Path, blocks: &[BlockEntry]) -> Result<(), DbError> {
+    let mut buffer = Vec::new();
+    let mut first = 0;
+    while first < blocks.len() {
+        // Blocks lie end to end (checked when the index was read).
+        let start = blocks[first].offset;
+        let mut end = first + 1;
+        while end < blocks.len()
+            && blocks[end].offset + u64::from(blocks[end].len) - start <= CHECK_CHUNK
+        {
+            end += 1;
+        }
+        let last = &blocks[end - 1];
+        let len = (last.offset + u64::from(last.len) - start) as usize;
+        buffer.resize(len, 0);
+        read_into(file, path, start, &mut buffer)?;
+        for (i, block) in blocks.iter().enumerate().take(end).skip(first) {
+            let at = (block.offset - start) as usize;
+            if codec::checksum(&buffer[at..at + block.len as usize]) != block.checksum {
+                return Err(DbError::new(
+                    path,
+                    Problem::BlockChecksum { block: i as u64 },
+                ));
+            }
+        }
+        first = end;
+    }
+    Ok(())
 }
 
 /// A block ready for lookups.
@@ -357,18 +399,7 @@ impl Shard {
         let cache = (raw_total <= CACHE_LIMIT)
             .then(|| (0..blocks.len()).map(|_| OnceLock::new()).collect());
         if size <= VERIFY_AT_OPEN {
-            // One read of every block, checked now so that a damaged small
-            // file is refused whole, whatever a query would have read.
-            let all = read(header_len, index_offset - header_len)?;
-            for (i, block) in blocks.iter().enumerate() {
-                let at = (block.offset - header_len) as usize;
-                if codec::checksum(&all[at..at + block.len as usize]) != block.checksum {
-                    return Err(DbError::new(
-                        path,
-                        Problem::BlockChecksum { block: i as u64 },
-                    ));
-                }
-            }
+            check_blocks(&file, path, &blocks)?;
         }
         Ok(Shard {
             path: path.to_path_buf(),
