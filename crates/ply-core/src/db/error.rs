@@ -50,6 +50,14 @@ pub enum Problem {
         /// The game in the file.
         found: String,
     },
+    /// The file holds a game other than the one its name says, so that
+    /// ply, which looks for a game's database by its name, never reads it.
+    Misnamed {
+        /// The game in the file.
+        found: String,
+        /// The name its database bears.
+        name: String,
+    },
     /// The file was built under other rules (or another index) of the game.
     WrongRules {
         /// The game's rules version in this build.
@@ -108,6 +116,10 @@ impl fmt::Display for Problem {
             Self::WrongGame { expected, found } => {
                 write!(f, "holds {found}, not {expected}")
             }
+            Self::Misnamed { found, name } => write!(
+                f,
+                "holds {found}, whose database is named {name}: ply never reads it under this name"
+            ),
             Self::WrongRules { expected, found } => write!(
                 f,
                 "built under rules version {found}, but this ply plays rules version {expected}; rebuild it"

@@ -8,11 +8,13 @@ pub mod codec;
 pub mod error;
 pub mod format;
 pub mod reader;
+pub mod temporary;
 pub mod writer;
 
 pub use error::{DbError, Problem};
 pub use format::{FORMAT_VERSION, Header, Keys};
 pub use reader::{Database, Expect};
+pub use temporary::Temporary;
 pub use writer::{Meta, write_canonical, write_indexed};
 
 use crate::progress::Progress;
