@@ -375,3 +375,47 @@ fn a_move_clicks_the_cells_it_changes() {
         }
     }
 }
+
+#[test]
+fn a_move_on_a_5000_square_treblecross_row_is_answered_like_the_command() {
+    let game = "treblecross:5000";
+    let mut client = client();
+    let start = board(&mut client, game, None);
+    assert_eq!(start["solve"]["position"].as_str().unwrap().len(), 5000);
+    // Moves far apart on the row, each one X: positions of 5,000 characters.
+    for square in [0, 2499, 4999] {
+        let mut row = vec![b'.'; 5000];
+        row[square] = b'X';
+        let position = String::from_utf8(row).unwrap();
+        let answer = client.get(&solve_path(game, Some(&position))).unwrap();
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        let (cli, err, code) = cli_solve(game, Some(&position));
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(answer.body, cli.trim_end());
+        let view = board(&mut client, game, Some(&position));
+        assert_eq!(view["solve"]["position"].as_str(), Some(position.as_str()));
+    }
+}
+
+#[test]
+fn a_position_longer_than_max_row_is_refused_naming_the_limit() {
+    let limits = ply::serve::limits::Limits {
+        max_row: 100,
+        ..Default::default()
+    };
+    let (addr, _) = common::server::start_with(1, DEFAULT_CACHE_BYTES, limits);
+    let mut client = Client::connect(addr).unwrap();
+    let answer = client
+        .get(&solve_path("treblecross:200", Some(&".".repeat(101))))
+        .unwrap();
+    assert_eq!(answer.status, 400, "{}", answer.body);
+    assert!(
+        answer.body.contains("at most 100 (its --max-row)"),
+        "{}",
+        answer.body
+    );
+    let answer = client
+        .get(&solve_path("treblecross:100", Some(&".".repeat(100))))
+        .unwrap();
+    assert_eq!(answer.status, 200, "{}", answer.body);
+}

@@ -26,8 +26,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The longest game name the API reads.
 const MAX_GAME_LEN: usize = 64;
-/// The longest position the API reads.
-const MAX_POSITION_LEN: usize = 4096;
 
 /// An error answer: a status and one line saying what went wrong.
 #[derive(Debug)]
@@ -313,13 +311,12 @@ async fn solved(shared: &Arc<Shared>, query: SolveQuery) -> Result<Bytes, ApiErr
             excerpt(&query.game, MAX_GAME_LEN)
         )));
     }
-    if query
-        .position
-        .as_ref()
-        .is_some_and(|p| p.len() > MAX_POSITION_LEN)
-    {
+    let max_row = shared.limits.max_row;
+    if let Some(p) = query.position.as_ref().filter(|p| p.len() > max_row) {
         return Err(ApiError::bad_request(format!(
-            "the position is longer than {MAX_POSITION_LEN} characters"
+            "the position has {} characters; this server answers positions of at most {max_row} \
+             (its --max-row)",
+            p.len()
         )));
     }
     let key = (query.game, query.position);

@@ -5,13 +5,16 @@
 
 use super::Shared;
 use super::api::ApiError;
+use super::limits::Limits;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
 
-/// The longest request target (path and query) read, in bytes.
+/// The longest request target (path and query) read besides its
+/// position, in bytes: a position may add three bytes (one character
+/// percent-encoded) per character up to `--max-row` ([`max_uri_bytes`]).
 pub const MAX_URI_BYTES: usize = 8 << 10;
 /// The most bytes of headers read (hyper refuses far larger ones itself).
 pub const MAX_HEADER_BYTES: usize = 16 << 10;
@@ -61,9 +64,19 @@ fn split_port(host: &str) -> &str {
     }
 }
 
+/// The longest request target read under `limits`: [`MAX_URI_BYTES`],
+/// plus room for a position of `--max-row` characters, each
+/// percent-encoded.
+pub fn max_uri_bytes(limits: &Limits) -> usize {
+    limits
+        .max_row
+        .saturating_mul(3)
+        .saturating_add(MAX_URI_BYTES)
+}
+
 /// The checks, then the request within its time limit.
 pub async fn guard(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
-    if let Err(refusal) = check(&shared.hosts, &request) {
+    if let Err(refusal) = check(&shared.hosts, max_uri_bytes(&shared.limits), &request) {
         return refusal.into_response();
     }
     let limit = shared.limits.request_time();
@@ -77,7 +90,7 @@ pub async fn guard(State(shared): State<Arc<Shared>>, request: Request, next: Ne
     }
 }
 
-fn check(hosts: &Hosts, request: &Request) -> Result<(), ApiError> {
+fn check(hosts: &Hosts, max_uri: usize, request: &Request) -> Result<(), ApiError> {
     let headers = request.headers();
     let host = headers
         .get(header::HOST)
@@ -113,10 +126,13 @@ fn check(hosts: &Hosts, request: &Request) -> Result<(), ApiError> {
         ));
     }
     let uri_len = request.uri().to_string().len();
-    if uri_len > MAX_URI_BYTES {
+    if uri_len > max_uri {
         return Err(ApiError::new(
             StatusCode::URI_TOO_LONG,
-            format!("the request target has {uri_len} bytes; at most {MAX_URI_BYTES}"),
+            format!(
+                "the request target has {uri_len} bytes; at most {max_uri} \
+                 (room for a position of --max-row characters)"
+            ),
         ));
     }
     let header_bytes = header_bytes(headers);

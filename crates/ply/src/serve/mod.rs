@@ -33,7 +33,8 @@ use tokio::sync::Semaphore;
 
 /// The bytes of answers the server keeps by default.
 pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
-/// The most bytes of headers hyper reads before refusing a request itself.
+/// The most bytes of headers hyper reads before refusing a request itself,
+/// besides the request line.
 const MAX_READ_HEADER_BYTES: usize = 64 << 10;
 
 /// What every request shares.
@@ -124,6 +125,9 @@ pub async fn serve(listener: TcpListener, shared: Arc<Shared>, shutdown: impl Fu
     let app = router(shared.clone());
     let connections = Arc::new(Semaphore::new(shared.limits.max_connections));
     let header_time = shared.limits.header_time();
+    // Room for the request line with a position of --max-row characters,
+    // besides the headers.
+    let read_buffer = guard::max_uri_bytes(&shared.limits) + MAX_READ_HEADER_BYTES;
     tokio::pin!(shutdown);
     loop {
         let accepted = tokio::select! {
@@ -149,7 +153,7 @@ pub async fn serve(listener: TcpListener, shared: Arc<Shared>, shutdown: impl Fu
             builder
                 .timer(TokioTimer::new())
                 .header_read_timeout(header_time)
-                .max_buf_size(MAX_READ_HEADER_BYTES.max(8192));
+                .max_buf_size(read_buffer);
             // A connection that fails (a client gone, a bad request) ends here.
             let _ = builder
                 .serve_connection(TokioIo::new(stream), service)
