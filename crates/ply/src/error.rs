@@ -23,6 +23,11 @@ pub enum PlyError {
     /// A solved database is unreadable, corrupt or for something else
     /// (the message names the file and the problem).
     Database(String),
+    /// The work needs more memory than the machine has free or than a
+    /// solver's limits allow: refused before it allocates. Says what and
+    /// how much. The server answers it with 503 (its fault, not the
+    /// request's).
+    TooLarge(String),
 }
 
 impl PlyError {
@@ -51,7 +56,7 @@ impl fmt::Display for PlyError {
             ),
             Self::Io(err) => write!(f, "I/O error: {err}"),
             Self::Cancelled(what) => write!(f, "stopped: {what}"),
-            Self::Database(message) => f.write_str(message),
+            Self::Database(message) | Self::TooLarge(message) => f.write_str(message),
         }
     }
 }

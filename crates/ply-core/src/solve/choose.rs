@@ -75,6 +75,20 @@ pub enum Choice {
     Grundy,
 }
 
+impl std::fmt::Display for Choice {
+    /// The solver in words, for messages.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Table => "a table of every index",
+            Self::SparseTable => "a table of the reachable positions",
+            Self::Retro => "retrograde analysis",
+            Self::ByteRetro => "retrograde analysis in one byte per position",
+            Self::AlphaBeta => "alpha-beta search",
+            Self::Grundy => "Sprague-Grundy sums",
+        })
+    }
+}
+
 /// Why no solver fits a game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NoSolver {

@@ -11,7 +11,6 @@ use crate::{judge, play, registry, serve};
 use clap::{Args, Parser, Subcommand};
 use progress::{BarProgress, Working};
 use std::io::{self, BufWriter, Write};
-use std::net::SocketAddr;
 use std::path::PathBuf;
 
 /// ply: strongly solve two-player, perfect-information games.
@@ -97,8 +96,9 @@ enum Command {
     Octal {
         /// The code d0.d1d2...: d0 is 0 or 4, then octal digits.
         code: String,
-        /// The largest heap to compute.
-        #[arg(long, value_name = "N")]
+        /// The largest heap to compute (a period proved within it is
+        /// reported).
+        #[arg(long, value_name = "N", default_value_t = octal::DEFAULT_UP_TO)]
         up_to: usize,
         /// Print one JSON object instead of text.
         #[arg(long)]
@@ -133,9 +133,10 @@ enum Command {
     },
     /// Serve a web page and a JSON API to play and explore every game.
     Serve {
-        /// The address to listen on (port 0 picks a free port).
+        /// The address to listen on, as HOST:PORT (a host name such as
+        /// localhost is resolved; port 0 picks a free port).
         #[arg(long, default_value = "127.0.0.1:8080")]
-        addr: SocketAddr,
+        addr: String,
         /// Games to load (from their databases) or build before accepting
         /// connections, comma-separated (e.g. euler:5x5,yehr).
         #[arg(long, value_name = "GAME,...", value_delimiter = ',')]
@@ -292,7 +293,7 @@ impl Cli {
                 limits,
             } => {
                 db.configure()?;
-                serve::run(addr, limits, &preload, &mut out)?
+                serve::run(&addr, limits, &preload, &mut out)?
             }
         }
         out.flush()?;

@@ -73,7 +73,7 @@ impl From<PlyError> for ApiError {
     fn from(err: PlyError) -> Self {
         match err {
             PlyError::Io(_) | PlyError::Database(_) => Self::internal(err.to_string()),
-            PlyError::Cancelled(_) => Self::busy(err.to_string()),
+            PlyError::Cancelled(_) | PlyError::TooLarge(_) => Self::busy(err.to_string()),
             _ => Self::bad_request(err.to_string()),
         }
     }
@@ -398,4 +398,18 @@ pub async fn not_found(uri: Uri) -> ApiError {
 
 fn json(body: Bytes) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn work_refused_for_want_of_memory_is_503_not_400() {
+        let refused = ApiError::from(PlyError::TooLarge("a table needs 9 GiB".into()));
+        assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(refused.message, "a table needs 9 GiB");
+        let bad = ApiError::from(PlyError::argument("bad position"));
+        assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    }
 }

@@ -64,14 +64,22 @@ fn split_port(host: &str) -> &str {
     }
 }
 
+/// The longest request target hyper reads at all: longer ones it refuses
+/// itself (414, without a JSON body). So positions of more than about
+/// 60,000 characters are for `ply solve` on the command line, whatever
+/// `--max-row` says.
+pub const HYPER_MAX_URI_BYTES: usize = 65_534;
+
 /// The longest request target read under `limits`: [`MAX_URI_BYTES`],
 /// plus room for a position of `--max-row` characters, each
-/// percent-encoded.
+/// percent-encoded, within what hyper reads (a target one byte longer
+/// still gets this server's own JSON refusal).
 pub fn max_uri_bytes(limits: &Limits) -> usize {
     limits
         .max_row
         .saturating_mul(3)
         .saturating_add(MAX_URI_BYTES)
+        .min(HYPER_MAX_URI_BYTES - 1)
 }
 
 /// The checks, then the request within its time limit.
@@ -92,6 +100,13 @@ pub async fn guard(State(shared): State<Arc<Shared>>, request: Request, next: Ne
 
 fn check(hosts: &Hosts, max_uri: usize, request: &Request) -> Result<(), ApiError> {
     let headers = request.headers();
+    let hosts_given = headers.get_all(header::HOST).iter().count();
+    if hosts_given > 1 {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("the request has {hosts_given} Host headers; exactly one is allowed"),
+        ));
+    }
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())

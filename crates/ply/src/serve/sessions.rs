@@ -55,6 +55,15 @@ pub enum OpenError {
     TooLarge(String),
 }
 
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Unknown(err) => err.fmt(f),
+            Self::TooLarge(message) => f.write_str(message),
+        }
+    }
+}
+
 impl Sessions {
     /// No games open yet; games within `limits`.
     pub fn new(limits: &Limits) -> Self {

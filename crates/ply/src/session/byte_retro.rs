@@ -52,6 +52,9 @@ impl<G: WinsAtOnce + Send + Sync> Method for ByteMethod<G> {
             ByteRetroError::Cancelled => {
                 PlyError::Cancelled(format!("solving {}", self.game.name()))
             }
+            ByteRetroError::TooLarge(why) => {
+                PlyError::TooLarge(format!("{}: {why}", self.game.name()))
+            }
             e => PlyError::argument(format!("{}: {e}", self.game.name())),
         })
     }

@@ -52,7 +52,7 @@ where
         }
         other => {
             return Err(PlyError::argument(format!(
-                "{}: the chosen solver ({other:?}) needs capabilities this game does not \
+                "{}: the chosen solver ({other}) needs capabilities this game does not \
                  implement (a table needs {})",
                 game.name(),
                 human_bytes(Table::bytes_needed(len))
@@ -107,7 +107,7 @@ fn chosen<G: ply_core::Game + Offer>(game: &G) -> Result<Choice, PlyError> {
 /// does not implement.
 fn lacks<G: ply_core::Game>(game: &G, choice: Choice) -> PlyError {
     PlyError::argument(format!(
-        "{}: the chosen solver ({choice:?}) needs capabilities this game does not implement",
+        "{}: the chosen solver ({choice}) needs capabilities this game does not implement",
         game.name()
     ))
 }

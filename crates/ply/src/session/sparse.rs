@@ -41,6 +41,9 @@ impl<G: Indexed + Symmetric + Tiered> Method for SparseMethod<G> {
                 SparseError::Cancelled => {
                     PlyError::Cancelled(format!("building the table of {}", self.game.name()))
                 }
+                e @ SparseError::IndexTooLarge(_) => {
+                    PlyError::TooLarge(format!("{}: {e}", self.game.name()))
+                }
                 e => PlyError::argument(format!("{}: {e}", self.game.name())),
             })
     }

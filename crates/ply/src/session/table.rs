@@ -48,7 +48,11 @@ impl<G: TableWalk + Symmetric> TableMethod<G> {
 }
 
 fn table_error<G: TableWalk>(game: &G, error: TableError) -> PlyError {
-    PlyError::argument(format!("cannot solve {}: {error}", game.name()))
+    let message = format!("cannot solve {}: {error}", game.name());
+    match error {
+        TableError::TooLarge { .. } => PlyError::TooLarge(message),
+        _ => PlyError::argument(message),
+    }
 }
 
 impl<G: TableWalk + Symmetric> Method for TableMethod<G> {

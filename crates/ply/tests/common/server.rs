@@ -48,10 +48,15 @@ pub struct Process {
 }
 
 impl Process {
-    /// Starts `ply serve` with `flags` and reads the address it listens on.
+    /// Starts `ply serve` with `flags` (on `127.0.0.1:0` unless they give
+    /// an `--addr`) and reads the address it listens on.
     pub fn start(flags: &[&str]) -> Self {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ply"))
-            .args(["serve", "--addr", "127.0.0.1:0"])
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_ply"));
+        command.arg("serve");
+        if !flags.contains(&"--addr") {
+            command.args(["--addr", "127.0.0.1:0"]);
+        }
+        let mut child = command
             .args(flags)
             .stdout(std::process::Stdio::piped())
             .spawn()
