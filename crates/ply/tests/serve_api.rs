@@ -381,7 +381,23 @@ fn a_move_on_a_5000_square_treblecross_row_is_answered_like_the_command() {
     let game = "treblecross:5000";
     let mut client = client();
     let start = board(&mut client, game, None);
-    assert_eq!(start["solve"]["position"].as_str().unwrap().len(), 5000);
+    let row = start["solve"]["position"].as_str().unwrap();
+    assert_eq!(row.len(), 5000);
+    // The page plays a move by asking for the position it leads to: every
+    // move it offers has one, the row with an X on the move's square.
+    let offered = start["moves"].as_array().unwrap();
+    assert!(!offered.is_empty());
+    for mv in offered.iter().take(8) {
+        let square: usize = mv["move"].as_str().unwrap().parse().unwrap();
+        let next = mv["position"].as_str().unwrap();
+        let mut expected = row.as_bytes().to_vec();
+        expected[square - 1] = b'X';
+        assert_eq!(next.as_bytes(), expected, "move {square}");
+        let after = board(&mut client, game, Some(next));
+        let mover = mv["value"].as_str().unwrap();
+        let opponent = after["solve"]["value"].as_str().unwrap();
+        assert_eq!((mover, opponent), ("win", "lose"), "move {square}");
+    }
     // Moves far apart on the row, each one X: positions of 5,000 characters.
     for square in [0, 2499, 4999] {
         let mut row = vec![b'.'; 5000];
