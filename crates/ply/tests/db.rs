@@ -185,9 +185,16 @@ fn refused(dir: &Path, file: &Path, problem: &str, verify: bool) {
     for &args in commands {
         let (code, out, err) = ply_in(dir, args);
         assert_eq!(code, 2, "{args:?} answered: {out}");
-        assert!(out.is_empty() || args[0] == "db", "{out}");
-        assert!(err.contains(file.to_str().unwrap()), "{err}");
-        assert!(err.contains(problem), "{err}");
+        // `ply db` says why in the file's row, and that one was bad on stderr.
+        let why = if args[0] == "db" {
+            assert!(err.contains("is bad"), "{err}");
+            out
+        } else {
+            assert!(out.is_empty(), "{out}");
+            err
+        };
+        assert!(why.contains(file.to_str().unwrap()), "{why}");
+        assert!(why.contains(problem), "{why}");
     }
     let _ = std::fs::remove_dir_all(dir);
 }
@@ -329,5 +336,312 @@ fn two_builders_at_once_leave_one_sound_database() {
     let (code, out, _) = ply_in(&dir, &["solve", "euler", "--json"]);
     assert_eq!(code, 0);
     assert!(out.contains(r#""source":"database""#));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What is done to a database file while it is open.
+#[derive(Clone, Copy, Debug)]
+enum Change {
+    /// Cut short in place, to a random length.
+    Truncate,
+    /// A random range overwritten in place with random bytes.
+    Scribble,
+    /// Another game's database copied over it in place.
+    CopyOther,
+    /// A fresh copy renamed over its path.
+    Rename,
+}
+
+#[test]
+fn a_database_changed_while_open_answers_right_or_refuses_never_faults() {
+    let dir = temp_dir("changed");
+    let game = Euler::from_params("4x5").unwrap();
+    let session = TableSession::new(game.clone()).unwrap();
+    let truth = session.built(&NoProgress).unwrap();
+    let path = dir.join(db::file_name(&game.name()));
+    let meta = Meta {
+        game: game.name(),
+        rules_version: game.rules_version(),
+        index_len: truth.index_len(),
+        range: 0..truth.index_len(),
+    };
+    db::save(&path, &meta, truth, &NoProgress).unwrap();
+    let good = std::fs::read(&path).unwrap();
+    let lgame = RetroSession::new(LGame::new());
+    let other_path = dir.join("lgame.plydb");
+    let other_meta = Meta {
+        game: LGame::new().name(),
+        rules_version: LGame::new().rules_version(),
+        index_len: LGame::new().index_len(),
+        range: 0..LGame::new().index_len(),
+    };
+    db::save(
+        &other_path,
+        &other_meta,
+        lgame.built(&NoProgress).unwrap(),
+        &NoProgress,
+    )
+    .unwrap();
+    let other = std::fs::read(&other_path).unwrap();
+    let expect = Expect {
+        game: game.name(),
+        rules_version: game.rules_version(),
+    };
+    let changes = [
+        Change::Truncate,
+        Change::Scribble,
+        Change::CopyOther,
+        Change::Rename,
+    ];
+    let mut rng = StdRng::seed_from_u64(27);
+    let (mut answered, mut refused) = (0, 0);
+    for round in 0..400 {
+        std::fs::write(&path, &good).unwrap();
+        let database = Database::open(&path, &expect).unwrap();
+        // A few blocks read and kept before the change, the rest not yet.
+        for key in random_keys(truth.index_len(), 2).map(|k| k ^ round) {
+            let key = key % truth.index_len();
+            assert_eq!(
+                database.cell(key).unwrap(),
+                Solution::cell(truth, key).unwrap()
+            );
+        }
+        let change = changes[round as usize % changes.len()];
+        match change {
+            Change::Truncate => {
+                let len = rng.random_range(0..good.len() as u64);
+                let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+                file.set_len(len).unwrap();
+            }
+            Change::Scribble => {
+                use std::os::unix::fs::FileExt;
+                let at = rng.random_range(0..good.len() as u64);
+                let noise: Vec<u8> = (0..rng.random_range(1..4096))
+                    .map(|_| rng.random())
+                    .collect();
+                let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+                file.write_all_at(&noise, at).unwrap();
+            }
+            Change::CopyOther => std::fs::write(&path, &other).unwrap(),
+            Change::Rename => {
+                let fresh = dir.join("fresh.tmp");
+                std::fs::write(&fresh, &good).unwrap();
+                std::fs::rename(&fresh, &path).unwrap();
+            }
+        }
+        for _ in 0..40 {
+            let key = rng.random_range(0..truth.index_len());
+            match database.cell(key) {
+                Ok(cell) => {
+                    assert_eq!(
+                        cell,
+                        Solution::cell(truth, key).unwrap(),
+                        "{change:?} key {key}"
+                    );
+                    answered += 1;
+                }
+                Err(e) => {
+                    assert!(
+                        !matches!(change, Change::Rename),
+                        "the file opened is still whole: {e}"
+                    );
+                    assert!(e.to_string().contains(path.to_str().unwrap()), "{e}");
+                    refused += 1;
+                }
+            }
+        }
+        // A rename or a new length is seen; a same-length rewrite within
+        // the file system's clock tick may not be (its blocks' checksums
+        // still refuse it).
+        if matches!(
+            change,
+            Change::Rename | Change::Truncate | Change::CopyOther
+        ) {
+            assert!(!database.is_current(), "{change:?}");
+        }
+    }
+    assert!(answered > 1000 && refused > 1000, "{answered} {refused}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_database_shrinking_and_growing_while_read_never_gives_a_wrong_answer() {
+    let dir = temp_dir("shrinking");
+    let game = Euler::from_params("4x5").unwrap();
+    let session = TableSession::new(game.clone()).unwrap();
+    let truth = session.built(&NoProgress).unwrap();
+    let path = dir.join(db::file_name(&game.name()));
+    let meta = Meta {
+        game: game.name(),
+        rules_version: game.rules_version(),
+        index_len: truth.index_len(),
+        range: 0..truth.index_len(),
+    };
+    db::save(&path, &meta, truth, &NoProgress).unwrap();
+    let good = std::fs::read(&path).unwrap();
+    let expect = Expect {
+        game: game.name(),
+        rules_version: game.rules_version(),
+    };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        // Cuts the file short and writes it whole again, over and over.
+        scope.spawn(|| {
+            let mut rng = StdRng::seed_from_u64(5);
+            let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                file.set_len(rng.random_range(0..good.len() as u64))
+                    .unwrap();
+                std::os::unix::fs::FileExt::write_all_at(&file, &good, 0).unwrap();
+            }
+        });
+        let mut rng = StdRng::seed_from_u64(6);
+        let (mut answered, mut refused) = (0, 0);
+        for _ in 0..300 {
+            let Ok(database) = Database::open(&path, &expect) else {
+                refused += 1;
+                continue;
+            };
+            for _ in 0..20 {
+                let key = rng.random_range(0..truth.index_len());
+                match database.cell(key) {
+                    Ok(cell) => {
+                        assert_eq!(cell, Solution::cell(truth, key).unwrap(), "key {key}");
+                        answered += 1;
+                    }
+                    Err(_) => refused += 1,
+                }
+            }
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        eprintln!("answered {answered}, refused {refused}");
+        assert!(answered > 0, "{refused} refused, none answered");
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `ply ARGS` with the database directory `dir`, killed and failed if it
+/// has not finished within 20 s (a FIFO must never be waited on).
+fn ply_in_within(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ply"))
+        .args(args)
+        .arg("--db-dir")
+        .arg(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("ply {args:?} still running after 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The row of `out` that names `what`.
+fn row<'a>(out: &'a str, what: &str) -> &'a str {
+    out.lines()
+        .find(|line| line.contains(what))
+        .unwrap_or_else(|| panic!("no row for {what} in:\n{out}"))
+}
+
+#[test]
+fn a_bad_file_in_the_database_folder_is_one_row_marked_bad() {
+    let dir = temp_dir("folder");
+    for game in ["euler:3x4", "lgame"] {
+        let (code, _, err) = ply_in(&dir, &["analyze", game, "--save"]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let status = Command::new("mkfifo")
+        .arg(dir.join("a-fifo.plydb"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut rng = StdRng::seed_from_u64(3);
+    let noise: Vec<u8> = (0..5000).map(|_| rng.random()).collect();
+    std::fs::write(dir.join("garbage.plydb"), noise).unwrap();
+    // lgame's database under yehr's name: never read for yehr, nor for lgame.
+    std::fs::copy(dir.join("lgame.plydb"), dir.join("yehr.plydb")).unwrap();
+    for args in [&["db", "list"][..], &["db", "verify"]] {
+        let (code, out, err) = ply_in_within(&dir, args);
+        assert_eq!(code, 2, "{args:?}: {out}");
+        assert!(err.contains("3 of the 5 databases"), "{err}");
+        assert_eq!(out.lines().filter(|l| l.starts_with("bad ")).count(), 3);
+        assert!(row(&out, "a-fifo.plydb").contains("not a regular file"));
+        assert!(row(&out, "garbage.plydb").contains("not a ply database"));
+        assert!(
+            row(&out, "yehr.plydb").contains("holds lgame, whose database is named lgame.plydb"),
+            "{out}"
+        );
+        // The good ones are still there, whatever their place in the list.
+        assert!(!row(&out, "euler:3x4").starts_with("bad"), "{out}");
+        assert!(!row(&out, "lgame ").starts_with("bad"), "{out}");
+    }
+    // Verifying the good ones alone succeeds.
+    let (code, out, _) = ply_in_within(&dir, &["db", "verify", "lgame"]);
+    assert_eq!(code, 0, "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_sharded_database_is_one_row_with_its_shard_count() {
+    let dir = temp_dir("shards");
+    let (code, _, err) = ply_in(
+        &dir,
+        &["analyze", "tictactoe:3x3x3", "--workers", "3", "--save"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = ply_in_within(&dir, &["db", "list"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out.lines().count(), 2, "a header and one row: {out}");
+    let fields: Vec<&str> = row(&out, "tictactoe:3x3x3").split_whitespace().collect();
+    assert_eq!(fields[4], "3", "{out}");
+    assert_eq!(fields[1], "19683", "{out}");
+    let (code, out, _) = ply_in_within(&dir, &["db", "verify"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.starts_with("ok  tictactoe:3x3x3  3 shards"), "{out}");
+    // One shard gone: the database is one row, bad.
+    std::fs::remove_file(dir.join("tictactoe-3x3x3.shard-1-of-3.plydb")).unwrap();
+    let (code, out, _) = ply_in_within(&dir, &["db", "list"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(row(&out, "tictactoe").starts_with("bad "), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn stale_temporary_files_are_reported_and_removed() {
+    let dir = temp_dir("stale");
+    let (code, _, err) = ply_in(&dir, &["analyze", "euler:3x4", "--save"]);
+    assert_eq!(code, 0, "{err}");
+    // Left by killed builds: no process has an id this large (pid_max is
+    // at most 2^22).
+    let stale = dir.join(".euler-3x4.plydb.999999999.1.0.tmp");
+    let other = dir.join(".lgame.plydb.999999998.1.0.tmp");
+    std::fs::write(&stale, b"half").unwrap();
+    std::fs::write(&other, b"half").unwrap();
+    let (code, out, _) = ply_in_within(&dir, &["db", "list"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(row(&out, ".euler-3x4.plydb.").starts_with("stale"), "{out}");
+    assert!(row(&out, ".lgame.plydb.").starts_with("stale"), "{out}");
+    assert!(stale.exists() && other.exists());
+    // The next build of euler:3x4 removes its own leftovers only.
+    let (code, _, err) = ply_in(&dir, &["analyze", "euler:3x4", "--save"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!stale.exists() && other.exists());
+    let (code, out, _) = ply_in_within(&dir, &["db", "verify", "--fix"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(row(&out, ".lgame.plydb.").starts_with("removed"), "{out}");
+    assert!(!other.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }

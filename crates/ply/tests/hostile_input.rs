@@ -133,3 +133,19 @@ fn a_quick_solve_says_nothing_on_stderr() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn octal_without_up_to_computes_a_default_stretch() {
+    let out = ply(&["octal", "0.07", "--json"], b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["up_to"], ply::cli::octal::DEFAULT_UP_TO);
+    // Dawson's Kayles: period 34 (Guy and Smith, 1956).
+    assert_eq!(report["period"]["period"], 34);
+    let given = ply(&["octal", "0.07", "--json", "--up-to", "10000"], b"");
+    assert_eq!(given.stdout, out.stdout);
+}

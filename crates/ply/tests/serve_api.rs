@@ -375,3 +375,63 @@ fn a_move_clicks_the_cells_it_changes() {
         }
     }
 }
+
+#[test]
+fn a_move_on_a_5000_square_treblecross_row_is_answered_like_the_command() {
+    let game = "treblecross:5000";
+    let mut client = client();
+    let start = board(&mut client, game, None);
+    let row = start["solve"]["position"].as_str().unwrap();
+    assert_eq!(row.len(), 5000);
+    // The page plays a move by asking for the position it leads to: every
+    // move it offers has one, the row with an X on the move's square.
+    let offered = start["moves"].as_array().unwrap();
+    assert!(!offered.is_empty());
+    for mv in offered.iter().take(8) {
+        let square: usize = mv["move"].as_str().unwrap().parse().unwrap();
+        let next = mv["position"].as_str().unwrap();
+        let mut expected = row.as_bytes().to_vec();
+        expected[square - 1] = b'X';
+        assert_eq!(next.as_bytes(), expected, "move {square}");
+        let after = board(&mut client, game, Some(next));
+        let mover = mv["value"].as_str().unwrap();
+        let opponent = after["solve"]["value"].as_str().unwrap();
+        assert_eq!((mover, opponent), ("win", "lose"), "move {square}");
+    }
+    // Moves far apart on the row, each one X: positions of 5,000 characters.
+    for square in [0, 2499, 4999] {
+        let mut row = vec![b'.'; 5000];
+        row[square] = b'X';
+        let position = String::from_utf8(row).unwrap();
+        let answer = client.get(&solve_path(game, Some(&position))).unwrap();
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        let (cli, err, code) = cli_solve(game, Some(&position));
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(answer.body, cli.trim_end());
+        let view = board(&mut client, game, Some(&position));
+        assert_eq!(view["solve"]["position"].as_str(), Some(position.as_str()));
+    }
+}
+
+#[test]
+fn a_position_longer_than_max_row_is_refused_naming_the_limit() {
+    let limits = ply::serve::limits::Limits {
+        max_row: 100,
+        ..Default::default()
+    };
+    let (addr, _) = common::server::start_with(1, DEFAULT_CACHE_BYTES, limits);
+    let mut client = Client::connect(addr).unwrap();
+    let answer = client
+        .get(&solve_path("treblecross:200", Some(&".".repeat(101))))
+        .unwrap();
+    assert_eq!(answer.status, 400, "{}", answer.body);
+    assert!(
+        answer.body.contains("at most 100 (its --max-row)"),
+        "{}",
+        answer.body
+    );
+    let answer = client
+        .get(&solve_path("treblecross:100", Some(&".".repeat(100))))
+        .unwrap();
+    assert_eq!(answer.status, 200, "{}", answer.body);
+}

@@ -4,6 +4,7 @@
 mod common;
 
 use common::http::{Client, solve_path};
+use common::server::Process as Server;
 use ply::serve::DEFAULT_CACHE_BYTES;
 use ply::serve::limits::Limits;
 use std::io::{Read, Write};
@@ -17,47 +18,6 @@ fn limits() -> Limits {
     Limits {
         solve_seconds: 0.5,
         ..Limits::default()
-    }
-}
-
-/// A `ply serve` process on a free loopback port with `flags`, and its address.
-struct Server {
-    child: std::process::Child,
-    addr: SocketAddr,
-}
-
-impl Server {
-    fn start(flags: &[&str]) -> Self {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ply"))
-            .args(["serve", "--addr", "127.0.0.1:0"])
-            .args(flags)
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        std::io::BufRead::read_line(
-            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
-            &mut line,
-        )
-        .unwrap();
-        let addr = line
-            .split("http://")
-            .nth(1)
-            .and_then(|rest| rest.split('/').next())
-            .and_then(|a| a.parse().ok())
-            .unwrap_or_else(|| panic!("no address in {line:?}"));
-        Self { child, addr }
-    }
-
-    fn proc(&self) -> String {
-        format!("/proc/{}", self.child.id())
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -229,7 +189,7 @@ fn a_foreign_host_or_origin_is_refused() {
     assert!(body.contains("{\"error\":"), "{body}");
     let long = format!(
         "GET /?{} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
-        "a".repeat(10_000)
+        "a".repeat(ply::serve::guard::max_uri_bytes(&limits()) - 1)
     );
     let (status, body) = raw(addr, &long);
     assert_eq!(status, 414);
@@ -353,4 +313,90 @@ fn a_memory_budget_refuses_rather_than_aborts() {
         assert!(shared.sessions.usage().1 <= 16 << 20);
     }
     assert_eq!(client.get("/api/games").unwrap().status, 200);
+}
+
+#[test]
+fn a_host_name_is_accepted_as_the_address() {
+    let server = Server::start(&["--addr", "localhost:0"]);
+    assert!(server.addr.ip().is_loopback(), "{}", server.addr);
+    let answer = Client::connect(server.addr)
+        .unwrap()
+        .get("/api/games")
+        .unwrap();
+    assert_eq!(answer.status, 200);
+}
+
+#[test]
+fn an_address_that_names_nothing_is_refused_clearly() {
+    let out = common::cli::ply(&["serve", "--addr", "no-port-here"], b"");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--addr no-port-here") && err.contains("HOST:PORT"),
+        "{err}"
+    );
+}
+
+#[test]
+fn two_host_headers_are_refused() {
+    let (addr, _) = common::server::start_with(1, DEFAULT_CACHE_BYTES, limits());
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .write_all(b"GET /api/games HTTP/1.1\r\nHost: localhost\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("2 Host headers"), "{answer}");
+}
+
+#[test]
+fn a_client_that_never_reads_its_answers_is_cut_off() {
+    // One connection at most: while the client that reads nothing holds
+    // it, nobody else is served.
+    let server = Server::start(&["--max-connections", "1", "--request-seconds", "1"]);
+    let mut silent = TcpStream::connect(server.addr).unwrap();
+    // Far more answers than the sockets' buffers hold (each about 180 KB).
+    let request = format!(
+        "GET {} HTTP/1.1\r\nHost: localhost\r\n\r\n",
+        solve_path("treblecross:5000", None).replacen("/api/solve", "/api/board", 1)
+    );
+    silent.write_all(request.repeat(300).as_bytes()).unwrap();
+    let start = Instant::now();
+    let served = loop {
+        let answer = Client::connect(server.addr).and_then(|mut c| c.get("/api/games"));
+        if let Ok(answer) = answer {
+            break answer;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "nobody else was served for 30 s"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(served.status, 200);
+    drop(silent);
+}
+
+#[test]
+fn a_refused_preload_says_why_in_words() {
+    let out = common::cli::ply(
+        &[
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--preload",
+            "euler:5x6",
+            "--max-table-mib",
+            "1",
+        ],
+        b"",
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--preload euler:5x6: euler:5x6 needs up to"),
+        "{err}"
+    );
+    assert!(!err.contains("TooLarge("), "{err}");
 }

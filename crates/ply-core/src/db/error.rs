@@ -22,6 +22,11 @@ pub enum Problem {
     NotADatabase,
     /// The file ends before its footer says it should.
     Truncated,
+    /// The path names no regular file (a directory, a FIFO, a device).
+    NotAFile,
+    /// The file changed on disk after it was opened (rewritten or
+    /// truncated by another program); it must be opened again.
+    Changed,
     /// Written by a newer ply, in a format this one cannot read.
     NewerFormat {
         /// The format version in the file.
@@ -44,6 +49,14 @@ pub enum Problem {
         expected: String,
         /// The game in the file.
         found: String,
+    },
+    /// The file holds a game other than the one its name says, so that
+    /// ply, which looks for a game's database by its name, never reads it.
+    Misnamed {
+        /// The game in the file.
+        found: String,
+        /// The name its database bears.
+        name: String,
     },
     /// The file was built under other rules (or another index) of the game.
     WrongRules {
@@ -84,6 +97,11 @@ impl fmt::Display for Problem {
             Self::Io(e) => write!(f, "{e}"),
             Self::NotADatabase => f.write_str("not a ply database (bad magic bytes)"),
             Self::Truncated => f.write_str("truncated (the file ends early)"),
+            Self::NotAFile => f.write_str("not a regular file"),
+            Self::Changed => f.write_str(
+                "the file changed on disk while it was open (rewritten or truncated); \
+                 open it again",
+            ),
             Self::NewerFormat { found, supported } => write!(
                 f,
                 "format version {found} is newer than this ply reads (up to {supported}); rebuild it or upgrade ply"
@@ -98,6 +116,10 @@ impl fmt::Display for Problem {
             Self::WrongGame { expected, found } => {
                 write!(f, "holds {found}, not {expected}")
             }
+            Self::Misnamed { found, name } => write!(
+                f,
+                "holds {found}, whose database is named {name}: ply never reads it under this name"
+            ),
             Self::WrongRules { expected, found } => write!(
                 f,
                 "built under rules version {found}, but this ply plays rules version {expected}; rebuild it"

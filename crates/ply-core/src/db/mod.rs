@@ -1,19 +1,20 @@
 //! Solved databases on disk (format: docs/db-format.md): a versioned,
 //! checksummed header, cells packed to the bits the game needs in
-//! fixed-size zstd blocks, each checksummed, a block index, read through a
-//! memory map. Any mismatch or corruption is an error, never an answer.
+//! fixed-size zstd blocks, each checksummed, a block index, read with
+//! positioned reads of the blocks a query needs. Any mismatch or
+//! corruption is an error, never an answer.
 
 pub mod codec;
 pub mod error;
 pub mod format;
-// Mapping a database file is the one unsafe call (SAFETY comment there).
-#[allow(unsafe_code)]
 pub mod reader;
+pub mod temporary;
 pub mod writer;
 
 pub use error::{DbError, Problem};
 pub use format::{FORMAT_VERSION, Header, Keys};
 pub use reader::{Database, Expect};
+pub use temporary::Temporary;
 pub use writer::{Meta, write_canonical, write_indexed};
 
 use crate::progress::Progress;

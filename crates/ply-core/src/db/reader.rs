@@ -1,10 +1,17 @@
-//! Reads a database through a memory map. Opening checks the header, the
-//! block index and the footer (and, for files up to [`VERIFY_AT_OPEN`],
-//! every block's checksum); a probe decompresses the one block holding its
-//! key, checking that block's checksum first. Decoded blocks are kept, so
+//! Reads a database with positioned reads of its file, never a memory map:
+//! a file shrunk, rewritten or replaced while it is open gives a clear
+//! error ([`Problem::Changed`]) or the answers of the file as it was opened,
+//! never a fault and never a wrong answer. Opening reads and checks the
+//! header, the block index and the footer (and, for files up to
+//! [`VERIFY_AT_OPEN`], every block's checksum); a probe reads and
+//! decompresses the one block holding its key, checking that block's
+//! checksum first. Decoded blocks are kept, so
 //! warm probes cost a lookup in memory; a database larger than
 //! [`CACHE_LIMIT`] decoded keeps only the last block per thread instead.
 //! Several shards, each covering a range of keys, read as one database.
+//!
+//! A database renamed over an open one's path (as `--save` does) is read
+//! when it is next opened; [`Database::is_current`] says when that is due.
 
 use super::codec::{self, BlockError};
 use super::error::{DbError, Problem};
@@ -12,11 +19,11 @@ use super::format::{BlockEntry, END_MAGIC, FOOTER, Header, INDEX_ENTRY, Keys};
 use crate::census::Census;
 use crate::solution::{Solution, Source};
 use crate::value::Cell;
-use memmap2::Mmap;
 use rayon::prelude::*;
 use std::cell::RefCell;
-use std::fs::File;
+use std::fs::{File, Metadata};
 use std::ops::Range;
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, OnceLock};
@@ -41,12 +48,111 @@ pub struct Database {
 /// One file of a database.
 struct Shard {
     path: PathBuf,
-    map: Mmap,
+    /// The file, open for the shard's life: a file renamed over its path
+    /// later is read only when the database is opened again.
+    file: File,
+    /// The file as it was when opened.
+    opened: Identity,
     header: Header,
     blocks: Vec<BlockEntry>,
     /// Decoded blocks, when they all fit under [`CACHE_LIMIT`].
     cache: Option<Vec<OnceLock<Arc<Decoded>>>>,
     id: u64,
+}
+
+/// What tells one state of a file from another: which file it is (device
+/// and inode), its length, and when its contents or metadata last changed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Identity {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    modified: (i64, i64),
+    changed: (i64, i64),
+}
+
+impl Identity {
+    fn of(meta: &Metadata) -> Self {
+        Self {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            len: meta.len(),
+            modified: (meta.mtime(), meta.mtime_nsec()),
+            changed: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+}
+
+/// Opens `path` for reading if it is a regular file, without blocking on a
+/// FIFO or device that bears a database's name.
+fn open_regular(path: &Path) -> Result<File, DbError> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| DbError::io(path, e))?;
+    let meta = file.metadata().map_err(|e| DbError::io(path, e))?;
+    if !meta.is_file() {
+        return Err(DbError::new(path, Problem::NotAFile));
+    }
+    Ok(file)
+}
+
+/// `len` bytes of `file` (at `path`) from `offset`; a file that ends
+/// sooner is [`Problem::Truncated`].
+fn read_at(file: &File, path: &Path, offset: u64, len: u64) -> Result<Vec<u8>, DbError> {
+    let len = usize::try_from(len).map_err(|_| DbError::new(path, Problem::Truncated))?;
+    let mut bytes = vec![0; len];
+    read_into(file, path, offset, &mut bytes)?;
+    Ok(bytes)
+}
+
+/// Fills `bytes` from `file` (at `path`) from `offset`; a file that ends
+/// sooner is [`Problem::Truncated`].
+fn read_into(file: &File, path: &Path, offset: u64, bytes: &mut [u8]) -> Result<(), DbError> {
+    file.read_exact_at(bytes, offset).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            DbError::new(path, Problem::Truncated)
+        } else {
+            DbError::io(path, e)
+        }
+    })
+}
+
+/// Bytes read at once when every block is checked at open: the blocks
+/// that fit are read together into one buffer, used again for the next.
+const CHECK_CHUNK: u64 = 256 << 10;
+
+/// Checks every block's checksum (cheap: no decompression), so that a
+/// damaged small file is refused whole, whatever a query would have read.
+fn check_blocks(file: &File, path: &Path, blocks: &[BlockEntry]) -> Result<(), DbError> {
+    let mut buffer = Vec::new();
+    let mut first = 0;
+    while first < blocks.len() {
+        // Blocks lie end to end (checked when the index was read).
+        let start = blocks[first].offset;
+        let mut end = first + 1;
+        while end < blocks.len()
+            && blocks[end].offset + u64::from(blocks[end].len) - start <= CHECK_CHUNK
+        {
+            end += 1;
+        }
+        let last = &blocks[end - 1];
+        let len = (last.offset + u64::from(last.len) - start) as usize;
+        buffer.resize(len, 0);
+        read_into(file, path, start, &mut buffer)?;
+        for (i, block) in blocks.iter().enumerate().take(end).skip(first) {
+            let at = (block.offset - start) as usize;
+            if codec::checksum(&buffer[at..at + block.len as usize]) != block.checksum {
+                return Err(DbError::new(
+                    path,
+                    Problem::BlockChecksum { block: i as u64 },
+                ));
+            }
+        }
+        first = end;
+    }
+    Ok(())
 }
 
 /// A block ready for lookups.
@@ -192,7 +298,7 @@ impl Database {
 
     /// Bytes on disk, over every file.
     pub fn bytes(&self) -> u64 {
-        self.shards.iter().map(|s| s.map.len() as u64).sum()
+        self.shards.iter().map(|s| s.opened.len).sum()
     }
 
     /// Cells stored, over every file.
@@ -209,6 +315,14 @@ impl Database {
         Ok(())
     }
 
+    /// Whether every file is still the one opened, unchanged at its path:
+    /// false once one was replaced (a new build renamed over it),
+    /// rewritten, truncated or removed. A long-lived reader that finds it
+    /// false opens the database again to read what is there now.
+    pub fn is_current(&self) -> bool {
+        self.shards.iter().all(Shard::is_current)
+    }
+
     fn shard(&self, key: u64) -> Option<&Shard> {
         let i = self.shards.partition_point(|s| s.header.range.end <= key);
         self.shards.get(i).filter(|s| s.header.range.contains(&key))
@@ -218,35 +332,48 @@ impl Database {
 impl Shard {
     fn open(path: &Path) -> Result<Shard, DbError> {
         static IDS: AtomicU64 = AtomicU64::new(0);
-        let file = File::open(path).map_err(|e| DbError::io(path, e))?;
-        // SAFETY: the map is read-only and ply never writes a database in
-        // place (it writes a new file and renames it over the old one), so
-        // the mapped bytes do not change under us; every byte read from it
-        // is checked (checksums, bounds) before it is trusted.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| DbError::io(path, e))?;
-        let (header, header_len) = Header::decode(path, &map)?;
-        let size = map.len();
-        if size < header_len + FOOTER + 8 || map[size - 8..] != END_MAGIC {
+        let file = open_regular(path)?;
+        let opened = Identity::of(&file.metadata().map_err(|e| DbError::io(path, e))?);
+        let size = opened.len;
+        let read = |offset: u64, len: u64| read_at(&file, path, offset, len);
+        // The header: its length is in its first 16 bytes; a claim past
+        // 1 MiB is refused by `Header::decode`, so no more is ever read.
+        let prefix = read(0, size.min(16))?;
+        let claimed = prefix
+            .get(12..16)
+            .map_or(0, |b| u32::from_le_bytes(b.try_into().expect("4 bytes")));
+        let want = u64::from(claimed).clamp(4096, 1 << 20).min(size);
+        let head = read(0, want)?;
+        let (header, header_len) = Header::decode(path, &head)?;
+        let header_len = header_len as u64;
+        let tail_len = (FOOTER + 8) as u64;
+        if size < header_len + tail_len || read(size - 8, 8)? != END_MAGIC {
             return Err(DbError::new(path, Problem::Truncated));
         }
-        let index_offset =
-            u64::from_le_bytes(map[size - 16..size - 8].try_into().expect("8 bytes")) as usize;
-        let blocks = header.block_count() as usize;
+        let index_offset = u64::from_le_bytes(
+            read(size - 16, 8)?
+                .try_into()
+                .map_err(|_| DbError::new(path, Problem::Truncated))?,
+        );
+        let blocks = header.block_count();
         let index_end = blocks
-            .checked_mul(INDEX_ENTRY)
+            .checked_mul(INDEX_ENTRY as u64)
             .and_then(|n| n.checked_add(index_offset))
-            .filter(|&end| end.checked_add(8 + FOOTER) == Some(size))
+            .filter(|&end| end.checked_add(tail_len) == Some(size))
             .ok_or_else(|| DbError::corrupt(path, "the footer's block index offset is wrong"))?;
-        let index = &map[index_offset..index_end];
-        let stored = u64::from_le_bytes(map[index_end..index_end + 8].try_into().expect("8 bytes"));
-        if codec::checksum(index) != stored {
+        // The index and its checksum, read whole: its length is checked
+        // against the file's above, so a huge claim cannot allocate much.
+        let mut index = read(index_offset, index_end - index_offset + 8)?;
+        let stored = index.split_off(index.len() - 8);
+        let stored = u64::from_le_bytes(stored.try_into().expect("8 bytes"));
+        if codec::checksum(&index) != stored {
             return Err(DbError::new(path, Problem::IndexChecksum));
         }
         let blocks: Vec<BlockEntry> = index
             .chunks_exact(INDEX_ENTRY)
             .map(BlockEntry::decode)
             .collect();
-        let mut next = header_len as u64;
+        let mut next = header_len;
         for (i, block) in blocks.iter().enumerate() {
             let cells = header.cells_in(i as u64);
             let dense_first = header.range.start + i as u64 * u64::from(header.block_entries);
@@ -262,7 +389,7 @@ impl Shard {
             }
             next += u64::from(block.len);
         }
-        if next != index_offset as u64 {
+        if next != index_offset {
             return Err(DbError::corrupt(
                 path,
                 "blocks do not end where the index begins",
@@ -271,28 +398,18 @@ impl Shard {
         let raw_total: u64 = blocks.iter().map(|b| u64::from(b.raw_len)).sum();
         let cache = (raw_total <= CACHE_LIMIT)
             .then(|| (0..blocks.len()).map(|_| OnceLock::new()).collect());
-        let shard = Shard {
+        if size <= VERIFY_AT_OPEN {
+            check_blocks(&file, path, &blocks)?;
+        }
+        Ok(Shard {
             path: path.to_path_buf(),
+            file,
+            opened,
             header,
             blocks,
             cache,
             id: IDS.fetch_add(1, Relaxed),
-            map,
-        };
-        if size as u64 <= VERIFY_AT_OPEN {
-            shard.check_all()?;
-        }
-        Ok(shard)
-    }
-
-    /// Checks every block's checksum (cheap: no decompression).
-    fn check_all(&self) -> Result<(), DbError> {
-        for (i, block) in self.blocks.iter().enumerate() {
-            if codec::checksum(self.bytes(block)) != block.checksum {
-                return Err(self.block_error(i as u64, BlockError::Checksum));
-            }
-        }
-        Ok(())
+        })
     }
 
     /// Decodes every block.
@@ -303,8 +420,24 @@ impl Shard {
         Ok(())
     }
 
-    fn bytes(&self, block: &BlockEntry) -> &[u8] {
-        &self.map[block.offset as usize..block.offset as usize + block.len as usize]
+    /// The compressed bytes of `block`, read from the file now.
+    fn bytes(&self, block: &BlockEntry) -> Result<Vec<u8>, DbError> {
+        read_at(&self.file, &self.path, block.offset, u64::from(block.len))
+            .map_err(|e| self.changed().unwrap_or(e))
+    }
+
+    /// [`Problem::Changed`] if the file this shard reads is no longer the
+    /// one it opened: another length or modification time (rewritten or
+    /// truncated in place).
+    fn changed(&self) -> Option<DbError> {
+        let now = self.file.metadata().ok().map(|m| Identity::of(&m));
+        (now != Some(self.opened)).then(|| DbError::new(&self.path, Problem::Changed))
+    }
+
+    /// Whether the file at this shard's path is still the one it opened,
+    /// unchanged: not replaced, rewritten, truncated or removed.
+    fn is_current(&self) -> bool {
+        std::fs::metadata(&self.path).is_ok_and(|m| Identity::of(&m) == self.opened)
     }
 
     fn block_error(&self, block: u64, error: BlockError) -> DbError {
@@ -337,8 +470,8 @@ impl Shard {
                 ),
             ));
         }
-        let raw = codec::decode(self.bytes(block), block.checksum, block.raw_len as usize)
-            .map_err(|e| self.block_error(i, e))?;
+        let raw = codec::decode(&self.bytes(block)?, block.checksum, block.raw_len as usize)
+            .map_err(|e| self.changed().unwrap_or_else(|| self.block_error(i, e)))?;
         let keys = match self.header.keys {
             Keys::Index if raw.len() == packed_len => Vec::new(),
             Keys::Canonical => codec::get_keys(block.first_key, cells, &raw[packed_len..])

@@ -3,19 +3,21 @@
 //! and streamed to a temporary file in the target directory, which is
 //! fsync'd and renamed into place only once complete. A build that is
 //! killed or fails leaves no database behind, and two builders of the same
-//! database never write the same file.
+//! database never write the same file; the next build of a database
+//! removes the temporary files killed builds of it left.
 
 use super::codec::{self, Dictionary};
 use super::error::{DbError, Problem};
 use super::format::{BlockEntry, END_MAGIC, Header, INDEX_ENTRY, Keys};
+use super::temporary;
 use crate::progress::Progress;
 use crate::value::Cell;
 use rayon::prelude::*;
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::ops::Range;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Cells per block for a database over every index.
@@ -143,7 +145,8 @@ fn write_blocks(
     progress: &dyn Progress,
     raw: impl Fn(u64) -> (u64, Vec<u8>) + Sync,
 ) -> Result<u64, DbError> {
-    let temp = temp_path(path);
+    temporary::remove_stale(path);
+    let temp = temporary::path_for(path);
     let result = (|| {
         let file = File::create(&temp).map_err(|e| DbError::io(&temp, e))?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
@@ -206,21 +209,4 @@ fn write_blocks(
             Err(e)
         }
     }
-}
-
-/// A name beside `path` that no other builder uses: hidden, with this
-/// process's id and the time, ending in `.tmp`.
-fn temp_path(path: &Path) -> PathBuf {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let name = path
-        .file_name()
-        .map_or_else(|| "db".into(), |n| n.to_string_lossy().into_owned());
-    static SERIAL: AtomicU64 = AtomicU64::new(0);
-    let serial = SERIAL.fetch_add(1, Relaxed);
-    path.with_file_name(format!(
-        ".{name}.{}.{nanos}.{serial}.tmp",
-        std::process::id()
-    ))
 }

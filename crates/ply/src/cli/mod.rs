@@ -1,5 +1,6 @@
 //! The `ply` command line: one module per subcommand group.
 
+pub mod db;
 pub mod dist;
 pub mod octal;
 pub mod progress;
@@ -8,10 +9,8 @@ use crate::error::PlyError;
 use crate::session::store::{self, Store};
 use crate::{judge, play, registry, serve};
 use clap::{Args, Parser, Subcommand};
-use ply_core::db::Database;
 use progress::{BarProgress, Working};
 use std::io::{self, BufWriter, Write};
-use std::net::SocketAddr;
 use std::path::PathBuf;
 
 /// ply: strongly solve two-player, perfect-information games.
@@ -41,34 +40,6 @@ impl DbArgs {
         store::configure(store.clone());
         Ok(store)
     }
-}
-
-/// What `ply db` does.
-#[derive(Subcommand, Debug)]
-enum DbCommand {
-    /// List the saved databases: game, positions, size, bytes per position,
-    /// when and by which version built.
-    List {
-        /// The database directory (default as for `ply solve`).
-        #[arg(long, value_name = "DIR")]
-        db_dir: Option<PathBuf>,
-    },
-    /// Check every block of every database (or of GAME's) against its checksum.
-    Verify {
-        /// Only this game (NAME or NAME:PARAMS).
-        game: Option<String>,
-        /// The database directory (default as for `ply solve`).
-        #[arg(long, value_name = "DIR")]
-        db_dir: Option<PathBuf>,
-    },
-    /// Delete GAME's database.
-    Rm {
-        /// The game (NAME or NAME:PARAMS).
-        game: String,
-        /// The database directory (default as for `ply solve`).
-        #[arg(long, value_name = "DIR")]
-        db_dir: Option<PathBuf>,
-    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -129,14 +100,15 @@ enum Command {
     },
     /// Saved databases: list, verify, remove.
     #[command(subcommand)]
-    Db(DbCommand),
+    Db(db::DbCommand),
     /// Grundy values of an octal game (e.g. 0.07, 0.137, 4.7), its zeros, and
     /// its period once the octal periodicity theorem proves it.
     Octal {
         /// The code d0.d1d2...: d0 is 0 or 4, then octal digits.
         code: String,
-        /// The largest heap to compute.
-        #[arg(long, value_name = "N")]
+        /// The largest heap to compute (a period proved within it is
+        /// reported).
+        #[arg(long, value_name = "N", default_value_t = octal::DEFAULT_UP_TO)]
         up_to: usize,
         /// Print one JSON object instead of text.
         #[arg(long)]
@@ -171,9 +143,10 @@ enum Command {
     },
     /// Serve a web page and a JSON API to play and explore every game.
     Serve {
-        /// The address to listen on (port 0 picks a free port).
+        /// The address to listen on, as HOST:PORT (a host name such as
+        /// localhost is resolved; port 0 picks a free port).
         #[arg(long, default_value = "127.0.0.1:8080")]
-        addr: SocketAddr,
+        addr: String,
         /// Games to load (from their databases) or build before accepting
         /// connections, comma-separated (e.g. euler:5x5,yehr).
         #[arg(long, value_name = "GAME,...", value_delimiter = ',')]
@@ -273,7 +246,7 @@ impl Cli {
                     write!(out, "{}", report.to_text())?;
                 }
             }
-            Command::Db(command) => run_db(command, &mut out)?,
+            Command::Db(command) => db::run(command, &mut out)?,
             Command::Octal {
                 code,
                 up_to,
@@ -317,110 +290,12 @@ impl Cli {
                 limits,
             } => {
                 db.configure()?;
-                serve::run(addr, limits, &preload, &mut out)?
+                serve::run(&addr, limits, &preload, &mut out)?
             }
         }
         out.flush()?;
         Ok(())
     }
-}
-
-/// Runs `ply db ...`.
-fn run_db(command: DbCommand, out: &mut impl Write) -> Result<(), PlyError> {
-    match command {
-        DbCommand::List { db_dir } => {
-            let store = Store::locate(db_dir, true)?;
-            let files = store.all_files()?;
-            if files.is_empty() {
-                writeln!(out, "no databases in {}", store.dir.display())?;
-                return Ok(());
-            }
-            writeln!(
-                out,
-                "{:<24} {:>14} {:>12} {:>9}  {:<20} by",
-                "game", "positions", "bytes", "bytes/pos", "built (UTC)"
-            )?;
-            for path in files {
-                let db = Database::open_piece(&path)?;
-                let header = db
-                    .headers()
-                    .next()
-                    .ok_or_else(|| PlyError::Database(format!("{}: no header", path.display())))?;
-                let entries = db.entries().max(1);
-                writeln!(
-                    out,
-                    "{:<24} {:>14} {:>12} {:>9.3}  {:<20} {}",
-                    db.game(),
-                    db.entries(),
-                    db.bytes(),
-                    db.bytes() as f64 / entries as f64,
-                    unix_time(header.built_unix),
-                    header.built_by
-                )?;
-            }
-        }
-        DbCommand::Verify { game, db_dir } => {
-            let store = Store::locate(db_dir, true)?;
-            let files = match &game {
-                Some(game) => {
-                    let name = registry::open(game)?.name();
-                    let files = store.files(&name);
-                    if files.is_empty() {
-                        return Err(PlyError::argument(format!(
-                            "no database of {name} in {}",
-                            store.dir.display()
-                        )));
-                    }
-                    files
-                }
-                None => store.all_files()?,
-            };
-            for path in files {
-                let db = Database::open_piece(&path)?;
-                db.verify()?;
-                writeln!(out, "ok  {}  {}", db.game(), path.display())?;
-            }
-        }
-        DbCommand::Rm { game, db_dir } => {
-            let store = Store::locate(db_dir, true)?;
-            let name = registry::open(&game)?.name();
-            let files = store.files(&name);
-            if files.is_empty() {
-                return Err(PlyError::argument(format!(
-                    "no database of {name} in {}",
-                    store.dir.display()
-                )));
-            }
-            for path in files {
-                std::fs::remove_file(&path)
-                    .map_err(|e| PlyError::argument(format!("removing {}: {e}", path.display())))?;
-                writeln!(out, "removed {}", path.display())?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// A Unix time as `YYYY-MM-DD HH:MM:SS` (UTC).
-fn unix_time(secs: u64) -> String {
-    let days = secs / 86_400;
-    let rest = secs % 86_400;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
-        rest / 3_600,
-        rest % 3_600 / 60,
-        rest % 60
-    )
 }
 
 /// A position given as `-`: all of stdin, without surrounding whitespace.

@@ -34,6 +34,11 @@ pub struct PeriodReport {
     pub preperiod: usize,
 }
 
+/// The largest heap `ply octal` computes without `--up-to`: well past
+/// where the periods of the classic short codes are proved, and a fraction
+/// of a second for any code.
+pub const DEFAULT_UP_TO: usize = 10_000;
+
 /// Zeros the text report lists before saying how many more there are.
 const ZEROS_SHOWN: usize = 40;
 /// Values on one line of the text report.

@@ -26,8 +26,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The longest game name the API reads.
 const MAX_GAME_LEN: usize = 64;
-/// The longest position the API reads.
-const MAX_POSITION_LEN: usize = 4096;
 
 /// An error answer: a status and one line saying what went wrong.
 #[derive(Debug)]
@@ -315,13 +313,12 @@ async fn solved(shared: &Arc<Shared>, query: SolveQuery) -> Result<Bytes, ApiErr
             excerpt(&query.game, MAX_GAME_LEN)
         )));
     }
-    if query
-        .position
-        .as_ref()
-        .is_some_and(|p| p.len() > MAX_POSITION_LEN)
-    {
+    let max_row = shared.limits.max_row;
+    if let Some(p) = query.position.as_ref().filter(|p| p.len() > max_row) {
         return Err(ApiError::bad_request(format!(
-            "the position is longer than {MAX_POSITION_LEN} characters"
+            "the position has {} characters; this server answers positions of at most {max_row} \
+             (its --max-row)",
+            p.len()
         )));
     }
     let key = (query.game, query.position);
@@ -403,4 +400,18 @@ pub async fn not_found(uri: Uri) -> ApiError {
 
 fn json(body: Bytes) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn work_refused_for_want_of_memory_is_503_not_400() {
+        let refused = ApiError::from(PlyError::Unavailable("a table needs 9 GiB".into()));
+        assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(refused.message, "a table needs 9 GiB");
+        let bad = ApiError::from(PlyError::argument("bad position"));
+        assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    }
 }

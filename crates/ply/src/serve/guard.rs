@@ -5,13 +5,16 @@
 
 use super::Shared;
 use super::api::ApiError;
+use super::limits::Limits;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
 
-/// The longest request target (path and query) read, in bytes.
+/// The longest request target (path and query) read besides its
+/// position, in bytes: a position may add three bytes (one character
+/// percent-encoded) per character up to `--max-row` ([`max_uri_bytes`]).
 pub const MAX_URI_BYTES: usize = 8 << 10;
 /// The most bytes of headers read (hyper refuses far larger ones itself).
 pub const MAX_HEADER_BYTES: usize = 16 << 10;
@@ -61,9 +64,27 @@ fn split_port(host: &str) -> &str {
     }
 }
 
+/// The longest request target hyper reads at all: longer ones it refuses
+/// itself (414, without a JSON body). So positions of more than about
+/// 60,000 characters are for `ply solve` on the command line, whatever
+/// `--max-row` says.
+pub const HYPER_MAX_URI_BYTES: usize = 65_534;
+
+/// The longest request target read under `limits`: [`MAX_URI_BYTES`],
+/// plus room for a position of `--max-row` characters, each
+/// percent-encoded, within what hyper reads (a target one byte longer
+/// still gets this server's own JSON refusal).
+pub fn max_uri_bytes(limits: &Limits) -> usize {
+    limits
+        .max_row
+        .saturating_mul(3)
+        .saturating_add(MAX_URI_BYTES)
+        .min(HYPER_MAX_URI_BYTES - 1)
+}
+
 /// The checks, then the request within its time limit.
 pub async fn guard(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
-    if let Err(refusal) = check(&shared.hosts, &request) {
+    if let Err(refusal) = check(&shared.hosts, max_uri_bytes(&shared.limits), &request) {
         return refusal.into_response();
     }
     let limit = shared.limits.request_time();
@@ -77,8 +98,15 @@ pub async fn guard(State(shared): State<Arc<Shared>>, request: Request, next: Ne
     }
 }
 
-fn check(hosts: &Hosts, request: &Request) -> Result<(), ApiError> {
+fn check(hosts: &Hosts, max_uri: usize, request: &Request) -> Result<(), ApiError> {
     let headers = request.headers();
+    let hosts_given = headers.get_all(header::HOST).iter().count();
+    if hosts_given > 1 {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("the request has {hosts_given} Host headers; exactly one is allowed"),
+        ));
+    }
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
@@ -113,10 +141,13 @@ fn check(hosts: &Hosts, request: &Request) -> Result<(), ApiError> {
         ));
     }
     let uri_len = request.uri().to_string().len();
-    if uri_len > MAX_URI_BYTES {
+    if uri_len > max_uri {
         return Err(ApiError::new(
             StatusCode::URI_TOO_LONG,
-            format!("the request target has {uri_len} bytes; at most {MAX_URI_BYTES}"),
+            format!(
+                "the request target has {uri_len} bytes; at most {max_uri} \
+                 (room for a position of --max-row characters)"
+            ),
         ));
     }
     let header_bytes = header_bytes(headers);

@@ -14,7 +14,9 @@ pub struct Limits {
     #[arg(long, value_name = "MIB", default_value_t = 512)]
     pub max_table_mib: u64,
     /// The longest position the server answers, in characters (a row of
-    /// that many squares).
+    /// that many squares). A request target holds at most 64 KiB, so
+    /// positions longer than about 60,000 characters (fewer where they
+    /// must be percent-encoded) are for `ply solve` on the command line.
     #[arg(long, value_name = "SQUARES", default_value_t = 65536)]
     pub max_row: usize,
     /// The longest a solve may search, in seconds; past it the request gets
@@ -29,7 +31,9 @@ pub struct Limits {
     /// Solves run at once (0: twice the cores, at least 4); more wait.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub max_solves: usize,
-    /// The longest a request may take in all, in seconds.
+    /// The longest a request may take in all, in seconds; also the
+    /// longest a client may leave its answer unread before the connection
+    /// is closed.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     pub request_seconds: f64,
     /// The longest a client may take to send a request's headers, in

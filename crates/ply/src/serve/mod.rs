@@ -14,6 +14,7 @@ pub mod cache;
 pub mod guard;
 pub mod limits;
 pub mod sessions;
+pub mod stall;
 
 use crate::error::PlyError;
 use axum::Router;
@@ -24,6 +25,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use limits::Limits;
 use sessions::Sessions;
+use stall::StallLimit;
 use std::future::Future;
 use std::io::Write;
 use std::net::SocketAddr;
@@ -33,7 +35,8 @@ use tokio::sync::Semaphore;
 
 /// The bytes of answers the server keeps by default.
 pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
-/// The most bytes of headers hyper reads before refusing a request itself.
+/// The most bytes of headers hyper reads before refusing a request itself,
+/// besides the request line.
 const MAX_READ_HEADER_BYTES: usize = 64 << 10;
 
 /// What every request shares.
@@ -118,12 +121,17 @@ pub fn router(shared: Arc<Shared>) -> Router {
 
 /// Serves `shared`'s page and API on `listener` until `shutdown` completes:
 /// each connection on its own task, closed if its client takes longer than
-/// the header limit to send a request's headers; at most
+/// the header limit to send a request's headers, or leaves an answer unread
+/// for longer than the request limit; at most
 /// `--max-connections` open at once (more are closed at once).
 pub async fn serve(listener: TcpListener, shared: Arc<Shared>, shutdown: impl Future<Output = ()>) {
     let app = router(shared.clone());
     let connections = Arc::new(Semaphore::new(shared.limits.max_connections));
     let header_time = shared.limits.header_time();
+    let write_time = shared.limits.request_time();
+    // Room for the request line with a position of --max-row characters,
+    // besides the headers.
+    let read_buffer = guard::max_uri_bytes(&shared.limits) + MAX_READ_HEADER_BYTES;
     tokio::pin!(shutdown);
     loop {
         let accepted = tokio::select! {
@@ -149,22 +157,24 @@ pub async fn serve(listener: TcpListener, shared: Arc<Shared>, shutdown: impl Fu
             builder
                 .timer(TokioTimer::new())
                 .header_read_timeout(header_time)
-                .max_buf_size(MAX_READ_HEADER_BYTES.max(8192));
+                .max_buf_size(read_buffer);
             // A connection that fails (a client gone, a bad request) ends here.
             let _ = builder
-                .serve_connection(TokioIo::new(stream), service)
+                .serve_connection(TokioIo::new(StallLimit::new(stream, write_time)), service)
                 .await;
         });
     }
 }
 
-/// Serves on `addr` within `limits` until Ctrl-C, after writing the address
-/// it listens on (useful with port 0) to `out`.
+/// Serves on `addr` (`HOST:PORT`; a host name is resolved, and the first
+/// of its addresses that can be bound is used) within `limits` until
+/// Ctrl-C, after writing the address it listens on (useful with port 0) to
+/// `out`.
 ///
 /// The games in `preload` are opened and their databases read (or tables
 /// built) before the first connection is accepted.
 pub fn run(
-    addr: SocketAddr,
+    addr: &str,
     limits: Limits,
     preload: &[String],
     out: &mut dyn Write,
@@ -174,15 +184,16 @@ pub fn run(
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let listener = TcpListener::bind(addr)
+        let addrs = resolve(addr)?;
+        let listener = TcpListener::bind(addrs.as_slice())
             .await
-            .map_err(|e| PlyError::argument(format!("cannot listen on {addr}: {e}")))?;
+            .map_err(|e| PlyError::argument(format!("--addr {addr}: cannot listen there: {e}")))?;
         let local = listener.local_addr()?;
         let shared = Shared::new(DEFAULT_CACHE_BYTES, limits, local);
         for game in preload {
             let session = shared.sessions.get(game).map_err(|e| match e {
                 sessions::OpenError::Unknown(e) => e,
-                other => PlyError::argument(format!("--preload {game}: {other:?}")),
+                other => PlyError::argument(format!("--preload {game}: {other}")),
             })?;
             session.warm(&crate::cli::progress::BarProgress::new())?;
             let source = session.source().map_or("", |s| s.as_str());
@@ -205,4 +216,23 @@ pub fn run(
     // Solves still running stop within their budget; do not wait for them.
     runtime.shutdown_background();
     Ok(())
+}
+
+/// The addresses `addr` (`HOST:PORT`) names, a host name resolved.
+fn resolve(addr: &str) -> Result<Vec<SocketAddr>, PlyError> {
+    use std::net::ToSocketAddrs;
+    let bad = |why: String| {
+        PlyError::argument(format!(
+            "--addr {}: {why}; give HOST:PORT, e.g. 127.0.0.1:8080, localhost:8080 or [::1]:8080",
+            crate::error::excerpt(addr, 100)
+        ))
+    };
+    let found: Vec<SocketAddr> = addr
+        .to_socket_addrs()
+        .map_err(|e| bad(e.to_string()))?
+        .collect();
+    if found.is_empty() {
+        return Err(bad("the name has no address".into()));
+    }
+    Ok(found)
 }

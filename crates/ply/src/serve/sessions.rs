@@ -55,6 +55,15 @@ pub enum OpenError {
     TooLarge(String),
 }
 
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Unknown(err) => err.fmt(f),
+            Self::TooLarge(message) => f.write_str(message),
+        }
+    }
+}
+
 impl Sessions {
     /// No games open yet; games within `limits`.
     pub fn new(limits: &Limits) -> Self {
@@ -74,7 +83,13 @@ impl Sessions {
             if let Some(name) = open.by_spelling.get(spec).cloned()
                 && let Some(session) = open.touch(&name)
             {
-                return Ok(session);
+                if !session.stale() {
+                    return Ok(session);
+                }
+                // Its database changed on disk: open the game afresh, to
+                // read what is there now. Requests still using the old
+                // session finish with it.
+                open.close(&name);
             }
         }
         let opened: Arc<dyn Session> = Arc::from(registry::open(spec).map_err(OpenError::Unknown)?);
@@ -166,11 +181,16 @@ impl Open {
             else {
                 break;
             };
-            if let Some(kept) = self.by_name.remove(&oldest) {
-                self.bytes -= kept.bytes;
-            }
-            self.by_spelling.retain(|_, name| *name != oldest);
+            self.close(&oldest);
         }
+    }
+
+    /// Closes the game named `name`, forgetting its spellings.
+    fn close(&mut self, name: &str) {
+        if let Some(kept) = self.by_name.remove(name) {
+            self.bytes -= kept.bytes;
+        }
+        self.by_spelling.retain(|_, full| full != name);
     }
 }
 

@@ -265,6 +265,10 @@ impl<G: WinsAtOnce + Send + Sync + 'static> Session for ByteRetroSession<G> {
         Solver::source(&self.inner)
     }
 
+    fn stale(&self) -> bool {
+        Solver::stale(&self.inner)
+    }
+
     fn save(
         &self,
         store: &Store,

@@ -95,6 +95,15 @@ pub trait Session: Send + Sync {
         None
     }
 
+    /// Whether the database the session answers from has changed on disk
+    /// since the session opened it (replaced by a new build, rewritten,
+    /// truncated or removed), so that a long-lived holder such as the
+    /// server should open the game afresh. False for sessions that read no
+    /// database.
+    fn stale(&self) -> bool {
+        false
+    }
+
     /// Writes the session's strong solution as a database into `store`,
     /// returning the file and its size; `None` for sessions that keep no
     /// solved table.
@@ -193,6 +202,11 @@ pub trait Solver: Send + Sync {
         None
     }
 
+    /// As [`Session::stale`].
+    fn stale(&self) -> bool {
+        false
+    }
+
     /// As [`Session::save`].
     fn save(
         &self,
@@ -250,6 +264,10 @@ impl<S: Solver> Session for S {
 
     fn source(&self) -> Option<Source> {
         Solver::source(self)
+    }
+
+    fn stale(&self) -> bool {
+        Solver::stale(self)
     }
 
     fn save(

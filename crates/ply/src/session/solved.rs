@@ -180,6 +180,10 @@ impl<M: Method> Solver for SolvedSession<M> {
         self.held.get().map(|held| held.solution().source())
     }
 
+    fn stale(&self) -> bool {
+        matches!(self.held.get(), Some(Held::Database(db)) if !db.is_current())
+    }
+
     fn save(
         &self,
         store: &Store,

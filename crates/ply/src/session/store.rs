@@ -4,7 +4,8 @@
 //! store once at start; a library user who sets none uses no databases.
 
 use crate::error::PlyError;
-use ply_core::db::{self, Database, DbError, Expect};
+use ply_core::db::{self, Database, DbError, Expect, Temporary};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -89,32 +90,56 @@ impl Store {
         Database::open_shards(&files, Some(expect)).map(Some)
     }
 
-    /// Every database file in the directory, by name (temporary files of
-    /// builds under way or killed are not databases and are left out).
-    pub fn all_files(&self) -> Result<Vec<PathBuf>, PlyError> {
+    /// What the directory holds: every name ending in `.plydb` (whatever
+    /// it is, so that a directory or FIFO can be reported), the shards of
+    /// one database together, and the temporary files of builds.
+    pub fn list(&self) -> Result<Listing, PlyError> {
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Listing::default()),
             Err(e) => return Err(dir_error(&self.dir, e)),
         };
-        let mut files: Vec<PathBuf> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| {
-                p.extension().is_some_and(|e| e == db::EXTENSION)
-                    && p.file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(|n| !n.starts_with('.'))
+        let mut databases: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+        for path in entries.flatten().map(|e| e.path()) {
+            let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+                continue;
+            };
+            if name.starts_with('.') || !name.ends_with(&format!(".{}", db::EXTENSION)) {
+                continue;
+            }
+            let key = match name.split_once(".shard-") {
+                Some((stem, _)) => format!("{stem}.{}", db::EXTENSION),
+                None => name.to_string(),
+            };
+            databases.entry(key).or_default().push(path);
+        }
+        let databases = databases
+            .into_values()
+            .map(|mut files| {
+                files.sort();
+                files
             })
             .collect();
-        files.sort();
-        Ok(files)
+        Ok(Listing {
+            databases,
+            temporaries: db::temporary::in_dir(&self.dir),
+        })
     }
 
     /// Makes sure the directory exists.
     pub fn create(&self) -> Result<(), PlyError> {
         std::fs::create_dir_all(&self.dir).map_err(|e| dir_error(&self.dir, e))
     }
+}
+
+/// What a database directory holds.
+#[derive(Debug, Default)]
+pub struct Listing {
+    /// The databases, by file name, each as its files: its one file, or
+    /// its shards (`NAME.shard-K-of-N.plydb`) in name order.
+    pub databases: Vec<Vec<PathBuf>>,
+    /// The temporary files of builds, finished or killed.
+    pub temporaries: Vec<Temporary>,
 }
 
 fn dir_error(dir: &Path, e: std::io::Error) -> PlyError {

@@ -18,6 +18,9 @@ use std::sync::{Arc, Mutex};
 /// positions, or, when they have none, their first [`FULL_LISTING`]
 /// component moves (every move loses).
 pub const FULL_LISTING: usize = 256;
+/// The most bytes of positions made to give a position's listed moves the
+/// positions they lead to, when it has more than [`FULL_LISTING`] moves.
+pub const FILL_BYTES: u64 = 1 << 26;
 /// The most moves [`Session::solve_listing_all`] lists with the positions
 /// they lead to (what `ply play` needs).
 pub const PLAY_LISTING: usize = 4096;
@@ -144,6 +147,7 @@ impl<G: Decompose> SumSession<G> {
                         .moves
                         .push(self.move_report(mv, &position, None, outcome(mv)));
                 }
+                self.fill_positions(&position, immediate, &mut report);
             }
             return Ok(report);
         };
@@ -202,6 +206,7 @@ impl<G: Decompose> SumSession<G> {
                     .moves
                     .push(self.move_report(mv, &position, None, outcome));
             }
+            self.fill_positions(&position, winning, &mut report);
         } else if !quiet.is_empty() {
             for &(mv, index, left) in &quiet {
                 let outcome = after_quiet(mv, index, left);
@@ -209,6 +214,8 @@ impl<G: Decompose> SumSession<G> {
                     .moves
                     .push(self.move_report(mv, &position, None, outcome));
             }
+            let moves: Vec<G::Move> = quiet.iter().map(|&(mv, _, _)| mv).collect();
+            self.fill_positions(&position, &moves, &mut report);
         } else {
             // Only dead moves: each lets the opponent win at once.
             let mut dead = Vec::new();
@@ -217,13 +224,31 @@ impl<G: Decompose> SumSession<G> {
                     dead.push(mv)
                 }
             });
-            for mv in dead {
+            for &mv in &dead {
                 report
                     .moves
                     .push(self.move_report(mv, &position, None, Outcome::win(1)));
             }
+            self.fill_positions(&position, &dead, &mut report);
         }
         Ok(report)
+    }
+
+    /// Gives the listed moves `listed` (the last of `report`'s moves, in
+    /// order) the positions they lead to, when making every move of
+    /// `position` copies at most [`FILL_BYTES`]: so that a page can play
+    /// them (a row of 5,000 squares, say); longer rows keep them empty.
+    fn fill_positions(&self, position: &G::Position, listed: &[G::Move], report: &mut SolveReport) {
+        let moves = self.game.count_moves(position) as u64;
+        if moves.saturating_mul(report.position.len() as u64) > FILL_BYTES {
+            return;
+        }
+        let first = report.moves.len() - listed.len();
+        self.game.for_each_move(position, |mv, child| {
+            if let Some(i) = listed.iter().position(|&m| m == mv) {
+                report.moves[first + i].position = self.game.format_position(&child);
+            }
+        });
     }
 
     /// One listed move: its name, the position it leads to if given, and
@@ -328,18 +353,23 @@ impl<G: Decompose + 'static> Session for SumSession<G> {
                  have no remoteness: it is not computed"
             ));
         }
-        let listed_all = report.moves.iter().all(|m| !m.position.is_empty());
-        if self.game.count_moves(&position) > FULL_LISTING && !listed_all {
+        let without = if report.moves.iter().any(|m| m.position.is_empty()) {
+            ", without the positions they lead to"
+        } else {
+            ""
+        };
+        if self.game.count_moves(&position) > FULL_LISTING
+            && report.moves.len() < self.game.count_moves(&position)
+        {
             notes.push(if report.value == Value::Win {
                 format!(
                     "a position with more than {FULL_LISTING} moves lists only its winning \
-                     moves, without the positions they lead to; every other move loses"
+                     moves{without}; every other move loses"
                 )
             } else {
                 format!(
                     "a lost position with more than {FULL_LISTING} moves lists only its first \
-                     {FULL_LISTING} moves that do not lose at once, without the positions they \
-                     lead to; every move loses"
+                     {FULL_LISTING} moves that do not lose at once{without}; every move loses"
                 )
             });
         }

@@ -1,4 +1,5 @@
-//! Starts `ply serve`'s app in-process on an ephemeral loopback port.
+//! Starts `ply serve`'s app in-process on an ephemeral loopback port, or
+//! the `ply serve` command as a process of its own.
 
 #![allow(dead_code)]
 
@@ -36,4 +37,54 @@ pub fn start_with(workers: usize, cache_bytes: usize, limits: Limits) -> (Socket
         });
     });
     receiver.recv().expect("the server started")
+}
+
+/// A `ply serve` process on a free loopback port with `flags`, and its address.
+pub struct Process {
+    /// The child process.
+    pub child: std::process::Child,
+    /// Where it listens.
+    pub addr: SocketAddr,
+}
+
+impl Process {
+    /// Starts `ply serve` with `flags` (on `127.0.0.1:0` unless they give
+    /// an `--addr`) and reads the address it listens on.
+    pub fn start(flags: &[&str]) -> Self {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_ply"));
+        command.arg("serve");
+        if !flags.contains(&"--addr") {
+            command.args(["--addr", "127.0.0.1:0"]);
+        }
+        let mut child = command
+            .args(flags)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|a| a.parse().ok())
+            .unwrap_or_else(|| panic!("no address in {line:?}"));
+        Self { child, addr }
+    }
+
+    /// Its directory under /proc.
+    pub fn proc(&self) -> String {
+        format!("/proc/{}", self.child.id())
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
