@@ -187,7 +187,12 @@ impl Quixo {
     /// Whether `mask` holds a whole line.
     #[inline]
     fn has_line(&self, mask: u32) -> bool {
-        self.lines.iter().any(|&line| mask & line == line)
+        for &line in &self.lines {
+            if mask & line == line {
+                return true;
+            }
+        }
+        false
     }
 
     /// The square's name: column letter, row number from the top.

@@ -33,7 +33,7 @@ impl Drop for Private {
 struct Held {
     db: Database,
     /// The private directory the shards are in, if not the store's.
-    _private: Option<Private>,
+    private: Option<Private>,
 }
 
 /// A game solved tier by tier.
@@ -88,7 +88,7 @@ impl<G: Tiers + 'static> TierSession<G> {
                 if let Some(store) = store::current().filter(|s| s.read)
                     && let Ok(db) = self.shards(&store.dir).open(&self.plan)
                 {
-                    return Ok(Held { db, _private: None });
+                    return Ok(Held { db, private: None });
                 }
                 let positions = self.plan.positions();
                 if positions > PRIVATE_BUILD_POSITIONS {
@@ -108,7 +108,7 @@ impl<G: Tiers + 'static> TierSession<G> {
                 let db = self.shards(&private.0).open(&self.plan)?;
                 Ok(Held {
                     db,
-                    _private: Some(private),
+                    private: Some(private),
                 })
             })
     }
@@ -186,7 +186,10 @@ impl<G: Tiers + 'static> Session for TierSession<G> {
     }
 
     fn source(&self) -> Option<Source> {
-        self.held.get().map(|_| Source::Database)
+        self.held.get().map(|held| match held.private {
+            Some(_) => Source::Solved,
+            None => Source::Database,
+        })
     }
 
     fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
