@@ -16,6 +16,7 @@
 //! [`Tiers`]: crate::game::Tiers
 
 pub mod build;
+pub mod cells;
 pub mod plan;
 pub mod shard;
 pub mod solve;

@@ -25,6 +25,7 @@
 //! position (each thread keeps one list of children, reused).
 
 use super::TierError;
+use super::cells::Cells;
 use crate::game::Tiers;
 use crate::progress::Progress;
 use crate::solve::chunks;
@@ -40,7 +41,7 @@ pub struct ChildCells<T> {
     /// The (canonical) tier.
     pub tier: T,
     /// Its cells, by index inside the tier.
-    pub cells: Vec<Cell>,
+    pub cells: Cells,
 }
 
 /// A working cell not decided yet, without a seed.
@@ -293,11 +294,12 @@ impl<G: Tiers> Work<'_, G> {
     }
 
     /// The cells of child tier `tier`, if it is one.
-    fn child(&self, tier: G::Tier) -> Option<&[Cell]> {
+    #[inline]
+    fn child(&self, tier: G::Tier) -> Option<&Cells> {
         self.children
             .iter()
             .find(|c| c.tier == tier)
-            .map(|c| c.cells.as_slice())
+            .map(|c| &c.cells)
     }
 
     /// The distinct children of `position` inside the tier, in `inside`,
@@ -319,8 +321,7 @@ impl<G: Tiers> Work<'_, G> {
             }
             let cell = self
                 .child(tier)
-                .and_then(|cells| cells.get(child as usize))
-                .and_then(|cell| cell.unpack());
+                .and_then(|cells| cells.outcome(child as usize));
             match cell {
                 Some(outcome) => outside.add(outcome),
                 None => self.fail(

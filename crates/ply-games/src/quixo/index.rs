@@ -244,7 +244,7 @@ impl Quixo {
     }
 
     /// The index of `position` in tier `(x, o)` (its own counts).
-    #[inline]
+    #[inline(always)]
     fn rank_in(&self, (x, o): Tier, position: &Cubes) -> u64 {
         let cubes = position.x | position.o;
         let k = u32::from(x) + u32::from(o);
@@ -294,10 +294,12 @@ impl Tiers for Quixo {
         2 * self.boards(tier)
     }
 
+    #[inline]
     fn tier_rank(&self, tier: Tier, position: &Cubes) -> u64 {
         self.rank_in(tier, position)
     }
 
+    #[inline]
     fn tier_unrank(&self, (x, o): Tier, index: u64) -> Option<Cubes> {
         if index >= self.tier_size((x, o)) {
             return None;
