@@ -92,9 +92,13 @@ impl<G: Tiers + 'static> TierSession<G> {
                 }
                 let positions = self.plan.positions();
                 if positions > PRIVATE_BUILD_POSITIONS {
+                    let largest = self.plan.largest().map_or(0, |(_, bytes)| bytes);
                     return Err(PlyError::argument(format!(
-                        "{name} has {positions} positions: too many to solve for one query; \
-                         build its database first with `ply analyze {name} --save`",
+                        "{name} has {positions} positions: too many to solve for one query, and \
+                         no complete database of it is in the database directory; \
+                         `ply analyze {name} --save` builds one tier by tier (its largest tier \
+                         needs {})",
+                        ply_core::limits::human_bytes(largest),
                         name = self.game.name()
                     )));
                 }
