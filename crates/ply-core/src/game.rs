@@ -618,8 +618,8 @@ pub trait Tiers: Game {
     }
 
     /// Calls `visit` with every position of the same tier as `position`
-    /// that has a legal move to it, each at least once; parents in other
-    /// tiers may be left out, and positions where play is over may be
+    /// that has a legal move to it, each at least once, and with no
+    /// position of another tier; positions where play is over may be
     /// listed (the solver decided them before any un-move reaches them).
     /// Called only when [`Tiers::IN_TIER_PARENTS`] is true; by default it
     /// visits nothing.
@@ -628,6 +628,23 @@ pub trait Tiers: Game {
         _position: &Self::Position,
         _visit: impl FnMut(Self::Position),
     ) {
+    }
+
+    /// Calls `visit` with every index in `range` (within `0..tier_size`)
+    /// that names a position of `tier`, in increasing order, together with
+    /// that position. By default by [`Tiers::tier_unrank`]; games that can
+    /// step from one position to the next override it.
+    fn for_each_in_tier(
+        &self,
+        tier: Self::Tier,
+        range: std::ops::Range<u64>,
+        mut visit: impl FnMut(u64, Self::Position),
+    ) {
+        for index in range {
+            if let Some(position) = self.tier_unrank(tier, index) {
+                visit(index, position);
+            }
+        }
     }
 
     /// Calls `visit` with the canonical tier and the index there of the

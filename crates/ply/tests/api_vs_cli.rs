@@ -65,6 +65,7 @@ fn every_game_answers_the_same_over_http_and_on_the_command_line() {
         ("lgame", 3),
         ("yehr", 0),
         ("dobutsu:C", 4),
+        ("quixo:3x3", 4),
     ] {
         queries.push((game.into(), None));
         for position in reached(game, count) {

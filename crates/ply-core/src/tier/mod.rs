@@ -10,12 +10,13 @@
 //! solved and its child tiers, read back from their shards. A memory budget
 //! too small for some tier is refused before any work, naming the tier; a
 //! killed build keeps its finished tiers and a rerun starts at the first
-//! unfinished one ([`build`]). The shards of every tier read as one
+//! unfinished one ([`build()`]). The shards of every tier read as one
 //! database whose keys are [`Plan::key`].
 //!
 //! [`Tiers`]: crate::game::Tiers
 
 pub mod build;
+pub mod cells;
 pub mod plan;
 pub mod shard;
 pub mod solve;

@@ -5,6 +5,7 @@
 //! tier's keys, and every block passes its checksum; anything else is
 //! discarded and the tier solved again.
 
+use super::cells::Cells;
 use super::plan::{Plan, Step};
 use crate::db::{self, Database, DbError, Expect, Keys, Meta};
 use crate::progress::Progress;
@@ -100,14 +101,18 @@ impl Shards {
         db.verify().map_err(|e| e.to_string())
     }
 
-    /// The cells of the solved tier `step`, read from its shard.
-    pub fn load<T>(&self, step: &Step<T>) -> Result<Vec<Cell>, DbError> {
+    /// The cells of the solved tier `step`, read from its shard: a byte
+    /// each if the cells its header lists all fit one.
+    pub fn load<T>(&self, step: &Step<T>) -> Result<Cells, DbError> {
         let path = self.path(&step.name);
         let db = Database::open_piece(&path)?;
-        let mut cells = vec![Cell::UNKNOWN; step.size() as usize];
+        let narrow = db
+            .headers()
+            .all(|h| h.dictionary.cells().iter().all(|&c| Cells::fits_narrow(c)));
+        let mut cells = Cells::new(step.size() as usize, narrow);
         let start = step.keys.start;
         db.for_each_cell(step.keys.clone(), &mut |key, cell| {
-            cells[(key - start) as usize] = cell;
+            cells.set((key - start) as usize, cell);
         })?;
         Ok(cells)
     }

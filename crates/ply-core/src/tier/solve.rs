@@ -25,6 +25,7 @@
 //! position (each thread keeps one list of children, reused).
 
 use super::TierError;
+use super::cells::Cells;
 use crate::game::Tiers;
 use crate::progress::Progress;
 use crate::solve::chunks;
@@ -40,11 +41,9 @@ pub struct ChildCells<T> {
     /// The (canonical) tier.
     pub tier: T,
     /// Its cells, by index inside the tier.
-    pub cells: Vec<Cell>,
+    pub cells: Cells,
 }
 
-/// The low 13 bits of a working cell: a remoteness or a seed's layer.
-const LOW: u16 = (1 << 13) - 1;
 /// A working cell not decided yet, without a seed.
 const UNDECIDED: u16 = 0;
 /// A working cell whose index names no position.
@@ -147,11 +146,10 @@ pub fn solve_tier<G: Tiers>(
     let seeds = work.seed(progress);
     progress.end();
     work.check(progress)?;
-    let mut ties = seeds.ties;
+    let ties = seeds.ties;
     let mut remoteness: Remoteness = 1;
     loop {
-        let (decided, found_ties) = work.layer(remoteness, Phase::WinLose);
-        ties |= found_ties;
+        let decided = work.layer(remoteness, Phase::WinLose);
         work.check(progress)?;
         if decided == 0 && remoteness > seeds.last_win_lose {
             break;
@@ -161,7 +159,7 @@ pub fn solve_tier<G: Tiers>(
     if ties {
         let mut remoteness: Remoteness = 1;
         loop {
-            let (decided, _) = work.layer(remoteness, Phase::Tie);
+            let decided = work.layer(remoteness, Phase::Tie);
             work.check(progress)?;
             if decided == 0 && remoteness > seeds.last_tie {
                 break;
@@ -199,6 +197,49 @@ fn next(remoteness: Remoteness) -> Result<Remoteness, TierError> {
 enum Phase {
     WinLose,
     Tie,
+}
+
+/// The cells one layer looks for, as raw bits (a cell that can never
+/// occur where the phase has none).
+struct Layer {
+    remoteness: Remoteness,
+    phase: Phase,
+    /// A seed firing now (a win or a tie, by phase).
+    seed: u16,
+    /// Children in child tiers, all wins, stop holding off a loss now.
+    event: u16,
+    /// Decided at the layer before: spread to parents.
+    lost: u16,
+    won: u16,
+    tied: u16,
+}
+
+impl Layer {
+    fn new(remoteness: Remoteness, phase: Phase) -> Layer {
+        const NEVER: u16 = NOT_A_POSITION;
+        let before =
+            |outcome: fn(Remoteness) -> Outcome| Cell::pack(outcome(remoteness - 1)).bits();
+        match phase {
+            Phase::WinLose => Layer {
+                remoteness,
+                phase,
+                seed: seed(WIN_SEED, remoteness),
+                event: seed(LOSE_EVENT, remoteness),
+                lost: before(Outcome::lose),
+                won: before(Outcome::win),
+                tied: NEVER,
+            },
+            Phase::Tie => Layer {
+                remoteness,
+                phase,
+                seed: seed(TIE_SEED, remoteness),
+                event: NEVER,
+                lost: NEVER,
+                won: NEVER,
+                tied: before(Outcome::tie),
+            },
+        }
+    }
 }
 
 /// What the first pass found.
@@ -253,11 +294,12 @@ impl<G: Tiers> Work<'_, G> {
     }
 
     /// The cells of child tier `tier`, if it is one.
-    fn child(&self, tier: G::Tier) -> Option<&[Cell]> {
+    #[inline]
+    fn child(&self, tier: G::Tier) -> Option<&Cells> {
         self.children
             .iter()
             .find(|c| c.tier == tier)
-            .map(|c| c.cells.as_slice())
+            .map(|c| &c.cells)
     }
 
     /// The distinct children of `position` inside the tier, in `inside`,
@@ -279,8 +321,7 @@ impl<G: Tiers> Work<'_, G> {
             }
             let cell = self
                 .child(tier)
-                .and_then(|cells| cells.get(child as usize))
-                .and_then(|cell| cell.unpack());
+                .and_then(|cells| cells.outcome(child as usize));
             match cell {
                 Some(outcome) => outside.add(outcome),
                 None => self.fail(
@@ -307,75 +348,84 @@ impl<G: Tiers> Work<'_, G> {
                     return seeds;
                 }
                 let count = range.end - range.start;
-                for index in range {
-                    let slot = index as usize;
-                    let Some(position) = self.game.tier_unrank(self.tier, index) else {
-                        self.cells[slot].store(NOT_A_POSITION, Relaxed);
-                        continue;
-                    };
-                    if let Some(value) = self.game.primitive(&position) {
-                        seeds.ties |= value == Value::Tie;
-                        self.set(slot, Outcome::terminal(value));
-                        continue;
-                    }
-                    let Some(outside) = self.children_of(index, &position, inside) else {
-                        self.set(slot, Outcome::lose(0));
-                        continue;
-                    };
-                    if inside.is_empty() {
-                        let outcome = outside.outcome();
-                        let r = outcome.remoteness.unwrap_or(0);
-                        if r > Cell::MAX_REMOTENESS {
-                            self.fail(index, "a remoteness does not fit a cell");
-                            continue;
-                        }
-                        // Its parents in the tier hear of it at the next layer.
-                        match outcome.value {
-                            Value::Tie => {
-                                seeds.ties = true;
-                                seeds.last_tie = seeds.last_tie.max(r + 1);
-                            }
-                            Value::Win | Value::Lose => {
-                                seeds.last_win_lose = seeds.last_win_lose.max(r + 1);
-                            }
-                            Value::Draw => {}
-                        }
-                        self.set(slot, outcome);
-                        continue;
-                    }
-                    let count = inside.len() + 1;
-                    if count > usize::from(u8::MAX) {
-                        self.fail(index, "more than 254 distinct moves inside the tier");
-                        continue;
-                    }
-                    let (bits, counter) = if let Some(l) = outside.lose {
-                        seeds.last_win_lose = seeds.last_win_lose.max(l + 1);
-                        (seed(WIN_SEED, l + 1), count)
-                    } else if let Some(t) = outside.tie {
-                        seeds.last_tie = seeds.last_tie.max(t + 1);
-                        seeds.ties = true;
-                        (seed(TIE_SEED, t + 1), count)
-                    } else if outside.blocks_loss() {
-                        (UNDECIDED, count)
-                    } else if let Some(w) = outside.win {
-                        seeds.last_win_lose = seeds.last_win_lose.max(w + 1);
-                        (seed(LOSE_EVENT, w + 1), count)
-                    } else {
-                        (UNDECIDED, count - 1)
-                    };
-                    if outside.lose.or(outside.tie).or(outside.win).unwrap_or(0)
-                        >= Cell::MAX_REMOTENESS
-                    {
-                        self.fail(index, "a remoteness does not fit a cell");
-                        continue;
-                    }
-                    self.cells[slot].store(bits, Relaxed);
-                    self.counters[slot].store(counter as u8, Relaxed);
+                for cell in &self.cells[range.start as usize..range.end as usize] {
+                    cell.store(NOT_A_POSITION, Relaxed);
                 }
+                self.game
+                    .for_each_in_tier(self.tier, range, |index, position| {
+                        self.seed_one(index, &position, inside, &mut seeds);
+                    });
                 progress.advance(count);
                 seeds
             })
             .reduce(Seeds::default, Seeds::merge)
+    }
+
+    /// The first pass at one position.
+    fn seed_one(
+        &self,
+        index: u64,
+        position: &G::Position,
+        inside: &mut Vec<u64>,
+        seeds: &mut Seeds,
+    ) {
+        let slot = index as usize;
+        if let Some(value) = self.game.primitive(position) {
+            seeds.ties |= value == Value::Tie;
+            self.set(slot, Outcome::terminal(value));
+            return;
+        }
+        let Some(outside) = self.children_of(index, position, inside) else {
+            self.set(slot, Outcome::lose(0));
+            return;
+        };
+        if inside.is_empty() {
+            let outcome = outside.outcome();
+            let r = outcome.remoteness.unwrap_or(0);
+            if r > Cell::MAX_REMOTENESS {
+                self.fail(index, "a remoteness does not fit a cell");
+                return;
+            }
+            // Its parents in the tier hear of it at the next layer.
+            match outcome.value {
+                Value::Tie => {
+                    seeds.ties = true;
+                    seeds.last_tie = seeds.last_tie.max(r + 1);
+                }
+                Value::Win | Value::Lose => {
+                    seeds.last_win_lose = seeds.last_win_lose.max(r + 1);
+                }
+                Value::Draw => {}
+            }
+            self.set(slot, outcome);
+            return;
+        }
+        let count = inside.len() + 1;
+        if count > usize::from(u8::MAX) {
+            self.fail(index, "more than 254 distinct moves inside the tier");
+            return;
+        }
+        let (bits, counter) = if let Some(l) = outside.lose {
+            seeds.last_win_lose = seeds.last_win_lose.max(l + 1);
+            (seed(WIN_SEED, l + 1), count)
+        } else if let Some(t) = outside.tie {
+            seeds.last_tie = seeds.last_tie.max(t + 1);
+            seeds.ties = true;
+            (seed(TIE_SEED, t + 1), count)
+        } else if outside.blocks_loss() {
+            (UNDECIDED, count)
+        } else if let Some(w) = outside.win {
+            seeds.last_win_lose = seeds.last_win_lose.max(w + 1);
+            (seed(LOSE_EVENT, w + 1), count)
+        } else {
+            (UNDECIDED, count - 1)
+        };
+        if outside.lose.or(outside.tie).or(outside.win).unwrap_or(0) >= Cell::MAX_REMOTENESS {
+            self.fail(index, "a remoteness does not fit a cell");
+            return;
+        }
+        self.cells[slot].store(bits, Relaxed);
+        self.counters[slot].store(counter as u8, Relaxed);
     }
 
     fn set(&self, slot: usize, outcome: Outcome) {
@@ -410,12 +460,11 @@ impl<G: Tiers> Work<'_, G> {
     }
 
     /// One layer: decides every position whose value has remoteness
-    /// `remoteness` in `phase`. Returns how many it decided and whether it
-    /// met a tie.
-    fn layer(&self, remoteness: Remoteness, phase: Phase) -> (u64, bool) {
+    /// `remoteness` in `phase`. Returns how many it decided.
+    fn layer(&self, remoteness: Remoteness, phase: Phase) -> u64 {
         let len = self.cells.len() as u64;
         let decided_here = AtomicU64::new(0);
-        let ties = AtomicBool::new(false);
+        let layer = Layer::new(remoteness, phase);
         chunks(len).for_each_init(
             || (Vec::new(), Vec::new()),
             |(found, parents), range| {
@@ -424,67 +473,59 @@ impl<G: Tiers> Work<'_, G> {
                 }
                 let mut count = 0u64;
                 for index in range {
-                    count += self.visit(index, remoteness, phase, found, parents, &ties);
+                    count += self.visit(index, &layer, found, parents);
                 }
                 decided_here.fetch_add(count, Relaxed);
             },
         );
-        (decided_here.into_inner(), ties.into_inner())
+        decided_here.into_inner()
     }
 
     /// The work of one layer at one index; returns the positions it decided.
+    #[inline]
     fn visit(
         &self,
         index: u64,
-        remoteness: Remoteness,
-        phase: Phase,
+        layer: &Layer,
         found: &mut Vec<u64>,
         parents: &mut Vec<u64>,
-        ties: &AtomicBool,
     ) -> u64 {
         let slot = index as usize;
         let bits = self.cells[slot].load(Relaxed);
+        if bits == layer.seed {
+            return u64::from(match layer.phase {
+                Phase::WinLose => self.decide(slot, Outcome::win(layer.remoteness)),
+                Phase::Tie => self.decide(slot, Outcome::tie(layer.remoteness)),
+            });
+        }
         let mut count = 0;
-        match (phase, tag(bits)) {
-            (Phase::WinLose, WIN_SEED) if bits & LOW == remoteness as u16 => {
-                count += u64::from(self.decide(slot, Outcome::win(remoteness)));
+        if bits == layer.event {
+            count += u64::from(self.count_down(slot, layer.remoteness));
+            if G::IN_TIER_PARENTS {
+                return count;
             }
-            (Phase::WinLose, LOSE_EVENT) if bits & LOW == remoteness as u16 => {
-                count += u64::from(self.count_down(slot, remoteness));
-            }
-            (Phase::Tie, TIE_SEED) if bits & LOW == remoteness as u16 => {
-                count += u64::from(self.decide(slot, Outcome::tie(remoteness)));
-            }
-            _ => {}
         }
-        if !decided(bits) {
-            if !G::IN_TIER_PARENTS && bits != NOT_A_POSITION {
-                count += self.pull(index, remoteness, phase, found);
+        if !G::IN_TIER_PARENTS {
+            if !decided(bits) && bits != NOT_A_POSITION {
+                count += self.pull(index, layer, found);
             }
             return count;
         }
-        let Some(outcome) = Cell::from_bits(bits).unpack() else {
-            return count;
+        let spread = if bits == layer.lost {
+            Value::Lose
+        } else if bits == layer.won {
+            Value::Win
+        } else if bits == layer.tied {
+            Value::Tie
+        } else {
+            return 0;
         };
-        ties.fetch_or(outcome.value == Value::Tie, Relaxed);
-        if !G::IN_TIER_PARENTS || outcome.remoteness != Some(remoteness - 1) {
-            return count;
-        }
-        let spreads = match phase {
-            Phase::WinLose => matches!(outcome.value, Value::Win | Value::Lose),
-            Phase::Tie => outcome.value == Value::Tie,
-        };
-        if !spreads {
-            return count;
-        }
         let Some(position) = self.game.tier_unrank(self.tier, index) else {
-            return count;
+            return 0;
         };
         parents.clear();
         self.game.for_each_parent_in_tier(&position, |parent| {
-            if self.game.tier_of(&parent) == self.tier {
-                parents.push(self.game.tier_rank(self.tier, &parent));
-            }
+            parents.push(self.game.tier_rank(self.tier, &parent));
         });
         parents.sort_unstable();
         parents.dedup();
@@ -496,10 +537,10 @@ impl<G: Tiers> Work<'_, G> {
                 self.fail(index, "an un-move leads outside the tier's index");
                 continue;
             };
-            count += u64::from(match outcome.value {
-                Value::Lose => self.decide(p, Outcome::win(remoteness)),
-                Value::Win => self.count_down(p, remoteness),
-                _ => self.decide(p, Outcome::tie(remoteness)),
+            count += u64::from(match spread {
+                Value::Lose => self.decide(p, Outcome::win(layer.remoteness)),
+                Value::Win => self.count_down(p, layer.remoteness),
+                _ => self.decide(p, Outcome::tie(layer.remoteness)),
             });
         }
         count
@@ -508,7 +549,8 @@ impl<G: Tiers> Work<'_, G> {
     /// Without un-moves: the undecided position at `index` looks at its
     /// children in the tier decided at the layer before. Returns 1 if it is
     /// decided now.
-    fn pull(&self, index: u64, remoteness: Remoteness, phase: Phase, found: &mut Vec<u64>) -> u64 {
+    fn pull(&self, index: u64, layer: &Layer, found: &mut Vec<u64>) -> u64 {
+        let (remoteness, phase) = (layer.remoteness, layer.phase);
         let Some(position) = self.game.tier_unrank(self.tier, index) else {
             return 0;
         };

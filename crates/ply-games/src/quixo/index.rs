@@ -10,6 +10,33 @@
 use super::{Cubes, Quixo};
 use ply_core::Tiers;
 
+/// Set bits of each byte (the build targets x86-64 without `popcnt`).
+const POP8: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = (i as u8).count_ones() as u8;
+        i += 1;
+    }
+    table
+};
+
+/// Set bits of `mask`, by table.
+#[inline]
+fn pop(mask: u32) -> u32 {
+    mask.to_le_bytes()
+        .iter()
+        .map(|&b| u32::from(POP8[usize::from(b)]))
+        .sum()
+}
+
+/// The next larger mask with as many set bits (Gosper's hack); `v` > 0.
+#[inline]
+fn next_subset(v: u32) -> u32 {
+    let t = v | (v - 1);
+    (t + 1) | (((!t & (!t).wrapping_neg()) - 1) >> (v.trailing_zeros() + 1))
+}
+
 /// Binomial coefficients C(n, k) for n, k up to 32.
 #[derive(Clone)]
 pub(super) struct Binomials([[u64; 33]; 33]);
@@ -32,6 +59,9 @@ impl Binomials {
     }
 }
 
+/// Subsets of the squares below this are unranked by table.
+const SMALL: u32 = 16;
+
 /// Ranks sets of squares by bytes: for byte `b` of a mask with `before` set
 /// bits below it, the sum of C(square, rank + 1) over its set bits.
 #[derive(Clone)]
@@ -42,6 +72,12 @@ pub(super) struct Ranker {
     /// [`compress`] of a byte of bits (low 8 bits of the index) by a byte
     /// of mask (high 8 bits).
     packed: Vec<u8>,
+    /// [`expand`] of a byte of packed bits (low 8) onto a byte of mask (high 8).
+    spread: Vec<u8>,
+    /// The subsets of squares below [`SMALL`], by size then rank.
+    small: Vec<u16>,
+    /// Where the subsets of each size start in `small`.
+    small_at: [usize; SMALL as usize + 2],
 }
 
 impl Ranker {
@@ -67,10 +103,33 @@ impl Ranker {
         let packed = (0..1usize << 16)
             .map(|i| compress((i & 0xff) as u32, (i >> 8) as u32) as u8)
             .collect();
+        let spread = (0..1usize << 16)
+            .map(|i| expand((i & 0xff) as u32, (i >> 8) as u32) as u8)
+            .collect();
+        let mut small_at = [0usize; SMALL as usize + 2];
+        for k in 0..=SMALL as usize {
+            small_at[k + 1] = small_at[k] + binomials.get(SMALL, k as u32) as usize;
+        }
+        let mut small = vec![0u16; small_at[SMALL as usize + 1]];
+        for mask in 0..1u32 << SMALL {
+            let k = mask.count_ones() as usize;
+            let mut rank = 0u64;
+            let mut j = 0;
+            for square in 0..SMALL {
+                if mask & 1 << square != 0 {
+                    j += 1;
+                    rank += binomials.get(square, j);
+                }
+            }
+            small[small_at[k] + rank as usize] = mask as u16;
+        }
         Ranker {
             binomials,
             bytes,
             packed,
+            spread,
+            small,
+            small_at,
         }
     }
 
@@ -83,7 +142,7 @@ impl Ranker {
         while mask != 0 {
             let byte = mask as u8;
             sum += self.bytes[chunk][before][usize::from(byte)];
-            before += byte.count_ones() as usize;
+            before += usize::from(POP8[usize::from(byte)]);
             mask >>= 8;
             chunk += 1;
         }
@@ -100,18 +159,38 @@ impl Ranker {
         while mask != 0 {
             let m = mask as u8;
             out |= u32::from(self.packed[usize::from(m) << 8 | usize::from(bits as u8)]) << shift;
-            shift += m.count_ones();
+            shift += u32::from(POP8[usize::from(m)]);
             mask >>= 8;
             bits >>= 8;
         }
         out
     }
 
-    /// The set of `k` squares among `0..n` with rank `rank`.
+    /// The inverse of [`Ranker::compress`]: `packed`'s low bits spread onto
+    /// the set squares of `mask`, a byte at a time.
+    #[inline]
+    fn expand(&self, mut packed: u32, mask: u32) -> u32 {
+        let mut out = 0;
+        for (chunk, m) in mask.to_le_bytes().into_iter().enumerate() {
+            if m != 0 {
+                let take = packed & 0xff;
+                out |= u32::from(self.spread[usize::from(m) << 8 | take as usize]) << (8 * chunk);
+                packed >>= POP8[usize::from(m)];
+            }
+        }
+        out
+    }
+
+    /// The set of `k` squares among `0..n` with rank `rank`: the top
+    /// squares one by one, the rest from a table once all lie below 16.
+    #[inline]
     fn unrank(&self, mut rank: u64, k: u32, n: u32) -> u32 {
         let mut mask = 0;
         let mut square = n;
         for j in (1..=k).rev() {
+            if square <= SMALL {
+                return mask | u32::from(self.small[self.small_at[j as usize] + rank as usize]);
+            }
             square -= 1;
             while self.binomials.get(square, j) > rank {
                 square -= 1;
@@ -137,8 +216,8 @@ fn compress(bits: u32, mut mask: u32) -> u32 {
     out
 }
 
-/// The inverse of [`compress`]: the packed bits spread onto `mask`'s squares.
-#[inline]
+/// The inverse of [`compress`] (square by square; [`Ranker::expand`] uses
+/// tables of it).
 fn expand(packed: u32, mut mask: u32) -> u32 {
     let mut out = 0;
     let mut i = 0;
@@ -165,10 +244,10 @@ impl Quixo {
     }
 
     /// The index of `position` in tier `(x, o)` (its own counts).
-    #[inline]
-    fn rank_in(&self, (x, _): Tier, position: &Cubes) -> u64 {
+    #[inline(always)]
+    fn rank_in(&self, (x, o): Tier, position: &Cubes) -> u64 {
         let cubes = position.x | position.o;
-        let k = cubes.count_ones();
+        let k = u32::from(x) + u32::from(o);
         let ranker = &self.ranker;
         let board = ranker.rank(cubes) * ranker.binomials.get(k, u32::from(x))
             + ranker.rank(ranker.compress(position.x, cubes));
@@ -178,7 +257,7 @@ impl Quixo {
     /// The tier, canonical or not, of `position`.
     #[inline]
     fn counts(position: &Cubes) -> Tier {
-        (position.x.count_ones() as u8, position.o.count_ones() as u8)
+        (pop(position.x) as u8, pop(position.o) as u8)
     }
 
     /// `position` with the colours and the mover swapped.
@@ -215,10 +294,12 @@ impl Tiers for Quixo {
         2 * self.boards(tier)
     }
 
+    #[inline]
     fn tier_rank(&self, tier: Tier, position: &Cubes) -> u64 {
         self.rank_in(tier, position)
     }
 
+    #[inline]
     fn tier_unrank(&self, (x, o): Tier, index: u64) -> Option<Cubes> {
         if index >= self.tier_size((x, o)) {
             return None;
@@ -228,7 +309,7 @@ impl Tiers for Quixo {
         let (board, o_to_move) = (index / 2, index % 2 == 1);
         let among = ranker.binomials.get(k, u32::from(x));
         let cubes = ranker.unrank(board / among, k, self.squares());
-        let xs = expand(ranker.unrank(board % among, u32::from(x), k), cubes);
+        let xs = ranker.expand(ranker.unrank(board % among, u32::from(x), k), cubes);
         Some(Cubes {
             x: xs,
             o: cubes & !xs,
@@ -252,14 +333,65 @@ impl Tiers for Quixo {
         Self::swapped(position)
     }
 
+    fn for_each_in_tier(
+        &self,
+        (x, o): Tier,
+        range: std::ops::Range<u64>,
+        mut visit: impl FnMut(u64, Cubes),
+    ) {
+        let end = range.end.min(self.tier_size((x, o)));
+        let Some(mut position) = self.tier_unrank((x, o), range.start) else {
+            return;
+        };
+        let ranker = &self.ranker;
+        let k = u32::from(x) + u32::from(o);
+        let last_x = if x == 0 {
+            0
+        } else {
+            ((1u32 << x) - 1) << (k - u32::from(x))
+        };
+        let mut cubes = position.x | position.o;
+        let mut xs = ranker.compress(position.x, cubes);
+        for index in range.start..end {
+            visit(index, position);
+            // The next index: the mover, then X among the cubes, then the cubes.
+            if !position.o_to_move {
+                position.o_to_move = true;
+                continue;
+            }
+            if xs != last_x {
+                xs = next_subset(xs);
+            } else {
+                if cubes != 0 {
+                    cubes = next_subset(cubes);
+                }
+                xs = (1u32 << x) - 1;
+            }
+            let x_mask = ranker.expand(xs, cubes);
+            position = Cubes {
+                x: x_mask,
+                o: cubes & !x_mask,
+                o_to_move: false,
+            };
+        }
+    }
+
     fn for_each_parent_in_tier(&self, position: &Cubes, visit: impl FnMut(Cubes)) {
         self.for_each_unslide(position, visit);
     }
 
     #[inline]
     fn for_each_child(&self, position: &Cubes, mut visit: impl FnMut(Tier, u64)) {
-        self.for_each_slide(position, |_, child| {
-            let (x, o) = Self::counts(&child);
+        let (x0, o0) = Self::counts(position);
+        let cubes = position.x | position.o;
+        self.for_each_slide(position, |slide, child| {
+            // Taking a blank cube adds one of the mover's.
+            let blank = u8::from(cubes & 1 << slide.from == 0);
+            let (x, o) = if position.o_to_move {
+                (x0, o0 + blank)
+            } else {
+                (x0 + blank, o0)
+            };
             if x >= o {
                 visit((x, o), self.rank_in((x, o), &child));
             } else {

@@ -360,3 +360,22 @@ fn tiers_equal_whole_game_retrograde_analysis_on_3x3() {
     assert!(values.len() >= 2, "wins and losses: {values:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn stepping_through_a_tier_equals_unranking_each_index() {
+    for n in [3, 4, 5] {
+        let game = Quixo::new(n);
+        for tier in game.tiers() {
+            let size = game.tier_size(tier);
+            let start = size / 3;
+            let range = start..size.min(start + 500);
+            let mut expected = range
+                .clone()
+                .filter_map(|i| Some((i, game.tier_unrank(tier, i)?)));
+            game.for_each_in_tier(tier, range.clone(), |index, position| {
+                assert_eq!(Some((index, position)), expected.next(), "tier {tier:?}");
+            });
+            assert_eq!(expected.next(), None, "tier {tier:?}: every index visited");
+        }
+    }
+}

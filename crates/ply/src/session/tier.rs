@@ -33,7 +33,7 @@ impl Drop for Private {
 struct Held {
     db: Database,
     /// The private directory the shards are in, if not the store's.
-    _private: Option<Private>,
+    private: Option<Private>,
 }
 
 /// A game solved tier by tier.
@@ -88,13 +88,17 @@ impl<G: Tiers + 'static> TierSession<G> {
                 if let Some(store) = store::current().filter(|s| s.read)
                     && let Ok(db) = self.shards(&store.dir).open(&self.plan)
                 {
-                    return Ok(Held { db, _private: None });
+                    return Ok(Held { db, private: None });
                 }
                 let positions = self.plan.positions();
                 if positions > PRIVATE_BUILD_POSITIONS {
+                    let largest = self.plan.largest().map_or(0, |(_, bytes)| bytes);
                     return Err(PlyError::argument(format!(
-                        "{name} has {positions} positions: too many to solve for one query; \
-                         build its database first with `ply analyze {name} --save`",
+                        "{name} has {positions} positions: too many to solve for one query, and \
+                         no complete database of it is in the database directory; \
+                         `ply analyze {name} --save` builds one tier by tier (its largest tier \
+                         needs {})",
+                        ply_core::limits::human_bytes(largest),
                         name = self.game.name()
                     )));
                 }
@@ -108,7 +112,7 @@ impl<G: Tiers + 'static> TierSession<G> {
                 let db = self.shards(&private.0).open(&self.plan)?;
                 Ok(Held {
                     db,
-                    _private: Some(private),
+                    private: Some(private),
                 })
             })
     }
@@ -186,7 +190,10 @@ impl<G: Tiers + 'static> Session for TierSession<G> {
     }
 
     fn source(&self) -> Option<Source> {
-        self.held.get().map(|_| Source::Database)
+        self.held.get().map(|held| match held.private {
+            Some(_) => Source::Solved,
+            None => Source::Database,
+        })
     }
 
     fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
