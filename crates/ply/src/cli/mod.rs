@@ -1,6 +1,7 @@
 //! The `ply` command line: one module per subcommand group.
 
 pub mod dist;
+pub mod export;
 pub mod octal;
 pub mod progress;
 
@@ -116,6 +117,20 @@ enum Command {
         /// How long each process waits for every other one to connect.
         #[arg(long, value_name = "SECS", default_value_t = dist::CONNECT_TIMEOUT.as_secs())]
         connect_timeout: u64,
+    },
+    /// Write a solved game as a table, one row per position: key, position,
+    /// value, remoteness and best moves.
+    Export {
+        /// The game, as NAME or NAME:PARAMS.
+        game: String,
+        /// The file format.
+        #[arg(long, value_enum)]
+        format: export::Format,
+        /// The file to write (default: GAME.parquet or GAME.csv here).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        db: DbArgs,
     },
     /// Saved databases: list, verify, remove.
     #[command(subcommand)]
@@ -252,29 +267,32 @@ impl Cli {
                     }
                 } else {
                     let session = registry::open(&game)?;
-                    let mut report = session.analyze(&progress)?;
-                    if save {
-                        let (path, bytes) = session.save(&store, &progress)?.ok_or_else(|| {
-                            PlyError::argument(format!(
-                                "{} keeps no table to save: it is answered by search or theory",
-                                session.name()
-                            ))
-                        })?;
-                        report.extra.insert(
-                            "saved".into(),
-                            serde_json::json!(path.display().to_string()),
-                        );
-                        report
-                            .extra
-                            .insert("saved_bytes".into(), serde_json::json!(bytes));
-                    }
-                    report
+                    analyze(&*session, save.then_some(&store), &progress)?
                 };
                 if json {
                     writeln!(out, "{}", to_json(&report)?)?;
                 } else {
                     write!(out, "{}", report.to_text())?;
                 }
+            }
+            Command::Export {
+                game,
+                format,
+                out: path,
+                db,
+            } => {
+                db.configure()?;
+                let session = registry::open(&game)?;
+                let path = path.unwrap_or_else(|| export::default_path(&session.name(), format));
+                let done = export::export(&*session, format, &path, &BarProgress::new())?;
+                writeln!(
+                    out,
+                    "exported {} positions of {} to {} ({} bytes)",
+                    done.rows,
+                    session.name(),
+                    done.path.display(),
+                    done.bytes
+                )?;
             }
             Command::Db(command) => run_db(command, &mut out)?,
             Command::Octal {
@@ -326,6 +344,33 @@ impl Cli {
         out.flush()?;
         Ok(())
     }
+}
+
+/// Strongly solves `session` as `ply analyze` does, and writes its table
+/// as a database into `save` if given, adding the file and its size to the
+/// report (`saved`, `saved_bytes`).
+pub fn analyze(
+    session: &dyn crate::Session,
+    save: Option<&Store>,
+    progress: &dyn ply_core::Progress,
+) -> Result<crate::report::AnalyzeReport, PlyError> {
+    let mut report = session.analyze(progress)?;
+    if let Some(store) = save {
+        let (path, bytes) = session.save(store, progress)?.ok_or_else(|| {
+            PlyError::argument(format!(
+                "{} keeps no table to save: it is answered by search or theory",
+                session.name()
+            ))
+        })?;
+        report.extra.insert(
+            "saved".into(),
+            serde_json::json!(path.display().to_string()),
+        );
+        report
+            .extra
+            .insert("saved_bytes".into(), serde_json::json!(bytes));
+    }
+    Ok(report)
 }
 
 /// Runs `ply db ...`.

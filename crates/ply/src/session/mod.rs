@@ -8,6 +8,7 @@ pub mod byte_retro;
 pub mod choice;
 pub mod once;
 pub mod retro;
+pub mod rows;
 pub mod solved;
 pub mod sparse;
 pub mod store;
@@ -17,6 +18,7 @@ pub mod table;
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
 use ply_core::{Board, Game, NoProgress, Outcome, Progress, Source};
+use rows::Rows;
 use std::path::PathBuf;
 use store::Store;
 
@@ -105,6 +107,14 @@ pub trait Session: Send + Sync {
         let _ = (store, progress);
         Ok(None)
     }
+
+    /// The strong solution read key by key (see [`Rows`]), solved or
+    /// loaded first as a query would; `None` for sessions that keep no
+    /// table (answered by search or theory).
+    fn rows(&self, progress: &dyn Progress) -> Result<Option<Box<dyn Rows + '_>>, PlyError> {
+        let _ = progress;
+        Ok(None)
+    }
 }
 
 /// A solver over one game: all a [`Session`] needs beyond the game itself.
@@ -165,6 +175,12 @@ pub trait Solver: Send + Sync {
         let _ = (store, progress);
         Ok(None)
     }
+
+    /// As [`Session::rows`].
+    fn rows(&self, progress: &dyn Progress) -> Result<Option<Box<dyn Rows + '_>>, PlyError> {
+        let _ = progress;
+        Ok(None)
+    }
 }
 
 impl<S: Solver> Session for S {
@@ -221,6 +237,10 @@ impl<S: Solver> Session for S {
         progress: &dyn Progress,
     ) -> Result<Option<(PathBuf, u64)>, PlyError> {
         Solver::save(self, store, progress)
+    }
+
+    fn rows(&self, progress: &dyn Progress) -> Result<Option<Box<dyn Rows + '_>>, PlyError> {
+        Solver::rows(self, progress)
     }
 }
 
