@@ -167,7 +167,7 @@ def test_bad_python_games_raise():
         def start(self):
             return 0
 
-    with pytest.raises(ply.ArgumentError, match="has no play"):
+    with pytest.raises(ply.ArgumentError, match="has no moves"):
         ply.Solver(NoPlay())
 
     class BadPrimitive(Nim):
