@@ -7,7 +7,6 @@ use arrow_array::types::{Int8Type, UInt16Type, UInt64Type};
 use arrow_array::{Array, RecordBatch, StringArray};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use ply::report::SolveReport;
-use ply::session::Session;
 use std::path::Path;
 use std::process::Command;
 

@@ -224,7 +224,7 @@ pub fn schema() -> SchemaRef {
 pub fn for_each_batch(
     rows: &dyn Rows,
     progress: &dyn Progress,
-    mut write: impl FnMut(&RecordBatch) -> Result<(), PlyError>,
+    mut write: impl FnMut(&RecordBatch) -> Result<(), PlyError> + Send,
 ) -> Result<u64, PlyError> {
     let solution = rows.solution();
     let len = solution.index_len();
@@ -254,27 +254,40 @@ pub fn for_each_batch(
     };
     progress.begin(&format!("exporting {}", rows.name()), len);
     let group = (rayon::current_num_threads() as u64 * 2).max(2);
+    let build = |chunks: Range<u64>| -> Result<Vec<Option<RecordBatch>>, PlyError> {
+        chunks
+            .into_par_iter()
+            .map(|chunk| {
+                let range = chunk * CHUNK..len.min((chunk + 1) * CHUNK);
+                let batch = batch_of(rows, &cells_in(range.clone())?)?;
+                progress.advance(range.end - range.start);
+                Ok(batch)
+            })
+            .collect()
+    };
+    // Each group of chunks is written while the next one is built.
     let mut count = 0;
+    let mut built: Vec<Option<RecordBatch>> = Vec::new();
     let mut first = 0;
-    while first < chunks {
+    loop {
         if progress.cancelled() {
             return Err(PlyError::Cancelled(format!("exporting {}", rows.name())));
         }
         let last = chunks.min(first + group);
-        let batches: Vec<Option<RecordBatch>> = (first..last)
-            .into_par_iter()
-            .map(|chunk| {
-                let range = chunk * CHUNK..len.min((chunk + 1) * CHUNK);
-                let cells = cells_in(range.clone())?;
-                let batch = batch_of(rows, &cells)?;
-                progress.advance(range.end - range.start);
-                Ok(batch)
-            })
-            .collect::<Result<_, PlyError>>()?;
-        for batch in batches.iter().flatten() {
-            count += batch.num_rows() as u64;
-            write(batch)?;
+        let write_all = || -> Result<u64, PlyError> {
+            let mut written = 0;
+            for batch in built.iter().flatten() {
+                written += batch.num_rows() as u64;
+                write(batch)?;
+            }
+            Ok(written)
+        };
+        let (written, next) = rayon::join(write_all, || build(first..last));
+        count += written?;
+        if first == last {
+            break;
         }
+        built = next?;
         first = last;
     }
     progress.end();
