@@ -53,6 +53,9 @@ const MAX_ARRAY: u64 = 1 << 32;
 /// Keys per unit of parallel work over an index.
 const CHUNK: u64 = 1 << 16;
 
+/// Value codes and remoteness, as numpy arrays.
+type Arrays<'py> = (Bound<'py, PyArray1<i8>>, Bound<'py, PyArray1<i16>>);
+
 /// A game opened for queries: a built-in game (by name) or a game written
 /// in Python (an object with `start`, `moves`, `play` and `primitive`).
 #[pyclass(module = "ply", frozen)]
@@ -265,7 +268,7 @@ impl Solver {
         &self,
         py: Python<'py>,
         positions: &Bound<'py, PyAny>,
-    ) -> PyResult<(Bound<'py, PyArray1<i8>>, Bound<'py, PyArray1<i16>>)> {
+    ) -> PyResult<Arrays<'py>> {
         let (values, remoteness) = match &self.backend {
             Backend::Python(game) => game.solve_many(positions)?,
             Backend::Native(..) => {

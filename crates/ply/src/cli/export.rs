@@ -87,6 +87,11 @@ pub const COLUMNS: [&str; 5] = ["key", "position", "value", "remoteness", "best_
 /// Keys per chunk: the unit of parallel work and of a record batch.
 const CHUNK: u64 = 1 << 16;
 
+/// The most chunks built at once (two groups are in memory: one being
+/// written, the next being built), whatever the number of threads: with
+/// rows of a few hundred bytes at most, well under 512 MB.
+const MAX_GROUP: u64 = 8;
+
 /// Rows per Parquet row group (a row group is buffered until complete).
 const ROW_GROUP: usize = 1 << 20;
 
@@ -152,10 +157,10 @@ fn write_file(
                 ))
                 .set_max_row_group_row_count(Some(ROW_GROUP))
                 .build();
-            Sink::Parquet(
+            Sink::Parquet(Box::new(
                 ArrowWriter::try_new(BufWriter::new(file), schema(), Some(props))
                     .map_err(parquet_error)?,
-            )
+            ))
         }
         Format::Csv => {
             let mut out = BufWriter::with_capacity(1 << 20, file);
@@ -178,7 +183,7 @@ fn write_file(
 
 /// Where batches go.
 enum Sink {
-    Parquet(ArrowWriter<BufWriter<File>>),
+    Parquet(Box<ArrowWriter<BufWriter<File>>>),
     Csv(BufWriter<File>),
 }
 
@@ -253,7 +258,7 @@ pub fn for_each_batch(
         }
     };
     progress.begin(&format!("exporting {}", rows.name()), len);
-    let group = (rayon::current_num_threads() as u64 * 2).max(2);
+    let group = (rayon::current_num_threads() as u64 * 2).clamp(2, MAX_GROUP);
     let build = |chunks: Range<u64>| -> Result<Vec<Option<RecordBatch>>, PlyError> {
         chunks
             .into_par_iter()
