@@ -61,7 +61,9 @@ pub fn run<T: Send>(
                 };
             }
             if worker.is_finished() && done.0.lock().is_ok_and(|slot| slot.is_none()) {
-                // It ended without an answer: it panicked.
+                // It ended without an answer: it panicked. Joined here, the
+                // panic is reported as an error rather than raised again.
+                let _ = worker.join();
                 return Err(errors::PlyError::new_err(
                     "internal error: the solver stopped without an answer",
                 ));
