@@ -407,13 +407,26 @@ impl Solver {
     }
 
     /// Writes the strong solution to `path` as `format` (`"parquet"` or
-    /// `"csv"`), as `ply export` does; returns the number of rows.
-    #[pyo3(signature = (path, format="parquet"))]
-    fn export(&self, py: Python<'_>, path: PathBuf, format: &str) -> PyResult<u64> {
+    /// `"csv"`), as `ply export` does (without the `best_moves` column if
+    /// `best_moves` is false, as `--no-moves`); returns the number of rows.
+    #[pyo3(signature = (path, format="parquet", best_moves=true))]
+    fn export(
+        &self,
+        py: Python<'_>,
+        path: PathBuf,
+        format: &str,
+        best_moves: bool,
+    ) -> PyResult<u64> {
         let session = self.native("export()")?;
         let format = Format::parse(format).map_err(errors::to_py)?;
         let done = interrupt::run(py, |progress| {
-            export::export(session, format, &path, progress)
+            export::export(
+                session,
+                format,
+                export::Columns { best_moves },
+                &path,
+                progress,
+            )
         })?;
         Ok(done.rows)
     }

@@ -64,6 +64,12 @@ def test_csv_and_python_export_match_parquet(tmp_path, cli):
         assert a["key"] == b["key"] and a["position"] == b["position"] and a["value"] == b["value"]
         assert a["remoteness"] == b["remoteness"]
         assert " ".join(a["best_moves"]) == (b["best_moves"] or "")
+    bare = tmp_path / "bare.parquet"
+    assert ply.Solver("lgame").export(bare, best_moves=False) == len(table)
+    assert pq.read_table(bare).to_pylist() == [
+        {k: v for k, v in row.items() if k != "best_moves"} for row in table
+    ]
+    bare.unlink()
     with pytest.raises(ply.ArgumentError):
         ply.Solver("lgame").export(tmp_path / "x", "xlsx")
     with pytest.raises(ply.PlyError):

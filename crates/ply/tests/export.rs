@@ -128,6 +128,25 @@ fn lgame_parquet_agrees_with_ply_solve() {
         )
     );
     check_rows("lgame", &rows);
+    // Without moves: the same rows, four columns.
+    let bare = dir.join("bare.csv");
+    let done = Command::new(env!("CARGO_BIN_EXE_ply"))
+        .args(["export", "lgame", "--format", "csv", "--no-moves", "--out"])
+        .arg(&bare)
+        .output()
+        .unwrap();
+    assert!(done.status.success());
+    let text = std::fs::read_to_string(&bare).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "key,position,value,remoteness");
+    assert_eq!(lines.len(), rows.len() + 1);
+    for (line, row) in lines[1..].iter().zip(&rows) {
+        let remoteness = row.remoteness.map_or(String::new(), |r| r.to_string());
+        assert_eq!(
+            *line,
+            format!("{},{},{},{remoteness}", row.key, row.position, row.value)
+        );
+    }
     // Draws have no remoteness; the L game has draws.
     assert!(
         rows.iter()

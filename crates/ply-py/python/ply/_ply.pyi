@@ -114,7 +114,11 @@ class Solver:
         """The census ``ply analyze --json`` prints; with ``save``, the
         database is written into the store too."""
     def export(
-        self, path: Union[str, PathLike[str]], format: Literal["parquet", "csv"] = "parquet"
+        self,
+        path: Union[str, PathLike[str]],
+        format: Literal["parquet", "csv"] = "parquet",
+        best_moves: bool = True,
     ) -> int:
         """Writes the strong solution as ``ply export`` does (columns key,
-        position, value, remoteness, best_moves); returns the rows written."""
+        position, value, remoteness, and best_moves unless ``best_moves`` is
+        false, as ``--no-moves``); returns the rows written."""

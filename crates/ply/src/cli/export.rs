@@ -84,6 +84,21 @@ pub fn default_path(game: &str, format: Format) -> PathBuf {
 /// `remoteness` (null for a draw) and `best_moves`.
 pub const COLUMNS: [&str; 5] = ["key", "position", "value", "remoteness", "best_moves"];
 
+/// Which columns an export has: all of [`COLUMNS`], or all but
+/// `best_moves` (much quicker: no move is generated).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Columns {
+    /// Whether the `best_moves` column is written.
+    pub best_moves: bool,
+}
+
+impl Columns {
+    /// How many of [`COLUMNS`] are written.
+    fn count(self) -> usize {
+        if self.best_moves { 5 } else { 4 }
+    }
+}
+
 /// Keys per chunk: the unit of parallel work and of a record batch.
 const CHUNK: u64 = 1 << 16;
 
@@ -101,6 +116,7 @@ const ROW_GROUP: usize = 1 << 20;
 pub fn export(
     session: &dyn Session,
     format: Format,
+    columns: Columns,
     path: &Path,
     progress: &dyn Progress,
 ) -> Result<Exported, PlyError> {
@@ -111,7 +127,7 @@ pub fn export(
         ))
     })?;
     let tmp = tmp_path(path);
-    let written = write_file(&*rows, format, &tmp, progress);
+    let written = write_file(&*rows, format, columns, &tmp, progress);
     match written {
         Ok(count) => {
             std::fs::rename(&tmp, path).map_err(|e| {
@@ -144,6 +160,7 @@ fn tmp_path(path: &Path) -> PathBuf {
 fn write_file(
     rows: &dyn Rows,
     format: Format,
+    columns: Columns,
     tmp: &Path,
     progress: &dyn Progress,
 ) -> Result<u64, PlyError> {
@@ -158,17 +175,17 @@ fn write_file(
                 .set_max_row_group_row_count(Some(ROW_GROUP))
                 .build();
             Sink::Parquet(Box::new(
-                ArrowWriter::try_new(BufWriter::new(file), schema(), Some(props))
+                ArrowWriter::try_new(BufWriter::new(file), schema(columns), Some(props))
                     .map_err(parquet_error)?,
             ))
         }
         Format::Csv => {
             let mut out = BufWriter::with_capacity(1 << 20, file);
-            writeln!(out, "{}", COLUMNS.join(","))?;
+            writeln!(out, "{}", COLUMNS[..columns.count()].join(","))?;
             Sink::Csv(out)
         }
     };
-    let count = for_each_batch(rows, progress, |batch| sink.write(batch))?;
+    let count = for_each_batch(rows, columns, progress, |batch| sink.write(batch))?;
     let file = match sink {
         Sink::Parquet(writer) => writer
             .into_inner()
@@ -205,8 +222,8 @@ fn arrow_error(e: arrow_schema::ArrowError) -> PlyError {
 }
 
 /// The schema of an export (see [`COLUMNS`]).
-pub fn schema() -> SchemaRef {
-    Arc::new(Schema::new(vec![
+pub fn schema(columns: Columns) -> SchemaRef {
+    let mut fields = vec![
         Field::new(COLUMNS[0], DataType::UInt64, false),
         Field::new(COLUMNS[1], DataType::Utf8, false),
         Field::new(
@@ -215,12 +232,15 @@ pub fn schema() -> SchemaRef {
             false,
         ),
         Field::new(COLUMNS[3], DataType::UInt16, true),
-        Field::new(
+    ];
+    if columns.best_moves {
+        fields.push(Field::new(
             COLUMNS[4],
             DataType::List(Arc::new(Field::new("item", DataType::Utf8, false))),
             false,
-        ),
-    ]))
+        ));
+    }
+    Arc::new(Schema::new(fields))
 }
 
 /// Builds the rows of `rows` as record batches, one per chunk of keys with
@@ -228,6 +248,7 @@ pub fn schema() -> SchemaRef {
 /// Returns how many rows were written.
 pub fn for_each_batch(
     rows: &dyn Rows,
+    columns: Columns,
     progress: &dyn Progress,
     mut write: impl FnMut(&RecordBatch) -> Result<(), PlyError> + Send,
 ) -> Result<u64, PlyError> {
@@ -264,7 +285,7 @@ pub fn for_each_batch(
             .into_par_iter()
             .map(|chunk| {
                 let range = chunk * CHUNK..len.min((chunk + 1) * CHUNK);
-                let batch = batch_of(rows, &cells_in(range.clone())?)?;
+                let batch = batch_of(rows, columns, &cells_in(range.clone())?)?;
                 progress.advance(range.end - range.start);
                 Ok(batch)
             })
@@ -301,7 +322,11 @@ pub fn for_each_batch(
 
 /// The batch of rows for `cells` (keys in increasing order), or `None` if
 /// none of them names a position.
-fn batch_of(rows: &dyn Rows, cells: &[(u64, Cell)]) -> Result<Option<RecordBatch>, PlyError> {
+fn batch_of(
+    rows: &dyn Rows,
+    columns: Columns,
+    cells: &[(u64, Cell)],
+) -> Result<Option<RecordBatch>, PlyError> {
     let n = cells.len();
     let mut keys = UInt64Builder::with_capacity(n);
     let mut positions = StringBuilder::with_capacity(n, n * 16);
@@ -317,7 +342,7 @@ fn batch_of(rows: &dyn Rows, cells: &[(u64, Cell)]) -> Result<Option<RecordBatch
         let Some(outcome) = cell.unpack() else {
             continue;
         };
-        if !rows.row(key, outcome, &mut row)? {
+        if !rows.row(key, outcome, columns.best_moves, &mut row)? {
             continue;
         }
         keys.append_value(key);
@@ -337,14 +362,16 @@ fn batch_of(rows: &dyn Rows, cells: &[(u64, Cell)]) -> Result<Option<RecordBatch
     ));
     let values = DictionaryArray::<Int8Type>::try_new(Int8Array::from(values), dictionary)
         .map_err(arrow_error)?;
-    let columns: Vec<ArrayRef> = vec![
+    let mut arrays: Vec<ArrayRef> = vec![
         Arc::new(keys.finish()),
         Arc::new(positions.finish()),
         Arc::new(values),
         Arc::new(remoteness.finish()),
-        Arc::new(best.finish()),
     ];
-    RecordBatch::try_new(schema(), columns)
+    if columns.best_moves {
+        arrays.push(Arc::new(best.finish()));
+    }
+    RecordBatch::try_new(schema(columns), arrays)
         .map(Some)
         .map_err(arrow_error)
 }
@@ -368,7 +395,10 @@ fn write_csv(batch: &RecordBatch, out: &mut impl Write) -> Result<(), PlyError> 
         .downcast_ref::<DictionaryArray<Int8Type>>()
         .ok_or_else(bad)?;
     let remoteness = column(3).downcast_ref::<UInt16Array>().ok_or_else(bad)?;
-    let best = column(4).downcast_ref::<ListArray>().ok_or_else(bad)?;
+    let best = match batch.num_columns() {
+        5 => Some(column(4).downcast_ref::<ListArray>().ok_or_else(bad)?),
+        _ => None,
+    };
     let mut line = String::new();
     for i in 0..batch.num_rows() {
         line.clear();
@@ -382,14 +412,16 @@ fn write_csv(batch: &RecordBatch, out: &mut impl Write) -> Result<(), PlyError> 
         if remoteness.is_valid(i) {
             line.push_str(&remoteness.value(i).to_string());
         }
-        line.push(',');
-        let moves = best.value(i);
-        let moves = moves
-            .as_any()
-            .downcast_ref::<StringArray>()
-            .ok_or_else(bad)?;
-        let joined: Vec<&str> = moves.iter().flatten().collect();
-        push_csv_field(&mut line, &joined.join(" "));
+        if let Some(best) = best {
+            line.push(',');
+            let moves = best.value(i);
+            let moves = moves
+                .as_any()
+                .downcast_ref::<StringArray>()
+                .ok_or_else(bad)?;
+            let joined: Vec<&str> = moves.iter().flatten().collect();
+            push_csv_field(&mut line, &joined.join(" "));
+        }
         line.push('\n');
         out.write_all(line.as_bytes())?;
     }

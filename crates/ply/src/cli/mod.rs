@@ -129,6 +129,9 @@ enum Command {
         /// The file to write (default: GAME.parquet or GAME.csv here).
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+        /// Leave out the best_moves column (much quicker: no move is made).
+        #[arg(long)]
+        no_moves: bool,
         #[command(flatten)]
         db: DbArgs,
     },
@@ -279,12 +282,16 @@ impl Cli {
                 game,
                 format,
                 out: path,
+                no_moves,
                 db,
             } => {
                 db.configure()?;
                 let session = registry::open(&game)?;
                 let path = path.unwrap_or_else(|| export::default_path(&session.name(), format));
-                let done = export::export(&*session, format, &path, &BarProgress::new())?;
+                let columns = export::Columns {
+                    best_moves: !no_moves,
+                };
+                let done = export::export(&*session, format, columns, &path, &BarProgress::new())?;
                 writeln!(
                     out,
                     "exported {} positions of {} to {} ({} bytes)",

@@ -30,9 +30,9 @@ pub trait Rows: Send + Sync {
     fn solution(&self) -> &dyn Solution;
 
     /// Fills `row` with the position stored at `key`, whose cell is
-    /// `outcome`, and its best moves. Returns `false` (leaving `row`
-    /// unspecified) if no position has that key.
-    fn row(&self, key: u64, outcome: Outcome, row: &mut Row) -> Result<bool, PlyError>;
+    /// `outcome`, and its best moves if `best` (else none). Returns
+    /// `false` (leaving `row` unspecified) if no position has that key.
+    fn row(&self, key: u64, outcome: Outcome, best: bool, row: &mut Row) -> Result<bool, PlyError>;
 
     /// The position at `key`, as text, if any position has that key.
     fn position(&self, key: u64) -> Option<String>;
@@ -81,7 +81,7 @@ impl<P: Probe> Rows for P {
         Probe::solution(self)
     }
 
-    fn row(&self, key: u64, outcome: Outcome, row: &mut Row) -> Result<bool, PlyError> {
+    fn row(&self, key: u64, outcome: Outcome, best: bool, row: &mut Row) -> Result<bool, PlyError> {
         let game = self.game();
         let Some(position) = game.unrank(key) else {
             return Ok(false);
@@ -89,7 +89,7 @@ impl<P: Probe> Rows for P {
         row.position.clear();
         row.position.push_str(&game.format_position(&position));
         row.best.clear();
-        if game.primitive(&position).is_some() {
+        if !best || game.primitive(&position).is_some() {
             return Ok(true);
         }
         let mut failed = None;
