@@ -2,6 +2,7 @@
 
 pub mod db;
 pub mod dist;
+pub mod export;
 pub mod octal;
 pub mod progress;
 
@@ -97,6 +98,23 @@ enum Command {
         #[arg(long, value_name = "SECS", default_value_t = ply_core::dist::PEER_TIMEOUT.as_secs(),
               value_parser = clap::value_parser!(u64).range(1..))]
         peer_timeout: u64,
+    },
+    /// Write a solved game as a table, one row per position: key, position,
+    /// value, remoteness and best moves.
+    Export {
+        /// The game, as NAME or NAME:PARAMS.
+        game: String,
+        /// The file format.
+        #[arg(long, value_enum)]
+        format: export::Format,
+        /// The file to write (default: GAME.parquet or GAME.csv here).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Leave out the best_moves column (much quicker: no move is made).
+        #[arg(long)]
+        no_moves: bool,
+        #[command(flatten)]
+        db: DbArgs,
     },
     /// Saved databases: list, verify, remove.
     #[command(subcommand)]
@@ -238,13 +256,36 @@ impl Cli {
                     }
                 } else {
                     let session = registry::open(&game)?;
-                    session.analyze_saving(save.then_some(&store), memory, &progress)?
+                    analyze(&*session, save.then_some(&store), memory, &progress)?
                 };
                 if json {
                     writeln!(out, "{}", to_json(&report)?)?;
                 } else {
                     write!(out, "{}", report.to_text())?;
                 }
+            }
+            Command::Export {
+                game,
+                format,
+                out: path,
+                no_moves,
+                db,
+            } => {
+                db.configure()?;
+                let session = registry::open(&game)?;
+                let path = path.unwrap_or_else(|| export::default_path(&session.name(), format));
+                let columns = export::Columns {
+                    best_moves: !no_moves,
+                };
+                let done = export::export(&*session, format, columns, &path, &BarProgress::new())?;
+                writeln!(
+                    out,
+                    "exported {} positions of {} to {} ({} bytes)",
+                    done.rows,
+                    session.name(),
+                    done.path.display(),
+                    done.bytes
+                )?;
             }
             Command::Db(command) => db::run(command, &mut out)?,
             Command::Octal {
@@ -296,6 +337,19 @@ impl Cli {
         out.flush()?;
         Ok(())
     }
+}
+
+/// Strongly solves `session` as `ply analyze` does, within `memory` bytes
+/// if given (games solved tier by tier), and writes its database into
+/// `save` if given, adding the file and its size to the report (`saved`,
+/// `saved_bytes`). The command line and the Python package share it.
+pub fn analyze(
+    session: &dyn crate::Session,
+    save: Option<&Store>,
+    memory: Option<u64>,
+    progress: &dyn ply_core::Progress,
+) -> Result<crate::report::AnalyzeReport, PlyError> {
+    session.analyze_saving(save, memory, progress)
 }
 
 /// A position given as `-`: all of stdin, without surrounding whitespace.

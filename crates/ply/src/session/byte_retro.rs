@@ -6,6 +6,7 @@
 //! database only (`ply analyze GAME --save` builds one); smaller ones
 //! are solved on first use.
 
+use super::rows::{Probe, Rows};
 use super::solved::{Method, SolvedSession};
 use super::store::{self, Store};
 use super::{Session, Solver, parse_or_start};
@@ -14,7 +15,7 @@ use crate::report::{AnalyzeReport, MoveReport, SolveReport};
 use ply_core::db::Expect;
 use ply_core::limits::human_bytes;
 use ply_core::solve::byte_retro::{self, ByteTable, WinsAtOnce};
-use ply_core::{Outcome, Progress, Source};
+use ply_core::{Outcome, Progress, Solution, Source};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -275,5 +276,44 @@ impl<G: WinsAtOnce + Send + Sync + 'static> Session for ByteRetroSession<G> {
         progress: &dyn Progress,
     ) -> Result<Option<(PathBuf, u64)>, PlyError> {
         Solver::save(&self.inner, store, progress)
+    }
+
+    fn rows(&self, progress: &dyn Progress) -> Result<Option<Box<dyn Rows + '_>>, PlyError> {
+        self.check_database()?;
+        Ok(Some(Box::new(ByteProbe {
+            session: self,
+            solution: self.inner.solution(progress)?,
+        })))
+    }
+}
+
+/// A [`ByteRetroSession`]'s solution as [`Rows`]: outcomes as the session
+/// answers them, ends of play and wins at once from the rules.
+struct ByteProbe<'a, G: WinsAtOnce + Send + Sync> {
+    session: &'a ByteRetroSession<G>,
+    solution: &'a dyn Solution,
+}
+
+impl<G: WinsAtOnce + Send + Sync> Probe for ByteProbe<'_, G> {
+    type Game = G;
+
+    fn game(&self) -> &G {
+        self.session.inner.game()
+    }
+
+    fn solution(&self) -> &dyn Solution {
+        self.solution
+    }
+
+    fn key(&self, position: &G::Position) -> u64 {
+        self.game().key(position)
+    }
+
+    fn known(&self, position: &G::Position) -> Result<Option<Outcome>, PlyError> {
+        self.session.known(position, &ply_core::NoProgress)
+    }
+
+    fn missing(&self, position: &G::Position) -> String {
+        ByteMethod::missing_text(self.game(), position)
     }
 }

@@ -8,6 +8,7 @@ pub mod byte_retro;
 pub mod choice;
 pub mod once;
 pub mod retro;
+pub mod rows;
 pub mod solved;
 pub mod sparse;
 pub mod store;
@@ -18,6 +19,7 @@ pub mod tier;
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
 use ply_core::{Board, Game, NoProgress, Outcome, Progress, Source};
+use rows::Rows;
 use std::path::PathBuf;
 use store::Store;
 
@@ -151,6 +153,14 @@ pub trait Session: Send + Sync {
         }
         Ok(report)
     }
+
+    /// The strong solution read key by key (see [`Rows`]), solved or
+    /// loaded first as a query would; `None` for sessions that keep no
+    /// table (answered by search or theory).
+    fn rows(&self, progress: &dyn Progress) -> Result<Option<Box<dyn Rows + '_>>, PlyError> {
+        let _ = progress;
+        Ok(None)
+    }
 }
 
 /// A solver over one game: all a [`Session`] needs beyond the game itself.
@@ -216,6 +226,12 @@ pub trait Solver: Send + Sync {
         let _ = (store, progress);
         Ok(None)
     }
+
+    /// As [`Session::rows`].
+    fn rows(&self, progress: &dyn Progress) -> Result<Option<Box<dyn Rows + '_>>, PlyError> {
+        let _ = progress;
+        Ok(None)
+    }
 }
 
 impl<S: Solver> Session for S {
@@ -276,6 +292,10 @@ impl<S: Solver> Session for S {
         progress: &dyn Progress,
     ) -> Result<Option<(PathBuf, u64)>, PlyError> {
         Solver::save(self, store, progress)
+    }
+
+    fn rows(&self, progress: &dyn Progress) -> Result<Option<Box<dyn Rows + '_>>, PlyError> {
+        Solver::rows(self, progress)
     }
 }
 

@@ -191,4 +191,48 @@ impl<M: Method> Solver for SolvedSession<M> {
     ) -> Result<Option<(PathBuf, u64)>, PlyError> {
         SolvedSession::save(self, store, progress).map(Some)
     }
+
+    fn rows(
+        &self,
+        progress: &dyn Progress,
+    ) -> Result<Option<Box<dyn super::rows::Rows + '_>>, PlyError> {
+        Ok(Some(Box::new(SolvedProbe {
+            method: &self.method,
+            solution: self.solution(progress)?,
+        })))
+    }
+}
+
+/// A [`SolvedSession`]'s solution seen through its method, as
+/// [`super::rows::Rows`]: every outcome comes from the solution.
+struct SolvedProbe<'a, M> {
+    method: &'a M,
+    solution: &'a dyn Solution,
+}
+
+impl<M: Method> super::rows::Probe for SolvedProbe<'_, M> {
+    type Game = M::Game;
+
+    fn game(&self) -> &M::Game {
+        self.method.game()
+    }
+
+    fn solution(&self) -> &dyn Solution {
+        self.solution
+    }
+
+    fn key(&self, position: &<M::Game as ply_core::Game>::Position) -> u64 {
+        self.method.key(position)
+    }
+
+    fn known(
+        &self,
+        position: &<M::Game as ply_core::Game>::Position,
+    ) -> Result<Option<Outcome>, PlyError> {
+        Ok(self.solution.outcome(self.method.key(position))?)
+    }
+
+    fn missing(&self, position: &<M::Game as ply_core::Game>::Position) -> String {
+        self.method.missing(position)
+    }
 }

@@ -7,7 +7,7 @@ use crate::error::PlyError;
 use ply_core::db::{self, Database, DbError, Expect, Temporary};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::RwLock;
 
 /// The environment variable naming the database directory.
 pub const ENV: &str = "PLY_DB_DIR";
@@ -21,17 +21,24 @@ pub struct Store {
     pub read: bool,
 }
 
-static STORE: OnceLock<Store> = OnceLock::new();
+static STORE: RwLock<Option<Store>> = RwLock::new(None);
 
-/// Makes `store` the one every session of this process uses. The first
-/// call wins; later ones are ignored.
+/// Makes `store` the one sessions of this process use from now on: the
+/// command sets it once; the Python package sets it as each `Solver` opens
+/// its game. A session that has loaded its database keeps it.
 pub fn configure(store: Store) {
-    let _ = STORE.set(store);
+    let mut slot = STORE
+        .write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    *slot = Some(store);
 }
 
 /// The store set by [`configure`], if any.
-pub fn current() -> Option<&'static Store> {
-    STORE.get()
+pub fn current() -> Option<Store> {
+    STORE
+        .read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .clone()
 }
 
 impl Store {

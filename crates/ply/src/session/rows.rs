@@ -1,0 +1,126 @@
+//! A session's strong solution read key by key: every stored position with
+//! its value, remoteness and best moves, and any position's outcome from
+//! its text. What `ply export` streams to a file and what the Python
+//! `Solver` answers bulk queries from, without going through a
+//! [`crate::report::SolveReport`] per position.
+
+use crate::error::PlyError;
+use ply_core::{Game, Indexed, Outcome, Solution};
+
+/// One position of a solved game as an export row: its text and the names
+/// of its best moves. Kept between rows so that its buffers are reused.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Row {
+    /// The position, as `ply solve` prints it.
+    pub position: String,
+    /// The moves that achieve the position's value and remoteness (those
+    /// whose outcome, seen through the move, equals the position's), in
+    /// the order `ply solve` lists moves.
+    pub best: Vec<String>,
+}
+
+/// A strong solution read key by key (see the module docs). The keys are
+/// those of [`Rows::solution`]: a position's index, or the index of its
+/// class's canonical member.
+pub trait Rows: Send + Sync {
+    /// The game's full name with parameters.
+    fn name(&self) -> String;
+
+    /// The solution: its key space and the cell stored at each key.
+    fn solution(&self) -> &dyn Solution;
+
+    /// Fills `row` with the position stored at `key`, whose cell is
+    /// `outcome`, and its best moves if `best` (else none). Returns
+    /// `false` (leaving `row` unspecified) if no position has that key.
+    fn row(&self, key: u64, outcome: Outcome, best: bool, row: &mut Row) -> Result<bool, PlyError>;
+
+    /// The position at `key`, as text, if any position has that key.
+    fn position(&self, key: u64) -> Option<String>;
+
+    /// The key of the position written `text` in the solution, or the
+    /// error `ply solve` gives for that text.
+    fn key_of(&self, text: &str) -> Result<u64, PlyError>;
+
+    /// The outcome of the position written `text`, as `ply solve` reports
+    /// it, or the error `ply solve` gives for it.
+    fn outcome_of(&self, text: &str) -> Result<Outcome, PlyError>;
+}
+
+/// What a session with a solved table knows about one game: enough to
+/// make it [`Rows`] (every [`Probe`] is).
+pub trait Probe: Send + Sync {
+    /// The game.
+    type Game: Indexed;
+
+    /// The game.
+    fn game(&self) -> &Self::Game;
+
+    /// The solution answering queries.
+    fn solution(&self) -> &dyn Solution;
+
+    /// The key of `position` in the solution.
+    fn key(&self, position: &<Self::Game as ply_core::Game>::Position) -> u64;
+
+    /// The outcome of `position` as the session answers it, `None` where it
+    /// has none (a position the start does not reach).
+    fn known(
+        &self,
+        position: &<Self::Game as ply_core::Game>::Position,
+    ) -> Result<Option<Outcome>, PlyError>;
+
+    /// Why `position`, with no outcome, has none: `ply solve`'s error.
+    fn missing(&self, position: &<Self::Game as ply_core::Game>::Position) -> String;
+}
+
+impl<P: Probe> Rows for P {
+    fn name(&self) -> String {
+        self.game().name()
+    }
+
+    fn solution(&self) -> &dyn Solution {
+        Probe::solution(self)
+    }
+
+    fn row(&self, key: u64, outcome: Outcome, best: bool, row: &mut Row) -> Result<bool, PlyError> {
+        let game = self.game();
+        let Some(position) = game.unrank(key) else {
+            return Ok(false);
+        };
+        row.position.clear();
+        row.position.push_str(&game.format_position(&position));
+        row.best.clear();
+        if !best || game.primitive(&position).is_some() {
+            return Ok(true);
+        }
+        let mut failed = None;
+        game.for_each_move(&position, |mv, child| {
+            if failed.is_some() {
+                return;
+            }
+            match self.known(&child) {
+                Ok(Some(o)) if o.through_move() == outcome => {
+                    row.best.push(game.format_move(&position, mv));
+                }
+                Ok(_) => {}
+                Err(e) => failed = Some(e),
+            }
+        });
+        failed.map_or(Ok(true), Err)
+    }
+
+    fn position(&self, key: u64) -> Option<String> {
+        let game = self.game();
+        game.unrank(key).map(|p| game.format_position(&p))
+    }
+
+    fn key_of(&self, text: &str) -> Result<u64, PlyError> {
+        let position = super::parse_or_start(self.game(), Some(text))?;
+        Ok(self.key(&position))
+    }
+
+    fn outcome_of(&self, text: &str) -> Result<Outcome, PlyError> {
+        let position = super::parse_or_start(self.game(), Some(text))?;
+        self.known(&position)?
+            .ok_or_else(|| PlyError::argument(self.missing(&position)))
+    }
+}

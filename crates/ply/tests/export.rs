@@ -1,0 +1,214 @@
+//! `ply export`: the file it writes, read back with the parquet crate (or
+//! as CSV text), holds one row per stored position, and every row agrees
+//! with `ply solve` on that position.
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int8Type, UInt16Type, UInt64Type};
+use arrow_array::{Array, RecordBatch, StringArray};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use ply::report::SolveReport;
+use std::path::Path;
+use std::process::Command;
+
+/// One exported row.
+#[derive(Debug, PartialEq)]
+struct Row {
+    key: u64,
+    position: String,
+    value: String,
+    remoteness: Option<u16>,
+    best: Vec<String>,
+}
+
+fn export(game: &str, format: &str, out: &Path) -> String {
+    let done = Command::new(env!("CARGO_BIN_EXE_ply"))
+        .args(["export", game, "--format", format, "--out"])
+        .arg(out)
+        .arg("--no-db")
+        .output()
+        .unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    String::from_utf8(done.stdout).unwrap()
+}
+
+fn rows_of(batch: &RecordBatch) -> Vec<Row> {
+    let keys = batch.column(0).as_primitive::<UInt64Type>();
+    let positions = batch.column(1).as_string::<i32>();
+    let values = batch.column(2).as_dictionary::<Int8Type>();
+    let names = values.values().as_string::<i32>();
+    let remoteness = batch.column(3).as_primitive::<UInt16Type>();
+    let best = batch.column(4).as_list::<i32>();
+    (0..batch.num_rows())
+        .map(|i| Row {
+            key: keys.value(i),
+            position: positions.value(i).to_string(),
+            value: names.value(values.keys().value(i) as usize).to_string(),
+            remoteness: remoteness.is_valid(i).then(|| remoteness.value(i)),
+            best: best
+                .value(i)
+                .as_any()
+                .downcast_ref::<StringArray>()
+                .unwrap()
+                .iter()
+                .map(|m| m.unwrap().to_string())
+                .collect(),
+        })
+        .collect()
+}
+
+fn read_parquet(path: &Path) -> Vec<Row> {
+    let file = std::fs::File::open(path).unwrap();
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap();
+    reader.flat_map(|batch| rows_of(&batch.unwrap())).collect()
+}
+
+/// The moves of a report that achieve its value and remoteness, found
+/// from the report's own list of moves.
+fn best_moves(report: &SolveReport) -> Vec<String> {
+    report
+        .moves
+        .iter()
+        .filter(|m| m.outcome().through_move() == report.outcome())
+        .map(|m| m.name.clone())
+        .collect()
+}
+
+/// Every row agrees with `ply solve` (through the same session the command
+/// opens), and the keys are the stored keys, increasing.
+fn check_rows(game: &str, rows: &[Row]) {
+    let session = ply::registry::open(game).unwrap();
+    let solved = session.rows(&ply_core::NoProgress).unwrap().unwrap();
+    let mut stored = Vec::new();
+    let solution = solved.solution();
+    solution
+        .for_each_cell(0..solution.index_len(), &mut |key, _| stored.push(key))
+        .unwrap();
+    assert_eq!(rows.iter().map(|r| r.key).collect::<Vec<_>>(), stored);
+    assert!(!rows.is_empty());
+    for row in rows {
+        let report = session.solve(Some(&row.position)).unwrap();
+        assert_eq!(report.position, row.position);
+        assert_eq!(report.value.as_str(), row.value, "{}", row.position);
+        assert_eq!(
+            report.remoteness.map(|r| r as u16),
+            row.remoteness,
+            "{}",
+            row.position
+        );
+        assert_eq!(best_moves(&report), row.best, "{}", row.position);
+        // Every move leaving a position that is not over is best or not.
+        if report.moves.is_empty() {
+            assert!(row.best.is_empty());
+        } else {
+            assert!(!row.best.is_empty(), "{}", row.position);
+        }
+    }
+}
+
+#[test]
+fn lgame_parquet_agrees_with_ply_solve() {
+    let dir = tempdir("lgame");
+    let path = dir.join("lgame.parquet");
+    let said = export("lgame", "parquet", &path);
+    let rows = read_parquet(&path);
+    assert_eq!(
+        said.trim(),
+        format!(
+            "exported {} positions of lgame to {} ({} bytes)",
+            rows.len(),
+            path.display(),
+            std::fs::metadata(&path).unwrap().len()
+        )
+    );
+    check_rows("lgame", &rows);
+    // Without moves: the same rows, four columns.
+    let bare = dir.join("bare.csv");
+    let done = Command::new(env!("CARGO_BIN_EXE_ply"))
+        .args(["export", "lgame", "--format", "csv", "--no-moves", "--out"])
+        .arg(&bare)
+        .output()
+        .unwrap();
+    assert!(done.status.success());
+    let text = std::fs::read_to_string(&bare).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "key,position,value,remoteness");
+    assert_eq!(lines.len(), rows.len() + 1);
+    for (line, row) in lines[1..].iter().zip(&rows) {
+        let remoteness = row.remoteness.map_or(String::new(), |r| r.to_string());
+        assert_eq!(
+            *line,
+            format!("{},{},{},{remoteness}", row.key, row.position, row.value)
+        );
+    }
+    // Draws have no remoteness; the L game has draws.
+    assert!(
+        rows.iter()
+            .any(|r| r.value == "draw" && r.remoteness.is_none())
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn euler_parquet_and_csv_agree_with_ply_solve() {
+    let dir = tempdir("euler");
+    let parquet = dir.join("e.parquet");
+    let csv = dir.join("e.csv");
+    export("euler:3x4", "parquet", &parquet);
+    export("euler:3x4", "csv", &csv);
+    let rows = read_parquet(&parquet);
+    check_rows("euler:3x4", &rows);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("key,position,value,remoteness,best_moves")
+    );
+    let from_csv: Vec<Row> = lines
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            assert_eq!(f.len(), 5, "{line}");
+            Row {
+                key: f[0].parse().unwrap(),
+                position: f[1].to_string(),
+                value: f[2].to_string(),
+                remoteness: (!f[3].is_empty()).then(|| f[3].parse().unwrap()),
+                best: f[4].split_whitespace().map(str::to_string).collect(),
+            }
+        })
+        .collect();
+    assert_eq!(from_csv, rows);
+    // Only the two files: no temporary file is left behind.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn games_without_a_table_are_refused_and_leave_no_file() {
+    let dir = tempdir("refused");
+    let path = dir.join("t.parquet");
+    let done = Command::new(env!("CARGO_BIN_EXE_ply"))
+        .args(["export", "tictactoe:5x5x4", "--format", "parquet", "--out"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(done.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert!(err.contains("keeps no table to export"), "{err}");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A fresh directory for one test.
+fn tempdir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ply-export-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
