@@ -6,7 +6,7 @@ use crate::cli::dist::{Distributed, Whole};
 use crate::error::PlyError;
 use crate::session::Session;
 use crate::session::choice::{open_acyclic, open_loopy, open_sum, open_wins_at_once};
-use ply_games::{Dobutsu, Euler, LGame, TicTacToe, Treblecross, Yehr};
+use ply_games::{Dobutsu, Euler, LGame, Teeko, TicTacToe, Treblecross, Yehr};
 use std::sync::OnceLock;
 
 /// Opens a game from the text after `:` in its name (`None` for the default).
@@ -99,6 +99,13 @@ pub const GAMES: &[Entry] = &[
         },
         distributed: None,
     },
+    Entry {
+        name: "teeko",
+        summary: "Teeko (Scarne 1937; GamesmanOne's rules): drop four pieces each on 5x5, then step them; four in a row or a 2x2 square wins",
+        variants: "teeko (44 patterns), teeko:advanced (also the corners of the larger squares, 58); positions like ...../...../..X../...../...../O",
+        open: |params| open_loopy(teeko(params)?),
+        distributed: Some(|params| Ok(Box::new(Whole(teeko(params)?)))),
+    },
 ];
 
 /// Euler from its parameters (the default board without).
@@ -109,6 +116,11 @@ fn euler(params: Option<&str>) -> Result<Euler, PlyError> {
 /// Tic-tac-toe from its parameters (the default board without).
 fn tictactoe(params: Option<&str>) -> Result<TicTacToe, PlyError> {
     Ok(params.map_or_else(|| Ok(TicTacToe::default()), TicTacToe::from_params)?)
+}
+
+/// Teeko from its parameters (the standard game without).
+fn teeko(params: Option<&str>) -> Result<Teeko, PlyError> {
+    Ok(params.map_or_else(|| Ok(Teeko::default()), Teeko::from_params)?)
 }
 
 /// Refuses parameters for a game that has none.

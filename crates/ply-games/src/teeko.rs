@@ -1,0 +1,747 @@
+//! Teeko (John Scarne, 1937), with the rules of GamesmanOne so that both
+//! solvers answer the same game: a 5x5 board, four pieces a side, dropped
+//! one at a time (Black `X` first), then moved one square in any of the 8
+//! directions. Making a pattern with one's four pieces wins at once: four
+//! in a row (across, down, diagonal) or a 2x2 square, 44 patterns; the
+//! advanced game (`teeko:advanced`) adds the corners of the larger squares,
+//! upright and tilted, 14 more. Nothing else ends play.
+//!
+//! Text: the five rows from the top, each of `.`, `X` and `O`, joined by
+//! `/`, then `/` and the side to move: `...../...../...../...../...../X`.
+//! Moves: a drop is its square (`c3`), a step its from and to squares
+//! (`c3d4`); columns `a`..`e` from the left, rows 1..5 from the top.
+//!
+//! Tiers: the pieces dropped, 0 to 7, and the move phase (8 pieces) as one
+//! tier in which play loops. Index: tier by tier; within a tier the colex
+//! rank of the X squares among the 25, then of the O squares among the
+//! squares X leaves; in the drop phase the counts say who moves, in the
+//! move phase the mover is the high part of the index. That is 172,401,726
+//! indices over the 9 tiers, the number GamesmanOne gives for its own.
+//! A move-phase index whose mover already shows a pattern is no position
+//! (play ended before it); the other indices all are.
+
+use ply_core::board::{Board, BoardMove, Look, Piece};
+use ply_core::{
+    BySymmetry, FromUnmoves, Game, Indexed, Offer, Offers, Parents, PositionError, Progress,
+    RetroTable, Retrograde, Symmetric, Value,
+};
+use std::ops::Range;
+
+/// Squares on the board.
+const SQUARES: usize = 25;
+/// Squares on a side.
+const SIDE: usize = 5;
+/// Pieces each player has.
+const PIECES: u32 = 4;
+/// The tier of the move phase (and the number of drop tiers).
+pub const MOVE_TIER: usize = 8;
+/// The number of tiers: 0 to 7 pieces dropped, then the move phase.
+pub const TIERS: usize = 9;
+/// Every square.
+const BOARD: u32 = (1 << SQUARES) - 1;
+
+/// The 44 patterns of the standard game, as GamesmanOne lists them:
+/// across, down, the two diagonal directions, then the 2x2 squares.
+const STANDARD: [[u8; 4]; 44] = [
+    [0, 1, 2, 3],
+    [1, 2, 3, 4],
+    [5, 6, 7, 8],
+    [6, 7, 8, 9],
+    [10, 11, 12, 13],
+    [11, 12, 13, 14],
+    [15, 16, 17, 18],
+    [16, 17, 18, 19],
+    [20, 21, 22, 23],
+    [21, 22, 23, 24],
+    [0, 5, 10, 15],
+    [5, 10, 15, 20],
+    [1, 6, 11, 16],
+    [6, 11, 16, 21],
+    [2, 7, 12, 17],
+    [7, 12, 17, 22],
+    [3, 8, 13, 18],
+    [8, 13, 18, 23],
+    [4, 9, 14, 19],
+    [9, 14, 19, 24],
+    [1, 7, 13, 19],
+    [0, 6, 12, 18],
+    [6, 12, 18, 24],
+    [5, 11, 17, 23],
+    [3, 7, 11, 15],
+    [4, 8, 12, 16],
+    [8, 12, 16, 20],
+    [9, 13, 17, 21],
+    [0, 1, 5, 6],
+    [1, 2, 6, 7],
+    [2, 3, 7, 8],
+    [3, 4, 8, 9],
+    [5, 6, 10, 11],
+    [6, 7, 11, 12],
+    [7, 8, 12, 13],
+    [8, 9, 13, 14],
+    [10, 11, 15, 16],
+    [11, 12, 16, 17],
+    [12, 13, 17, 18],
+    [13, 14, 18, 19],
+    [15, 16, 20, 21],
+    [16, 17, 21, 22],
+    [17, 18, 22, 23],
+    [18, 19, 23, 24],
+];
+
+/// The 14 more patterns of the advanced game, as GamesmanOne lists them:
+/// the corners of the 3x3, 4x4 and 5x5 squares.
+const ADVANCED: [[u8; 4]; 14] = [
+    [0, 2, 10, 12],
+    [1, 3, 11, 13],
+    [2, 4, 12, 14],
+    [5, 7, 15, 17],
+    [6, 8, 16, 18],
+    [7, 9, 17, 19],
+    [10, 12, 20, 22],
+    [11, 13, 21, 23],
+    [12, 14, 22, 24],
+    [0, 3, 15, 18],
+    [1, 4, 16, 19],
+    [5, 8, 20, 23],
+    [6, 9, 21, 24],
+    [0, 4, 20, 24],
+];
+
+/// `BINOMIAL[n][k]` = n choose k, for the ranks.
+const BINOMIAL: [[u64; 5]; SQUARES + 1] = {
+    let mut table = [[0u64; 5]; SQUARES + 1];
+    let mut n = 0;
+    while n <= SQUARES {
+        table[n][0] = 1;
+        let mut k = 1;
+        while k < 5 {
+            table[n][k] = if n == 0 {
+                0
+            } else {
+                table[n - 1][k - 1] + table[n - 1][k]
+            };
+            k += 1;
+        }
+        n += 1;
+    }
+    table
+};
+
+/// `NEIGHBOURS[s]`: the squares one step from `s` in any of 8 directions.
+const NEIGHBOURS: [u32; SQUARES] = {
+    let mut table = [0u32; SQUARES];
+    let mut s = 0;
+    while s < SQUARES {
+        let (r, c) = ((s / SIDE) as i32, (s % SIDE) as i32);
+        let mut dr = -1;
+        while dr <= 1 {
+            let mut dc = -1;
+            while dc <= 1 {
+                let (nr, nc) = (r + dr, c + dc);
+                if (dr != 0 || dc != 0) && nr >= 0 && nr < 5 && nc >= 0 && nc < 5 {
+                    table[s] |= 1 << (nr * 5 + nc);
+                }
+                dc += 1;
+            }
+            dr += 1;
+        }
+        s += 1;
+    }
+    table
+};
+
+/// A position: the squares of each side's pieces (bit `s` for square `s`,
+/// row-major from the top left) and who moves.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TeekoPosition {
+    /// Black's pieces (`X`, the first player).
+    pub x: u32,
+    /// Red's pieces (`O`).
+    pub o: u32,
+    /// Whether Red (`O`) is to move.
+    pub o_to_move: bool,
+}
+
+impl TeekoPosition {
+    /// The pieces on the board, both sides.
+    #[inline]
+    pub fn occupied(&self) -> u32 {
+        self.x | self.o
+    }
+
+    /// The pieces of the player to move and of the other player.
+    #[inline]
+    fn sides(&self) -> (u32, u32) {
+        if self.o_to_move {
+            (self.o, self.x)
+        } else {
+            (self.x, self.o)
+        }
+    }
+
+    /// The position with the given mover's and other player's pieces, the
+    /// mover being O if `o_to_move`.
+    #[inline]
+    fn from_sides(mover: u32, other: u32, o_to_move: bool) -> Self {
+        if o_to_move {
+            Self {
+                x: other,
+                o: mover,
+                o_to_move,
+            }
+        } else {
+            Self {
+                x: mover,
+                o: other,
+                o_to_move,
+            }
+        }
+    }
+
+    /// The tier: pieces dropped, at most [`MOVE_TIER`] (the move phase).
+    #[inline]
+    pub fn tier(&self) -> usize {
+        self.occupied().count_ones() as usize
+    }
+}
+
+/// A move: a drop on a square, or a step of a piece from one square to a
+/// neighbouring one.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TeekoMove {
+    /// A piece put on an empty square (the drop phase).
+    Drop(u8),
+    /// A piece moved from the first square to the second (the move phase).
+    Step(u8, u8),
+}
+
+/// Teeko, standard or advanced, with its pattern and index tables.
+#[derive(Clone, Debug)]
+pub struct Teeko {
+    advanced: bool,
+    /// The patterns as square sets, sorted (a side with four pieces has a
+    /// pattern when its set is one of them).
+    patterns: Vec<u32>,
+    /// The first index of each tier, and the index count after the last.
+    offsets: [u64; TIERS + 1],
+    /// `images[s][byte][b]`: the image under board symmetry `s` of the
+    /// squares of bits `8 * byte ..` given by `b`.
+    images: [[[u32; 256]; 4]; 8],
+}
+
+impl Default for Teeko {
+    fn default() -> Self {
+        Self::new(false)
+    }
+}
+
+/// The set of the given squares.
+const fn mask_of(squares: &[u8; 4]) -> u32 {
+    1 << squares[0] | 1 << squares[1] | 1 << squares[2] | 1 << squares[3]
+}
+
+/// The squares in `mask`, in increasing order.
+#[inline]
+fn squares_of(mut mask: u32) -> impl Iterator<Item = u8> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let square = mask.trailing_zeros() as u8;
+            mask &= mask - 1;
+            square
+        })
+    })
+}
+
+/// The colex rank of a set of squares among `0..n` (for any `n` above its
+/// highest square), among the sets of its size.
+#[inline]
+fn colex_rank(mask: u32) -> u64 {
+    squares_of(mask)
+        .enumerate()
+        .map(|(i, s)| BINOMIAL[usize::from(s)][i + 1])
+        .sum()
+}
+
+/// The set of `k` squares with colex rank `rank`.
+#[inline]
+fn colex_unrank(mut rank: u64, k: usize) -> u32 {
+    let mut mask = 0;
+    let mut top = SQUARES;
+    for i in (1..=k).rev() {
+        // The largest square s below `top` with C(s, i) <= rank.
+        let mut s = top - 1;
+        while BINOMIAL[s][i] > rank {
+            s -= 1;
+        }
+        rank -= BINOMIAL[s][i];
+        mask |= 1 << s;
+        top = s;
+    }
+    mask
+}
+
+/// `mask` with the squares of `taken` squeezed out: bit `i` of the result
+/// is the `i`th square not in `taken`.
+#[inline]
+fn squeeze(mask: u32, taken: u32) -> u32 {
+    squares_of(mask)
+        .map(|s| 1u32 << (u32::from(s) - (taken & ((1u32 << s) - 1)).count_ones()))
+        .fold(0, |a, b| a | b)
+}
+
+/// The inverse of [`squeeze`]: bit `i` of `squeezed` becomes the `i`th
+/// square not in `taken`.
+#[inline]
+fn spread(squeezed: u32, taken: u32) -> u32 {
+    let mut out = 0;
+    let mut free = BOARD & !taken;
+    let mut i = 0;
+    while free != 0 {
+        let square = free & free.wrapping_neg();
+        if squeezed >> i & 1 == 1 {
+            out |= square;
+        }
+        free &= free - 1;
+        i += 1;
+    }
+    out
+}
+
+/// The pieces X and O have after `tier` drops (X drops first).
+#[inline]
+const fn drop_counts(tier: usize) -> (usize, usize) {
+    (tier.div_ceil(2), tier / 2)
+}
+
+impl Teeko {
+    /// Standard Teeko, or the advanced game with its 14 more patterns.
+    pub fn new(advanced: bool) -> Self {
+        let mut patterns: Vec<u32> = STANDARD.iter().map(mask_of).collect();
+        if advanced {
+            patterns.extend(ADVANCED.iter().map(mask_of));
+        }
+        patterns.sort_unstable();
+        let mut offsets = [0u64; TIERS + 1];
+        for tier in 0..TIERS {
+            offsets[tier + 1] = offsets[tier] + Self::tier_len(tier);
+        }
+        let shape = crate::board::Shape { rows: 5, cols: 5 };
+        let mut images = [[[0u32; 256]; 4]; 8];
+        for (map, table) in shape.symmetries().iter().zip(images.iter_mut()) {
+            for (byte, part) in table.iter_mut().enumerate() {
+                for (bits, image) in part.iter_mut().enumerate() {
+                    *image = (0..8)
+                        .filter(|b| bits >> b & 1 == 1 && byte * 8 + b < SQUARES)
+                        .map(|b| 1u32 << map[byte * 8 + b])
+                        .fold(0, |a, b| a | b);
+                }
+            }
+        }
+        Self {
+            advanced,
+            patterns,
+            offsets,
+            images,
+        }
+    }
+
+    /// The game from the text after `teeko:`: `advanced` or `standard`.
+    pub fn from_params(params: &str) -> Result<Self, PositionError> {
+        match params {
+            "advanced" => Ok(Self::new(true)),
+            "standard" => Ok(Self::new(false)),
+            other => Err(PositionError::parameters(format!(
+                "teeko takes 'advanced' or 'standard', not '{}'",
+                other.escape_debug()
+            ))),
+        }
+    }
+
+    /// Whether this is the advanced game.
+    pub fn is_advanced(&self) -> bool {
+        self.advanced
+    }
+
+    /// The patterns that win, as square sets.
+    pub fn patterns(&self) -> &[u32] {
+        &self.patterns
+    }
+
+    /// Whether the pieces on `mask` make a pattern.
+    #[inline]
+    pub fn has_pattern(&self, mask: u32) -> bool {
+        mask.count_ones() == PIECES && self.patterns.binary_search(&mask).is_ok()
+    }
+
+    /// The number of indices in `tier`: GamesmanOne's tier size.
+    pub const fn tier_len(tier: usize) -> u64 {
+        if tier < MOVE_TIER {
+            let (x, o) = drop_counts(tier);
+            BINOMIAL[SQUARES][x] * BINOMIAL[SQUARES - x][o]
+        } else {
+            2 * BINOMIAL[SQUARES][4] * BINOMIAL[SQUARES - 4][4]
+        }
+    }
+
+    /// The indices of `tier` in the whole index.
+    pub fn tier_range(&self, tier: usize) -> Range<u64> {
+        self.offsets[tier]..self.offsets[tier + 1]
+    }
+
+    /// The index of `position` within its tier.
+    #[inline]
+    pub fn rank_in_tier(&self, position: &TeekoPosition) -> u64 {
+        let o_count = position.o.count_ones() as usize;
+        let x_count = position.x.count_ones() as usize;
+        let rest = BINOMIAL[SQUARES - x_count][o_count];
+        let within = colex_rank(position.x) * rest + colex_rank(squeeze(position.o, position.x));
+        if position.tier() == MOVE_TIER {
+            u64::from(position.o_to_move) * (Self::tier_len(MOVE_TIER) / 2) + within
+        } else {
+            within
+        }
+    }
+
+    /// The position of `tier` with index `index` within it, if that index
+    /// is in the tier and names a position of the game.
+    pub fn unrank_in_tier(&self, tier: usize, index: u64) -> Option<TeekoPosition> {
+        if tier >= TIERS || index >= Self::tier_len(tier) {
+            return None;
+        }
+        let (x_count, o_count, o_to_move, within) = if tier == MOVE_TIER {
+            let half = Self::tier_len(MOVE_TIER) / 2;
+            (4, 4, index >= half, index % half)
+        } else {
+            let (x, o) = drop_counts(tier);
+            (x, o, x != o, index)
+        };
+        let rest = BINOMIAL[SQUARES - x_count][o_count];
+        let x = colex_unrank(within / rest, x_count);
+        let o = spread(colex_unrank(within % rest, o_count), x);
+        let position = TeekoPosition { x, o, o_to_move };
+        self.is_legal(&position).then_some(position)
+    }
+
+    /// Whether a board with its mover is a position of the game: the counts
+    /// fit the drop order, and the mover shows no pattern (else play ended
+    /// before it was the mover's turn).
+    fn is_legal(&self, position: &TeekoPosition) -> bool {
+        let (mover, _) = position.sides();
+        let (x, o) = (position.x.count_ones(), position.o.count_ones());
+        let counts = x <= PIECES
+            && o <= PIECES
+            && position.x & position.o == 0
+            && (x + o == 2 * PIECES || x == o + u32::from(position.o_to_move));
+        counts && (position.occupied() & !BOARD) == 0 && !self.has_pattern(mover)
+    }
+
+    /// The image of a set of squares under board symmetry `symmetry`.
+    #[inline]
+    fn image(&self, symmetry: usize, mask: u32) -> u32 {
+        let table = &self.images[symmetry];
+        table[0][(mask & 0xFF) as usize]
+            | table[1][(mask >> 8 & 0xFF) as usize]
+            | table[2][(mask >> 16 & 0xFF) as usize]
+            | table[3][(mask >> 24) as usize]
+    }
+
+    /// Names a square, like `c3`.
+    fn square_name(square: u8) -> String {
+        let square = usize::from(square);
+        format!(
+            "{}{}",
+            char::from(b'a' + (square % SIDE) as u8),
+            square / SIDE + 1
+        )
+    }
+}
+
+impl Game for Teeko {
+    type Position = TeekoPosition;
+    type Move = TeekoMove;
+
+    fn name(&self) -> String {
+        if self.advanced {
+            "teeko:advanced".into()
+        } else {
+            "teeko".into()
+        }
+    }
+
+    fn start(&self) -> TeekoPosition {
+        TeekoPosition {
+            x: 0,
+            o: 0,
+            o_to_move: false,
+        }
+    }
+
+    /// A pattern on the board ends play: its maker has won, so the player
+    /// to move has lost.
+    #[inline]
+    fn primitive(&self, position: &TeekoPosition) -> Option<Value> {
+        (self.has_pattern(position.x) || self.has_pattern(position.o)).then_some(Value::Lose)
+    }
+
+    fn for_each_move(
+        &self,
+        position: &TeekoPosition,
+        mut visit: impl FnMut(TeekoMove, TeekoPosition),
+    ) {
+        let (mover, other) = position.sides();
+        let empty = BOARD & !position.occupied();
+        let next = !position.o_to_move;
+        if position.tier() < MOVE_TIER {
+            for to in squares_of(empty) {
+                let child = TeekoPosition::from_sides(other, mover | 1 << to, next);
+                visit(TeekoMove::Drop(to), child);
+            }
+        } else {
+            for from in squares_of(mover) {
+                for to in squares_of(NEIGHBOURS[usize::from(from)] & empty) {
+                    let moved = mover & !(1 << from) | 1 << to;
+                    let child = TeekoPosition::from_sides(other, moved, next);
+                    visit(TeekoMove::Step(from, to), child);
+                }
+            }
+        }
+    }
+
+    fn parse_position(&self, text: &str) -> Result<TeekoPosition, PositionError> {
+        let parts: Vec<&str> = text.split('/').collect();
+        if parts.len() != SIDE + 1 {
+            return Err(PositionError::new(format!(
+                "expected 5 rows and the side to move joined by '/' (like \
+                 ...../...../...../...../...../X), got {} parts",
+                parts.len()
+            )));
+        }
+        let (mut x, mut o) = (0u32, 0u32);
+        for (r, row) in parts[..SIDE].iter().enumerate() {
+            if row.len() != SIDE {
+                return Err(PositionError::new(format!(
+                    "row {} has {} characters; a row has 5",
+                    r + 1,
+                    row.chars().count()
+                )));
+            }
+            for (c, ch) in row.bytes().enumerate() {
+                let bit = 1u32 << (r * SIDE + c);
+                match ch {
+                    b'X' => x |= bit,
+                    b'O' => o |= bit,
+                    b'.' => {}
+                    other => {
+                        return Err(PositionError::new(format!(
+                            "row {} has '{}': expected '.', 'X' or 'O'",
+                            r + 1,
+                            other.escape_ascii()
+                        )));
+                    }
+                }
+            }
+        }
+        let o_to_move = match parts[SIDE] {
+            "X" => false,
+            "O" => true,
+            other => {
+                return Err(PositionError::new(format!(
+                    "the side to move is '{}': expected X or O",
+                    other.escape_debug()
+                )));
+            }
+        };
+        let position = TeekoPosition { x, o, o_to_move };
+        let (xs, os) = (x.count_ones(), o.count_ones());
+        if xs > PIECES || os > PIECES {
+            return Err(PositionError::illegal(format!(
+                "X has {xs} and O {os} pieces; each has at most 4"
+            )));
+        }
+        if xs + os < 2 * PIECES && xs != os + u32::from(o_to_move) {
+            return Err(PositionError::illegal(format!(
+                "X has {xs} and O {os} pieces with {} to move: X drops first, so while \
+                 dropping X has as many pieces as O when X moves, one more when O moves",
+                parts[SIDE]
+            )));
+        }
+        if !self.is_legal(&position) {
+            return Err(PositionError::illegal(format!(
+                "{} to move already has a pattern: play ended before this turn",
+                parts[SIDE]
+            )));
+        }
+        Ok(position)
+    }
+
+    fn format_position(&self, position: &TeekoPosition) -> String {
+        let mut text = String::with_capacity(31);
+        for s in 0..SQUARES {
+            if s > 0 && s % SIDE == 0 {
+                text.push('/');
+            }
+            let bit = 1 << s;
+            text.push(if position.x & bit != 0 {
+                'X'
+            } else if position.o & bit != 0 {
+                'O'
+            } else {
+                '.'
+            });
+        }
+        text.push('/');
+        text.push(if position.o_to_move { 'O' } else { 'X' });
+        text
+    }
+
+    fn format_move(&self, _position: &TeekoPosition, mv: TeekoMove) -> String {
+        match mv {
+            TeekoMove::Drop(to) => Self::square_name(to),
+            TeekoMove::Step(from, to) => Self::square_name(from) + &Self::square_name(to),
+        }
+    }
+
+    fn render(&self, position: &TeekoPosition) -> String {
+        let text = self.format_position(position);
+        let (board, mover) = text.split_at(text.len() - 2);
+        format!("{}\n{} to move", board.replace('/', "\n"), &mover[1..])
+    }
+
+    /// The board with discs; a drop is one click on its square, a step a
+    /// click on the piece and one on the square it goes to.
+    fn board(&self, position: &TeekoPosition) -> Board {
+        let mut board = Board::grid(SIDE, SIDE);
+        for (s, cell) in board.cells.iter_mut().enumerate() {
+            let bit = 1 << s;
+            if position.x & bit != 0 {
+                cell.pieces.push(Piece::new("X", Some(0), Look::Disc));
+            } else if position.o & bit != 0 {
+                cell.pieces.push(Piece::new("O", Some(1), Look::Disc));
+            }
+        }
+        board.players = ["X (black)".into(), "O (red)".into()];
+        board.mover = Some(u8::from(position.o_to_move));
+        board.howto = "While each side has fewer than four pieces down, click an empty square \
+                       to drop one there; then click one of your pieces and the empty square \
+                       next to it to move it to. Four in a row or a 2x2 square wins."
+            .into();
+        if self.primitive(position).is_none() {
+            self.for_each_move(position, |mv, _| {
+                let name = self.format_move(position, mv);
+                board.moves.push(match mv {
+                    TeekoMove::Drop(to) => BoardMove::clicks(name, [Self::square_name(to)]),
+                    TeekoMove::Step(from, to) => {
+                        BoardMove::clicks(name, [Self::square_name(from), Self::square_name(to)])
+                    }
+                });
+            });
+        }
+        board
+    }
+}
+
+impl Indexed for Teeko {
+    fn index_len(&self) -> u64 {
+        self.offsets[TIERS]
+    }
+
+    #[inline]
+    fn rank(&self, position: &TeekoPosition) -> u64 {
+        self.offsets[position.tier().min(MOVE_TIER)] + self.rank_in_tier(position)
+    }
+
+    fn unrank(&self, index: u64) -> Option<TeekoPosition> {
+        let tier = self.offsets[1..].partition_point(|&end| end <= index);
+        (tier < TIERS)
+            .then(|| self.unrank_in_tier(tier, index - self.offsets[tier]))
+            .flatten()
+    }
+}
+
+impl Parents for Teeko {
+    /// The previous mover took back a drop or a step; a parent showing a
+    /// pattern would have ended play, so it is none.
+    fn for_each_parent(&self, position: &TeekoPosition, mut visit: impl FnMut(TeekoPosition)) {
+        let (mover, previous) = position.sides();
+        let parent_o_to_move = !position.o_to_move;
+        let pieces = position.tier();
+        if pieces == 0 {
+            return;
+        }
+        // The last move was a drop below the move phase, and into it when
+        // the eighth piece (O's fourth) made it: then X moves.
+        let dropped_last = pieces < MOVE_TIER || !position.o_to_move;
+        if dropped_last && !self.has_pattern(mover) {
+            for square in squares_of(previous) {
+                let before = previous & !(1 << square);
+                visit(TeekoPosition::from_sides(before, mover, parent_o_to_move));
+            }
+        }
+        if pieces == MOVE_TIER {
+            let empty = BOARD & !position.occupied();
+            for to in squares_of(previous) {
+                for from in squares_of(NEIGHBOURS[usize::from(to)] & empty) {
+                    let before = previous & !(1 << to) | 1 << from;
+                    if !self.has_pattern(before) && !self.has_pattern(mover) {
+                        visit(TeekoPosition::from_sides(before, mover, parent_o_to_move));
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Symmetric for Teeko {
+    /// The 8 symmetries of the square; in the move phase each also with
+    /// the colours and the mover exchanged (the rules are the same for
+    /// both sides there).
+    fn for_each_symmetric(&self, position: &TeekoPosition, mut visit: impl FnMut(TeekoPosition)) {
+        let swap = position.tier() == MOVE_TIER;
+        for symmetry in 0..self.images.len() {
+            let image = TeekoPosition {
+                x: self.image(symmetry, position.x),
+                o: self.image(symmetry, position.o),
+                o_to_move: position.o_to_move,
+            };
+            visit(image);
+            if swap {
+                visit(TeekoPosition {
+                    x: image.o,
+                    o: image.x,
+                    o_to_move: !image.o_to_move,
+                });
+            }
+        }
+    }
+}
+
+impl Offer for Teeko {
+    /// Pieces move back and forth, so play can loop.
+    fn offers(&self) -> Offers {
+        Offers {
+            index_len: Some(self.index_len()),
+            parents: true,
+            symmetries: true,
+            loops: true,
+            ..Offers::default()
+        }
+    }
+}
+
+/// Solved whole over symmetry classes, parents by un-moves.
+impl Retrograde for Teeko {
+    type Folding = BySymmetry;
+    type Parents = FromUnmoves;
+
+    fn counted(&self) -> (Range<u64>, &'static str) {
+        (0..self.index_len(), "every position")
+    }
+
+    fn facts(&self, table: &RetroTable, _progress: &dyn Progress) -> Vec<(&'static str, u64)> {
+        vec![
+            ("symmetry_classes", table.solved_positions()),
+            ("index_size", self.index_len()),
+        ]
+    }
+}
