@@ -487,3 +487,140 @@ pub trait Decompose: Game {
         0
     }
 }
+
+/// Tiers for the tier solver (the `tier` module): a game too large to hold in
+/// memory, cut into tiers that moves never climb back up. Unlike
+/// [`Tiered`] (acyclic games, every move to another tier), moves may stay
+/// inside a tier and play may loop there; a move that leaves a tier leads to
+/// one of its [`Tiers::child_tiers`], and the tiers and their children form
+/// an acyclic graph. The solver solves tiers children first, each by
+/// retrograde analysis inside the tier seeded with its child tiers' values,
+/// and writes each as a database shard at once; in memory it holds only the
+/// tier being solved and the child tiers it reads.
+///
+/// What a game gives:
+/// - the tiers ([`Tiers::tiers`]), each a small label ([`Tiers::Tier`]: a
+///   pair of counts, a number of pieces dropped) with a name for files and
+///   messages ([`Tiers::tier_name`]);
+/// - the tier of a position ([`Tiers::tier_of`]);
+/// - a dense index inside each tier: [`Tiers::tier_size`],
+///   [`Tiers::tier_rank`] and [`Tiers::tier_unrank`] (an index may name no
+///   legal position: `unrank` says `None` and the solver skips it);
+/// - the child tiers of a tier ([`Tiers::child_tiers`]): every tier other
+///   than itself that a move from it can lead to;
+/// - optionally, mirror tiers: [`Tiers::canonical_tier`] names the one tier
+///   of a mirror class that is solved, and [`Tiers::to_canonical_tier`] maps
+///   a position onto its image there, of the same value and remoteness
+///   (Quixo: swap the colours and the mover). Only canonical tiers are
+///   solved and stored;
+/// - optionally, un-moves inside a tier ([`Tiers::IN_TIER_PARENTS`] and
+///   [`Tiers::for_each_parent_in_tier`]), which let the solver work back
+///   from decided positions instead of rescanning the tier for each
+///   remoteness;
+/// - optionally, a faster [`Tiers::for_each_child`] (the tier and index of
+///   every child, without building child positions one by one).
+///
+/// Children are counted once per distinct child position, as in
+/// [`crate::solve::retro`]; parents may be visited more than once.
+///
+/// A pile of counters where a move takes one or two, tiered by tens:
+///
+/// ```
+/// use ply_core::{Game, PositionError, Tiers, Value};
+///
+/// struct Pile;
+/// impl Game for Pile {
+///     type Position = u32;
+///     type Move = u32;
+///     fn name(&self) -> String { "pile".into() }
+///     fn start(&self) -> u32 { 29 }
+///     fn primitive(&self, _: &u32) -> Option<Value> { None }
+///     fn for_each_move(&self, pile: &u32, mut visit: impl FnMut(u32, u32)) {
+///         for take in 1..=2.min(*pile) { visit(take, pile - take) }
+///     }
+///     fn parse_position(&self, text: &str) -> Result<u32, PositionError> {
+///         text.parse().map_err(|_| PositionError::new("not a pile"))
+///     }
+///     fn format_position(&self, pile: &u32) -> String { pile.to_string() }
+///     fn format_move(&self, _: &u32, take: u32) -> String { take.to_string() }
+/// }
+/// impl Tiers for Pile {
+///     type Tier = u32;
+///     fn tiers(&self) -> Vec<u32> { vec![0, 1, 2] }
+///     fn tier_name(&self, tier: u32) -> String { format!("tens-{tier}") }
+///     fn tier_of(&self, pile: &u32) -> u32 { pile / 10 }
+///     fn tier_size(&self, _: u32) -> u64 { 10 }
+///     fn tier_rank(&self, _: u32, pile: &u32) -> u64 { u64::from(pile % 10) }
+///     fn tier_unrank(&self, tier: u32, index: u64) -> Option<u32> { Some(tier * 10 + index as u32) }
+///     fn child_tiers(&self, tier: u32) -> Vec<u32> { tier.checked_sub(1).into_iter().collect() }
+/// }
+/// assert_eq!(Pile.child_tiers(2), vec![1]);
+/// ```
+pub trait Tiers: Game {
+    /// A tier's label: small, copied freely, ordered (so lists of tiers
+    /// sort the same way on every run).
+    type Tier: Copy + Eq + Ord + Hash + Debug + Send + Sync;
+
+    /// Whether [`Tiers::for_each_parent_in_tier`] lists un-moves.
+    const IN_TIER_PARENTS: bool = false;
+
+    /// Every tier of the game, each once, in any order.
+    fn tiers(&self) -> Vec<Self::Tier>;
+
+    /// A short name of `tier` for file names and messages, unique among the
+    /// game's tiers: ASCII letters, digits, `-` and `_` only (e.g. `x3-o2`).
+    fn tier_name(&self, tier: Self::Tier) -> String;
+
+    /// The tier of `position`.
+    fn tier_of(&self, position: &Self::Position) -> Self::Tier;
+
+    /// The size of `tier`'s dense index: its indices are `0..tier_size`.
+    fn tier_size(&self, tier: Self::Tier) -> u64;
+
+    /// The index inside `tier` of `position`, which lies in `tier`.
+    fn tier_rank(&self, tier: Self::Tier, position: &Self::Position) -> u64;
+
+    /// The position of `tier` with index `index`, or `None` where no legal
+    /// position has that index.
+    fn tier_unrank(&self, tier: Self::Tier, index: u64) -> Option<Self::Position>;
+
+    /// The tiers other than `tier` that moves from `tier` lead to, each once.
+    fn child_tiers(&self, tier: Self::Tier) -> Vec<Self::Tier>;
+
+    /// The tier of `tier`'s mirror class that is solved and stored: `tier`
+    /// itself (the default) or another tier whose positions map one to one
+    /// onto `tier`'s by [`Tiers::to_canonical_tier`].
+    fn canonical_tier(&self, tier: Self::Tier) -> Self::Tier {
+        tier
+    }
+
+    /// The image of `position` in the canonical tier of its tier, with the
+    /// same value and remoteness. Called only on positions whose tier is not
+    /// its own canonical tier; by default the position itself.
+    fn to_canonical_tier(&self, position: &Self::Position) -> Self::Position {
+        position.clone()
+    }
+
+    /// Calls `visit` with every position of the same tier as `position`
+    /// that has a legal move to it, each at least once; parents in other
+    /// tiers may be left out. Called only when [`Tiers::IN_TIER_PARENTS`]
+    /// is true; by default it visits nothing.
+    fn for_each_parent_in_tier(
+        &self,
+        _position: &Self::Position,
+        _visit: impl FnMut(Self::Position),
+    ) {
+    }
+
+    /// Calls `visit` with the tier and the index inside it of the position
+    /// every legal move from `position` leads to (a child may be visited
+    /// more than once). Called only on positions that are not primitive.
+    /// By default from [`Game::for_each_move`], [`Tiers::tier_of`] and
+    /// [`Tiers::tier_rank`].
+    fn for_each_child(&self, position: &Self::Position, mut visit: impl FnMut(Self::Tier, u64)) {
+        self.for_each_move(position, |_, child| {
+            let tier = self.tier_of(&child);
+            visit(tier, self.tier_rank(tier, &child));
+        });
+    }
+}

@@ -22,6 +22,7 @@ pub use census::Census;
 pub use db::{Database, DbError};
 pub use game::{
     Decompose, Game, Indexed, Parents, PositionError, Searchable, Symmetric, TableWalk, Tiered,
+    Tiers,
 };
 pub use limits::{Budget, TooLarge};
 pub use progress::{NoProgress, Progress};
