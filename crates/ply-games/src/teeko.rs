@@ -23,7 +23,7 @@
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::{
     BySymmetry, FromUnmoves, Game, Indexed, Offer, Offers, Parents, PositionError, Progress,
-    RetroTable, Retrograde, Symmetric, Value,
+    RetroTable, Retrograde, Symmetric, Tiers, Value,
 };
 use std::ops::Range;
 
@@ -679,13 +679,30 @@ impl Parents for Teeko {
             }
         }
         if pieces == MOVE_TIER {
-            let empty = BOARD & !position.occupied();
-            for to in squares_of(previous) {
-                for from in squares_of(NEIGHBOURS[usize::from(to)] & empty) {
-                    let before = previous & !(1 << to) | 1 << from;
-                    if !self.has_pattern(before) && !self.has_pattern(mover) {
-                        visit(TeekoPosition::from_sides(before, mover, parent_o_to_move));
-                    }
+            self.for_each_step_parent(position, visit);
+        }
+    }
+}
+
+impl Teeko {
+    /// The parents of a move-phase position by a step taken back: the
+    /// previous mover's piece returns to an empty neighbouring square. A
+    /// parent showing a pattern would have ended play, so it is none.
+    fn for_each_step_parent(&self, position: &TeekoPosition, mut visit: impl FnMut(TeekoPosition)) {
+        let (mover, previous) = position.sides();
+        if self.has_pattern(mover) {
+            return;
+        }
+        let empty = BOARD & !position.occupied();
+        for to in squares_of(previous) {
+            for from in squares_of(NEIGHBOURS[usize::from(to)] & empty) {
+                let before = previous & !(1 << to) | 1 << from;
+                if !self.has_pattern(before) {
+                    visit(TeekoPosition::from_sides(
+                        before,
+                        mover,
+                        !position.o_to_move,
+                    ));
                 }
             }
         }
@@ -712,6 +729,59 @@ impl Symmetric for Teeko {
                     o_to_move: !image.o_to_move,
                 });
             }
+        }
+    }
+}
+
+/// The tiers are the pieces dropped, 0 to 7, then the move phase (8).
+impl Tiers for Teeko {
+    type Tier = u8;
+    const IN_TIER_PARENTS: bool = true;
+
+    fn tiers(&self) -> Vec<u8> {
+        (0..TIERS as u8).collect()
+    }
+
+    /// GamesmanOne's names: `0_dropped` .. `7_dropped`, `moving_phase`.
+    fn tier_name(&self, tier: u8) -> String {
+        if usize::from(tier) < MOVE_TIER {
+            format!("{tier}_dropped")
+        } else {
+            "moving_phase".into()
+        }
+    }
+
+    #[inline]
+    fn tier_of(&self, position: &TeekoPosition) -> u8 {
+        position.tier().min(MOVE_TIER) as u8
+    }
+
+    fn tier_size(&self, tier: u8) -> u64 {
+        Self::tier_len(usize::from(tier))
+    }
+
+    #[inline]
+    fn tier_rank(&self, _tier: u8, position: &TeekoPosition) -> u64 {
+        self.rank_in_tier(position)
+    }
+
+    fn tier_unrank(&self, tier: u8, index: u64) -> Option<TeekoPosition> {
+        self.unrank_in_tier(usize::from(tier), index)
+    }
+
+    /// A drop leads to the next tier; the move phase only to itself.
+    fn child_tiers(&self, tier: u8) -> Vec<u8> {
+        if usize::from(tier) < MOVE_TIER {
+            vec![tier + 1]
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Only the move phase has moves inside its tier: steps taken back.
+    fn for_each_parent_in_tier(&self, position: &TeekoPosition, visit: impl FnMut(TeekoPosition)) {
+        if position.tier() == MOVE_TIER {
+            self.for_each_step_parent(position, visit);
         }
     }
 }
