@@ -488,7 +488,7 @@ pub trait Decompose: Game {
     }
 }
 
-/// Tiers for the tier solver (the `tier` module): a game too large to hold in
+/// Tiers for the tier solver ([`crate::tier`]): a game too large to hold in
 /// memory, cut into tiers that moves never climb back up. Unlike
 /// [`Tiered`] (acyclic games, every move to another tier), moves may stay
 /// inside a tier and play may loop there; a move that leaves a tier leads to
@@ -612,15 +612,24 @@ pub trait Tiers: Game {
     ) {
     }
 
-    /// Calls `visit` with the tier and the index inside it of the position
-    /// every legal move from `position` leads to (a child may be visited
-    /// more than once). Called only on positions that are not primitive.
-    /// By default from [`Game::for_each_move`], [`Tiers::tier_of`] and
-    /// [`Tiers::tier_rank`].
+    /// Calls `visit` with the canonical tier and the index there of the
+    /// position every legal move from `position` leads to: the child's own
+    /// tier and index when its tier is canonical, else those of its image
+    /// under [`Tiers::to_canonical_tier`] (a child may be visited more than
+    /// once). Called only on positions that are not primitive. By default
+    /// from [`Game::for_each_move`] and the methods above.
     fn for_each_child(&self, position: &Self::Position, mut visit: impl FnMut(Self::Tier, u64)) {
         self.for_each_move(position, |_, child| {
             let tier = self.tier_of(&child);
-            visit(tier, self.tier_rank(tier, &child));
+            let canonical = self.canonical_tier(tier);
+            if canonical == tier {
+                visit(tier, self.tier_rank(tier, &child));
+            } else {
+                visit(
+                    canonical,
+                    self.tier_rank(canonical, &self.to_canonical_tier(&child)),
+                );
+            }
         });
     }
 }

@@ -15,6 +15,7 @@ pub mod limits;
 pub mod progress;
 pub mod solution;
 pub mod solve;
+pub mod tier;
 pub mod value;
 
 pub use board::Board;

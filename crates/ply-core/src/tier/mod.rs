@@ -1,0 +1,89 @@
+//! The tier solver: strongly solves a game cut into tiers ([`Tiers`]) past
+//! the memory of the machine.
+//!
+//! Tiers are solved children first ([`plan`]), each by retrograde analysis
+//! inside the tier seeded with its child tiers' values ([`solve`]), loops
+//! and draws included. Mirror tiers are solved once: only canonical tiers
+//! are solved and stored, and a position of a mirror tier is answered from
+//! its image. Each solved tier is written at once as a database shard
+//! through the atomic writer ([`shard`]); in memory are only the tier being
+//! solved and its child tiers, read back from their shards. A memory budget
+//! too small for some tier is refused before any work, naming the tier; a
+//! killed build keeps its finished tiers and a rerun starts at the first
+//! unfinished one ([`build`]). The shards of every tier read as one
+//! database whose keys are [`Plan::key`].
+//!
+//! [`Tiers`]: crate::game::Tiers
+
+pub mod build;
+pub mod plan;
+pub mod shard;
+pub mod solve;
+
+pub use build::{Built, Options, build};
+pub use plan::{Plan, Step};
+pub use shard::Shards;
+
+use crate::db::DbError;
+use crate::limits::{TooLarge, human_bytes};
+
+/// Why a tiered build could not finish.
+#[derive(Debug)]
+pub enum TierError {
+    /// A tier needs more memory than the budget allows (said before any work).
+    Budget {
+        /// The tier's name.
+        tier: String,
+        /// The bytes solving it needs.
+        needed: u64,
+        /// The budget.
+        budget: u64,
+    },
+    /// The system has too little memory.
+    TooLarge(TooLarge),
+    /// The game broke a promise of [`crate::game::Tiers`].
+    Game(String),
+    /// Some remoteness does not fit a cell.
+    RemotenessOverflow,
+    /// The progress reporter asked the build to stop.
+    Cancelled,
+    /// A shard could not be read or written.
+    Db(DbError),
+}
+
+impl std::fmt::Display for TierError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Budget {
+                tier,
+                needed,
+                budget,
+            } => write!(
+                f,
+                "tier {tier} needs {needed} bytes ({}) of memory, over the budget of {budget} bytes ({})",
+                human_bytes(*needed),
+                human_bytes(*budget)
+            ),
+            Self::TooLarge(why) => why.fmt(f),
+            Self::Game(why) => write!(f, "the game's tiers are inconsistent: {why}"),
+            Self::RemotenessOverflow => write!(
+                f,
+                "a remoteness exceeds {}, the most a cell holds",
+                crate::value::Cell::MAX_REMOTENESS
+            ),
+            Self::Cancelled => f.write_str("tiered analysis cancelled"),
+            Self::Db(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for TierError {}
+
+impl From<DbError> for TierError {
+    fn from(e: DbError) -> Self {
+        Self::Db(e)
+    }
+}
+
+#[cfg(test)]
+mod tests;

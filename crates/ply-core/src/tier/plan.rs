@@ -1,0 +1,183 @@
+//! The plan of a tiered solve: which tiers are solved (the canonical
+//! ones), in which order (children first), where each lies in the
+//! database's key space, and the memory each needs.
+
+use super::TierError;
+use super::solve::BYTES_PER_POSITION;
+use crate::game::Tiers;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
+
+/// One canonical tier in the plan.
+#[derive(Clone, Debug)]
+pub struct Step<T> {
+    /// The tier.
+    pub tier: T,
+    /// Its name, from the game.
+    pub name: String,
+    /// Its keys in the database: its indices, shifted.
+    pub keys: Range<u64>,
+    /// The canonical tiers its moves lead to (itself left out).
+    pub children: Vec<T>,
+    /// How many tiers of the game it answers for (itself and its mirrors).
+    pub mirrors: u64,
+}
+
+impl<T> Step<T> {
+    /// Positions (indices) in the tier.
+    pub fn size(&self) -> u64 {
+        self.keys.end - self.keys.start
+    }
+}
+
+/// Every canonical tier of a game, children before parents.
+#[derive(Clone, Debug)]
+pub struct Plan<T> {
+    /// The tiers in solving order.
+    pub steps: Vec<Step<T>>,
+    /// Where each tier is in `steps`.
+    at: BTreeMap<T, usize>,
+    /// The size of the whole key space: every canonical tier's indices.
+    pub index_len: u64,
+}
+
+impl<T: Copy + Ord> Plan<T> {
+    /// The plan of `game`'s tiers. Fails if a tier's moves lead to a tier
+    /// the game does not list, or if the tiers form a cycle.
+    pub fn new<G: Tiers<Tier = T>>(game: &G) -> Result<Plan<T>, TierError> {
+        let all: BTreeSet<T> = game.tiers().into_iter().collect();
+        let mut mirrors: BTreeMap<T, u64> = BTreeMap::new();
+        for &tier in &all {
+            let canonical = game.canonical_tier(tier);
+            if !all.contains(&canonical) || game.canonical_tier(canonical) != canonical {
+                return Err(TierError::Game(format!(
+                    "tier {} has canonical tier {}, which is not a canonical tier of the game",
+                    game.tier_name(tier),
+                    game.tier_name(canonical)
+                )));
+            }
+            *mirrors.entry(canonical).or_default() += 1;
+        }
+        // Keys in the order of the tiers' labels.
+        let mut keys = BTreeMap::new();
+        let mut next = 0u64;
+        for &tier in mirrors.keys() {
+            let size = game.tier_size(tier);
+            keys.insert(tier, next..next + size);
+            next = next
+                .checked_add(size)
+                .ok_or_else(|| TierError::Game("the tiers hold more than 2^64 positions".into()))?;
+        }
+        let children = |tier: T| -> Result<Vec<T>, TierError> {
+            let mut out = BTreeSet::new();
+            for child in game.child_tiers(tier) {
+                if !all.contains(&child) {
+                    return Err(TierError::Game(format!(
+                        "tier {} leads to tier {}, which the game does not list",
+                        game.tier_name(tier),
+                        game.tier_name(child)
+                    )));
+                }
+                let child = game.canonical_tier(child);
+                if child == tier {
+                    return Err(TierError::Game(format!(
+                        "tier {} leads to one of its own mirror tiers",
+                        game.tier_name(tier)
+                    )));
+                }
+                out.insert(child);
+            }
+            Ok(out.into_iter().collect())
+        };
+        // Depth-first, children first; a tier met again while open is a cycle.
+        let mut steps = Vec::with_capacity(mirrors.len());
+        let mut at = BTreeMap::new();
+        let mut open = BTreeSet::new();
+        for &root in mirrors.keys() {
+            if at.contains_key(&root) {
+                continue;
+            }
+            let mut stack = vec![(root, children(root)?, 0usize)];
+            open.insert(root);
+            while let Some((tier, kids, next_kid)) = stack.last_mut() {
+                if let Some(&kid) = kids.get(*next_kid) {
+                    *next_kid += 1;
+                    if at.contains_key(&kid) {
+                        continue;
+                    }
+                    if !open.insert(kid) {
+                        return Err(TierError::Game(format!(
+                            "the tiers form a cycle through tier {}",
+                            game.tier_name(kid)
+                        )));
+                    }
+                    let grandchildren = children(kid)?;
+                    stack.push((kid, grandchildren, 0));
+                    continue;
+                }
+                let (tier, kids) = (*tier, std::mem::take(kids));
+                stack.pop();
+                open.remove(&tier);
+                at.insert(tier, steps.len());
+                steps.push(Step {
+                    tier,
+                    name: game.tier_name(tier),
+                    keys: keys[&tier].clone(),
+                    children: kids,
+                    mirrors: mirrors[&tier],
+                });
+            }
+        }
+        Ok(Plan {
+            steps,
+            at,
+            index_len: next,
+        })
+    }
+
+    /// The step of canonical tier `tier`.
+    pub fn step(&self, tier: T) -> Option<&Step<T>> {
+        self.at.get(&tier).map(|&i| &self.steps[i])
+    }
+
+    /// The memory solving `step` needs: its cells and counters, and its
+    /// child tiers' cells.
+    pub fn bytes_needed(&self, step: &Step<T>) -> u64 {
+        let children: u64 = step
+            .children
+            .iter()
+            .filter_map(|&c| self.step(c))
+            .map(|c| 2 * c.size())
+            .sum();
+        BYTES_PER_POSITION * step.size() + children
+    }
+
+    /// The step needing the most memory, and that memory.
+    pub fn largest(&self) -> Option<(&Step<T>, u64)> {
+        self.steps
+            .iter()
+            .map(|s| (s, self.bytes_needed(s)))
+            .max_by_key(|&(_, bytes)| bytes)
+    }
+
+    /// Positions of the whole game, mirror tiers included.
+    pub fn positions(&self) -> u64 {
+        self.steps.iter().map(|s| s.size() * s.mirrors).sum()
+    }
+}
+
+impl<T: Copy + Ord> Plan<T> {
+    /// The key of `position` in the database: its image in its canonical
+    /// tier, ranked there and shifted to that tier's keys.
+    pub fn key<G: Tiers<Tier = T>>(&self, game: &G, position: &G::Position) -> Option<u64> {
+        let tier = game.tier_of(position);
+        let canonical = game.canonical_tier(tier);
+        let rank = if canonical == tier {
+            game.tier_rank(tier, position)
+        } else {
+            game.tier_rank(canonical, &game.to_canonical_tier(position))
+        };
+        let step = self.step(canonical)?;
+        (rank < step.size()).then_some(step.keys.start + rank)
+    }
+}

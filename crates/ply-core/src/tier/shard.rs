@@ -1,0 +1,144 @@
+//! Tier shards on disk: one database file per solved canonical tier,
+//! `GAME.tier-NAME.plydb`, holding the tier's keys of the whole database
+//! (so that the shards of every tier read as one database). A shard is
+//! trusted only if it opens, names the game, its rules version and the
+//! tier's keys, and every block passes its checksum; anything else is
+//! discarded and the tier solved again.
+
+use super::plan::{Plan, Step};
+use crate::db::{self, Database, DbError, Expect, Keys, Meta};
+use crate::progress::Progress;
+use crate::solution::Solution;
+use crate::value::Cell;
+use std::path::{Path, PathBuf};
+
+/// The shards of one game in one directory.
+pub struct Shards {
+    dir: PathBuf,
+    expect: Expect,
+}
+
+impl Shards {
+    /// The shards of the game `expect` names, in `dir`.
+    pub fn new(dir: &Path, expect: Expect) -> Shards {
+        Shards {
+            dir: dir.to_path_buf(),
+            expect,
+        }
+    }
+
+    /// The file name's start shared by every shard of the game: `GAME.tier-`.
+    fn prefix(&self) -> String {
+        let file = db::file_name(&self.expect.game);
+        format!("{}tier-", file.trim_end_matches(db::EXTENSION))
+    }
+
+    /// The shard of the tier named `name`.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir
+            .join(format!("{}{name}.{}", self.prefix(), db::EXTENSION))
+    }
+
+    /// Removes temporary files left by writers of this game's shards that
+    /// were killed; returns how many.
+    pub fn remove_leftovers(&self) -> usize {
+        let hidden = format!(".{}", self.prefix());
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return 0;
+        };
+        entries
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_str()
+                    .is_some_and(|n| n.starts_with(&hidden) && n.ends_with(".tmp"))
+            })
+            .filter(|e| std::fs::remove_file(e.path()).is_ok())
+            .count()
+    }
+
+    /// Whether the shard of `step` is complete and sound. A file that is
+    /// not (a half-written or corrupt shard, another game's) is removed,
+    /// with the reason returned.
+    pub fn finished<T>(&self, plan: &Plan<T>, step: &Step<T>) -> Result<bool, String> {
+        let path = self.path(&step.name);
+        if !path.exists() {
+            return Ok(false);
+        }
+        match self.check(plan, step, &path) {
+            Ok(()) => Ok(true),
+            Err(why) => {
+                let _ = std::fs::remove_file(&path);
+                Err(format!("discarded {}: {why}", path.display()))
+            }
+        }
+    }
+
+    fn check<T>(&self, plan: &Plan<T>, step: &Step<T>, path: &Path) -> Result<(), String> {
+        let db = Database::open_piece(path).map_err(|e| e.to_string())?;
+        let header = db.headers().next().ok_or("no header")?;
+        let expected = (
+            self.expect.game.as_str(),
+            self.expect.rules_version,
+            Keys::Index,
+            plan.index_len,
+            &step.keys,
+        );
+        let found = (
+            header.game.as_str(),
+            header.rules_version,
+            header.keys,
+            header.index_len,
+            &header.range,
+        );
+        if expected != found {
+            return Err(format!(
+                "it holds {found:?} where tier {} is {expected:?}",
+                step.name
+            ));
+        }
+        db.verify().map_err(|e| e.to_string())
+    }
+
+    /// The cells of the solved tier `step`, read from its shard.
+    pub fn load<T>(&self, step: &Step<T>) -> Result<Vec<Cell>, DbError> {
+        let path = self.path(&step.name);
+        let db = Database::open_piece(&path)?;
+        let mut cells = vec![Cell::UNKNOWN; step.size() as usize];
+        let start = step.keys.start;
+        db.for_each_cell(step.keys.clone(), &mut |key, cell| {
+            cells[(key - start) as usize] = cell;
+        })?;
+        Ok(cells)
+    }
+
+    /// Writes the cells of the solved tier `step` as its shard, atomically.
+    pub fn write<T>(
+        &self,
+        plan: &Plan<T>,
+        step: &Step<T>,
+        cells: &[Cell],
+        progress: &dyn Progress,
+    ) -> Result<u64, DbError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| DbError::io(&self.dir, e))?;
+        let meta = Meta {
+            game: self.expect.game.clone(),
+            rules_version: self.expect.rules_version,
+            index_len: plan.index_len,
+            range: step.keys.clone(),
+        };
+        let start = step.keys.start;
+        db::write_indexed(
+            &self.path(&step.name),
+            &meta,
+            |key| cells[(key - start) as usize],
+            progress,
+        )
+    }
+
+    /// Every tier's shard, read as one database.
+    pub fn open<T>(&self, plan: &Plan<T>) -> Result<Database, DbError> {
+        let paths: Vec<PathBuf> = plan.steps.iter().map(|s| self.path(&s.name)).collect();
+        Database::open_shards(&paths, Some(&self.expect))
+    }
+}

@@ -1,0 +1,555 @@
+//! Retrograde analysis inside one tier, seeded with its child tiers' values.
+//!
+//! A first pass looks at every position once: primitive positions and
+//! positions without moves are decided at once, and so is a position whose
+//! every move leaves the tier (its children are all solved already). Any
+//! other position gets a counter of its distinct children inside the tier,
+//! plus one if some child in a child tier keeps it from losing; what the
+//! child tiers promise is kept beside the cell as a *seed*: a win at a given
+//! remoteness (a child tier's loss), a tie (a child tier's tie), or the
+//! remoteness at which its children in child tiers, all wins, stop holding
+//! off its loss.
+//!
+//! Then remoteness layers, one scan of the tier each: a position decided at
+//! remoteness `r - 1` decides its parents in the tier (a loss makes them
+//! wins at `r`; a win takes one off their counters, and a counter that
+//! reaches zero makes a loss at `r`), and seeds due at `r` fire. Parents
+//! come from the game's un-moves when it gives them; otherwise every
+//! undecided position looks at its children in the tier at each layer.
+//! Ties spread the same way in a second series of layers, and whatever is
+//! left undecided is a draw. The result equals whole-game retrograde
+//! analysis ([`crate::solve::retro`]) cell for cell.
+//!
+//! Memory: a 2-byte cell (seeds share its bits) and a 1-byte counter per
+//! index of the tier, plus the child tiers' cells; no allocation per
+//! position (each thread keeps one list of children, reused).
+
+use super::TierError;
+use crate::game::Tiers;
+use crate::progress::Progress;
+use crate::solve::chunks;
+use crate::value::{Cell, Outcome, Remoteness, Value};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU64, Ordering::Relaxed};
+
+/// Bytes per index of the tier being solved: its cell and its counter.
+pub const BYTES_PER_POSITION: u64 = 3;
+
+/// A solved child tier, as the tier being solved reads it.
+pub struct ChildCells<T> {
+    /// The (canonical) tier.
+    pub tier: T,
+    /// Its cells, by index inside the tier.
+    pub cells: Vec<Cell>,
+}
+
+/// The low 13 bits of a working cell: a remoteness or a seed's layer.
+const LOW: u16 = (1 << 13) - 1;
+/// A working cell not decided yet, without a seed.
+const UNDECIDED: u16 = 0;
+/// A working cell whose index names no position.
+const NOT_A_POSITION: u16 = 1;
+/// Tag of a seed: a win at the layer in the low bits.
+const WIN_SEED: u16 = 5;
+/// Tag of a seed: the layer at which the children in child tiers (all wins)
+/// stop holding off a loss.
+const LOSE_EVENT: u16 = 6;
+/// Tag of a seed: a tie at the layer in the low bits.
+const TIE_SEED: u16 = 7;
+
+fn tag(bits: u16) -> u16 {
+    bits >> 13
+}
+
+fn seed(kind: u16, layer: Remoteness) -> u16 {
+    (kind << 13) | layer as u16
+}
+
+/// Whether the working cell holds a final value.
+fn decided(bits: u16) -> bool {
+    (1..=4).contains(&tag(bits))
+}
+
+/// What a position's children in child tiers say, folded as they come.
+#[derive(Default)]
+struct Outside {
+    lose: Option<Remoteness>,
+    tie: Option<Remoteness>,
+    win: Option<Remoteness>,
+    draw: bool,
+}
+
+impl Outside {
+    fn add(&mut self, outcome: Outcome) {
+        let r = outcome.remoteness.unwrap_or(0);
+        match outcome.value {
+            Value::Lose => self.lose = Some(self.lose.map_or(r, |l| l.min(r))),
+            Value::Tie => self.tie = Some(self.tie.map_or(r, |t| t.min(r))),
+            Value::Win => self.win = Some(self.win.map_or(r, |w| w.max(r))),
+            Value::Draw => self.draw = true,
+        }
+    }
+
+    /// The outcome when these are all the children.
+    fn outcome(&self) -> Outcome {
+        if let Some(l) = self.lose {
+            Outcome::win(l + 1)
+        } else if let Some(t) = self.tie {
+            Outcome::tie(t + 1)
+        } else if self.draw {
+            Outcome::DRAW
+        } else {
+            Outcome::lose(self.win.map_or(0, |w| w + 1))
+        }
+    }
+
+    /// Whether some child keeps the position from losing.
+    fn blocks_loss(&self) -> bool {
+        self.lose.is_some() || self.tie.is_some() || self.draw
+    }
+}
+
+/// The work on one tier.
+struct Work<'a, G: Tiers> {
+    game: &'a G,
+    tier: G::Tier,
+    children: &'a [ChildCells<G::Tier>],
+    cells: Vec<AtomicU16>,
+    counters: Vec<AtomicU8>,
+    /// Set when the game breaks its promises (a child outside the child
+    /// tiers, too many moves); the analysis then fails.
+    broken: AtomicBool,
+    /// The index and problem of the first broken promise.
+    problem: std::sync::Mutex<Option<String>>,
+}
+
+/// Solves `tier` (a canonical tier) of `game`, reading the cells of its
+/// child tiers from `children`. Returns a cell per index of the tier
+/// ([`Cell::UNKNOWN`] where no position has that index).
+pub fn solve_tier<G: Tiers>(
+    game: &G,
+    tier: G::Tier,
+    children: &[ChildCells<G::Tier>],
+    progress: &dyn Progress,
+) -> Result<Vec<Cell>, TierError> {
+    let len = game.tier_size(tier);
+    let work = Work {
+        game,
+        tier,
+        children,
+        cells: (0..len).map(|_| AtomicU16::new(UNDECIDED)).collect(),
+        counters: (0..len).map(|_| AtomicU8::new(0)).collect(),
+        broken: AtomicBool::new(false),
+        problem: std::sync::Mutex::new(None),
+    };
+    let name = game.tier_name(tier);
+    progress.begin(&format!("tier {name}"), len);
+    let seeds = work.seed(progress);
+    progress.end();
+    work.check(progress)?;
+    let mut ties = seeds.ties;
+    let mut remoteness: Remoteness = 1;
+    loop {
+        let (decided, found_ties) = work.layer(remoteness, Phase::WinLose);
+        ties |= found_ties;
+        work.check(progress)?;
+        if decided == 0 && remoteness > seeds.last_win_lose {
+            break;
+        }
+        remoteness = next(remoteness)?;
+    }
+    if ties {
+        let mut remoteness: Remoteness = 1;
+        loop {
+            let (decided, _) = work.layer(remoteness, Phase::Tie);
+            work.check(progress)?;
+            if decided == 0 && remoteness > seeds.last_tie {
+                break;
+            }
+            remoteness = next(remoteness)?;
+        }
+    }
+    Ok(work
+        .cells
+        .into_iter()
+        .map(|cell| {
+            let bits = cell.into_inner();
+            if decided(bits) {
+                Cell::from_bits(bits)
+            } else if bits == NOT_A_POSITION {
+                Cell::UNKNOWN
+            } else {
+                Cell::pack(Outcome::DRAW)
+            }
+        })
+        .collect())
+}
+
+/// The layer after `remoteness`, if a cell holds it.
+fn next(remoteness: Remoteness) -> Result<Remoteness, TierError> {
+    if remoteness >= Cell::MAX_REMOTENESS {
+        Err(TierError::RemotenessOverflow)
+    } else {
+        Ok(remoteness + 1)
+    }
+}
+
+/// Which values a series of layers spreads.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Phase {
+    WinLose,
+    Tie,
+}
+
+/// What the first pass found.
+#[derive(Default)]
+struct Seeds {
+    /// The last layer a win or loss seed fires at.
+    last_win_lose: Remoteness,
+    /// The last layer a tie seed fires at.
+    last_tie: Remoteness,
+    /// Whether any tie was decided or seeded.
+    ties: bool,
+}
+
+impl Seeds {
+    fn merge(self, other: Seeds) -> Seeds {
+        Seeds {
+            last_win_lose: self.last_win_lose.max(other.last_win_lose),
+            last_tie: self.last_tie.max(other.last_tie),
+            ties: self.ties | other.ties,
+        }
+    }
+}
+
+impl<G: Tiers> Work<'_, G> {
+    /// Stops on a broken promise of the game or a cancel.
+    fn check(&self, progress: &dyn Progress) -> Result<(), TierError> {
+        if self.broken.load(Relaxed) {
+            let problem = self
+                .problem
+                .lock()
+                .ok()
+                .and_then(|p| p.clone())
+                .unwrap_or_default();
+            return Err(TierError::Game(problem));
+        }
+        if progress.cancelled() {
+            return Err(TierError::Cancelled);
+        }
+        Ok(())
+    }
+
+    /// Records that the game broke a promise at `index`.
+    fn fail(&self, index: u64, what: &str) {
+        if !self.broken.swap(true, Relaxed)
+            && let Ok(mut problem) = self.problem.lock()
+        {
+            *problem = Some(format!(
+                "tier {} index {index}: {what}",
+                self.game.tier_name(self.tier)
+            ));
+        }
+    }
+
+    /// The cells of child tier `tier`, if it is one.
+    fn child(&self, tier: G::Tier) -> Option<&[Cell]> {
+        self.children
+            .iter()
+            .find(|c| c.tier == tier)
+            .map(|c| c.cells.as_slice())
+    }
+
+    /// The distinct children of `position` inside the tier, in `inside`,
+    /// and what its children in child tiers say; `None` if it has no move.
+    fn children_of(
+        &self,
+        index: u64,
+        position: &G::Position,
+        inside: &mut Vec<u64>,
+    ) -> Option<Outside> {
+        inside.clear();
+        let mut outside = Outside::default();
+        let mut any = false;
+        self.game.for_each_child(position, |tier, child| {
+            any = true;
+            if tier == self.tier {
+                inside.push(child);
+                return;
+            }
+            let cell = self
+                .child(tier)
+                .and_then(|cells| cells.get(child as usize))
+                .and_then(|cell| cell.unpack());
+            match cell {
+                Some(outcome) => outside.add(outcome),
+                None => self.fail(
+                    index,
+                    &format!(
+                        "a move leads to tier {} index {child}, which is not a solved child tier's position",
+                        self.game.tier_name(tier)
+                    ),
+                ),
+            }
+        });
+        inside.sort_unstable();
+        inside.dedup();
+        any.then_some(outside)
+    }
+
+    /// The first pass (see the module docs).
+    fn seed(&self, progress: &dyn Progress) -> Seeds {
+        let len = self.cells.len() as u64;
+        chunks(len)
+            .map_init(Vec::new, |inside, range| {
+                let mut seeds = Seeds::default();
+                if progress.cancelled() || self.broken.load(Relaxed) {
+                    return seeds;
+                }
+                let count = range.end - range.start;
+                for index in range {
+                    let slot = index as usize;
+                    let Some(position) = self.game.tier_unrank(self.tier, index) else {
+                        self.cells[slot].store(NOT_A_POSITION, Relaxed);
+                        continue;
+                    };
+                    if let Some(value) = self.game.primitive(&position) {
+                        seeds.ties |= value == Value::Tie;
+                        self.set(slot, Outcome::terminal(value));
+                        continue;
+                    }
+                    let Some(outside) = self.children_of(index, &position, inside) else {
+                        self.set(slot, Outcome::lose(0));
+                        continue;
+                    };
+                    if inside.is_empty() {
+                        let outcome = outside.outcome();
+                        let r = outcome.remoteness.unwrap_or(0);
+                        if r > Cell::MAX_REMOTENESS {
+                            self.fail(index, "a remoteness does not fit a cell");
+                            continue;
+                        }
+                        // Its parents in the tier hear of it at the next layer.
+                        match outcome.value {
+                            Value::Tie => {
+                                seeds.ties = true;
+                                seeds.last_tie = seeds.last_tie.max(r + 1);
+                            }
+                            Value::Win | Value::Lose => {
+                                seeds.last_win_lose = seeds.last_win_lose.max(r + 1);
+                            }
+                            Value::Draw => {}
+                        }
+                        self.set(slot, outcome);
+                        continue;
+                    }
+                    let count = inside.len() + 1;
+                    if count > usize::from(u8::MAX) {
+                        self.fail(index, "more than 254 distinct moves inside the tier");
+                        continue;
+                    }
+                    let (bits, counter) = if let Some(l) = outside.lose {
+                        seeds.last_win_lose = seeds.last_win_lose.max(l + 1);
+                        (seed(WIN_SEED, l + 1), count)
+                    } else if let Some(t) = outside.tie {
+                        seeds.last_tie = seeds.last_tie.max(t + 1);
+                        seeds.ties = true;
+                        (seed(TIE_SEED, t + 1), count)
+                    } else if outside.blocks_loss() {
+                        (UNDECIDED, count)
+                    } else if let Some(w) = outside.win {
+                        seeds.last_win_lose = seeds.last_win_lose.max(w + 1);
+                        (seed(LOSE_EVENT, w + 1), count)
+                    } else {
+                        (UNDECIDED, count - 1)
+                    };
+                    if outside.lose.or(outside.tie).or(outside.win).unwrap_or(0)
+                        >= Cell::MAX_REMOTENESS
+                    {
+                        self.fail(index, "a remoteness does not fit a cell");
+                        continue;
+                    }
+                    self.cells[slot].store(bits, Relaxed);
+                    self.counters[slot].store(counter as u8, Relaxed);
+                }
+                progress.advance(count);
+                seeds
+            })
+            .reduce(Seeds::default, Seeds::merge)
+    }
+
+    fn set(&self, slot: usize, outcome: Outcome) {
+        self.cells[slot].store(Cell::pack(outcome).bits(), Relaxed);
+    }
+
+    /// Decides the position in `slot` as `outcome` unless it is decided
+    /// (or no position); true if this call decided it.
+    fn decide(&self, slot: usize, outcome: Outcome) -> bool {
+        let bits = Cell::pack(outcome).bits();
+        let mut current = self.cells[slot].load(Relaxed);
+        loop {
+            if decided(current) || current == NOT_A_POSITION {
+                return false;
+            }
+            match self.cells[slot].compare_exchange_weak(current, bits, Relaxed, Relaxed) {
+                Ok(_) => return true,
+                Err(now) => current = now,
+            }
+        }
+    }
+
+    /// Takes one off the counter of the undecided position in `slot` (one
+    /// more child is a win); a loss at `remoteness` if none is left. True if
+    /// this call decided it.
+    fn count_down(&self, slot: usize, remoteness: Remoteness) -> bool {
+        if decided(self.cells[slot].load(Relaxed)) {
+            return false;
+        }
+        let before = self.counters[slot].fetch_sub(1, Relaxed);
+        before == 1 && self.decide(slot, Outcome::lose(remoteness))
+    }
+
+    /// One layer: decides every position whose value has remoteness
+    /// `remoteness` in `phase`. Returns how many it decided and whether it
+    /// met a tie.
+    fn layer(&self, remoteness: Remoteness, phase: Phase) -> (u64, bool) {
+        let len = self.cells.len() as u64;
+        let decided_here = AtomicU64::new(0);
+        let ties = AtomicBool::new(false);
+        chunks(len).for_each_init(
+            || (Vec::new(), Vec::new()),
+            |(found, parents), range| {
+                if self.broken.load(Relaxed) {
+                    return;
+                }
+                let mut count = 0u64;
+                for index in range {
+                    count += self.visit(index, remoteness, phase, found, parents, &ties);
+                }
+                decided_here.fetch_add(count, Relaxed);
+            },
+        );
+        (decided_here.into_inner(), ties.into_inner())
+    }
+
+    /// The work of one layer at one index; returns the positions it decided.
+    fn visit(
+        &self,
+        index: u64,
+        remoteness: Remoteness,
+        phase: Phase,
+        found: &mut Vec<u64>,
+        parents: &mut Vec<u64>,
+        ties: &AtomicBool,
+    ) -> u64 {
+        let slot = index as usize;
+        let bits = self.cells[slot].load(Relaxed);
+        let mut count = 0;
+        match (phase, tag(bits)) {
+            (Phase::WinLose, WIN_SEED) if bits & LOW == remoteness as u16 => {
+                count += u64::from(self.decide(slot, Outcome::win(remoteness)));
+            }
+            (Phase::WinLose, LOSE_EVENT) if bits & LOW == remoteness as u16 => {
+                count += u64::from(self.count_down(slot, remoteness));
+            }
+            (Phase::Tie, TIE_SEED) if bits & LOW == remoteness as u16 => {
+                count += u64::from(self.decide(slot, Outcome::tie(remoteness)));
+            }
+            _ => {}
+        }
+        if !decided(bits) {
+            if !G::IN_TIER_PARENTS && bits != NOT_A_POSITION {
+                count += self.pull(index, remoteness, phase, found);
+            }
+            return count;
+        }
+        let Some(outcome) = Cell::from_bits(bits).unpack() else {
+            return count;
+        };
+        ties.fetch_or(outcome.value == Value::Tie, Relaxed);
+        if !G::IN_TIER_PARENTS || outcome.remoteness != Some(remoteness - 1) {
+            return count;
+        }
+        let spreads = match phase {
+            Phase::WinLose => matches!(outcome.value, Value::Win | Value::Lose),
+            Phase::Tie => outcome.value == Value::Tie,
+        };
+        if !spreads {
+            return count;
+        }
+        let Some(position) = self.game.tier_unrank(self.tier, index) else {
+            return count;
+        };
+        parents.clear();
+        self.game.for_each_parent_in_tier(&position, |parent| {
+            if self.game.tier_of(&parent) == self.tier {
+                parents.push(self.game.tier_rank(self.tier, &parent));
+            }
+        });
+        parents.sort_unstable();
+        parents.dedup();
+        for &parent in parents.iter() {
+            let Some(p) = usize::try_from(parent)
+                .ok()
+                .filter(|&p| p < self.cells.len())
+            else {
+                self.fail(index, "an un-move leads outside the tier's index");
+                continue;
+            };
+            count += u64::from(match outcome.value {
+                Value::Lose => self.decide(p, Outcome::win(remoteness)),
+                Value::Win => self.count_down(p, remoteness),
+                _ => self.decide(p, Outcome::tie(remoteness)),
+            });
+        }
+        count
+    }
+
+    /// Without un-moves: the undecided position at `index` looks at its
+    /// children in the tier decided at the layer before. Returns 1 if it is
+    /// decided now.
+    fn pull(&self, index: u64, remoteness: Remoteness, phase: Phase, found: &mut Vec<u64>) -> u64 {
+        let Some(position) = self.game.tier_unrank(self.tier, index) else {
+            return 0;
+        };
+        found.clear();
+        self.game.for_each_child(&position, |tier, child| {
+            if tier == self.tier {
+                found.push(child);
+            }
+        });
+        found.sort_unstable();
+        found.dedup();
+        let slot = index as usize;
+        let mut wins = 0;
+        for &child in found.iter() {
+            let Some(outcome) = self
+                .cells
+                .get(child as usize)
+                .map(|c| c.load(Relaxed))
+                .filter(|&bits| decided(bits))
+                .and_then(|bits| Cell::from_bits(bits).unpack())
+            else {
+                continue;
+            };
+            if outcome.remoteness != Some(remoteness - 1) {
+                continue;
+            }
+            match (phase, outcome.value) {
+                (Phase::WinLose, Value::Lose) => {
+                    return u64::from(self.decide(slot, Outcome::win(remoteness)));
+                }
+                (Phase::WinLose, Value::Win) => wins += 1,
+                (Phase::Tie, Value::Tie) => {
+                    return u64::from(self.decide(slot, Outcome::tie(remoteness)));
+                }
+                _ => {}
+            }
+        }
+        let mut decided_now = 0;
+        for _ in 0..wins {
+            decided_now += u64::from(self.count_down(slot, remoteness));
+        }
+        decided_now
+    }
+}

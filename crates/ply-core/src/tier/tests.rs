@@ -1,0 +1,404 @@
+//! The tier solver against whole-game retrograde analysis, on random
+//! tiered graphs with loops inside tiers, ties, draws, mirror tiers and
+//! holes in the index; resume after a build stopped part way; a planted
+//! half-written shard; a budget too small.
+
+use super::*;
+use crate::PositionError;
+use crate::game::{Game, Indexed, Tiers};
+use crate::progress::NoProgress;
+use crate::solution::Solution;
+use crate::solve::retro;
+use crate::value::{Cell, Value};
+use std::path::PathBuf;
+
+/// Levels of tiers, positions per tier.
+const LEVELS: u32 = 4;
+const WIDTH: u32 = 40;
+
+/// A position: level, side (1 mirrors 0), node.
+type Node = (u32, u32, u32);
+
+/// A random tiered graph. Side 1 of a level mirrors side 0: the same moves
+/// with every child's side swapped. Moves stay in the level or go down one
+/// or two levels; a few nodes are primitive, a few are no position at all.
+struct Graph<const PARENTS: bool> {
+    /// Moves of side 0's nodes, by level and node: (level, side, node).
+    moves: Vec<Vec<Vec<Node>>>,
+    primitive: Vec<Vec<Option<Value>>>,
+    holes: Vec<Vec<bool>>,
+    /// Parents inside the tier, by level, side and node.
+    parents: Vec<Vec<Vec<Vec<Node>>>>,
+}
+
+fn next(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+impl<const PARENTS: bool> Graph<PARENTS> {
+    fn new(seed: u64) -> Self {
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut rand = |n: u64| next(&mut state) % n;
+        let mut moves = Vec::new();
+        let mut primitive = Vec::new();
+        let mut holes = Vec::new();
+        for level in 0..LEVELS {
+            let hole: Vec<bool> = (0..WIDTH).map(|_| rand(10) == 0).collect();
+            let prim: Vec<Option<Value>> = (0..WIDTH)
+                .map(|_| match rand(12) {
+                    0 => Some(Value::Win),
+                    1 | 2 => Some(Value::Lose),
+                    3 => Some(Value::Tie),
+                    _ => None,
+                })
+                .collect();
+            let mut level_moves = Vec::new();
+            for _ in 0..WIDTH {
+                let mut list = Vec::new();
+                for _ in 0..rand(5) {
+                    let down = if level == 0 {
+                        0
+                    } else {
+                        rand(u64::from(level.min(2)) + 2).min(u64::from(level.min(2))) as u32
+                    };
+                    let to_level = level - down;
+                    let side = if down == 0 { 0 } else { rand(2) as u32 };
+                    let node = loop {
+                        let node = rand(u64::from(WIDTH)) as u32;
+                        if !holes
+                            .get(to_level as usize)
+                            .map_or(hole[node as usize], |h: &Vec<bool>| h[node as usize])
+                        {
+                            break node;
+                        }
+                    };
+                    list.push((to_level, side, node));
+                }
+                level_moves.push(list);
+            }
+            moves.push(level_moves);
+            primitive.push(prim);
+            holes.push(hole);
+        }
+        let mut graph = Graph {
+            moves,
+            primitive,
+            holes,
+            parents: Vec::new(),
+        };
+        let mut parents = vec![vec![vec![Vec::new(); WIDTH as usize]; 2]; LEVELS as usize];
+        for level in 0..LEVELS {
+            for side in 0..2 {
+                for node in 0..WIDTH {
+                    let from = (level, side, node);
+                    if graph.holes[level as usize][node as usize]
+                        || graph.primitive(&from).is_some()
+                    {
+                        continue;
+                    }
+                    graph.for_each_move(&from, |_, to| {
+                        if to.0 == level {
+                            parents[level as usize][to.1 as usize][to.2 as usize].push(from);
+                        }
+                    });
+                }
+            }
+        }
+        graph.parents = parents;
+        graph
+    }
+}
+
+impl<const PARENTS: bool> Game for Graph<PARENTS> {
+    type Position = Node;
+    type Move = Node;
+    fn name(&self) -> String {
+        format!("graph-{PARENTS}")
+    }
+    fn start(&self) -> Node {
+        (LEVELS - 1, 0, 0)
+    }
+    fn primitive(&self, &(level, _, node): &Node) -> Option<Value> {
+        self.primitive[level as usize][node as usize]
+    }
+    fn for_each_move(&self, &(level, side, node): &Node, mut visit: impl FnMut(Node, Node)) {
+        for &(l, s, n) in &self.moves[level as usize][node as usize] {
+            // In the level, side stays; below it, side 1 swaps the children's sides.
+            let child = (l, s ^ side, n);
+            let child = if l == level { (l, side, n) } else { child };
+            visit(child, child);
+        }
+    }
+    fn parse_position(&self, _: &str) -> Result<Node, PositionError> {
+        Err(PositionError::new("not read"))
+    }
+    fn format_position(&self, p: &Node) -> String {
+        format!("{p:?}")
+    }
+    fn format_move(&self, _: &Node, m: Node) -> String {
+        format!("{m:?}")
+    }
+}
+
+impl<const PARENTS: bool> Indexed for Graph<PARENTS> {
+    fn index_len(&self) -> u64 {
+        u64::from(LEVELS * 2 * WIDTH)
+    }
+    fn rank(&self, &(level, side, node): &Node) -> u64 {
+        u64::from((level * 2 + side) * WIDTH + node)
+    }
+    fn unrank(&self, index: u64) -> Option<Node> {
+        let index = index as u32;
+        let node = index % WIDTH;
+        let level = index / WIDTH / 2;
+        let side = index / WIDTH % 2;
+        (!self.holes[level as usize][node as usize]).then_some((level, side, node))
+    }
+}
+
+impl<const PARENTS: bool> Tiers for Graph<PARENTS> {
+    type Tier = (u32, u32);
+    const IN_TIER_PARENTS: bool = PARENTS;
+    fn tiers(&self) -> Vec<(u32, u32)> {
+        (0..LEVELS).flat_map(|l| [(l, 0), (l, 1)]).collect()
+    }
+    fn tier_name(&self, (level, side): (u32, u32)) -> String {
+        format!("l{level}-s{side}")
+    }
+    fn tier_of(&self, &(level, side, _): &Node) -> (u32, u32) {
+        (level, side)
+    }
+    fn tier_size(&self, _: (u32, u32)) -> u64 {
+        u64::from(WIDTH)
+    }
+    fn tier_rank(&self, _: (u32, u32), &(_, _, node): &Node) -> u64 {
+        u64::from(node)
+    }
+    fn tier_unrank(&self, (level, side): (u32, u32), index: u64) -> Option<Node> {
+        self.unrank(u64::from((level * 2 + side) * WIDTH) + index)
+    }
+    fn child_tiers(&self, (level, _): (u32, u32)) -> Vec<(u32, u32)> {
+        (level.saturating_sub(2)..level)
+            .flat_map(|l| [(l, 0), (l, 1)])
+            .collect()
+    }
+    fn canonical_tier(&self, (level, _): (u32, u32)) -> (u32, u32) {
+        (level, 0)
+    }
+    fn to_canonical_tier(&self, &(level, _, node): &Node) -> Node {
+        (level, 0, node)
+    }
+    fn for_each_parent_in_tier(&self, &(level, side, node): &Node, mut visit: impl FnMut(Node)) {
+        self.parents[level as usize][side as usize][node as usize]
+            .iter()
+            .copied()
+            .for_each(&mut visit);
+    }
+}
+
+/// A fresh directory for one test's shards, removed when dropped.
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(name: &str) -> Dir {
+        let dir = std::env::temp_dir().join(format!("ply-tier-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        Dir(dir)
+    }
+    fn options(&self) -> Options {
+        Options {
+            dir: self.0.clone(),
+            ..Options::default()
+        }
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Builds `game` into `dir` and reads every position's cell back through
+/// the plan's keys, in the whole game's index order.
+fn cells_of<G: Tiers + Indexed>(game: &G, dir: &Dir) -> Vec<Cell> {
+    let plan = Plan::new(game).expect("a plan");
+    let built = build(game, &plan, &dir.options(), &NoProgress).expect("built");
+    assert!(built.complete());
+    let db = Shards::new(
+        &dir.0,
+        crate::db::Expect {
+            game: game.name(),
+            rules_version: game.rules_version(),
+        },
+    )
+    .open(&plan)
+    .expect("the shards read as one database");
+    (0..game.index_len())
+        .map(|i| match game.unrank(i) {
+            Some(p) => db.cell(plan.key(game, &p).expect("a key")).expect("a cell"),
+            None => Cell::UNKNOWN,
+        })
+        .collect()
+}
+
+fn check_against_retro<const PARENTS: bool>(seed: u64) {
+    let game = Graph::<PARENTS>::new(seed);
+    let truth = retro::solve(&game, &NoProgress).expect("retro");
+    let dir = Dir::new(&format!("retro-{PARENTS}-{seed}"));
+    let cells = cells_of(&game, &dir);
+    let mut values = std::collections::BTreeSet::new();
+    for (i, cell) in cells.iter().enumerate() {
+        assert_eq!(
+            *cell,
+            truth.cell(i as u64),
+            "seed {seed}, index {i}: {:?}",
+            game.unrank(i as u64)
+        );
+        if let Some(o) = cell.unpack() {
+            values.insert(o.value.as_str());
+        }
+    }
+    assert!(values.len() >= 3, "seed {seed}: only {values:?}");
+}
+
+#[test]
+fn tiers_equal_whole_game_retrograde_with_un_moves() {
+    for seed in 0..40 {
+        check_against_retro::<true>(seed);
+    }
+}
+
+#[test]
+fn tiers_equal_whole_game_retrograde_without_un_moves() {
+    for seed in 0..40 {
+        check_against_retro::<false>(seed);
+    }
+}
+
+#[test]
+fn the_random_graphs_have_draws_ties_and_loops() {
+    let (mut draws, mut ties, mut loops) = (0, 0, 0);
+    for seed in 0..40 {
+        let game = Graph::<true>::new(seed);
+        let truth = retro::solve(&game, &NoProgress).expect("retro");
+        for i in 0..game.index_len() {
+            match truth.outcome_at(i).map(|o| o.value) {
+                Some(Value::Draw) => draws += 1,
+                Some(Value::Tie) => ties += 1,
+                _ => {}
+            }
+        }
+        loops += game
+            .parents
+            .iter()
+            .flatten()
+            .flatten()
+            .filter(|p| !p.is_empty())
+            .count();
+    }
+    assert!(
+        draws > 50 && ties > 50 && loops > 500,
+        "{draws} draws, {ties} ties, {loops} nodes with parents in their tier"
+    );
+}
+
+#[test]
+fn a_build_stopped_after_k_tiers_resumes_to_the_same_cells() {
+    let game = Graph::<true>::new(7);
+    let whole = Dir::new("resume-whole");
+    let expected = cells_of(&game, &whole);
+    let plan = Plan::new(&game).unwrap();
+    for k in [0, 1, 2, 3] {
+        let dir = Dir::new(&format!("resume-{k}"));
+        let stopped = Options {
+            stop_after: Some(k),
+            ..dir.options()
+        };
+        let first = build(&game, &plan, &stopped, &NoProgress).unwrap();
+        assert_eq!(
+            (first.found_done, first.solved, first.complete()),
+            (0, k, false)
+        );
+        let second = build(&game, &plan, &dir.options(), &NoProgress).unwrap();
+        assert_eq!(second.found_done, k, "a rerun finds the {k} finished tiers");
+        assert_eq!(second.solved, plan.steps.len() - k);
+        assert_eq!(cells_of(&game, &dir), expected, "stopped after {k} tiers");
+    }
+}
+
+#[test]
+fn a_half_written_shard_is_discarded_and_solved_again() {
+    let game = Graph::<true>::new(11);
+    let plan = Plan::new(&game).unwrap();
+    let dir = Dir::new("half");
+    let expected = cells_of(&game, &dir);
+    let shards = Shards::new(
+        &dir.0,
+        crate::db::Expect {
+            game: game.name(),
+            rules_version: game.rules_version(),
+        },
+    );
+    let victim = &plan.steps[1];
+    let path = shards.path(&victim.name);
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let temp = dir.0.join(format!(
+        ".{}.1.2.tmp",
+        path.file_name().unwrap().to_str().unwrap()
+    ));
+    std::fs::write(&temp, b"partial").unwrap();
+    let rerun = build(&game, &plan, &dir.options(), &NoProgress).unwrap();
+    assert_eq!(rerun.discarded.len(), 1, "{:?}", rerun.discarded);
+    assert!(rerun.discarded[0].contains(&victim.name));
+    assert_eq!((rerun.found_done, rerun.solved), (plan.steps.len() - 1, 1));
+    assert!(
+        !temp.exists(),
+        "a killed writer's temporary file is removed"
+    );
+    assert_eq!(cells_of(&game, &dir), expected);
+}
+
+#[test]
+fn a_budget_too_small_is_refused_before_any_work_naming_the_tier() {
+    let game = Graph::<true>::new(3);
+    let plan = Plan::new(&game).unwrap();
+    let (largest, needed) = plan.largest().unwrap();
+    let dir = Dir::new("budget");
+    let options = Options {
+        memory: Some(needed - 1),
+        ..dir.options()
+    };
+    let error = build(&game, &plan, &options, &NoProgress).unwrap_err();
+    let TierError::Budget {
+        tier, needed: n, ..
+    } = &error
+    else {
+        panic!("not a budget error: {error}");
+    };
+    let named = plan
+        .steps
+        .iter()
+        .find(|s| &s.name == tier)
+        .expect("a tier of the game");
+    assert_eq!(
+        (plan.bytes_needed(named), *n),
+        (needed, needed),
+        "{largest:?}"
+    );
+    assert!(error.to_string().contains(tier.as_str()));
+    assert!(!dir.0.exists(), "nothing was written");
+    let enough = Options {
+        memory: Some(needed),
+        ..dir.options()
+    };
+    assert!(
+        build(&game, &plan, &enough, &NoProgress)
+            .unwrap()
+            .complete()
+    );
+}
