@@ -27,9 +27,9 @@ use ply_core::{
 };
 use std::ops::Range;
 
-/// Squares on the board.
+/// Squares on the full board.
 const SQUARES: usize = 25;
-/// Squares on a side.
+/// Squares on a side of the full board.
 const SIDE: usize = 5;
 /// Pieces each player has.
 const PIECES: u32 = 4;
@@ -37,8 +37,6 @@ const PIECES: u32 = 4;
 pub const MOVE_TIER: usize = 8;
 /// The number of tiers: 0 to 7 pieces dropped, then the move phase.
 pub const TIERS: usize = 9;
-/// Every square.
-const BOARD: u32 = (1 << SQUARES) - 1;
 
 /// The 44 patterns of the standard game, as GamesmanOne lists them:
 /// across, down, the two diagonal directions, then the 2x2 squares.
@@ -128,28 +126,24 @@ const BINOMIAL: [[u64; 5]; SQUARES + 1] = {
     table
 };
 
-/// `NEIGHBOURS[s]`: the squares one step from `s` in any of 8 directions.
-const NEIGHBOURS: [u32; SQUARES] = {
+/// `neighbours[s]`: the squares one step from `s` in any of 8
+/// directions, on a board of `side` x `side`.
+fn neighbours(side: usize) -> [u32; SQUARES] {
     let mut table = [0u32; SQUARES];
-    let mut s = 0;
-    while s < SQUARES {
-        let (r, c) = ((s / SIDE) as i32, (s % SIDE) as i32);
-        let mut dr = -1;
-        while dr <= 1 {
-            let mut dc = -1;
-            while dc <= 1 {
+    let side = side as i32;
+    for (s, entry) in table.iter_mut().enumerate().take((side * side) as usize) {
+        let (r, c) = (s as i32 / side, s as i32 % side);
+        for dr in -1..=1 {
+            for dc in -1..=1 {
                 let (nr, nc) = (r + dr, c + dc);
-                if (dr != 0 || dc != 0) && nr >= 0 && nr < 5 && nc >= 0 && nc < 5 {
-                    table[s] |= 1 << (nr * 5 + nc);
+                if (dr, dc) != (0, 0) && (0..side).contains(&nr) && (0..side).contains(&nc) {
+                    *entry |= 1 << (nr * side + nc);
                 }
-                dc += 1;
             }
-            dr += 1;
         }
-        s += 1;
     }
     table
-};
+}
 
 /// A position: the squares of each side's pieces (bit `s` for square `s`,
 /// row-major from the top left) and who moves.
@@ -216,10 +210,19 @@ pub enum TeekoMove {
     Step(u8, u8),
 }
 
-/// Teeko, standard or advanced, with its pattern and index tables.
+/// Teeko, standard or advanced, on its 5x5 board or (a smaller game for
+/// checks) on 4x4, with its pattern and index tables.
 #[derive(Clone, Debug)]
 pub struct Teeko {
     advanced: bool,
+    /// Squares on a side: 5, or 4 for the small board.
+    side: usize,
+    /// Squares on the board.
+    squares: usize,
+    /// Every square.
+    board: u32,
+    /// The squares one step from each square.
+    neighbours: [u32; SQUARES],
     /// The patterns as square sets, sorted (a side with four pieces has a
     /// pattern when its set is one of them).
     patterns: Vec<u32>,
@@ -295,17 +298,27 @@ fn squeeze(mask: u32, taken: u32) -> u32 {
 #[inline]
 fn spread(squeezed: u32, taken: u32) -> u32 {
     let mut out = 0;
-    let mut free = BOARD & !taken;
-    let mut i = 0;
-    while free != 0 {
+    let mut free = !taken;
+    let mut rest = squeezed;
+    while rest != 0 {
         let square = free & free.wrapping_neg();
-        if squeezed >> i & 1 == 1 {
+        if rest & 1 == 1 {
             out |= square;
         }
         free &= free - 1;
-        i += 1;
+        rest >>= 1;
     }
     out
+}
+
+/// The number of indices in `tier` on a board of `squares` squares.
+const fn tier_len(squares: usize, tier: usize) -> u64 {
+    if tier < MOVE_TIER {
+        let (x, o) = drop_counts(tier);
+        BINOMIAL[squares][x] * BINOMIAL[squares - x][o]
+    } else {
+        2 * BINOMIAL[squares][4] * BINOMIAL[squares - 4][4]
+    }
 }
 
 /// The pieces X and O have after `tier` drops (X drops first).
@@ -317,22 +330,46 @@ const fn drop_counts(tier: usize) -> (usize, usize) {
 impl Teeko {
     /// Standard Teeko, or the advanced game with its 14 more patterns.
     pub fn new(advanced: bool) -> Self {
-        let mut patterns: Vec<u32> = STANDARD.iter().map(mask_of).collect();
+        Self::on_board(SIDE, advanced)
+    }
+
+    /// The game on a `side` x `side` board (5, or 4 for a small game whose
+    /// patterns are those of the full board that fit on it).
+    fn on_board(side: usize, advanced: bool) -> Self {
+        let squares = side * side;
+        // A pattern of the full board on the top-left `side` x `side`
+        // squares, renumbered for the smaller board.
+        let fit = |pattern: &[u8; 4]| {
+            pattern
+                .iter()
+                .all(|&s| usize::from(s) % SIDE < side && usize::from(s) / SIDE < side)
+                .then(|| {
+                    let squares = pattern.map(|s| {
+                        let (r, c) = (usize::from(s) / SIDE, usize::from(s) % SIDE);
+                        (r * side + c) as u8
+                    });
+                    mask_of(&squares)
+                })
+        };
+        let mut patterns: Vec<u32> = STANDARD.iter().filter_map(fit).collect();
         if advanced {
-            patterns.extend(ADVANCED.iter().map(mask_of));
+            patterns.extend(ADVANCED.iter().filter_map(fit));
         }
         patterns.sort_unstable();
         let mut offsets = [0u64; TIERS + 1];
         for tier in 0..TIERS {
-            offsets[tier + 1] = offsets[tier] + Self::tier_len(tier);
+            offsets[tier + 1] = offsets[tier] + tier_len(squares, tier);
         }
-        let shape = crate::board::Shape { rows: 5, cols: 5 };
+        let shape = crate::board::Shape {
+            rows: side as u8,
+            cols: side as u8,
+        };
         let mut images = [[[0u32; 256]; 4]; 8];
         for (map, table) in shape.symmetries().iter().zip(images.iter_mut()) {
             for (byte, part) in table.iter_mut().enumerate() {
                 for (bits, image) in part.iter_mut().enumerate() {
                     *image = (0..8)
-                        .filter(|b| bits >> b & 1 == 1 && byte * 8 + b < SQUARES)
+                        .filter(|b| bits >> b & 1 == 1 && byte * 8 + b < squares)
                         .map(|b| 1u32 << map[byte * 8 + b])
                         .fold(0, |a, b| a | b);
                 }
@@ -340,22 +377,36 @@ impl Teeko {
         }
         Self {
             advanced,
+            side,
+            squares,
+            board: (1 << squares) - 1,
+            neighbours: neighbours(side),
             patterns,
             offsets,
             images,
         }
     }
 
-    /// The game from the text after `teeko:`: `advanced` or `standard`.
+    /// The game from the text after `teeko:`: `advanced` or `standard`,
+    /// and `4x4` for the small board (`4x4,advanced` for both).
     pub fn from_params(params: &str) -> Result<Self, PositionError> {
-        match params {
-            "advanced" => Ok(Self::new(true)),
-            "standard" => Ok(Self::new(false)),
-            other => Err(PositionError::parameters(format!(
-                "teeko takes 'advanced' or 'standard', not '{}'",
-                other.escape_debug()
-            ))),
+        let (mut side, mut advanced) = (SIDE, false);
+        for part in params.split(',') {
+            match part {
+                "advanced" => advanced = true,
+                "standard" => advanced = false,
+                "4x4" => side = 4,
+                "5x5" => side = SIDE,
+                other => {
+                    return Err(PositionError::parameters(format!(
+                        "teeko takes 'advanced', 'standard', '4x4' or '5x5' (joined by ','), \
+                         not '{}'",
+                        other.escape_debug()
+                    )));
+                }
+            }
         }
+        Ok(Self::on_board(side, advanced))
     }
 
     /// Whether this is the advanced game.
@@ -374,14 +425,10 @@ impl Teeko {
         mask.count_ones() == PIECES && self.patterns.binary_search(&mask).is_ok()
     }
 
-    /// The number of indices in `tier`: GamesmanOne's tier size.
-    pub const fn tier_len(tier: usize) -> u64 {
-        if tier < MOVE_TIER {
-            let (x, o) = drop_counts(tier);
-            BINOMIAL[SQUARES][x] * BINOMIAL[SQUARES - x][o]
-        } else {
-            2 * BINOMIAL[SQUARES][4] * BINOMIAL[SQUARES - 4][4]
-        }
+    /// The number of indices in `tier`: on the full board, GamesmanOne's
+    /// tier size.
+    pub fn tier_len(&self, tier: usize) -> u64 {
+        tier_len(self.squares, tier)
     }
 
     /// The indices of `tier` in the whole index.
@@ -394,10 +441,10 @@ impl Teeko {
     pub fn rank_in_tier(&self, position: &TeekoPosition) -> u64 {
         let o_count = position.o.count_ones() as usize;
         let x_count = position.x.count_ones() as usize;
-        let rest = BINOMIAL[SQUARES - x_count][o_count];
+        let rest = BINOMIAL[self.squares - x_count][o_count];
         let within = colex_rank(position.x) * rest + colex_rank(squeeze(position.o, position.x));
         if position.tier() == MOVE_TIER {
-            u64::from(position.o_to_move) * (Self::tier_len(MOVE_TIER) / 2) + within
+            u64::from(position.o_to_move) * (self.tier_len(MOVE_TIER) / 2) + within
         } else {
             within
         }
@@ -406,17 +453,17 @@ impl Teeko {
     /// The position of `tier` with index `index` within it, if that index
     /// is in the tier and names a position of the game.
     pub fn unrank_in_tier(&self, tier: usize, index: u64) -> Option<TeekoPosition> {
-        if tier >= TIERS || index >= Self::tier_len(tier) {
+        if tier >= TIERS || index >= self.tier_len(tier) {
             return None;
         }
         let (x_count, o_count, o_to_move, within) = if tier == MOVE_TIER {
-            let half = Self::tier_len(MOVE_TIER) / 2;
+            let half = self.tier_len(MOVE_TIER) / 2;
             (4, 4, index >= half, index % half)
         } else {
             let (x, o) = drop_counts(tier);
             (x, o, x != o, index)
         };
-        let rest = BINOMIAL[SQUARES - x_count][o_count];
+        let rest = BINOMIAL[self.squares - x_count][o_count];
         let x = colex_unrank(within / rest, x_count);
         let o = spread(colex_unrank(within % rest, o_count), x);
         let position = TeekoPosition { x, o, o_to_move };
@@ -433,7 +480,7 @@ impl Teeko {
             && o <= PIECES
             && position.x & position.o == 0
             && (x + o == 2 * PIECES || x == o + u32::from(position.o_to_move));
-        counts && (position.occupied() & !BOARD) == 0 && !self.has_pattern(mover)
+        counts && (position.occupied() & !self.board) == 0 && !self.has_pattern(mover)
     }
 
     /// The image of a set of squares under board symmetry `symmetry`.
@@ -447,12 +494,12 @@ impl Teeko {
     }
 
     /// Names a square, like `c3`.
-    fn square_name(square: u8) -> String {
+    fn square_name(&self, square: u8) -> String {
         let square = usize::from(square);
         format!(
             "{}{}",
-            char::from(b'a' + (square % SIDE) as u8),
-            square / SIDE + 1
+            char::from(b'a' + (square % self.side) as u8),
+            square / self.side + 1
         )
     }
 }
@@ -462,10 +509,11 @@ impl Game for Teeko {
     type Move = TeekoMove;
 
     fn name(&self) -> String {
-        if self.advanced {
-            "teeko:advanced".into()
-        } else {
-            "teeko".into()
+        match (self.side == SIDE, self.advanced) {
+            (true, false) => "teeko".into(),
+            (true, true) => "teeko:advanced".into(),
+            (false, false) => format!("teeko:{0}x{0}", self.side),
+            (false, true) => format!("teeko:{0}x{0},advanced", self.side),
         }
     }
 
@@ -490,7 +538,7 @@ impl Game for Teeko {
         mut visit: impl FnMut(TeekoMove, TeekoPosition),
     ) {
         let (mover, other) = position.sides();
-        let empty = BOARD & !position.occupied();
+        let empty = self.board & !position.occupied();
         let next = !position.o_to_move;
         if position.tier() < MOVE_TIER {
             for to in squares_of(empty) {
@@ -499,7 +547,7 @@ impl Game for Teeko {
             }
         } else {
             for from in squares_of(mover) {
-                for to in squares_of(NEIGHBOURS[usize::from(from)] & empty) {
+                for to in squares_of(self.neighbours[usize::from(from)] & empty) {
                     let moved = mover & !(1 << from) | 1 << to;
                     let child = TeekoPosition::from_sides(other, moved, next);
                     visit(TeekoMove::Step(from, to), child);
@@ -510,24 +558,26 @@ impl Game for Teeko {
 
     fn parse_position(&self, text: &str) -> Result<TeekoPosition, PositionError> {
         let parts: Vec<&str> = text.split('/').collect();
-        if parts.len() != SIDE + 1 {
+        if parts.len() != self.side + 1 {
             return Err(PositionError::new(format!(
-                "expected 5 rows and the side to move joined by '/' (like \
-                 ...../...../...../...../...../X), got {} parts",
+                "expected {} rows and the side to move joined by '/' (like {}), got {} parts",
+                self.side,
+                self.format_position(&self.start()),
                 parts.len()
             )));
         }
         let (mut x, mut o) = (0u32, 0u32);
-        for (r, row) in parts[..SIDE].iter().enumerate() {
-            if row.len() != SIDE {
+        for (r, row) in parts[..self.side].iter().enumerate() {
+            if row.len() != self.side {
                 return Err(PositionError::new(format!(
-                    "row {} has {} characters; a row has 5",
+                    "row {} has {} characters; a row has {}",
                     r + 1,
-                    row.chars().count()
+                    row.chars().count(),
+                    self.side
                 )));
             }
             for (c, ch) in row.bytes().enumerate() {
-                let bit = 1u32 << (r * SIDE + c);
+                let bit = 1u32 << (r * self.side + c);
                 match ch {
                     b'X' => x |= bit,
                     b'O' => o |= bit,
@@ -542,7 +592,7 @@ impl Game for Teeko {
                 }
             }
         }
-        let o_to_move = match parts[SIDE] {
+        let o_to_move = match parts[self.side] {
             "X" => false,
             "O" => true,
             other => {
@@ -563,13 +613,13 @@ impl Game for Teeko {
             return Err(PositionError::illegal(format!(
                 "X has {xs} and O {os} pieces with {} to move: X drops first, so while \
                  dropping X has as many pieces as O when X moves, one more when O moves",
-                parts[SIDE]
+                parts[self.side]
             )));
         }
         if !self.is_legal(&position) {
             return Err(PositionError::illegal(format!(
                 "{} to move already has a pattern: play ended before this turn",
-                parts[SIDE]
+                parts[self.side]
             )));
         }
         Ok(position)
@@ -577,8 +627,8 @@ impl Game for Teeko {
 
     fn format_position(&self, position: &TeekoPosition) -> String {
         let mut text = String::with_capacity(31);
-        for s in 0..SQUARES {
-            if s > 0 && s % SIDE == 0 {
+        for s in 0..self.squares {
+            if s > 0 && s % self.side == 0 {
                 text.push('/');
             }
             let bit = 1 << s;
@@ -597,8 +647,8 @@ impl Game for Teeko {
 
     fn format_move(&self, _position: &TeekoPosition, mv: TeekoMove) -> String {
         match mv {
-            TeekoMove::Drop(to) => Self::square_name(to),
-            TeekoMove::Step(from, to) => Self::square_name(from) + &Self::square_name(to),
+            TeekoMove::Drop(to) => self.square_name(to),
+            TeekoMove::Step(from, to) => self.square_name(from) + &self.square_name(to),
         }
     }
 
@@ -611,7 +661,7 @@ impl Game for Teeko {
     /// The board with discs; a drop is one click on its square, a step a
     /// click on the piece and one on the square it goes to.
     fn board(&self, position: &TeekoPosition) -> Board {
-        let mut board = Board::grid(SIDE, SIDE);
+        let mut board = Board::grid(self.side, self.side);
         for (s, cell) in board.cells.iter_mut().enumerate() {
             let bit = 1 << s;
             if position.x & bit != 0 {
@@ -630,9 +680,9 @@ impl Game for Teeko {
             self.for_each_move(position, |mv, _| {
                 let name = self.format_move(position, mv);
                 board.moves.push(match mv {
-                    TeekoMove::Drop(to) => BoardMove::clicks(name, [Self::square_name(to)]),
+                    TeekoMove::Drop(to) => BoardMove::clicks(name, [self.square_name(to)]),
                     TeekoMove::Step(from, to) => {
-                        BoardMove::clicks(name, [Self::square_name(from), Self::square_name(to)])
+                        BoardMove::clicks(name, [self.square_name(from), self.square_name(to)])
                     }
                 });
             });
@@ -693,9 +743,9 @@ impl Teeko {
         if self.has_pattern(mover) {
             return;
         }
-        let empty = BOARD & !position.occupied();
+        let empty = self.board & !position.occupied();
         for to in squares_of(previous) {
-            for from in squares_of(NEIGHBOURS[usize::from(to)] & empty) {
+            for from in squares_of(self.neighbours[usize::from(to)] & empty) {
                 let before = previous & !(1 << to) | 1 << from;
                 if !self.has_pattern(before) {
                     visit(TeekoPosition::from_sides(
@@ -757,7 +807,7 @@ impl Tiers for Teeko {
     }
 
     fn tier_size(&self, tier: u8) -> u64 {
-        Self::tier_len(usize::from(tier))
+        self.tier_len(usize::from(tier))
     }
 
     #[inline]
