@@ -3,8 +3,10 @@
 //! one at a time (Black `X` first), then moved one square in any of the 8
 //! directions. Making a pattern with one's four pieces wins at once: four
 //! in a row (across, down, diagonal) or a 2x2 square, 44 patterns; the
-//! advanced game (`teeko:advanced`) adds the corners of the larger squares,
-//! upright and tilted, 14 more. Nothing else ends play.
+//! advanced game (`teeko:advanced`) adds the corners of the upright 3x3,
+//! 4x4 and 5x5 squares, 14 more (GamesmanOne's list). Nothing else ends
+//! play. `teeko:4x4` (and `teeko:4x4,advanced`) plays on a 4x4 board with
+//! the patterns that fit on it, a game small enough to check solvers on.
 //!
 //! Text: the five rows from the top, each of `.`, `X` and `O`, joined by
 //! `/`, then `/` and the side to move: `...../...../...../...../...../X`.

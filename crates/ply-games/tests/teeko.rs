@@ -406,7 +406,9 @@ fn the_page_drops_with_one_click_and_steps_with_two() {
     assert_eq!(start.moves.len(), 25);
     let c3 = start.moves.iter().find(|m| m.name == "c3").unwrap();
     assert_eq!(c3.clicks, [["c3"]]);
-    let position = game.parse_position("XO..O/OO.../..X../...../X...X/X").unwrap();
+    let position = game
+        .parse_position("XO..O/OO.../..X../...../X...X/X")
+        .unwrap();
     let board = game.board(&position);
     assert_eq!(board.mover, Some(0));
     assert_eq!(board.cells[0].pieces[0].side, Some(0));
@@ -416,6 +418,8 @@ fn the_page_drops_with_one_click_and_steps_with_two() {
     assert_eq!(step.clicks, [["c3"], ["d4"]]);
     assert!(board.moves.iter().all(|m| m.clicks.len() == 2));
     // Play has ended: nothing to click.
-    let ended = game.parse_position("XXXX./OOO../...../...../O..../O").unwrap();
+    let ended = game
+        .parse_position("XXXX./OOO../...../...../O..../O")
+        .unwrap();
     assert!(game.board(&ended).moves.is_empty());
 }

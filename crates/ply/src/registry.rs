@@ -102,7 +102,7 @@ pub const GAMES: &[Entry] = &[
     Entry {
         name: "teeko",
         summary: "Teeko (Scarne 1937; GamesmanOne's rules): drop four pieces each on 5x5, then step them; four in a row or a 2x2 square wins",
-        variants: "teeko (44 patterns), teeko:advanced (also the corners of the larger squares, 58); positions like ...../...../..X../...../...../O",
+        variants: "teeko (44 patterns), teeko:advanced (also the corners of the larger squares, 58), teeko:4x4 and teeko:4x4,advanced (a small board); positions like ...../...../..X../...../...../O",
         open: |params| open_loopy(teeko(params)?),
         distributed: Some(|params| Ok(Box::new(Whole(teeko(params)?)))),
     },
