@@ -5,8 +5,8 @@
 use crate::cli::dist::{Distributed, Whole};
 use crate::error::PlyError;
 use crate::session::Session;
-use crate::session::choice::{open_acyclic, open_loopy, open_sum, open_wins_at_once};
-use ply_games::{Dobutsu, Euler, LGame, Teeko, TicTacToe, Treblecross, Yehr};
+use crate::session::choice::{open_acyclic, open_loopy, open_sum, open_tiered, open_wins_at_once};
+use ply_games::{Dobutsu, Euler, LGame, Quixo, Teeko, TicTacToe, Treblecross, Yehr};
 use std::sync::OnceLock;
 
 /// Opens a game from the text after `:` in its name (`None` for the default).
@@ -100,10 +100,23 @@ pub const GAMES: &[Entry] = &[
         distributed: None,
     },
     Entry {
+        name: "quixo",
+        summary: "Quixo (Chartier 1995, GamesmanOne's rules): push cubes back in from the edge; five of yours in a line wins, making the opponent's loses",
+        variants: "quixo (5x5: answers from a database), quixo:4x4, quixo:3x3; positions like ..../..../..../..../X; solved tier by tier (ply analyze --save --memory BYTES)",
+        open: |params| {
+            let game = match params {
+                Some(p) => Quixo::from_params(p)?,
+                None => Quixo::default(),
+            };
+            open_tiered(game)
+        },
+        distributed: None,
+    },
+    Entry {
         name: "teeko",
         summary: "Teeko (Scarne 1937; GamesmanOne's rules): drop four pieces each on 5x5, then step them; four in a row or a 2x2 square wins",
-        variants: "teeko (44 patterns), teeko:advanced (also the corners of the larger squares, 58), teeko:4x4 and teeko:4x4,advanced (a small board); positions like ...../...../..X../...../...../O",
-        open: |params| open_loopy(teeko(params)?),
+        variants: "teeko (44 patterns), teeko:advanced (also the corners of the larger squares, 58), teeko:4x4 and teeko:4x4,advanced (a small board); positions like ...../...../..X../...../...../O; solved tier by tier (ply analyze --save --memory BYTES)",
+        open: |params| open_tiered(teeko(params)?),
         distributed: Some(|params| Ok(Box::new(Whole(teeko(params)?)))),
     },
 ];

@@ -98,6 +98,10 @@ enum Command {
         /// Write the solution as a database into the database directory.
         #[arg(long)]
         save: bool,
+        /// The most memory one tier's solve may use, in bytes (games solved
+        /// tier by tier): a tier needing more is refused before any work.
+        #[arg(long, value_name = "BYTES")]
+        memory: Option<u64>,
         #[command(flatten)]
         db: DbArgs,
         /// Solve by distributed retrograde analysis on N worker threads
@@ -227,6 +231,7 @@ impl Cli {
                 game,
                 json,
                 save,
+                memory,
                 db,
                 workers,
                 processes,
@@ -252,23 +257,7 @@ impl Cli {
                     }
                 } else {
                     let session = registry::open(&game)?;
-                    let mut report = session.analyze(&progress)?;
-                    if save {
-                        let (path, bytes) = session.save(&store, &progress)?.ok_or_else(|| {
-                            PlyError::argument(format!(
-                                "{} keeps no table to save: it is answered by search or theory",
-                                session.name()
-                            ))
-                        })?;
-                        report.extra.insert(
-                            "saved".into(),
-                            serde_json::json!(path.display().to_string()),
-                        );
-                        report
-                            .extra
-                            .insert("saved_bytes".into(), serde_json::json!(bytes));
-                    }
-                    report
+                    session.analyze_saving(save.then_some(&store), memory, &progress)?
                 };
                 if json {
                     writeln!(out, "{}", to_json(&report)?)?;

@@ -14,6 +14,7 @@ use super::retro::RetroSession;
 use super::sparse::SparseSession;
 use super::sum::SumSession;
 use super::table::TableSession;
+use super::tier::TierSession;
 use crate::error::PlyError;
 use ply_core::limits::{MAX_SPARSE_BYTES, SEARCH_TABLE_BYTES, human_bytes};
 use ply_core::{
@@ -96,6 +97,15 @@ where
         Choice::Grundy => Ok(Box::new(SumSession::new(game))),
         other => Err(lacks(&game, other)),
     }
+}
+
+/// Opens a game cut into tiers ([`ply_core::Tiers`]): solved tier by tier,
+/// past memory, into database shards.
+pub fn open_tiered<G>(game: G) -> Result<Box<dyn Session>, PlyError>
+where
+    G: ply_core::Tiers + 'static,
+{
+    Ok(Box::new(TierSession::new(game)?))
 }
 
 /// What [`choose`] picks for `game`, or why nothing fits.

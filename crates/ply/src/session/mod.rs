@@ -13,6 +13,7 @@ pub mod sparse;
 pub mod store;
 pub mod sum;
 pub mod table;
+pub mod tier;
 
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
@@ -104,6 +105,42 @@ pub trait Session: Send + Sync {
     ) -> Result<Option<(PathBuf, u64)>, PlyError> {
         let _ = (store, progress);
         Ok(None)
+    }
+
+    /// What `ply analyze` does: strongly solves the whole game and, with
+    /// `save`, writes its database into that store, within `memory` bytes
+    /// if given. By default [`Session::analyze`] then [`Session::save`];
+    /// only games solved tier by tier take a memory budget (they override
+    /// this, writing as they go).
+    fn analyze_saving(
+        &self,
+        save: Option<&Store>,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<AnalyzeReport, PlyError> {
+        if memory.is_some() {
+            return Err(PlyError::argument(format!(
+                "--memory: {} is not solved tier by tier, so it takes no memory budget",
+                self.name()
+            )));
+        }
+        let mut report = self.analyze(progress)?;
+        if let Some(store) = save {
+            let (path, bytes) = self.save(store, progress)?.ok_or_else(|| {
+                PlyError::argument(format!(
+                    "{} keeps no table to save: it is answered by search or theory",
+                    self.name()
+                ))
+            })?;
+            report.extra.insert(
+                "saved".into(),
+                serde_json::json!(path.display().to_string()),
+            );
+            report
+                .extra
+                .insert("saved_bytes".into(), serde_json::json!(bytes));
+        }
+        Ok(report)
     }
 }
 

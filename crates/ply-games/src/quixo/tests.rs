@@ -1,0 +1,362 @@
+//! Quixo's rules on hand-made positions, its moves against a plain move
+//! generator on characters, its index and un-moves against its moves, and
+//! the tier solver against whole-game retrograde analysis on 3x3.
+
+use super::*;
+use ply_core::solve::retro;
+use ply_core::tier::{self, Options, Plan, Shards};
+use ply_core::{Indexed, NoProgress, Solution, Tiers};
+use std::collections::BTreeSet;
+
+fn parse(game: &Quixo, text: &str) -> Cubes {
+    game.parse_position(text).expect("a position")
+}
+
+/// Every move from `text` as (move name, position after).
+fn moves(game: &Quixo, text: &str) -> BTreeSet<(String, String)> {
+    let position = parse(game, text);
+    let mut out = BTreeSet::new();
+    game.for_each_move(&position, |mv, child| {
+        out.insert((
+            game.format_move(&position, mv),
+            game.format_position(&child),
+        ));
+    });
+    out
+}
+
+#[test]
+fn a_move_that_makes_both_lines_loses() {
+    let game = Quixo::new(3);
+    let start = "O.X/XO./XO./X";
+    assert_eq!(game.primitive(&parse(&game, start)), None);
+    let all = moves(&game, start);
+    // c1 goes back in at a1: a1 and b1 shift right. X has column a, O column b.
+    let after = "XO./XO./XO./O";
+    assert!(
+        all.contains(&("c1a1".to_string(), after.to_string())),
+        "{all:?}"
+    );
+    assert_eq!(
+        game.primitive(&parse(&game, after)),
+        Some(Value::Win),
+        "O, to move, wins"
+    );
+    // Only the mover's line: the mover wins, so the player now to move loses.
+    assert_eq!(
+        game.primitive(&parse(&game, "XO./X../X.O/O")),
+        Some(Value::Lose)
+    );
+    // Only the opponent of the last mover made a line: it stands.
+    assert_eq!(
+        game.primitive(&parse(&game, "OOO/X../X../O")),
+        Some(Value::Win)
+    );
+}
+
+#[test]
+fn a_cube_never_goes_back_where_it_came_from() {
+    let game = Quixo::new(4);
+    let start = moves(&game, "..../..../..../..../X");
+    assert_eq!(start.len(), 32, "12(n-1)-4 moves on an empty 4x4 board");
+    let from_a1: Vec<&str> = start
+        .iter()
+        .map(|(m, _)| m.as_str())
+        .filter(|m| m.starts_with("a1"))
+        .collect();
+    assert_eq!(from_a1, ["a1a4", "a1d1"]);
+    assert!(start.iter().all(|(m, _)| m[..2] != m[2..]));
+    assert!(start.contains(&("b1b4".to_string(), "..../..../..../.X../O".to_string())));
+    assert!(start.contains(&("b1a1".to_string(), "X.../..../..../..../O".to_string())));
+    assert_eq!(
+        moves(&Quixo::new(5), "...../...../...../...../...../X").len(),
+        44
+    );
+    // The opponent's cubes stay put; interior cubes cannot be taken.
+    let blocked = moves(&game, "O.../.X../..../..../X");
+    assert!(blocked.iter().all(|(m, _)| !m.starts_with("a1")));
+    assert!(blocked.iter().all(|(m, _)| !m.starts_with("b2")));
+    assert_eq!(blocked.len(), 30);
+}
+
+#[test]
+fn bad_text_is_refused_with_the_reason() {
+    let game = Quixo::new(4);
+    for (text, says) in [
+        ("..../..../..../X", "parts"),
+        ("..../..../..../.../X", "row 4"),
+        ("..../..x./..../..../X", "'x'"),
+        ("..../..../..../..../Z", "mover"),
+    ] {
+        let error = game.parse_position(text).unwrap_err();
+        assert!(error.message().contains(says), "{text}: {error}");
+    }
+    assert!(Quixo::from_params("6x6").is_err());
+    assert_eq!(Quixo::from_params("4x4").unwrap().name(), "quixo:4x4");
+    assert_eq!(Quixo::default().name(), "quixo");
+}
+
+/// A plain move generator on rows of characters.
+fn plain_moves(n: usize, text: &str) -> BTreeSet<(String, String)> {
+    let (rows, mover) = text.rsplit_once('/').unwrap();
+    let grid: Vec<Vec<char>> = rows.split('/').map(|r| r.chars().collect()).collect();
+    let me = mover.chars().next().unwrap();
+    let other = if me == 'X' { 'O' } else { 'X' };
+    let name = |r: usize, c: usize| format!("{}{}", (b'a' + c as u8) as char, r + 1);
+    let mut out = BTreeSet::new();
+    for r in 0..n {
+        for c in 0..n {
+            let edge = r == 0 || c == 0 || r == n - 1 || c == n - 1;
+            if !edge || grid[r][c] == other {
+                continue;
+            }
+            for (tr, tc) in [(r, 0), (r, n - 1), (0, c), (n - 1, c)] {
+                if (tr, tc) == (r, c) {
+                    continue;
+                }
+                let mut g = grid.clone();
+                if tr == r {
+                    // Along the row, from c toward tc.
+                    if tc > c {
+                        for k in c..tc {
+                            g[r][k] = grid[r][k + 1];
+                        }
+                    } else {
+                        for k in (tc + 1..=c).rev() {
+                            g[r][k] = grid[r][k - 1];
+                        }
+                    }
+                } else if tr > r {
+                    for k in r..tr {
+                        g[k][c] = grid[k + 1][c];
+                    }
+                } else {
+                    for k in (tr + 1..=r).rev() {
+                        g[k][c] = grid[k - 1][c];
+                    }
+                }
+                g[tr][tc] = me;
+                let rows: Vec<String> = g.iter().map(|row| row.iter().collect()).collect();
+                out.insert((
+                    format!("{}{}", name(r, c), name(tr, tc)),
+                    format!("{}/{other}", rows.join("/")),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// A random position of `game` from a seed: any board, either mover.
+fn random(game: &Quixo, state: &mut u64) -> Cubes {
+    let n = u32::from(game.side()) * u32::from(game.side());
+    let mut cubes = Cubes {
+        x: 0,
+        o: 0,
+        o_to_move: false,
+    };
+    for square in 0..n {
+        *state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        match (*state >> 33) % 3 {
+            1 => cubes.x |= 1 << square,
+            2 => cubes.o |= 1 << square,
+            _ => {}
+        }
+    }
+    cubes.o_to_move = (*state >> 40) & 1 == 1;
+    cubes
+}
+
+#[test]
+fn moves_equal_a_plain_move_generator_on_random_positions() {
+    let mut state = 7;
+    for n in [3, 4, 5] {
+        let game = Quixo::new(n);
+        for _ in 0..300 {
+            let text = game.format_position(&random(&game, &mut state));
+            assert_eq!(
+                moves(&game, &text),
+                plain_moves(usize::from(n), &text),
+                "{text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn ranks_are_dense_and_unrank_inverts_them() {
+    let game = Quixo::new(3);
+    let mut seen = BTreeSet::new();
+    for code in 0..3u32.pow(9) * 2 {
+        let (mut rest, mut cubes) = (
+            code / 2,
+            Cubes {
+                x: 0,
+                o: 0,
+                o_to_move: code % 2 == 1,
+            },
+        );
+        for square in 0..9 {
+            match rest % 3 {
+                1 => cubes.x |= 1 << square,
+                2 => cubes.o |= 1 << square,
+                _ => {}
+            }
+            rest /= 3;
+        }
+        let tier = game.tier_of(&cubes);
+        let index = game.tier_rank(tier, &cubes);
+        assert!(index < game.tier_size(tier));
+        assert_eq!(game.tier_unrank(tier, index), Some(cubes));
+        assert!(seen.insert((tier, index)));
+    }
+    let sizes: u64 = game.tiers().iter().map(|&t| game.tier_size(t)).sum();
+    assert_eq!(sizes, seen.len() as u64);
+    let mut state = 3;
+    for n in [4, 5] {
+        let game = Quixo::new(n);
+        for _ in 0..2000 {
+            let cubes = random(&game, &mut state);
+            let tier = game.tier_of(&cubes);
+            let index = game.tier_rank(tier, &cubes);
+            assert!(index < game.tier_size(tier));
+            assert_eq!(game.tier_unrank(tier, index), Some(cubes));
+        }
+    }
+}
+
+#[test]
+fn un_moves_are_exactly_the_moves_inside_a_tier_reversed() {
+    let mut state = 11;
+    for n in [3, 4, 5] {
+        let game = Quixo::new(n);
+        for _ in 0..300 {
+            let parent = random(&game, &mut state);
+            let tier = game.tier_of(&parent);
+            game.for_each_move(&parent, |_, child| {
+                if game.tier_of(&child) == tier {
+                    let mut found = false;
+                    game.for_each_parent_in_tier(&child, |p| found |= p == parent);
+                    assert!(
+                        found,
+                        "{} not a parent of {}",
+                        game.format_position(&parent),
+                        game.format_position(&child)
+                    );
+                }
+            });
+            game.for_each_parent_in_tier(&parent, |grand| {
+                assert_eq!(game.tier_of(&grand), tier);
+                let mut found = false;
+                game.for_each_move(&grand, |_, c| found |= c == parent);
+                assert!(
+                    found,
+                    "{} has no move to {}",
+                    game.format_position(&grand),
+                    game.format_position(&parent)
+                );
+            });
+        }
+    }
+}
+
+/// Quixo over one index of every board, for whole-game retrograde analysis.
+struct Whole(Quixo);
+
+impl Game for Whole {
+    type Position = Cubes;
+    type Move = Slide;
+    fn name(&self) -> String {
+        self.0.name()
+    }
+    fn start(&self) -> Cubes {
+        self.0.start()
+    }
+    fn primitive(&self, p: &Cubes) -> Option<Value> {
+        self.0.primitive(p)
+    }
+    fn for_each_move(&self, p: &Cubes, visit: impl FnMut(Slide, Cubes)) {
+        self.0.for_each_move(p, visit)
+    }
+    fn parse_position(&self, text: &str) -> Result<Cubes, PositionError> {
+        self.0.parse_position(text)
+    }
+    fn format_position(&self, p: &Cubes) -> String {
+        self.0.format_position(p)
+    }
+    fn format_move(&self, p: &Cubes, m: Slide) -> String {
+        self.0.format_move(p, m)
+    }
+}
+
+impl Indexed for Whole {
+    fn index_len(&self) -> u64 {
+        3u64.pow(u32::from(self.0.side()).pow(2)) * 2
+    }
+    fn rank(&self, p: &Cubes) -> u64 {
+        let squares = u32::from(self.0.side()).pow(2);
+        let board = (0..squares).rev().fold(0u64, |acc, s| {
+            acc * 3 + u64::from(p.x >> s & 1) + 2 * u64::from(p.o >> s & 1)
+        });
+        board * 2 + u64::from(p.o_to_move)
+    }
+    fn unrank(&self, index: u64) -> Option<Cubes> {
+        let mut cubes = Cubes {
+            x: 0,
+            o: 0,
+            o_to_move: index % 2 == 1,
+        };
+        let mut rest = index / 2;
+        for square in 0..u32::from(self.0.side()).pow(2) {
+            match rest % 3 {
+                1 => cubes.x |= 1 << square,
+                2 => cubes.o |= 1 << square,
+                _ => {}
+            }
+            rest /= 3;
+        }
+        Some(cubes)
+    }
+}
+
+#[test]
+fn tiers_equal_whole_game_retrograde_analysis_on_3x3() {
+    let game = Quixo::new(3);
+    let whole = Whole(Quixo::new(3));
+    let truth = retro::solve(&whole, &NoProgress).expect("retro");
+    let dir = std::env::temp_dir().join(format!("ply-quixo-3x3-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let plan = Plan::new(&game).expect("a plan");
+    let options = Options {
+        dir: dir.clone(),
+        ..Options::default()
+    };
+    let built = tier::build(&game, &plan, &options, &NoProgress).expect("built");
+    assert!(built.complete());
+    assert!(
+        plan.steps.len() < game.tiers().len(),
+        "mirror tiers are solved once"
+    );
+    let expect = ply_core::db::Expect {
+        game: game.name(),
+        rules_version: game.rules_version(),
+    };
+    let db = Shards::new(&dir, expect).open(&plan).expect("one database");
+    let mut values = BTreeSet::new();
+    for index in 0..whole.index_len() {
+        let position = whole.unrank(index).unwrap();
+        let key = plan.key(&game, &position).unwrap();
+        let cell = db.cell(key).unwrap();
+        assert_eq!(
+            cell,
+            truth.cell(index),
+            "{}",
+            game.format_position(&position)
+        );
+        values.insert(cell.unpack().unwrap().value.as_str());
+    }
+    assert!(values.len() >= 2, "wins and losses: {values:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,253 @@
+//! Sessions for games solved tier by tier ([`ply_core::tier`]): `ply
+//! analyze --save` writes a shard per tier into the database directory as
+//! each is solved (a rerun keeps the finished ones), within `--memory`;
+//! queries are answered from the shards, read as one database. A game
+//! small enough is built into a private directory on first use when the
+//! store holds no complete database of it.
+
+use super::once::Once;
+use super::store::{self, Store};
+use super::{Session, board_of, parse_or_start, solve_report};
+use crate::error::PlyError;
+use crate::report::{AnalyzeReport, SolveReport};
+use ply_core::db::{Database, Expect};
+use ply_core::tier::{self, Options, Plan, Shards, TierError};
+use ply_core::{Board, Census, Outcome, Progress, Solution, Source, Tiers};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+/// The most positions a game may have to be built privately for a query,
+/// without a database in the store.
+pub const PRIVATE_BUILD_POSITIONS: u64 = 1 << 28;
+
+/// A directory removed when dropped: where a private build's shards live.
+struct Private(PathBuf);
+
+impl Drop for Private {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Answers from the tier shards of a game.
+struct Held {
+    db: Database,
+    /// The private directory the shards are in, if not the store's.
+    _private: Option<Private>,
+}
+
+/// A game solved tier by tier.
+pub struct TierSession<G: Tiers> {
+    game: G,
+    plan: Plan<G::Tier>,
+    held: Once<Held>,
+}
+
+impl<G: Tiers + 'static> TierSession<G> {
+    /// A session over `game`; fails if its tiers are inconsistent.
+    pub fn new(game: G) -> Result<Self, PlyError> {
+        let plan = Plan::new(&game).map_err(|e| tier_error(&game, e))?;
+        Ok(Self {
+            game,
+            plan,
+            held: Once::default(),
+        })
+    }
+
+    fn expect(&self) -> Expect {
+        Expect {
+            game: self.game.name(),
+            rules_version: self.game.rules_version(),
+        }
+    }
+
+    fn shards(&self, dir: &Path) -> Shards {
+        Shards::new(dir, self.expect())
+    }
+
+    /// Builds every unfinished tier into `dir`.
+    fn build(
+        &self,
+        dir: &Path,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<tier::Built, PlyError> {
+        let options = Options {
+            dir: dir.to_path_buf(),
+            memory,
+            stop_after: None,
+        };
+        tier::build(&self.game, &self.plan, &options, progress)
+            .map_err(|e| tier_error(&self.game, e))
+    }
+
+    /// The database answering queries: the store's, else a private build.
+    fn held(&self, progress: &dyn Progress) -> Result<&Held, PlyError> {
+        self.held
+            .get_or_build(progress, "the tiers being solved", || {
+                if let Some(store) = store::current().filter(|s| s.read)
+                    && let Ok(db) = self.shards(&store.dir).open(&self.plan)
+                {
+                    return Ok(Held { db, _private: None });
+                }
+                let positions = self.plan.positions();
+                if positions > PRIVATE_BUILD_POSITIONS {
+                    return Err(PlyError::argument(format!(
+                        "{name} has {positions} positions: too many to solve for one query; \
+                         build its database first with `ply analyze {name} --save`",
+                        name = self.game.name()
+                    )));
+                }
+                let dir = std::env::temp_dir().join(format!(
+                    "ply-tiers-{}-{}",
+                    std::process::id(),
+                    ply_core::db::file_name(&self.game.name())
+                ));
+                let private = Private(dir);
+                self.build(&private.0, None, progress)?;
+                let db = self.shards(&private.0).open(&self.plan)?;
+                Ok(Held {
+                    db,
+                    _private: Some(private),
+                })
+            })
+    }
+
+    fn outcome(
+        &self,
+        position: &G::Position,
+        progress: &dyn Progress,
+    ) -> Result<Outcome, PlyError> {
+        let missing = || {
+            PlyError::argument(format!(
+                "{} is not in any tier of {}",
+                self.game.format_position(position),
+                self.game.name()
+            ))
+        };
+        let key = self.plan.key(&self.game, position).ok_or_else(missing)?;
+        self.held(progress)?.db.outcome(key)?.ok_or_else(missing)
+    }
+
+    /// The census of every position, mirror tiers counted through their
+    /// canonical tier; examples are positions as text.
+    fn census(&self, db: &Database) -> Result<Census<String>, PlyError> {
+        let mut census = Census::new();
+        for step in &self.plan.steps {
+            let mirrors = step.mirrors;
+            census = census.merge(db.census_by(step.keys.clone(), &|_| mirrors)?);
+        }
+        Ok(census.map_examples(|key| {
+            self.plan
+                .steps
+                .iter()
+                .find(|s| s.keys.contains(&key))
+                .and_then(|s| self.game.tier_unrank(s.tier, key - s.keys.start))
+                .map(|p| self.game.format_position(&p))
+                .unwrap_or_default()
+        }))
+    }
+}
+
+impl<G: Tiers + 'static> Session for TierSession<G> {
+    fn name(&self) -> String {
+        self.game.name()
+    }
+
+    fn start(&self) -> String {
+        self.game.format_position(&self.game.start())
+    }
+
+    fn render(&self, position: &str) -> Result<String, PlyError> {
+        Ok(self
+            .game
+            .render(&parse_or_start(&self.game, Some(position))?))
+    }
+
+    fn board(&self, position: Option<&str>) -> Result<Board, PlyError> {
+        board_of(&self.game, position)
+    }
+
+    fn solve_within(
+        &self,
+        position: Option<&str>,
+        progress: &dyn Progress,
+    ) -> Result<SolveReport, PlyError> {
+        let position = parse_or_start(&self.game, position)?;
+        solve_report(&self.game, &position, |p| self.outcome(p, progress))
+    }
+
+    fn memory_bound(&self) -> u64 {
+        self.plan.largest().map_or(0, |(_, bytes)| bytes)
+    }
+
+    fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
+        self.held(progress).map(|_| ())
+    }
+
+    fn source(&self) -> Option<Source> {
+        self.held.get().map(|_| Source::Database)
+    }
+
+    fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
+        self.analyze_saving(None, None, progress)
+    }
+
+    /// Builds the tiers into the store (with `save`) or a private
+    /// directory, then counts every position from the shards.
+    fn analyze_saving(
+        &self,
+        save: Option<&Store>,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<AnalyzeReport, PlyError> {
+        let private;
+        let dir = match save {
+            Some(store) => {
+                store.create()?;
+                store.dir.clone()
+            }
+            None => {
+                private = Private(std::env::temp_dir().join(format!(
+                    "ply-tiers-analyze-{}-{}",
+                    std::process::id(),
+                    ply_core::db::file_name(&self.game.name())
+                )));
+                private.0.clone()
+            }
+        };
+        let built = self.build(&dir, memory, progress)?;
+        let db = self.shards(&dir).open(&self.plan)?;
+        let mut report = AnalyzeReport::from_census(self.game.name(), self.census(&db)?);
+        report
+            .extra
+            .insert("counted".into(), json!("every position"));
+        report.extra.insert("tiers".into(), json!(built.tiers));
+        report
+            .extra
+            .insert("tiers_found_done".into(), json!(built.found_done));
+        report
+            .extra
+            .insert("tiers_solved".into(), json!(built.solved));
+        report
+            .extra
+            .insert("largest_tier_bytes".into(), json!(built.peak_bytes));
+        if save.is_some() {
+            report
+                .extra
+                .insert("saved".into(), json!(dir.display().to_string()));
+            report.extra.insert("saved_bytes".into(), json!(db.bytes()));
+        }
+        Ok(report)
+    }
+}
+
+/// A tier solver's error, for the command line.
+fn tier_error<G: Tiers>(game: &G, error: TierError) -> PlyError {
+    match error {
+        TierError::Cancelled => {
+            PlyError::Cancelled(format!("solving the tiers of {}", game.name()))
+        }
+        other => PlyError::argument(format!("{}: {other}", game.name())),
+    }
+}
