@@ -35,6 +35,8 @@ const SQUARES: usize = 25;
 const SIDE: usize = 5;
 /// Pieces each player has.
 const PIECES: u32 = 4;
+/// The most patterns with one lowest square.
+const PER_SQUARE: usize = 8;
 /// The tier of the move phase (and the number of drop tiers).
 pub const MOVE_TIER: usize = 8;
 /// The number of tiers: 0 to 7 pieces dropped, then the move phase.
@@ -225,8 +227,11 @@ pub struct Teeko {
     board: u32,
     /// The squares one step from each square.
     neighbours: [u32; SQUARES],
-    /// The patterns as square sets, sorted (a side with four pieces has a
-    /// pattern when its set is one of them).
+    /// The patterns as square sets, by their lowest square, 0 after the
+    /// last (a side with four pieces has a pattern when its set is one of
+    /// those of its lowest square).
+    by_low: [[u32; PER_SQUARE]; SQUARES],
+    /// The patterns kept in `by_low`, sorted.
     patterns: Vec<u32>,
     /// The first index of each tier, and the index count after the last.
     offsets: [u64; TIERS + 1],
@@ -258,59 +263,106 @@ fn squares_of(mut mask: u32) -> impl Iterator<Item = u8> {
     })
 }
 
-/// The colex rank of a set of squares among `0..n` (for any `n` above its
-/// highest square), among the sets of its size.
+/// `COLEX[chunk][byte][below]`: what the squares `8 * chunk + b` for the
+/// bits `b` of `byte` add to a set's colex rank when `below` smaller
+/// squares are in the set (ranks of sets of up to 4 squares).
+const COLEX: [[[u32; 5]; 256]; 4] = {
+    let mut table = [[[0u32; 5]; 256]; 4];
+    let mut chunk = 0;
+    while chunk < 4 {
+        let mut byte = 0;
+        while byte < 256 {
+            let mut below = 0;
+            while below < 5 {
+                let (mut sum, mut ordinal, mut bit) = (0u64, below, 0);
+                while bit < 8 {
+                    let square = chunk * 8 + bit;
+                    if byte >> bit & 1 == 1 {
+                        ordinal += 1;
+                        if ordinal <= 4 && square <= SQUARES {
+                            sum += BINOMIAL[square][ordinal];
+                        }
+                    }
+                    bit += 1;
+                }
+                table[chunk][byte][below] = sum as u32;
+                below += 1;
+            }
+            byte += 1;
+        }
+        chunk += 1;
+    }
+    table
+};
+
+/// The colex rank of a set of at most 4 squares among `0..n` (for any `n`
+/// above its highest square), among the sets of its size: the sum of
+/// C(s, i) over its squares s, the i-th smallest from 1.
 #[inline]
 fn colex_rank(mask: u32) -> u64 {
-    squares_of(mask)
-        .enumerate()
-        .map(|(i, s)| BINOMIAL[usize::from(s)][i + 1])
-        .sum()
+    let bytes = mask.to_le_bytes().map(usize::from);
+    let below1 = (mask & 0xFF).count_ones().min(4) as usize;
+    let below2 = (mask & 0xFFFF).count_ones().min(4) as usize;
+    let below3 = (mask & 0xFF_FFFF).count_ones().min(4) as usize;
+    u64::from(
+        COLEX[0][bytes[0]][0]
+            + COLEX[1][bytes[1]][below1]
+            + COLEX[2][bytes[2]][below2]
+            + COLEX[3][bytes[3]][below3],
+    )
 }
 
-/// The set of `k` squares with colex rank `rank`.
-#[inline]
-fn colex_unrank(mut rank: u64, k: usize) -> u32 {
-    let mut mask = 0;
-    let mut top = SQUARES;
-    for i in (1..=k).rev() {
-        // The largest square s below `top` with C(s, i) <= rank.
-        let mut s = top - 1;
-        while BINOMIAL[s][i] > rank {
-            s -= 1;
-        }
-        rank -= BINOMIAL[s][i];
-        mask |= 1 << s;
-        top = s;
-    }
-    mask
+/// The sets of `k` squares among 25, for `k` up to 4, each in colex order:
+/// `colex_sets()[k][r]` is the set of colex rank `r`.
+fn colex_sets() -> &'static [Vec<u32>; 5] {
+    static SETS: std::sync::OnceLock<[Vec<u32>; 5]> = std::sync::OnceLock::new();
+    SETS.get_or_init(|| {
+        std::array::from_fn(|k| {
+            if k == 0 {
+                return vec![0];
+            }
+            // Sets of one size in increasing order as numbers are in colex
+            // order; each next one by Gosper's hack.
+            let mut sets = Vec::with_capacity(BINOMIAL[SQUARES][k] as usize);
+            let mut set: u32 = (1 << k) - 1;
+            while set < 1 << SQUARES {
+                sets.push(set);
+                let low = set & set.wrapping_neg();
+                let carried = set + low;
+                set = carried | ((set ^ carried) >> 2) / low;
+            }
+            sets
+        })
+    })
 }
 
 /// `mask` with the squares of `taken` squeezed out: bit `i` of the result
-/// is the `i`th square not in `taken`.
+/// is the `i`th square not in `taken` (no square of `mask` is in `taken`).
 #[inline]
-fn squeeze(mask: u32, taken: u32) -> u32 {
-    squares_of(mask)
-        .map(|s| 1u32 << (u32::from(s) - (taken & ((1u32 << s) - 1)).count_ones()))
-        .fold(0, |a, b| a | b)
+fn squeeze(mut mask: u32, taken: u32) -> u32 {
+    // Highest taken square first, so each removal leaves lower ones in place.
+    let mut rest = taken;
+    while rest != 0 {
+        let square = 31 - rest.leading_zeros();
+        let below = (1u32 << square) - 1;
+        mask = (mask & below) | (mask >> 1 & !below);
+        rest &= !(1 << square);
+    }
+    mask
 }
 
 /// The inverse of [`squeeze`]: bit `i` of `squeezed` becomes the `i`th
 /// square not in `taken`.
 #[inline]
-fn spread(squeezed: u32, taken: u32) -> u32 {
-    let mut out = 0;
-    let mut free = !taken;
-    let mut rest = squeezed;
+fn spread(mut squeezed: u32, taken: u32) -> u32 {
+    // Lowest taken square first: each opens a gap above what is in place.
+    let mut rest = taken;
     while rest != 0 {
-        let square = free & free.wrapping_neg();
-        if rest & 1 == 1 {
-            out |= square;
-        }
-        free &= free - 1;
-        rest >>= 1;
+        let below = (rest & rest.wrapping_neg()) - 1;
+        squeezed = (squeezed & below) | ((squeezed & !below) << 1);
+        rest &= rest - 1;
     }
-    out
+    squeezed
 }
 
 /// The number of indices in `tier` on a board of `squares` squares.
@@ -358,6 +410,18 @@ impl Teeko {
             patterns.extend(ADVANCED.iter().filter_map(fit));
         }
         patterns.sort_unstable();
+        let mut by_low = [[0u32; PER_SQUARE]; SQUARES];
+        let mut kept = Vec::with_capacity(patterns.len());
+        for &pattern in &patterns {
+            let bucket = &mut by_low[pattern.trailing_zeros() as usize];
+            // Every list fits (7 at most, in the advanced game's corner);
+            // `patterns()` shows what is kept.
+            if let Some(slot) = bucket.iter_mut().find(|slot| **slot == 0) {
+                *slot = pattern;
+                kept.push(pattern);
+            }
+        }
+        let patterns = kept;
         let mut offsets = [0u64; TIERS + 1];
         for tier in 0..TIERS {
             offsets[tier + 1] = offsets[tier] + tier_len(squares, tier);
@@ -383,6 +447,7 @@ impl Teeko {
             squares,
             board: (1 << squares) - 1,
             neighbours: neighbours(side),
+            by_low,
             patterns,
             offsets,
             images,
@@ -424,7 +489,8 @@ impl Teeko {
     /// Whether the pieces on `mask` make a pattern.
     #[inline]
     pub fn has_pattern(&self, mask: u32) -> bool {
-        mask.count_ones() == PIECES && self.patterns.binary_search(&mask).is_ok()
+        mask.count_ones() == PIECES
+            && self.by_low[(mask.trailing_zeros() as usize).min(SQUARES - 1)].contains(&mask)
     }
 
     /// The number of indices in `tier`: on the full board, GamesmanOne's
@@ -466,8 +532,9 @@ impl Teeko {
             (x, o, x != o, index)
         };
         let rest = BINOMIAL[self.squares - x_count][o_count];
-        let x = colex_unrank(within / rest, x_count);
-        let o = spread(colex_unrank(within % rest, o_count), x);
+        let sets = colex_sets();
+        let x = sets[x_count][(within / rest) as usize];
+        let o = spread(sets[o_count][(within % rest) as usize], x);
         let position = TeekoPosition { x, o, o_to_move };
         self.is_legal(&position).then_some(position)
     }
