@@ -200,7 +200,7 @@ impl TeekoPosition {
     /// The tier: pieces dropped, at most [`MOVE_TIER`] (the move phase).
     #[inline]
     pub fn tier(&self) -> usize {
-        self.occupied().count_ones() as usize
+        pop(self.occupied()) as usize
     }
 }
 
@@ -295,15 +295,36 @@ const COLEX: [[[u32; 5]; 256]; 4] = {
     table
 };
 
+/// `POP8[b]`: the bits set in byte `b` (the build targets plain x86-64,
+/// where `count_ones` has no instruction and costs a dozen).
+const POP8: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u32).count_ones() as u8;
+        b += 1;
+    }
+    table
+};
+
+/// The squares in `mask`, counted byte by byte from [`POP8`].
+#[inline]
+fn pop(mask: u32) -> u32 {
+    let [a, b, c, d] = mask
+        .to_le_bytes()
+        .map(|byte| u32::from(POP8[usize::from(byte)]));
+    a + b + c + d
+}
+
 /// The colex rank of a set of at most 4 squares among `0..n` (for any `n`
 /// above its highest square), among the sets of its size: the sum of
 /// C(s, i) over its squares s, the i-th smallest from 1.
 #[inline]
 fn colex_rank(mask: u32) -> u64 {
     let bytes = mask.to_le_bytes().map(usize::from);
-    let below1 = (mask & 0xFF).count_ones().min(4) as usize;
-    let below2 = (mask & 0xFFFF).count_ones().min(4) as usize;
-    let below3 = (mask & 0xFF_FFFF).count_ones().min(4) as usize;
+    let below1 = usize::from(POP8[bytes[0]]).min(4);
+    let below2 = (below1 + usize::from(POP8[bytes[1]])).min(4);
+    let below3 = (below2 + usize::from(POP8[bytes[2]])).min(4);
     u64::from(
         COLEX[0][bytes[0]][0]
             + COLEX[1][bytes[1]][below1]
@@ -489,14 +510,19 @@ impl Teeko {
     /// Whether the pieces on `mask` make a pattern.
     #[inline]
     pub fn has_pattern(&self, mask: u32) -> bool {
-        mask.count_ones() == PIECES
-            && self.by_low[(mask.trailing_zeros() as usize).min(SQUARES - 1)].contains(&mask)
+        // A pattern has 4 squares: a set with more or fewer equals none,
+        // and the empty set is kept from the lists' zero padding.
+        mask != 0 && self.by_low[(mask.trailing_zeros() as usize).min(SQUARES - 1)].contains(&mask)
     }
 
-    /// The number of indices in `tier`: on the full board, GamesmanOne's
-    /// tier size.
+    /// The number of indices in `tier` (0 past the last tier): on the full
+    /// board, GamesmanOne's tier size.
+    #[inline]
     pub fn tier_len(&self, tier: usize) -> u64 {
-        tier_len(self.squares, tier)
+        match (self.offsets.get(tier), self.offsets.get(tier + 1)) {
+            (Some(start), Some(end)) => end - start,
+            _ => 0,
+        }
     }
 
     /// The indices of `tier` in the whole index.
@@ -507,11 +533,20 @@ impl Teeko {
     /// The index of `position` within its tier.
     #[inline]
     pub fn rank_in_tier(&self, position: &TeekoPosition) -> u64 {
-        let o_count = position.o.count_ones() as usize;
-        let x_count = position.x.count_ones() as usize;
+        self.rank_in(position.tier().min(MOVE_TIER), position)
+    }
+
+    /// The index of `position` within `tier`, its tier.
+    #[inline]
+    fn rank_in(&self, tier: usize, position: &TeekoPosition) -> u64 {
+        let (x_count, o_count) = if tier == MOVE_TIER {
+            (4, 4)
+        } else {
+            drop_counts(tier)
+        };
         let rest = BINOMIAL[self.squares - x_count][o_count];
         let within = colex_rank(position.x) * rest + colex_rank(squeeze(position.o, position.x));
-        if position.tier() == MOVE_TIER {
+        if tier == MOVE_TIER {
             u64::from(position.o_to_move) * (self.tier_len(MOVE_TIER) / 2) + within
         } else {
             within
@@ -544,7 +579,7 @@ impl Teeko {
     /// before it was the mover's turn).
     fn is_legal(&self, position: &TeekoPosition) -> bool {
         let (mover, _) = position.sides();
-        let (x, o) = (position.x.count_ones(), position.o.count_ones());
+        let (x, o) = (pop(position.x), pop(position.o));
         let counts = x <= PIECES
             && o <= PIECES
             && position.x & position.o == 0
@@ -880,8 +915,8 @@ impl Tiers for Teeko {
     }
 
     #[inline]
-    fn tier_rank(&self, _tier: u8, position: &TeekoPosition) -> u64 {
-        self.rank_in_tier(position)
+    fn tier_rank(&self, tier: u8, position: &TeekoPosition) -> u64 {
+        self.rank_in(usize::from(tier), position)
     }
 
     fn tier_unrank(&self, tier: u8, index: u64) -> Option<TeekoPosition> {
@@ -902,6 +937,16 @@ impl Tiers for Teeko {
         if position.tier() == MOVE_TIER {
             self.for_each_step_parent(position, visit);
         }
+    }
+
+    /// A drop leads to the next tier, a step stays in the move phase: the
+    /// child's tier is known without counting its pieces.
+    #[inline]
+    fn for_each_child(&self, position: &TeekoPosition, mut visit: impl FnMut(u8, u64)) {
+        let tier = (position.tier() + 1).min(MOVE_TIER);
+        self.for_each_move(position, |_, child| {
+            visit(tier as u8, self.rank_in(tier, &child));
+        });
     }
 }
 

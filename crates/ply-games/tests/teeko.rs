@@ -343,6 +343,15 @@ proptest! {
         prop_assert_eq!(game.primitive(&position), ended.then_some(Value::Lose));
         if !ended {
             prop_assert_eq!(children(&game, &position), plain.children());
+            // The tier solver's view of the moves: each child's tier and index.
+            let mut by_moves = Vec::new();
+            game.for_each_move(&position, |_, child| {
+                let tier = game.tier_of(&child);
+                by_moves.push((tier, game.tier_rank(tier, &child)));
+            });
+            let mut direct = Vec::new();
+            game.for_each_child(&position, |tier, index| direct.push((tier, index)));
+            prop_assert_eq!(direct, by_moves);
         }
         let tier = game.tier_of(&position);
         let index = game.tier_rank(tier, &position);
