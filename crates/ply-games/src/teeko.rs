@@ -266,7 +266,7 @@ fn squares_of(mut mask: u32) -> impl Iterator<Item = u8> {
 /// `COLEX[chunk][byte][below]`: what the squares `8 * chunk + b` for the
 /// bits `b` of `byte` add to a set's colex rank when `below` smaller
 /// squares are in the set (ranks of sets of up to 4 squares).
-const COLEX: [[[u32; 5]; 256]; 4] = {
+static COLEX: [[[u32; 5]; 256]; 4] = {
     let mut table = [[[0u32; 5]; 256]; 4];
     let mut chunk = 0;
     while chunk < 4 {
@@ -350,7 +350,7 @@ fn colex_sets() -> &'static [Vec<u32>; 5] {
                 sets.push(set);
                 let low = set & set.wrapping_neg();
                 let carried = set + low;
-                set = carried | ((set ^ carried) >> 2) / low;
+                set = carried | (((set ^ carried) >> 2) / low);
             }
             sets
         })
