@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Checks ply's answers against GamesmanOne's `gamesman query` on one game.
 
-Usage: peer-gamesmanone-check.py PLY DB_DIR GAME GAMESMAN GM_GAME GM_VARIANT GM_DATA N SEED
+Usage: peer-gamesmanone-check.py PLY DB_DIR GAME GAMESMAN GM_GAME GM_VARIANT GM_DIR N SEED
 
 Random play from the start (each game restarts after a random number of
 plies, or where play ends) visits N positions, the start first. At each,
 `ply solve GAME POSITION --json --db-dir DB_DIR` gives the value, the
-remoteness and every move's position, value and remoteness; `gamesman -d
-GM_DATA query GM_GAME GM_VARIANT POSITION` gives the same in GamesmanOne's
-form. Positions map one to one: ply's rows joined by '/' then the mover
+remoteness and every move's position, value and remoteness; `gamesman query
+GM_GAME GM_VARIANT POSITION`, run in GM_DIR (where its solve wrote ./data),
+gives the same in GamesmanOne's form. Positions map one to one: ply's rows joined by '/' then the mover
 (`X` or `O`) are GamesmanOne's `1_` or `2_` then the squares in the same
 order, '-' for empty. GamesmanOne writes remoteness 0 for a draw; ply none.
 Every position and every child is compared; the script prints the counts
@@ -38,12 +38,13 @@ def ply_answer(ply, db_dir, game, position):
     return json.loads(out)
 
 
-def gamesman_answer(gamesman, data, game, variant, position):
+def gamesman_answer(gamesman, directory, game, variant, position):
     out = subprocess.run(
-        [gamesman, "-d", data, "query", game, variant, position],
+        [gamesman, "query", game, variant, position],
         check=True,
         capture_output=True,
         text=True,
+        cwd=directory,
     ).stdout
     start = out.index("{")
     return json.loads(out[start:])
@@ -61,7 +62,7 @@ def main():
     if len(sys.argv) != 10:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         sys.exit(2)
-    ply, db_dir, game, gamesman, gm_game, gm_variant, gm_data, n, seed = sys.argv[1:]
+    ply, db_dir, game, gamesman, gm_game, gm_variant, gm_dir, n, seed = sys.argv[1:]
     n = int(n)
     rng = random.Random(int(seed))
     start = ply_start(ply, game)
@@ -70,7 +71,7 @@ def main():
     position, left = start, rng.randrange(1, 80)
     while checked < n:
         mine = ply_answer(ply, db_dir, game, position)
-        theirs = gamesman_answer(gamesman, gm_data, gm_game, gm_variant, to_gamesman(position))
+        theirs = gamesman_answer(gamesman, gm_dir, gm_game, gm_variant, to_gamesman(position))
         a = normal(mine["value"], mine["remoteness"])
         b = normal(theirs["positionValue"], theirs.get("remoteness"))
         checked += 1
