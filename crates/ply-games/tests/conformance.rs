@@ -108,3 +108,22 @@ fn quixo() {
         passed(check.finish(), 3);
     }
 }
+
+#[test]
+fn teeko() {
+    for params in [None, Some("advanced"), Some("4x4")] {
+        let game = match params {
+            None => ply_games::Teeko::default(),
+            Some(p) => ply_games::Teeko::from_params(p).unwrap(),
+        };
+        let positions = random_play(&game, GAMES, 8);
+        let check = Check::new(&game, positions)
+            .text()
+            .board()
+            .index()
+            .parents()
+            .symmetries()
+            .tiers();
+        passed(check.finish(), 6);
+    }
+}

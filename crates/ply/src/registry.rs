@@ -6,7 +6,7 @@ use crate::cli::dist::{Distributed, Whole};
 use crate::error::PlyError;
 use crate::session::Session;
 use crate::session::choice::{open_acyclic, open_loopy, open_sum, open_tiered, open_wins_at_once};
-use ply_games::{Dobutsu, Euler, LGame, Quixo, TicTacToe, Treblecross, Yehr};
+use ply_games::{Dobutsu, Euler, LGame, Quixo, Teeko, TicTacToe, Treblecross, Yehr};
 use std::sync::OnceLock;
 
 /// Opens a game from the text after `:` in its name (`None` for the default).
@@ -112,6 +112,13 @@ pub const GAMES: &[Entry] = &[
         },
         distributed: None,
     },
+    Entry {
+        name: "teeko",
+        summary: "Teeko (Scarne 1937; GamesmanOne's rules): drop four pieces each on 5x5, then step them; four in a row or a 2x2 square wins",
+        variants: "teeko (44 patterns), teeko:advanced (also the corners of the larger squares, 58), teeko:4x4 and teeko:4x4,advanced (a small board); positions like ...../...../..X../...../...../O; solved tier by tier (ply analyze --save --memory BYTES)",
+        open: |params| open_tiered(teeko(params)?),
+        distributed: Some(|params| Ok(Box::new(Whole(teeko(params)?)))),
+    },
 ];
 
 /// Euler from its parameters (the default board without).
@@ -122,6 +129,11 @@ fn euler(params: Option<&str>) -> Result<Euler, PlyError> {
 /// Tic-tac-toe from its parameters (the default board without).
 fn tictactoe(params: Option<&str>) -> Result<TicTacToe, PlyError> {
     Ok(params.map_or_else(|| Ok(TicTacToe::default()), TicTacToe::from_params)?)
+}
+
+/// Teeko from its parameters (the standard game without).
+fn teeko(params: Option<&str>) -> Result<Teeko, PlyError> {
+    Ok(params.map_or_else(|| Ok(Teeko::default()), Teeko::from_params)?)
 }
 
 /// Refuses parameters for a game that has none.

@@ -1,0 +1,125 @@
+//! Teeko through the tier solver against whole-game retrograde analysis,
+//! cell for cell, on the 4x4 board (every tier, the loopy move phase and
+//! the drop tiers seeded from it), standard and advanced: the tier solver
+//! works back through the game's un-moves inside the move phase, the
+//! whole-game solver through a reverse graph built from the moves.
+
+use ply_core::db::Expect;
+use ply_core::solve::retro;
+use ply_core::tier::{Options, Plan, Shards, build};
+use ply_core::{Cell, Game, Indexed, NoProgress, Solution, Tiers, Value};
+use ply_games::Teeko;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// A fresh directory for one test's shards, removed when dropped.
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(name: &str) -> Dir {
+        let dir = std::env::temp_dir().join(format!("ply-teeko-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        Dir(dir)
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn check(params: &str) {
+    let game = Teeko::from_params(params).unwrap();
+    let dir = Dir::new(&params.replace(',', "-"));
+    let plan = Plan::new(&game).unwrap();
+    assert_eq!(plan.index_len, game.index_len());
+    let options = Options {
+        dir: dir.0.clone(),
+        ..Options::default()
+    };
+    let built = build(&game, &plan, &options, &NoProgress).unwrap();
+    assert!(built.complete());
+    assert_eq!(built.tiers, 9);
+    let db = Shards::new(
+        &dir.0,
+        Expect {
+            game: game.name(),
+            rules_version: game.rules_version(),
+        },
+    )
+    .open(&plan)
+    .unwrap();
+    let truth = retro::solve(&game, &NoProgress).unwrap();
+    let mut by_tier: BTreeMap<(u8, &str), u64> = BTreeMap::new();
+    let mut positions = 0;
+    for index in 0..game.index_len() {
+        let Some(position) = game.unrank(index) else {
+            assert_eq!(truth.cell(index), Cell::UNKNOWN);
+            continue;
+        };
+        positions += 1;
+        // The tier solver's keys are the whole game's index.
+        assert_eq!(plan.key(&game, &position), Some(index));
+        let cell = db.cell(index).unwrap();
+        assert_eq!(
+            cell,
+            truth.cell(index),
+            "{params}: {}",
+            game.format_position(&position)
+        );
+        let outcome = cell.unpack().unwrap();
+        *by_tier
+            .entry((game.tier_of(&position), outcome.value.as_str()))
+            .or_default() += 1;
+    }
+    assert!(positions > 1_000_000, "{params}: {positions}");
+    // Every kind of value shows up where it should: wins, losses and
+    // draws in the loopy move phase, and no tie anywhere.
+    for value in [Value::Win, Value::Lose, Value::Draw] {
+        assert!(
+            by_tier.contains_key(&(8, value.as_str())),
+            "{params}: {by_tier:?}"
+        );
+    }
+    assert!(by_tier.keys().all(|&(_, v)| v != Value::Tie.as_str()));
+}
+
+#[test]
+fn the_tier_solver_agrees_with_retrograde_analysis_on_4x4() {
+    check("4x4");
+}
+
+#[test]
+fn the_tier_solver_agrees_with_retrograde_analysis_on_4x4_advanced() {
+    check("4x4,advanced");
+}
+
+#[test]
+fn the_small_board_keeps_the_patterns_that_fit() {
+    let standard = Teeko::from_params("4x4").unwrap();
+    let advanced = Teeko::from_params("4x4,advanced").unwrap();
+    // 4 rows, 4 columns, 2 diagonals, 9 squares; then 4 + 1 corner sets.
+    assert_eq!(standard.patterns().len(), 19);
+    assert_eq!(advanced.patterns().len(), 24);
+    assert_eq!(standard.name(), "teeko:4x4");
+    assert_eq!(
+        Teeko::from_params(&advanced.name()["teeko:".len()..])
+            .unwrap()
+            .name(),
+        advanced.name()
+    );
+    let start = standard.start();
+    assert_eq!(standard.format_position(&start), "..../..../..../..../X");
+    let corners = standard.parse_position("X..X/.OO./.OO./X..X/X");
+    // O's 2x2 square in the middle ended play; X's corners only count in
+    // the advanced game, where both sides have a pattern: no position.
+    assert_eq!(standard.primitive(&corners.unwrap()), Some(Value::Lose));
+    assert!(advanced.parse_position("X..X/.OO./.OO./X..X/X").is_err());
+    assert!(Teeko::from_params("6x6").is_err());
+    assert!(
+        standard
+            .parse_position("...../...../...../...../...../X")
+            .is_err()
+    );
+}
