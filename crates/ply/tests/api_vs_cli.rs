@@ -66,6 +66,7 @@ fn every_game_answers_the_same_over_http_and_on_the_command_line() {
         ("yehr", 0),
         ("dobutsu:C", 4),
         ("quixo:3x3", 4),
+        ("teeko:4x4", 3),
     ] {
         queries.push((game.into(), None));
         for position in reached(game, count) {
