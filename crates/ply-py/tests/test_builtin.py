@@ -8,8 +8,17 @@ import pytest
 import ply
 
 GAMES = [name for name, _, _ in ply.games()]
+# Full Teeko takes minutes to solve without its database: its 4x4 board
+# stands in for it.
+TOO_LONG = {"teeko": "teeko:4x4"}
 # The default of every built-in game, and a few small variants.
-STARTS = GAMES + ["euler:3x3", "tictactoe:3x3x3", "treblecross:12", "dobutsu:E", "dobutsu:C"]
+STARTS = [TOO_LONG.get(g, g) for g in GAMES] + [
+    "euler:3x3",
+    "tictactoe:3x3x3",
+    "treblecross:12",
+    "dobutsu:E",
+    "dobutsu:C",
+]
 
 
 def test_games_are_the_commands_list(cli):
