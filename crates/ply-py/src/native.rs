@@ -246,6 +246,9 @@ impl Solver {
         };
         let position: Option<String> = position.map(|p| p.extract()).transpose()?;
         let json = interrupt::run(py, |progress| {
+            if let Some(position) = &position {
+                session.check_position(position)?;
+            }
             session.prepare(progress)?;
             let report = session.solve_within(position.as_deref(), progress)?;
             let notes = session.notes(&report);

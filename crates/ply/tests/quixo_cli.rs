@@ -133,3 +133,36 @@ fn a_budget_too_small_is_refused_before_any_work_naming_the_tier() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_bad_position_is_refused_before_any_solve_or_build() {
+    // Quixo 5x5 is far too large to build for one query, so a position
+    // reaching the solver is refused for that; a bad one must be refused
+    // for itself first, naming the position and what is wrong with it.
+    let dir = fresh("bad-position");
+    for (bad, why) in [
+        ("...../...../...../...../...../Z", "the mover is 'Z'"),
+        ("...../...../X", "parts"),
+        ("..../..../..../..../X", "parts"),
+    ] {
+        let out = ply(&["solve", "quixo", bad, "--db-dir", dir.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("bad quixo position") && stderr.contains(why),
+            "{bad}: {stderr}"
+        );
+        assert!(!stderr.contains("too many to solve"), "{bad}: {stderr}");
+    }
+    // A good position gets past parsing: it is refused for want of a database.
+    let out = ply(&[
+        "solve",
+        "quixo",
+        "...../...../...../...../...../X",
+        "--db-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("too many to solve"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -201,6 +201,10 @@ impl Cli {
                     other => other,
                 };
                 let session = registry::open(&game)?;
+                // A bad position is refused before a build that may take minutes.
+                if let Some(position) = &position {
+                    session.check_position(position)?;
+                }
                 session.prepare(&BarProgress::new())?;
                 let working = Working::new(&format!("solving {}", session.name()));
                 let report = session.solve_within(position.as_deref(), &working)?;

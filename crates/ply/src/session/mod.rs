@@ -68,6 +68,14 @@ pub trait Session: Send + Sync {
     /// Strongly solves the whole game, reporting progress.
     fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError>;
 
+    /// Checks that `position` is a position of the game, without solving
+    /// anything, so that a command refuses a bad position before any long
+    /// preparation ([`Session::prepare`]). By default it parses the
+    /// position as [`Session::render`] does.
+    fn check_position(&self, position: &str) -> Result<(), PlyError> {
+        self.render(position).map(|_| ())
+    }
+
     /// Does any long preparation up front (building a table), reporting
     /// progress, so later queries are quick. By default there is none;
     /// sessions that need it still prepare silently on first use.
