@@ -21,6 +21,9 @@ pub struct Step<T> {
     pub children: Vec<T>,
     /// How many tiers of the game it answers for (itself and its mirrors).
     pub mirrors: u64,
+    /// Its height: 0 for a tier without child tiers, else one more than
+    /// its highest child tier (for Quixo, the blank cubes).
+    pub height: u32,
 }
 
 impl<T> Step<T> {
@@ -118,6 +121,14 @@ impl<T: Copy + Ord> Plan<T> {
                 let (tier, kids) = (*tier, std::mem::take(kids));
                 stack.pop();
                 open.remove(&tier);
+                let height = kids
+                    .iter()
+                    .map(|kid| {
+                        let step: &Step<T> = &steps[at[kid]];
+                        step.height + 1
+                    })
+                    .max()
+                    .unwrap_or(0);
                 at.insert(tier, steps.len());
                 steps.push(Step {
                     tier,
@@ -125,6 +136,7 @@ impl<T: Copy + Ord> Plan<T> {
                     keys: keys[&tier].clone(),
                     children: kids,
                     mirrors: mirrors[&tier],
+                    height,
                 });
             }
         }
@@ -135,9 +147,32 @@ impl<T: Copy + Ord> Plan<T> {
         })
     }
 
+    /// The plan of the last tiers only: those of height at most `height`
+    /// (see [`Step::height`]), which need no other tier. Keys stay those of
+    /// the whole game, so their shards are the whole build's.
+    pub fn end_tiers(&self, height: u32) -> Plan<T> {
+        let steps: Vec<Step<T>> = self
+            .steps
+            .iter()
+            .filter(|s| s.height <= height)
+            .cloned()
+            .collect();
+        let at = steps.iter().enumerate().map(|(i, s)| (s.tier, i)).collect();
+        Plan {
+            steps,
+            at,
+            index_len: self.index_len,
+        }
+    }
+
     /// The step of canonical tier `tier`.
     pub fn step(&self, tier: T) -> Option<&Step<T>> {
         self.at.get(&tier).map(|&i| &self.steps[i])
+    }
+
+    /// Where the step of canonical tier `tier` is in [`Plan::steps`].
+    pub fn position_of(&self, tier: T) -> Option<usize> {
+        self.at.get(&tier).copied()
     }
 
     /// The memory solving `step` needs: its cells and counters, and its

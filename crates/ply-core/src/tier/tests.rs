@@ -402,3 +402,58 @@ fn a_budget_too_small_is_refused_before_any_work_naming_the_tier() {
             .complete()
     );
 }
+
+#[test]
+fn the_end_tiers_alone_solve_to_the_whole_games_cells() {
+    let game = Graph::<true>::new(5);
+    let truth = retro::solve(&game, &NoProgress).expect("retro");
+    let plan = Plan::new(&game).unwrap();
+    // Level l leads to levels l-1 and l-2: its height is l.
+    for step in &plan.steps {
+        assert_eq!(step.height, step.tier.0, "tier {}", step.name);
+    }
+    let end = plan.end_tiers(2);
+    let levels: Vec<u32> = end.steps.iter().map(|s| s.tier.0).collect();
+    assert_eq!(levels, vec![0, 1, 2]);
+    let dir = Dir::new("end-tiers");
+    let built = build(&game, &end, &dir.options(), &NoProgress).unwrap();
+    assert_eq!((built.tiers, built.solved), (3, 3));
+    let shards = Shards::new(
+        &dir.0,
+        crate::db::Expect {
+            game: game.name(),
+            rules_version: game.rules_version(),
+        },
+    );
+    let mut checked = 0;
+    for i in 0..game.index_len() {
+        let Some(position) = game.unrank(i) else {
+            continue;
+        };
+        let key = end.key(&game, &position);
+        if position.0 > 2 {
+            assert_eq!(key, None, "{position:?} is above the end tiers");
+            continue;
+        }
+        let step = end
+            .step(game.canonical_tier(game.tier_of(&position)))
+            .unwrap();
+        let db = crate::db::Database::open_piece(&shards.path(&step.name)).unwrap();
+        assert_eq!(
+            db.cell(key.unwrap()).unwrap(),
+            truth.cell(i),
+            "{position:?}"
+        );
+        checked += 1;
+    }
+    assert_eq!(
+        checked,
+        (0..game.index_len())
+            .filter(|&i| game.unrank(i).is_some_and(|p| p.0 <= 2))
+            .count()
+    );
+    assert!(checked > 100);
+    // A whole build afterwards finds the end tiers done.
+    let whole = build(&game, &plan, &dir.options(), &NoProgress).unwrap();
+    assert_eq!(whole.found_done, 3);
+}

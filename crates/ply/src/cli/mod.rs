@@ -74,6 +74,11 @@ enum Command {
         /// tier by tier): a tier needing more is refused before any work.
         #[arg(long, value_name = "BYTES")]
         memory: Option<u64>,
+        /// Solve and count only the game's end tiers (games solved tier by
+        /// tier): those at most H tier steps above a tier whose moves stay
+        /// in it. For Quixo, H is the most blank cubes: `--end-tiers 1`.
+        #[arg(long, value_name = "H")]
+        end_tiers: Option<u32>,
         #[command(flatten)]
         db: DbArgs,
         /// Solve by distributed retrograde analysis on N worker threads
@@ -233,6 +238,7 @@ impl Cli {
                 json,
                 save,
                 memory,
+                end_tiers,
                 db,
                 workers,
                 processes,
@@ -244,6 +250,11 @@ impl Cli {
                 let store = db.configure()?;
                 let distributed = workers.is_some() || processes.is_some() || process.is_some();
                 let progress = BarProgress::new();
+                if distributed && end_tiers.is_some() {
+                    return Err(PlyError::argument(
+                        "--end-tiers: the distributed solver solves whole games only",
+                    ));
+                }
                 let report = if distributed {
                     let cluster = dist::cluster(workers, processes, process, hosts.as_deref())?
                         .with_connect_timeout(std::time::Duration::from_secs(connect_timeout))
@@ -260,7 +271,15 @@ impl Cli {
                     }
                 } else {
                     let session = registry::open(&game)?;
-                    analyze(&*session, save.then_some(&store), memory, &progress)?
+                    match end_tiers {
+                        Some(height) => session.analyze_end_tiers(
+                            height,
+                            save.then_some(&store),
+                            memory,
+                            &progress,
+                        )?,
+                        None => analyze(&*session, save.then_some(&store), memory, &progress)?,
+                    }
                 };
                 if json {
                     writeln!(out, "{}", to_json(&report)?)?;

@@ -162,6 +162,24 @@ pub trait Session: Send + Sync {
         Ok(report)
     }
 
+    /// As [`Session::analyze_saving`], but only the game's end tiers:
+    /// those at most `height` tier steps above a tier whose moves stay in
+    /// it (for Quixo, at most `height` blank cubes). Only games solved tier
+    /// by tier have them.
+    fn analyze_end_tiers(
+        &self,
+        height: u32,
+        save: Option<&Store>,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<AnalyzeReport, PlyError> {
+        let _ = (height, save, memory, progress);
+        Err(PlyError::argument(format!(
+            "--end-tiers: {} is not solved tier by tier, so it has no end tiers",
+            self.name()
+        )))
+    }
+
     /// The strong solution read key by key (see [`Rows`]), solved or
     /// loaded first as a query would; `None` for sessions that keep no
     /// table (answered by search or theory).

@@ -31,9 +31,20 @@ impl Drop for Private {
 
 /// Answers from the tier shards of a game.
 struct Held {
-    db: Database,
+    /// Every tier's shard as one database, or only some tiers' shards.
+    db: Shelf,
     /// The private directory the shards are in, if not the store's.
     private: Option<Private>,
+}
+
+/// The shards a session answers from.
+enum Shelf {
+    /// Every tier's, read as one database.
+    Whole(Database),
+    /// Only some tiers' (the end tiers of a game too large to build
+    /// whole, say): a database per step of the plan, where its shard is
+    /// in the directory; the directory is named in errors.
+    Some(Vec<Option<Database>>, PathBuf),
 }
 
 /// A game solved tier by tier.
@@ -65,9 +76,10 @@ impl<G: Tiers + 'static> TierSession<G> {
         Shards::new(dir, self.expect())
     }
 
-    /// Builds every unfinished tier into `dir`.
+    /// Builds every unfinished tier of `plan` into `dir`.
     fn build(
         &self,
+        plan: &Plan<G::Tier>,
         dir: &Path,
         memory: Option<u64>,
         progress: &dyn Progress,
@@ -77,21 +89,32 @@ impl<G: Tiers + 'static> TierSession<G> {
             memory,
             stop_after: None,
         };
-        tier::build(&self.game, &self.plan, &options, progress)
-            .map_err(|e| tier_error(&self.game, e))
+        tier::build(&self.game, plan, &options, progress).map_err(|e| tier_error(&self.game, e))
     }
 
     /// The database answering queries: the store's, else a private build.
     fn held(&self, progress: &dyn Progress) -> Result<&Held, PlyError> {
         self.held
             .get_or_build(progress, "the tiers being solved", || {
-                if let Some(store) = store::current().filter(|s| s.read)
+                let store = store::current().filter(|s| s.read);
+                if let Some(store) = &store
                     && let Ok(db) = self.shards(&store.dir).open(&self.plan)
                 {
-                    return Ok(Held { db, private: None });
+                    return Ok(Held {
+                        db: Shelf::Whole(db),
+                        private: None,
+                    });
                 }
                 let positions = self.plan.positions();
                 if positions > PRIVATE_BUILD_POSITIONS {
+                    if let Some(store) = &store
+                        && let Some(some) = self.some_shards(&store.dir)?
+                    {
+                        return Ok(Held {
+                            db: some,
+                            private: None,
+                        });
+                    }
                     let largest = self.plan.largest().map_or(0, |(_, bytes)| bytes);
                     return Err(PlyError::argument(format!(
                         "{name} has {positions} positions: too many to solve for one query, and \
@@ -108,10 +131,10 @@ impl<G: Tiers + 'static> TierSession<G> {
                     ply_core::db::file_name(&self.game.name())
                 ));
                 let private = Private(dir);
-                self.build(&private.0, None, progress)?;
+                self.build(&self.plan, &private.0, None, progress)?;
                 let db = self.shards(&private.0).open(&self.plan)?;
                 Ok(Held {
-                    db,
+                    db: Shelf::Whole(db),
                     private: Some(private),
                 })
             })
@@ -130,14 +153,70 @@ impl<G: Tiers + 'static> TierSession<G> {
             ))
         };
         let key = self.plan.key(&self.game, position).ok_or_else(missing)?;
-        self.held(progress)?.db.outcome(key)?.ok_or_else(missing)
+        let db = match &self.held(progress)?.db {
+            Shelf::Whole(db) => db,
+            Shelf::Some(dbs, dir) => {
+                let tier = self.game.canonical_tier(self.game.tier_of(position));
+                let at = self.plan.position_of(tier).ok_or_else(missing)?;
+                dbs[at].as_ref().ok_or_else(|| {
+                    PlyError::argument(format!(
+                        "{} is in tier {} of {}, which the database in {} does not hold \
+                         (it holds {} of the game's {} tiers; `ply analyze {} --save` builds them all)",
+                        self.game.format_position(position),
+                        self.game.tier_name(tier),
+                        self.game.name(),
+                        dir.display(),
+                        dbs.iter().flatten().count(),
+                        dbs.len(),
+                        self.game.name()
+                    ))
+                })?
+            }
+        };
+        db.outcome(key)?.ok_or_else(missing)
+    }
+
+    /// The shards of some tiers found in `dir`, each read alone; `None` if
+    /// there is none. A shard of another game or build is an error.
+    fn some_shards(&self, dir: &Path) -> Result<Option<Shelf>, PlyError> {
+        let shards = self.shards(dir);
+        let mut dbs = Vec::with_capacity(self.plan.steps.len());
+        for step in &self.plan.steps {
+            let path = shards.path(&step.name);
+            if !path.exists() {
+                dbs.push(None);
+                continue;
+            }
+            let db = Database::open_piece(&path)?;
+            let expect = self.expect();
+            let sound = db.game() == expect.game
+                && db.rules_version() == expect.rules_version
+                && db
+                    .headers()
+                    .all(|h| h.index_len == self.plan.index_len && h.range == step.keys);
+            if !sound {
+                return Err(PlyError::argument(format!(
+                    "{} is not the shard of tier {} of {} that this build of ply writes; \
+                     remove it or run `ply analyze {} --save` again",
+                    path.display(),
+                    step.name,
+                    expect.game,
+                    expect.game
+                )));
+            }
+            dbs.push(Some(db));
+        }
+        Ok(dbs
+            .iter()
+            .any(Option::is_some)
+            .then(|| Shelf::Some(dbs, dir.to_path_buf())))
     }
 
     /// The census of every position, mirror tiers counted through their
     /// canonical tier; examples are positions as text.
-    fn census(&self, db: &Database) -> Result<Census<String>, PlyError> {
+    fn census(&self, plan: &Plan<G::Tier>, dbs: &[Database]) -> Result<Census<String>, PlyError> {
         let mut census = Census::new();
-        for step in &self.plan.steps {
+        for (db, step) in dbs.iter().zip(&plan.steps) {
             let mirrors = step.mirrors;
             census = census.merge(db.census_by(step.keys.clone(), &|_| mirrors)?);
         }
@@ -208,6 +287,37 @@ impl<G: Tiers + 'static> Session for TierSession<G> {
         memory: Option<u64>,
         progress: &dyn Progress,
     ) -> Result<AnalyzeReport, PlyError> {
+        self.analyze_plan(&self.plan, save, memory, progress)
+    }
+
+    fn analyze_end_tiers(
+        &self,
+        height: u32,
+        save: Option<&Store>,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<AnalyzeReport, PlyError> {
+        let plan = self.plan.end_tiers(height);
+        let mut report = self.analyze_plan(&plan, save, memory, progress)?;
+        report.extra.insert(
+            "counted".into(),
+            json!(format!("the end tiers, of height {height} at most")),
+        );
+        report.extra.insert("end_tiers".into(), json!(height));
+        Ok(report)
+    }
+}
+
+impl<G: Tiers + 'static> TierSession<G> {
+    /// Builds the tiers of `plan` into the store (with `save`) or a
+    /// private directory, then counts their positions from the shards.
+    fn analyze_plan(
+        &self,
+        plan: &Plan<G::Tier>,
+        save: Option<&Store>,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<AnalyzeReport, PlyError> {
         let private;
         let dir = match save {
             Some(store) => {
@@ -223,9 +333,14 @@ impl<G: Tiers + 'static> Session for TierSession<G> {
                 private.0.clone()
             }
         };
-        let built = self.build(&dir, memory, progress)?;
-        let db = self.shards(&dir).open(&self.plan)?;
-        let mut report = AnalyzeReport::from_census(self.game.name(), self.census(&db)?);
+        let built = self.build(plan, &dir, memory, progress)?;
+        let shards = self.shards(&dir);
+        let dbs = plan
+            .steps
+            .iter()
+            .map(|step| Database::open_piece(&shards.path(&step.name)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut report = AnalyzeReport::from_census(self.game.name(), self.census(plan, &dbs)?);
         report
             .extra
             .insert("counted".into(), json!("every position"));
@@ -240,10 +355,11 @@ impl<G: Tiers + 'static> Session for TierSession<G> {
             .extra
             .insert("largest_tier_bytes".into(), json!(built.peak_bytes));
         if save.is_some() {
+            let bytes: u64 = dbs.iter().map(Database::bytes).sum();
             report
                 .extra
                 .insert("saved".into(), json!(dir.display().to_string()));
-            report.extra.insert("saved_bytes".into(), json!(db.bytes()));
+            report.extra.insert("saved_bytes".into(), json!(bytes));
         }
         Ok(report)
     }
