@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 pub mod board;
+pub mod colex;
 pub mod dobutsu;
 pub mod euler;
 pub mod lgame;

@@ -22,6 +22,7 @@
 //! A move-phase index whose mover already shows a pattern is no position
 //! (play ended before it); the other indices all are.
 
+use crate::colex::{BINOMIAL, Colex, pop, squares_of};
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::{
     BySymmetry, FromUnmoves, Game, Indexed, Parents, PositionError, Progress, RetroTable,
@@ -109,26 +110,6 @@ const ADVANCED: [[u8; 4]; 14] = [
     [6, 9, 21, 24],
     [0, 4, 20, 24],
 ];
-
-/// `BINOMIAL[n][k]` = n choose k, for the ranks.
-const BINOMIAL: [[u64; 5]; SQUARES + 1] = {
-    let mut table = [[0u64; 5]; SQUARES + 1];
-    let mut n = 0;
-    while n <= SQUARES {
-        table[n][0] = 1;
-        let mut k = 1;
-        while k < 5 {
-            table[n][k] = if n == 0 {
-                0
-            } else {
-                table[n - 1][k - 1] + table[n - 1][k]
-            };
-            k += 1;
-        }
-        n += 1;
-    }
-    table
-};
 
 /// `neighbours[s]`: the squares one step from `s` in any of 8
 /// directions, on a board of `side` x `side`.
@@ -251,139 +232,18 @@ const fn mask_of(squares: &[u8; 4]) -> u32 {
     1 << squares[0] | 1 << squares[1] | 1 << squares[2] | 1 << squares[3]
 }
 
-/// The squares in `mask`, in increasing order.
-#[inline]
-fn squares_of(mut mask: u32) -> impl Iterator<Item = u8> {
-    std::iter::from_fn(move || {
-        (mask != 0).then(|| {
-            let square = mask.trailing_zeros() as u8;
-            mask &= mask - 1;
-            square
-        })
-    })
-}
-
-/// `COLEX[chunk][byte][below]`: what the squares `8 * chunk + b` for the
-/// bits `b` of `byte` add to a set's colex rank when `below` smaller
-/// squares are in the set (ranks of sets of up to 4 squares).
-static COLEX: [[[u32; 5]; 256]; 4] = {
-    let mut table = [[[0u32; 5]; 256]; 4];
-    let mut chunk = 0;
-    while chunk < 4 {
-        let mut byte = 0;
-        while byte < 256 {
-            let mut below = 0;
-            while below < 5 {
-                let (mut sum, mut ordinal, mut bit) = (0u64, below, 0);
-                while bit < 8 {
-                    let square = chunk * 8 + bit;
-                    if byte >> bit & 1 == 1 {
-                        ordinal += 1;
-                        if ordinal <= 4 && square <= SQUARES {
-                            sum += BINOMIAL[square][ordinal];
-                        }
-                    }
-                    bit += 1;
-                }
-                table[chunk][byte][below] = sum as u32;
-                below += 1;
-            }
-            byte += 1;
-        }
-        chunk += 1;
-    }
-    table
-};
-
-/// `POP8[b]`: the bits set in byte `b` (the build targets plain x86-64,
-/// where `count_ones` has no instruction and costs a dozen).
-const POP8: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let mut b = 0;
-    while b < 256 {
-        table[b] = (b as u32).count_ones() as u8;
-        b += 1;
-    }
-    table
-};
-
-/// The squares in `mask`, counted byte by byte from [`POP8`].
-#[inline]
-fn pop(mask: u32) -> u32 {
-    let [a, b, c, d] = mask
-        .to_le_bytes()
-        .map(|byte| u32::from(POP8[usize::from(byte)]));
-    a + b + c + d
-}
-
-/// The colex rank of a set of at most 4 squares among `0..n` (for any `n`
-/// above its highest square), among the sets of its size: the sum of
-/// C(s, i) over its squares s, the i-th smallest from 1.
-#[inline]
-fn colex_rank(mask: u32) -> u64 {
-    let bytes = mask.to_le_bytes().map(usize::from);
-    let below1 = usize::from(POP8[bytes[0]]).min(4);
-    let below2 = (below1 + usize::from(POP8[bytes[1]])).min(4);
-    let below3 = (below2 + usize::from(POP8[bytes[2]])).min(4);
-    u64::from(
-        COLEX[0][bytes[0]][0]
-            + COLEX[1][bytes[1]][below1]
-            + COLEX[2][bytes[2]][below2]
-            + COLEX[3][bytes[3]][below3],
-    )
-}
-
-/// The sets of `k` squares among 25, for `k` up to 4, each in colex order:
-/// `colex_sets()[k][r]` is the set of colex rank `r`.
-fn colex_sets() -> &'static [Vec<u32>; 5] {
-    static SETS: std::sync::OnceLock<[Vec<u32>; 5]> = std::sync::OnceLock::new();
-    SETS.get_or_init(|| {
-        std::array::from_fn(|k| {
-            if k == 0 {
-                return vec![0];
-            }
-            // Sets of one size in increasing order as numbers are in colex
-            // order; each next one by Gosper's hack.
-            let mut sets = Vec::with_capacity(BINOMIAL[SQUARES][k] as usize);
-            let mut set: u32 = (1 << k) - 1;
-            while set < 1 << SQUARES {
-                sets.push(set);
-                let low = set & set.wrapping_neg();
-                let carried = set + low;
-                set = carried | (((set ^ carried) >> 2) / low);
-            }
-            sets
-        })
-    })
-}
-
 /// `mask` with the squares of `taken` squeezed out: bit `i` of the result
 /// is the `i`th square not in `taken` (no square of `mask` is in `taken`).
 #[inline]
-fn squeeze(mut mask: u32, taken: u32) -> u32 {
-    // Highest taken square first, so each removal leaves lower ones in place.
-    let mut rest = taken;
-    while rest != 0 {
-        let square = 31 - rest.leading_zeros();
-        let below = (1u32 << square) - 1;
-        mask = (mask & below) | (mask >> 1 & !below);
-        rest &= !(1 << square);
-    }
-    mask
+fn squeeze(mask: u32, taken: u32) -> u32 {
+    Colex::get().compress(mask, !taken)
 }
 
 /// The inverse of [`squeeze`]: bit `i` of `squeezed` becomes the `i`th
 /// square not in `taken`.
 #[inline]
-fn spread(mut squeezed: u32, taken: u32) -> u32 {
-    // Lowest taken square first: each opens a gap above what is in place.
-    let mut rest = taken;
-    while rest != 0 {
-        let below = (rest & rest.wrapping_neg()) - 1;
-        squeezed = (squeezed & below) | ((squeezed & !below) << 1);
-        rest &= rest - 1;
-    }
-    squeezed
+fn spread(squeezed: u32, taken: u32) -> u32 {
+    Colex::get().expand(squeezed, !taken)
 }
 
 /// The number of indices in `tier` on a board of `squares` squares.
@@ -545,7 +405,8 @@ impl Teeko {
             drop_counts(tier)
         };
         let rest = BINOMIAL[self.squares - x_count][o_count];
-        let within = colex_rank(position.x) * rest + colex_rank(squeeze(position.o, position.x));
+        let colex = Colex::get();
+        let within = colex.rank(position.x) * rest + colex.rank(squeeze(position.o, position.x));
         if tier == MOVE_TIER {
             u64::from(position.o_to_move) * (self.tier_len(MOVE_TIER) / 2) + within
         } else {
@@ -567,9 +428,16 @@ impl Teeko {
             (x, o, x != o, index)
         };
         let rest = BINOMIAL[self.squares - x_count][o_count];
-        let sets = colex_sets();
-        let x = sets[x_count][(within / rest) as usize];
-        let o = spread(sets[o_count][(within % rest) as usize], x);
+        let colex = Colex::get();
+        let x = colex.unrank(within / rest, x_count as u32, self.squares as u32);
+        let o = spread(
+            colex.unrank(
+                within % rest,
+                o_count as u32,
+                (self.squares - x_count) as u32,
+            ),
+            x,
+        );
         let position = TeekoPosition { x, o, o_to_move };
         self.is_legal(&position).then_some(position)
     }

@@ -8,229 +8,8 @@
 //! tier with at least as many X cubes as O cubes is the one solved.
 
 use super::{Cubes, Quixo};
+use crate::colex::{binomial, next_subset, pop};
 use ply_core::Tiers;
-
-/// Set bits of each byte (the build targets x86-64 without `popcnt`).
-const POP8: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let mut i = 0;
-    while i < 256 {
-        table[i] = (i as u8).count_ones() as u8;
-        i += 1;
-    }
-    table
-};
-
-/// Set bits of `mask`, by table.
-#[inline]
-fn pop(mask: u32) -> u32 {
-    mask.to_le_bytes()
-        .iter()
-        .map(|&b| u32::from(POP8[usize::from(b)]))
-        .sum()
-}
-
-/// The next larger mask with as many set bits (Gosper's hack); `v` > 0.
-#[inline]
-fn next_subset(v: u32) -> u32 {
-    let t = v | (v - 1);
-    (t + 1) | (((!t & (!t).wrapping_neg()) - 1) >> (v.trailing_zeros() + 1))
-}
-
-/// Binomial coefficients C(n, k) for n, k up to 32.
-#[derive(Clone)]
-pub(super) struct Binomials([[u64; 33]; 33]);
-
-impl Binomials {
-    pub(super) fn new() -> Binomials {
-        let mut c = [[0u64; 33]; 33];
-        for n in 0..33 {
-            c[n][0] = 1;
-            for k in 1..=n {
-                c[n][k] = c[n - 1][k - 1] + c[n - 1][k];
-            }
-        }
-        Binomials(c)
-    }
-
-    #[inline]
-    fn get(&self, n: u32, k: u32) -> u64 {
-        self.0[n as usize][k as usize]
-    }
-}
-
-/// Subsets of the squares below this are unranked by table.
-const SMALL: u32 = 16;
-
-/// Ranks sets of squares by bytes: for byte `b` of a mask with `before` set
-/// bits below it, the sum of C(square, rank + 1) over its set bits.
-#[derive(Clone)]
-pub(super) struct Ranker {
-    binomials: Binomials,
-    /// `[byte index][bits before][byte]`.
-    bytes: Vec<[[u32; 256]; 26]>,
-    /// [`compress`] of a byte of bits (low 8 bits of the index) by a byte
-    /// of mask (high 8 bits).
-    packed: Vec<u8>,
-    /// [`expand`] of a byte of packed bits (low 8) onto a byte of mask (high 8).
-    spread: Vec<u8>,
-    /// The subsets of squares below [`SMALL`], by size then rank.
-    small: Vec<u16>,
-    /// Where the subsets of each size start in `small`.
-    small_at: [usize; SMALL as usize + 2],
-}
-
-impl Ranker {
-    pub(super) fn new() -> Ranker {
-        let binomials = Binomials::new();
-        let mut bytes = vec![[[0u32; 256]; 26]; 4];
-        for (chunk, table) in bytes.iter_mut().enumerate() {
-            for (before, row) in table.iter_mut().enumerate() {
-                for (byte, sum) in row.iter_mut().enumerate() {
-                    let mut j = before as u32;
-                    for bit in 0..8 {
-                        if byte & 1 << bit != 0 {
-                            let square = (chunk * 8 + bit) as u32;
-                            j += 1;
-                            if square < 32 && j <= 32 {
-                                *sum += binomials.get(square, j) as u32;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        let packed = (0..1usize << 16)
-            .map(|i| compress((i & 0xff) as u32, (i >> 8) as u32) as u8)
-            .collect();
-        let spread = (0..1usize << 16)
-            .map(|i| expand((i & 0xff) as u32, (i >> 8) as u32) as u8)
-            .collect();
-        let mut small_at = [0usize; SMALL as usize + 2];
-        for k in 0..=SMALL as usize {
-            small_at[k + 1] = small_at[k] + binomials.get(SMALL, k as u32) as usize;
-        }
-        let mut small = vec![0u16; small_at[SMALL as usize + 1]];
-        for mask in 0..1u32 << SMALL {
-            let k = mask.count_ones() as usize;
-            let mut rank = 0u64;
-            let mut j = 0;
-            for square in 0..SMALL {
-                if mask & 1 << square != 0 {
-                    j += 1;
-                    rank += binomials.get(square, j);
-                }
-            }
-            small[small_at[k] + rank as usize] = mask as u16;
-        }
-        Ranker {
-            binomials,
-            bytes,
-            packed,
-            spread,
-            small,
-            small_at,
-        }
-    }
-
-    /// The rank of `mask` among the sets of its size (colex order).
-    #[inline]
-    fn rank(&self, mut mask: u32) -> u64 {
-        let mut sum = 0u32;
-        let mut before = 0usize;
-        let mut chunk = 0;
-        while mask != 0 {
-            let byte = mask as u8;
-            sum += self.bytes[chunk][before][usize::from(byte)];
-            before += usize::from(POP8[usize::from(byte)]);
-            mask >>= 8;
-            chunk += 1;
-        }
-        u64::from(sum)
-    }
-
-    /// The bits of `bits` at the set squares of `mask`, packed to the
-    /// bottom, a byte at a time.
-    #[inline]
-    fn compress(&self, bits: u32, mut mask: u32) -> u32 {
-        let mut bits = bits;
-        let mut out = 0;
-        let mut shift = 0;
-        while mask != 0 {
-            let m = mask as u8;
-            out |= u32::from(self.packed[usize::from(m) << 8 | usize::from(bits as u8)]) << shift;
-            shift += u32::from(POP8[usize::from(m)]);
-            mask >>= 8;
-            bits >>= 8;
-        }
-        out
-    }
-
-    /// The inverse of [`Ranker::compress`]: `packed`'s low bits spread onto
-    /// the set squares of `mask`, a byte at a time.
-    #[inline]
-    fn expand(&self, mut packed: u32, mask: u32) -> u32 {
-        let mut out = 0;
-        for (chunk, m) in mask.to_le_bytes().into_iter().enumerate() {
-            if m != 0 {
-                let take = packed & 0xff;
-                out |= u32::from(self.spread[usize::from(m) << 8 | take as usize]) << (8 * chunk);
-                packed >>= POP8[usize::from(m)];
-            }
-        }
-        out
-    }
-
-    /// The set of `k` squares among `0..n` with rank `rank`: the top
-    /// squares one by one, the rest from a table once all lie below 16.
-    #[inline]
-    fn unrank(&self, mut rank: u64, k: u32, n: u32) -> u32 {
-        let mut mask = 0;
-        let mut square = n;
-        for j in (1..=k).rev() {
-            if square <= SMALL {
-                return mask | u32::from(self.small[self.small_at[j as usize] + rank as usize]);
-            }
-            square -= 1;
-            while self.binomials.get(square, j) > rank {
-                square -= 1;
-            }
-            rank -= self.binomials.get(square, j);
-            mask |= 1 << square;
-        }
-        mask
-    }
-}
-
-/// The bits of `bits` at the set squares of `mask`, packed to the bottom
-/// (square by square; [`Ranker::compress`] uses tables of it).
-fn compress(bits: u32, mut mask: u32) -> u32 {
-    let mut out = 0;
-    let mut i = 0;
-    while mask != 0 {
-        let low = mask & mask.wrapping_neg();
-        out |= u32::from(bits & low != 0) << i;
-        i += 1;
-        mask ^= low;
-    }
-    out
-}
-
-/// The inverse of [`compress`] (square by square; [`Ranker::expand`] uses
-/// tables of it).
-fn expand(packed: u32, mut mask: u32) -> u32 {
-    let mut out = 0;
-    let mut i = 0;
-    while mask != 0 {
-        let low = mask & mask.wrapping_neg();
-        if packed >> i & 1 != 0 {
-            out |= low;
-        }
-        i += 1;
-        mask ^= low;
-    }
-    out
-}
 
 /// A tier: the number of X cubes and of O cubes.
 pub type Tier = (u8, u8);
@@ -238,9 +17,8 @@ pub type Tier = (u8, u8);
 impl Quixo {
     /// The number of boards with the given counts (one mover).
     fn boards(&self, (x, o): Tier) -> u64 {
-        let b = &self.ranker.binomials;
         let k = u32::from(x) + u32::from(o);
-        b.get(self.squares(), k) * b.get(k, u32::from(x))
+        binomial(self.squares(), k) * binomial(k, u32::from(x))
     }
 
     /// The index of `position` in tier `(x, o)` (its own counts).
@@ -248,9 +26,9 @@ impl Quixo {
     fn rank_in(&self, (x, o): Tier, position: &Cubes) -> u64 {
         let cubes = position.x | position.o;
         let k = u32::from(x) + u32::from(o);
-        let ranker = &self.ranker;
-        let board = ranker.rank(cubes) * ranker.binomials.get(k, u32::from(x))
-            + ranker.rank(ranker.compress(position.x, cubes));
+        let colex = self.colex;
+        let board = colex.rank(cubes) * binomial(k, u32::from(x))
+            + colex.rank(colex.compress(position.x, cubes));
         board * 2 + u64::from(position.o_to_move)
     }
 
@@ -304,12 +82,12 @@ impl Tiers for Quixo {
         if index >= self.tier_size((x, o)) {
             return None;
         }
-        let ranker = &self.ranker;
+        let colex = self.colex;
         let k = u32::from(x) + u32::from(o);
         let (board, o_to_move) = (index / 2, index % 2 == 1);
-        let among = ranker.binomials.get(k, u32::from(x));
-        let cubes = ranker.unrank(board / among, k, self.squares());
-        let xs = ranker.expand(ranker.unrank(board % among, u32::from(x), k), cubes);
+        let among = binomial(k, u32::from(x));
+        let cubes = colex.unrank(board / among, k, self.squares());
+        let xs = colex.expand(colex.unrank(board % among, u32::from(x), k), cubes);
         Some(Cubes {
             x: xs,
             o: cubes & !xs,
@@ -343,7 +121,7 @@ impl Tiers for Quixo {
         let Some(mut position) = self.tier_unrank((x, o), range.start) else {
             return;
         };
-        let ranker = &self.ranker;
+        let colex = self.colex;
         let k = u32::from(x) + u32::from(o);
         let last_x = if x == 0 {
             0
@@ -351,7 +129,7 @@ impl Tiers for Quixo {
             ((1u32 << x) - 1) << (k - u32::from(x))
         };
         let mut cubes = position.x | position.o;
-        let mut xs = ranker.compress(position.x, cubes);
+        let mut xs = colex.compress(position.x, cubes);
         for index in range.start..end {
             visit(index, position);
             // The next index: the mover, then X among the cubes, then the cubes.
@@ -367,7 +145,7 @@ impl Tiers for Quixo {
                 }
                 xs = (1u32 << x) - 1;
             }
-            let x_mask = ranker.expand(xs, cubes);
+            let x_mask = colex.expand(xs, cubes);
             position = Cubes {
                 x: x_mask,
                 o: cubes & !x_mask,

@@ -14,6 +14,7 @@ pub mod index;
 #[cfg(test)]
 mod tests;
 
+use crate::colex::Colex;
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::{Game, PositionError, Value};
 
@@ -97,7 +98,7 @@ impl Path {
 pub struct Quixo {
     n: u8,
     /// Ranks boards inside a tier.
-    ranker: index::Ranker,
+    colex: &'static Colex,
     /// Every legal slide, in the order moves are listed.
     paths: Vec<Path>,
     /// The rows, columns and two diagonals.
@@ -156,7 +157,7 @@ impl Quixo {
         lines.push((0..size).fold(0, |m, i| m | 1 << at(i, size - 1 - i)));
         Quixo {
             n,
-            ranker: index::Ranker::new(),
+            colex: Colex::get(),
             paths,
             lines,
         }
