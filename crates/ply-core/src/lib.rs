@@ -21,6 +21,7 @@ pub mod solution;
 pub mod solve;
 pub mod tier;
 pub mod value;
+pub mod variant;
 
 pub use board::Board;
 pub use census::Census;
@@ -51,3 +52,4 @@ pub use solve::search::{CycleError, MemoSolver};
 pub use solve::sparse::SparseTable;
 pub use solve::table::Table;
 pub use value::{Cell, Nimber, Outcome, Remoteness, Value};
+pub use variant::Variant;
