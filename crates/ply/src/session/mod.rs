@@ -129,29 +129,7 @@ pub trait Session: Send + Sync {
         memory: Option<u64>,
         progress: &dyn Progress,
     ) -> Result<AnalyzeReport, PlyError> {
-        if memory.is_some() {
-            return Err(PlyError::argument(format!(
-                "--memory: {} is not solved tier by tier, so it takes no memory budget",
-                self.name()
-            )));
-        }
-        let mut report = self.analyze(progress)?;
-        if let Some(store) = save {
-            let (path, bytes) = self.save(store, progress)?.ok_or_else(|| {
-                PlyError::argument(format!(
-                    "{} keeps no table to save: it is answered by search or theory",
-                    self.name()
-                ))
-            })?;
-            report.extra.insert(
-                "saved".into(),
-                serde_json::json!(path.display().to_string()),
-            );
-            report
-                .extra
-                .insert("saved_bytes".into(), serde_json::json!(bytes));
-        }
-        Ok(report)
+        analyze_then_save(self, save, memory, progress)
     }
 
     /// The strong solution read key by key (see [`Rows`]), solved or
@@ -232,6 +210,19 @@ pub trait Solver: Send + Sync {
         let _ = progress;
         Ok(None)
     }
+
+    /// As [`Session::analyze_saving`]; by default its default.
+    fn analyze_saving(
+        &self,
+        save: Option<&Store>,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<AnalyzeReport, PlyError>
+    where
+        Self: Sized,
+    {
+        analyze_then_save(self, save, memory, progress)
+    }
 }
 
 impl<S: Solver> Session for S {
@@ -297,6 +288,49 @@ impl<S: Solver> Session for S {
     fn rows(&self, progress: &dyn Progress) -> Result<Option<Box<dyn Rows + '_>>, PlyError> {
         Solver::rows(self, progress)
     }
+
+    fn analyze_saving(
+        &self,
+        save: Option<&Store>,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<AnalyzeReport, PlyError> {
+        Solver::analyze_saving(self, save, memory, progress)
+    }
+}
+
+/// What `ply analyze` does by default (see [`Session::analyze_saving`]):
+/// [`Session::analyze`], then [`Session::save`] into `save`; refuses a
+/// memory budget, which only games solved tier by tier take.
+fn analyze_then_save<S: Session + ?Sized>(
+    session: &S,
+    save: Option<&Store>,
+    memory: Option<u64>,
+    progress: &dyn Progress,
+) -> Result<AnalyzeReport, PlyError> {
+    if memory.is_some() {
+        return Err(PlyError::argument(format!(
+            "--memory: {} is not solved tier by tier, so it takes no memory budget",
+            session.name()
+        )));
+    }
+    let mut report = session.analyze(progress)?;
+    if let Some(store) = save {
+        let (path, bytes) = session.save(store, progress)?.ok_or_else(|| {
+            PlyError::argument(format!(
+                "{} keeps no table to save: it is answered by search or theory",
+                session.name()
+            ))
+        })?;
+        report.extra.insert(
+            "saved".into(),
+            serde_json::json!(path.display().to_string()),
+        );
+        report
+            .extra
+            .insert("saved_bytes".into(), serde_json::json!(bytes));
+    }
+    Ok(report)
 }
 
 /// Builds the report for `position` given a way to find any position's outcome.
