@@ -311,6 +311,30 @@ test('a whole game of every game in the browser, checked against ply solve', { t
     const dobutsu = await playWholeGame(page, url, 'dobutsu:C', { dropFirst: true });
     assert.ok(dobutsu.drops >= 1, 'a piece was dropped from hand');
 
+    // A row of 5,000 squares: drawn, and a move played on it by a click.
+    const long = 'treblecross:5000';
+    await startGame(page, long);
+    const before = await shown(page);
+    assert.equal(before.position, '.'.repeat(5000));
+    const longView = await getJson(`${url}api/board?${new URLSearchParams({ game: long, position: before.position })}`);
+    const playable = longView.moves.filter((m) => m.clicks.length);
+    assert.equal(playable.length, 5000, 'every square of the long row can be clicked');
+    // A move ply solve lists (the winning ones on a row this long) if any.
+    const listed = solveCli(long, before.position).moves;
+    const known = playable.filter((m) => listed.some((l) => l.move === m.move));
+    const longMove = pick(known.length ? known : playable);
+    await makeMove(page, longView, longMove);
+    await page.waitForFunction(
+      (previous) => (document.querySelector('#position').value !== previous || !document.querySelector('#error').hidden)
+        && !document.body.classList.contains('busy'),
+      before.position,
+    );
+    const { seen: after } = await checkAgainstSolve(page, long);
+    assert.equal(after.position.length, 5000);
+    assert.equal([...after.position].filter((c) => c === 'X').length, 1, `one X after ${longMove.move}`);
+    const expected = listed.find((l) => l.move === longMove.move);
+    if (expected) assert.equal(after.position, expected.position, `the click played ${longMove.move}`);
+
     // The full Dobutsu Shogi has no database here: the server's message is shown.
     await page.locator('#variant').fill('dobutsu');
     await page.locator('#new').click();

@@ -9,7 +9,9 @@
 pub mod board;
 pub mod census;
 pub mod check;
+#[cfg(feature = "db")]
 pub mod db;
+pub mod db_error;
 #[cfg(feature = "dist")]
 pub mod dist;
 pub mod error;
@@ -19,12 +21,16 @@ pub mod octal_code;
 pub mod progress;
 pub mod solution;
 pub mod solve;
+#[cfg(feature = "db")]
 pub mod tier;
 pub mod value;
+pub mod variant;
 
 pub use board::Board;
 pub use census::Census;
-pub use db::{Database, DbError};
+#[cfg(feature = "db")]
+pub use db::Database;
+pub use db_error::DbError;
 pub use error::SolveError;
 pub use game::{
     Decompose, Game, Indexed, Parents, PositionError, Searchable, Symmetric, TableWalk, Tiered,
@@ -32,7 +38,7 @@ pub use game::{
 };
 pub use limits::{Budget, TooLarge};
 pub use progress::{NoProgress, Progress};
-pub use solution::{Solution, Source};
+pub use solution::{Keys, Solution, Source};
 
 pub use solve::alphabeta::AlphaBeta;
 pub use solve::byte_retro::{ByteTable, WinsAtOnce};
@@ -51,3 +57,4 @@ pub use solve::search::{CycleError, MemoSolver};
 pub use solve::sparse::SparseTable;
 pub use solve::table::Table;
 pub use value::{Cell, Nimber, Outcome, Remoteness, Value};
+pub use variant::Variant;

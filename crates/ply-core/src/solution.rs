@@ -4,7 +4,7 @@
 //! the answers are kept.
 
 use crate::census::Census;
-use crate::db::{DbError, Keys};
+use crate::db_error::DbError;
 use crate::game::{Indexed, Symmetric};
 use crate::solve::reach::IndexSet;
 use crate::solve::retro::RetroTable;
@@ -31,6 +31,16 @@ impl Source {
             Source::Database => "database",
         }
     }
+}
+
+/// What a solved form's keys are (and a database's).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Keys {
+    /// Every index of the game's dense index, in order: one cell each.
+    Index,
+    /// The canonical index of each symmetry class reachable from the start,
+    /// increasing: each block lists its keys beside its cells.
+    Canonical,
 }
 
 /// The strong solution of a game: a [`Cell`] per key, where a key is a

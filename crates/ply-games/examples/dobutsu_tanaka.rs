@@ -9,16 +9,13 @@
 //! (PARAMS as in `dobutsu:PARAMS`, e.g. `GC`; the full game by default):
 //! 38 s and 242 MB for the full game on two cores.
 
-use ply_core::NoProgress;
 use ply_core::solve::byte_retro::count_reached;
+use ply_core::{NoProgress, Variant};
 use ply_games::Dobutsu;
 
 fn main() {
-    let game = match std::env::args().nth(1) {
-        Some(params) => Dobutsu::from_params(&params),
-        None => Ok(Dobutsu::new()),
-    };
-    let game = game.unwrap_or_else(|e| {
+    let params = std::env::args().nth(1);
+    let game = Dobutsu::named(params.as_deref()).unwrap_or_else(|e| {
         eprintln!("dobutsu_tanaka: {e}");
         std::process::exit(2)
     });

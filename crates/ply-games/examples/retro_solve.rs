@@ -4,7 +4,7 @@
 //! with GAME one of lgame, yehr, euler:RxC, tictactoe:RxCxK.
 
 use ply_core::solve::retro;
-use ply_core::{Indexed, NoProgress};
+use ply_core::{Indexed, NoProgress, Variant};
 use ply_games::{Euler, LGame, TicTacToe, Yehr};
 use std::time::Instant;
 
@@ -22,20 +22,11 @@ fn main() {
             Yehr.index_len(),
         ),
         "euler" | "tictactoe" => {
+            let params = (!params.is_empty()).then_some(params);
             let result = if name == "euler" {
-                let game = if params.is_empty() {
-                    Ok(Euler::default())
-                } else {
-                    Euler::from_params(params)
-                };
-                game.map(|g| (retro::solve(&g, &NoProgress), g.index_len()))
+                Euler::named(params).map(|g| (retro::solve(&g, &NoProgress), g.index_len()))
             } else {
-                let game = if params.is_empty() {
-                    Ok(TicTacToe::default())
-                } else {
-                    TicTacToe::from_params(params)
-                };
-                game.map(|g| (retro::solve(&g, &NoProgress), g.index_len()))
+                TicTacToe::named(params).map(|g| (retro::solve(&g, &NoProgress), g.index_len()))
             };
             match result {
                 Ok(solved) => solved,

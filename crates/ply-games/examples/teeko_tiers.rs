@@ -11,7 +11,7 @@
 
 use ply_core::db::{Database, Expect};
 use ply_core::tier::{Options, Plan, Shards, build};
-use ply_core::{Cell, Game, NoProgress, Solution, Tiers};
+use ply_core::{Cell, Game, NoProgress, Solution, Tiers, Variant};
 use ply_games::Teeko;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -22,14 +22,11 @@ fn main() {
         eprintln!("usage: teeko_tiers PARAMS DIR [WHOLE_DB]   (PARAMS '-' for the standard game)");
         std::process::exit(2);
     }
-    let game = if args[0] == "-" {
-        Teeko::default()
-    } else {
-        Teeko::from_params(&args[0]).unwrap_or_else(|e| {
-            eprintln!("teeko_tiers: {e}");
-            std::process::exit(2)
-        })
-    };
+    let params = (args[0] != "-").then_some(args[0].as_str());
+    let game = Teeko::named(params).unwrap_or_else(|e| {
+        eprintln!("teeko_tiers: {e}");
+        std::process::exit(2)
+    });
     let dir = PathBuf::from(&args[1]);
     let fail = |what: &str, e: &dyn std::fmt::Display| -> ! {
         eprintln!("teeko_tiers: {what}: {e}");

@@ -145,20 +145,25 @@ pub fn parse_dimensions(
     parts
         .iter()
         .zip(names)
-        .map(|(part, name)| {
-            let mut shown: String = part.chars().take(20).collect();
-            if part.chars().count() > 20 {
-                shown.push_str("...");
-            }
-            if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(PositionError::parameters(format!(
-                    "{name} '{shown}' is not a number"
-                )));
-            }
-            part.parse::<u64>()
-                .map_err(|_| PositionError::parameters(format!("{name} {shown} is far too large")))
-        })
+        .map(|(part, name)| parse_number(part, name))
         .collect()
+}
+
+/// Reads one parameter that is a number of decimal digits (no sign, no
+/// spaces); `name` says what it is, for the error.
+pub fn parse_number(part: &str, name: &str) -> Result<u64, PositionError> {
+    let mut shown: String = part.chars().take(20).collect();
+    if part.chars().count() > 20 {
+        shown.push_str("...");
+    }
+    if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(PositionError::parameters(format!(
+            "{name} '{}' is not a number",
+            shown.escape_debug()
+        )));
+    }
+    part.parse::<u64>()
+        .map_err(|_| PositionError::parameters(format!("{name} {shown} is far too large")))
 }
 
 #[cfg(test)]

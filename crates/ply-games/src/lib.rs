@@ -14,6 +14,7 @@ pub mod quixo;
 pub mod teeko;
 pub mod tictactoe;
 pub mod treblecross;
+mod variants;
 pub mod yehr;
 pub mod yehr_theory;
 

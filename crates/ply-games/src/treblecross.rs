@@ -36,6 +36,7 @@
 //! of the sum by search over multisets of heaps, exact but exponential, so
 //! only for sums with few safe squares.
 
+use crate::board::parse_number;
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::limits::MAX_TREBLECROSS_ROW;
 use ply_core::{Decompose, Game, OctalCode, PositionError, Remoteness, Value};
@@ -201,12 +202,8 @@ impl Treblecross {
 
     /// Reads the parameter after `treblecross:`: the start row's length.
     pub fn from_params(params: &str) -> Result<Self, PositionError> {
-        let len = params.parse().map_err(|_| {
-            PositionError::parameters(format!(
-                "bad parameter '{params}': expected the start row's length, e.g. treblecross:12"
-            ))
-        })?;
-        Self::new(len)
+        let len = parse_number(params, "the start row's length (e.g. treblecross:12)")?;
+        Self::new(usize::try_from(len).unwrap_or(usize::MAX))
     }
 
     /// The intervals of safe squares, left to right, including empty ones

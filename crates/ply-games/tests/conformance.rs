@@ -4,7 +4,7 @@
 //! random play from the start.
 
 use ply_core::check::{Check, Summary, random_play};
-use ply_core::{Indexed, Symmetric, Tiered};
+use ply_core::{Indexed, Parents, Symmetric, Tiered, Variant};
 use ply_games::{Dobutsu, Euler, LGame, Quixo, TicTacToe, Treblecross, Yehr};
 
 /// Games of random play each check starts from.
@@ -30,6 +30,19 @@ fn acyclic<G: Indexed + Symmetric + Tiered>(game: &G, seed: u64) {
         .index()
         .symmetries()
         .tier_order();
+    passed(check.finish(), 5);
+}
+
+/// The whole check for a loopy game with an index, un-moves and
+/// symmetries.
+fn loopy<G: Indexed + Symmetric + Parents>(game: &G, seed: u64) {
+    let positions = random_play(game, GAMES, seed);
+    let check = Check::new(game, positions)
+        .text()
+        .board()
+        .index()
+        .parents()
+        .symmetries();
     passed(check.finish(), 5);
 }
 
@@ -61,32 +74,13 @@ fn lgame() {
 
 #[test]
 fn yehr() {
-    let game = Yehr;
-    let positions = random_play(&game, GAMES, 4);
-    let check = Check::new(&game, positions)
-        .text()
-        .board()
-        .index()
-        .parents()
-        .symmetries();
-    passed(check.finish(), 5);
+    loopy(&Yehr, 4);
 }
 
 #[test]
 fn dobutsu() {
     for params in [None, Some("GC"), Some("C")] {
-        let game = match params {
-            None => Dobutsu::default(),
-            Some(p) => Dobutsu::from_params(p).unwrap(),
-        };
-        let positions = random_play(&game, GAMES, 5);
-        let check = Check::new(&game, positions)
-            .text()
-            .board()
-            .index()
-            .parents()
-            .symmetries();
-        passed(check.finish(), 5);
+        loopy(&Dobutsu::named(params).unwrap(), 5);
     }
 }
 
@@ -112,10 +106,7 @@ fn quixo() {
 #[test]
 fn teeko() {
     for params in [None, Some("advanced"), Some("4x4")] {
-        let game = match params {
-            None => ply_games::Teeko::default(),
-            Some(p) => ply_games::Teeko::from_params(p).unwrap(),
-        };
+        let game = ply_games::Teeko::named(params).unwrap();
         let positions = random_play(&game, GAMES, 8);
         let check = Check::new(&game, positions)
             .text()

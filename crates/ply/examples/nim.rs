@@ -16,6 +16,7 @@
 use ply::{Entry, PlyError, Session};
 use ply_core::{
     Game, Indexed, PositionError, Remoteness, Searchable, Symmetric, TableWalk, Tiered, Value,
+    Variant,
 };
 use std::process::ExitCode;
 
@@ -28,8 +29,18 @@ struct Nim {
 const MAX_HEAP: u8 = 20;
 const MAX_HEAPS: usize = 6;
 
-impl Nim {
-    fn from_params(params: &str) -> Result<Self, PositionError> {
+/// Heaps of 3, 4 and 5 by default.
+impl Default for Nim {
+    fn default() -> Self {
+        Self {
+            start: vec![3, 4, 5],
+        }
+    }
+}
+
+/// `nim:A,B,...` starts from those heaps.
+impl Variant for Nim {
+    fn with_params(params: &str) -> Result<Self, PositionError> {
         let start = parse_heaps(params, &[MAX_HEAP; MAX_HEAPS])?;
         if start.is_empty() {
             return Err(PositionError::parameters("nim needs at least one heap"));
@@ -171,7 +182,7 @@ impl Searchable for Nim {
 }
 
 fn open(params: Option<&str>) -> Result<Box<dyn Session>, PlyError> {
-    ply::open_acyclic(Nim::from_params(params.unwrap_or("3,4,5"))?)
+    ply::open_acyclic(Nim::named(params)?)
 }
 
 fn main() -> ExitCode {
@@ -191,7 +202,7 @@ mod tests {
 
     #[test]
     fn nim_passes_the_conformance_check() {
-        let game = Nim::from_params("3,4,5").expect("a game");
+        let game = Nim::named(Some("3,4,5")).expect("a game");
         let positions = random_play(&game, 40, 1);
         let summary = Check::new(&game, positions)
             .text()

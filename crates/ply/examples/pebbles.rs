@@ -12,8 +12,8 @@
 //! ever, so some positions are draws; the game offers a dense index, and
 //! ply solves it whole by retrograde analysis.
 
-use ply::{Entry, PlyError};
-use ply_core::{FromMoves, Game, Indexed, PositionError, Retrograde, Unfolded, Value};
+use ply::Entry;
+use ply_core::{FromMoves, Game, Indexed, PositionError, Retrograde, Unfolded, Value, Variant};
 use std::process::ExitCode;
 
 /// The pebble game on piles of at most `max`.
@@ -114,10 +114,19 @@ impl Retrograde for Pebbles {
     type Parents = FromMoves;
 }
 
-/// The game from its parameters: piles of at most 12 by default.
-fn pebbles(params: Option<&str>) -> Result<Pebbles, PlyError> {
-    let max = params.map_or(Ok(12), |text| Pebbles::read_pile(text, MAX_PILE))?;
-    Ok(Pebbles { max })
+/// Piles of at most 12 by default.
+impl Default for Pebbles {
+    fn default() -> Self {
+        Self { max: 12 }
+    }
+}
+
+/// `pebbles:N` allows piles of up to N.
+impl Variant for Pebbles {
+    fn with_params(params: &str) -> Result<Self, PositionError> {
+        let max = Pebbles::read_pile(params, MAX_PILE)?;
+        Ok(Pebbles { max })
+    }
 }
 
 fn main() -> ExitCode {
@@ -125,8 +134,8 @@ fn main() -> ExitCode {
         name: "pebbles",
         summary: "Pebbles (an example outside ply's games): take 2 or 3, or put 2 back on an odd pile; loops give draws",
         variants: "pebbles (at most 12 pebbles), pebbles:N (at most N, up to 2^20)",
-        open: |params| ply::open_loopy(pebbles(params)?),
-        distributed: Some(|params| Ok(Box::new(ply::Whole(pebbles(params)?)))),
+        open: |params| ply::open_loopy(Pebbles::named(params)?),
+        distributed: Some(|params| Ok(Box::new(ply::Whole(Pebbles::named(params)?)))),
     }])
 }
 

@@ -26,6 +26,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("octal_code", octal_code),
     ("query", query),
     ("database", database),
+    ("database_shrinking", database_shrinking),
 ];
 
 /// Input for a contest problem: the first byte picks the problem, the rest
@@ -113,6 +114,81 @@ pub fn database(data: &[u8]) {
         let _ = db.for_each_cell(0..len.min(1 << 20), &mut |_, _| seen += 1);
     }
     let _ = std::fs::remove_file(&path);
+}
+
+/// A database file that shrinks while it is read: see [`shrinking_reads`].
+pub fn database_shrinking(data: &[u8]) {
+    let _ = shrinking_reads(data);
+}
+
+/// What the reads of a changed database gave: answers (each checked equal
+/// to the whole file's) and refusals.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ShrunkReads {
+    /// Reads answered after the change, each as the whole file answers.
+    pub right: usize,
+    /// Reads refused with an error after the change.
+    pub refused: usize,
+}
+
+/// Opens a database file, reads some keys, changes the file under the open
+/// reader, then reads again: the first two bytes (little-endian) say how
+/// much of the file is left, in 65,536ths, the third how many keys are read
+/// before it shrinks and, in its top bit, whether the file then grows back
+/// to its old length in zeros (a file rewritten in place); the rest is a
+/// `database` input. Panics if a read after the change answers other than
+/// the whole file does; `None` if the file does not open.
+pub fn shrinking_reads(data: &[u8]) -> Option<ShrunkReads> {
+    let (head, rest) = data.split_at_checked(3)?;
+    let (_, file) = database_file(rest)?;
+    let kept = (file.len() as u64 * u64::from(u16::from_le_bytes([head[0], head[1]]))) >> 16;
+    let (before, regrow) = (usize::from(head[2] & 0x7f), head[2] & 0x80 != 0);
+    let (path, whole) = (scratch_path(), scratch_path().with_extension("whole"));
+    let reads = (|| {
+        std::fs::write(&path, &file).ok()?;
+        std::fs::write(&whole, &file).ok()?;
+        let db = Database::open_piece(&path).ok()?;
+        let reference = Database::open_piece(&whole).ok()?;
+        let len = db.index_len();
+        let keys: Vec<u64> = (0..16u64)
+            .map(|i| len / 16 * i + i)
+            .filter(|&k| k < len)
+            .collect();
+        for &key in keys.iter().take(before) {
+            let _ = db.cell(key);
+        }
+        let changed = std::fs::OpenOptions::new().write(true).open(&path).ok()?;
+        changed.set_len(kept).ok()?;
+        if regrow {
+            changed.set_len(file.len() as u64).ok()?;
+        }
+        let mut reads = ShrunkReads::default();
+        for &key in &keys {
+            match db.cell(key) {
+                Ok(cell) => {
+                    let expected = reference.cell(key).ok();
+                    assert_eq!(Some(cell), expected, "key {key} after the file changed");
+                    reads.right += 1;
+                }
+                Err(_) => reads.refused += 1,
+            }
+        }
+        let span = 0..len.min(1 << 16);
+        let mut seen = Vec::new();
+        if db
+            .for_each_cell(span.clone(), &mut |key, cell| seen.push((key, cell)))
+            .is_ok()
+        {
+            let mut expected = Vec::new();
+            let _ = reference.for_each_cell(span, &mut |key, cell| expected.push((key, cell)));
+            assert_eq!(seen, expected, "every cell after the file changed");
+        }
+        let _ = db.verify();
+        Some(reads)
+    })();
+    let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_file(&whole);
+    reads
 }
 
 /// The database file a `database` input stands for, with its flag byte:

@@ -6,6 +6,7 @@ use crate::cli::dist::{Distributed, Whole};
 use crate::error::PlyError;
 use crate::session::Session;
 use crate::session::choice::{open_acyclic, open_loopy, open_sum, open_tiered, open_wins_at_once};
+use ply_core::Variant;
 use ply_games::{Dobutsu, Euler, LGame, Quixo, Teeko, TicTacToe, Treblecross, Yehr};
 use std::sync::OnceLock;
 
@@ -31,119 +32,75 @@ pub struct Entry {
     pub distributed: Option<DistOpener>,
 }
 
-/// Every built-in game (see [`entries`] for these and any added).
+/// Every built-in game (see [`entries`] for these and any added). Each
+/// reads the text after `NAME:` through its [`Variant`] impl.
 pub const GAMES: &[Entry] = &[
     Entry {
         name: "euler",
         summary: "Game of Euler (UVA 10536): cover squares with pins; covering the last one loses",
         variants: "euler (4x4, pins up to 3), euler:RxC, euler:RxCxL (longest pin L); up to 30 squares (a 2 GiB table)",
-        open: |params| open_acyclic(euler(params)?),
-        distributed: Some(|params| Ok(Box::new(Whole(euler(params)?)))),
+        open: |params| open_acyclic(Euler::named(params)?),
+        distributed: Some(whole::<Euler>),
     },
     Entry {
         name: "tictactoe",
         summary: "m,n,k tic-tac-toe (UVA 10111): k in a row wins, a full board ties",
         variants: "tictactoe (4x4, four in a row), tictactoe:RxCxK (e.g. 3x3x3, 5x5x4); at most 36 squares; boards too large to tabulate are searched one position at a time",
-        open: |params| open_acyclic(tictactoe(params)?),
-        distributed: Some(|params| Ok(Box::new(Whole(tictactoe(params)?)))),
+        open: |params| open_acyclic(TicTacToe::named(params)?),
+        distributed: Some(whole::<TicTacToe>),
     },
     Entry {
         name: "treblecross",
         summary: "Treblecross (UVA 10561): X's on a row; three in a row wins. Solved as a sum of 0.007 heaps",
         variants: "treblecross (start: 9 empty squares), treblecross:N (start: N); any row of 3 to 2^21 squares",
-        open: |params| {
-            let game = match params {
-                Some(p) => Treblecross::from_params(p)?,
-                None => Treblecross::default(),
-            };
-            open_sum(game)
-        },
+        open: |params| open_sum(Treblecross::named(params)?),
         distributed: None,
     },
     Entry {
         name: "lgame",
         summary: "de Bono's L Game (BOI 2002): move your L, then maybe a neutral piece; who cannot move loses",
         variants: "lgame (4x4 only); positions like .***/#*.x/###./x... with # to move, add /* for * to move",
-        open: |params| {
-            no_params("lgame", params)?;
-            open_loopy(LGame::new())
-        },
-        distributed: Some(|params| {
-            no_params("lgame", params)?;
-            Ok(Box::new(Whole(LGame::new())))
-        }),
+        open: |params| open_loopy(LGame::named(params)?),
+        distributed: Some(whole::<LGame>),
     },
     Entry {
         name: "yehr",
         summary: "Yehr Game (HDU 3649): four piece kinds on a 10x4 board; capture the acm or leave no move",
         variants: "yehr only; positions like R/4,5,5,5/7,6,6,6 (mover, Red's rows A-D, Black's rows A-D)",
-        open: |params| {
-            no_params("yehr", params)?;
-            open_loopy(Yehr)
-        },
-        distributed: Some(|params| {
-            no_params("yehr", params)?;
-            Ok(Box::new(Whole(Yehr)))
-        }),
+        open: |params| open_loopy(Yehr::named(params)?),
+        distributed: Some(whole::<Yehr>),
     },
     Entry {
         name: "dobutsu",
         summary: "Dobutsu Shogi (Kitao 2008, solved by Tanaka 2009): shogi on 3x4 with drops; catch the Lion or reach the far rank safely",
         variants: "dobutsu (positions like gle/.c./.C./ELG/-/S); dobutsu:GC, dobutsu:C, ... take pairs of pieces out (small games); the full game answers from a database built by `ply analyze dobutsu --save`",
-        open: |params| {
-            let game = match params {
-                Some(p) => Dobutsu::from_params(p)?,
-                None => Dobutsu::new(),
-            };
-            open_wins_at_once(game)
-        },
+        open: |params| open_wins_at_once(Dobutsu::named(params)?),
         distributed: None,
     },
     Entry {
         name: "quixo",
         summary: "Quixo (Chartier 1995, GamesmanOne's rules): push cubes back in from the edge; five of yours in a line wins, making the opponent's loses",
         variants: "quixo (5x5: answers from a database), quixo:4x4, quixo:3x3; positions like ..../..../..../..../X; solved tier by tier (ply analyze --save --memory BYTES)",
-        open: |params| {
-            let game = match params {
-                Some(p) => Quixo::from_params(p)?,
-                None => Quixo::default(),
-            };
-            open_tiered(game)
-        },
+        open: |params| open_tiered(Quixo::named(params)?),
         distributed: None,
     },
     Entry {
         name: "teeko",
         summary: "Teeko (Scarne 1937; GamesmanOne's rules): drop four pieces each on 5x5, then step them; four in a row or a 2x2 square wins",
         variants: "teeko (44 patterns), teeko:advanced (also the corners of the larger squares, 58), teeko:4x4 and teeko:4x4,advanced (a small board); positions like ...../...../..X../...../...../O; solved tier by tier (ply analyze --save --memory BYTES)",
-        open: |params| open_tiered(teeko(params)?),
-        distributed: Some(|params| Ok(Box::new(Whole(teeko(params)?)))),
+        open: |params| open_tiered(Teeko::named(params)?),
+        distributed: Some(whole::<Teeko>),
     },
 ];
 
-/// Euler from its parameters (the default board without).
-fn euler(params: Option<&str>) -> Result<Euler, PlyError> {
-    Ok(params.map_or_else(|| Ok(Euler::default()), Euler::from_params)?)
-}
-
-/// Tic-tac-toe from its parameters (the default board without).
-fn tictactoe(params: Option<&str>) -> Result<TicTacToe, PlyError> {
-    Ok(params.map_or_else(|| Ok(TicTacToe::default()), TicTacToe::from_params)?)
-}
-
-/// Teeko from its parameters (the standard game without).
-fn teeko(params: Option<&str>) -> Result<Teeko, PlyError> {
-    Ok(params.map_or_else(|| Ok(Teeko::default()), Teeko::from_params)?)
-}
-
-/// Refuses parameters for a game that has none.
-fn no_params(name: &str, params: Option<&str>) -> Result<(), PlyError> {
-    match params {
-        None => Ok(()),
-        Some(p) => Err(PlyError::argument(format!(
-            "{name} takes no parameters (got '{p}')"
-        ))),
-    }
+/// Opens a game with a dense index for distributed retrograde analysis,
+/// from the text after `:` in its name.
+fn whole<G>(params: Option<&str>) -> Result<Box<dyn Distributed>, PlyError>
+where
+    G: Variant,
+    Whole<G>: Distributed + 'static,
+{
+    Ok(Box::new(Whole(G::named(params)?)))
 }
 
 /// Games a program using ply as a library adds to the built-in ones (see
@@ -218,4 +175,34 @@ pub fn open_distributed(spec: &str) -> Result<Box<dyn Distributed>, PlyError> {
         )));
     };
     open(params).map_err(|e| in_game(spec, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every game refuses parameters it cannot read in the one form: an
+    /// argument error that names the game as asked, for the command and
+    /// for distributed workers alike.
+    #[test]
+    fn bad_parameters_are_one_argument_error_naming_the_game() {
+        for entry in GAMES {
+            let spec = format!("{}:%?", entry.name);
+            let prefix = format!("game '{spec}': ");
+            let errors = [
+                open(&spec).err().map(|e| e.to_string()),
+                open_distributed(&spec).err().map(|e| e.to_string()),
+            ];
+            for (which, error) in errors.into_iter().enumerate() {
+                match error {
+                    Some(message) => assert!(
+                        message.starts_with(&prefix) && message.contains("%?"),
+                        "{spec} ({which}): {message}"
+                    ),
+                    None => panic!("{spec} ({which}) was accepted"),
+                }
+            }
+            assert!(matches!(open(&spec), Err(PlyError::Argument(_))), "{spec}");
+        }
+    }
 }

@@ -352,9 +352,9 @@ enum Change {
     Rename,
 }
 
-#[test]
-fn a_database_changed_while_open_answers_right_or_refuses_never_faults() {
-    let dir = temp_dir("changed");
+/// euler:4x5 solved in memory and saved as a database into `dir`: the
+/// game, the session holding the solution, the file and its bytes.
+fn saved_euler(dir: &Path) -> (Euler, TableSession<Euler>, PathBuf, Vec<u8>) {
     let game = Euler::from_params("4x5").unwrap();
     let session = TableSession::new(game.clone()).unwrap();
     let truth = session.built(&NoProgress).unwrap();
@@ -367,6 +367,14 @@ fn a_database_changed_while_open_answers_right_or_refuses_never_faults() {
     };
     db::save(&path, &meta, truth, &NoProgress).unwrap();
     let good = std::fs::read(&path).unwrap();
+    (game, session, path, good)
+}
+
+#[test]
+fn a_database_changed_while_open_answers_right_or_refuses_never_faults() {
+    let dir = temp_dir("changed");
+    let (game, session, path, good) = saved_euler(&dir);
+    let truth = session.built(&NoProgress).unwrap();
     let lgame = RetroSession::new(LGame::new());
     let other_path = dir.join("lgame.plydb");
     let other_meta = Meta {
@@ -467,18 +475,8 @@ fn a_database_changed_while_open_answers_right_or_refuses_never_faults() {
 #[test]
 fn a_database_shrinking_and_growing_while_read_never_gives_a_wrong_answer() {
     let dir = temp_dir("shrinking");
-    let game = Euler::from_params("4x5").unwrap();
-    let session = TableSession::new(game.clone()).unwrap();
+    let (game, session, path, good) = saved_euler(&dir);
     let truth = session.built(&NoProgress).unwrap();
-    let path = dir.join(db::file_name(&game.name()));
-    let meta = Meta {
-        game: game.name(),
-        rules_version: game.rules_version(),
-        index_len: truth.index_len(),
-        range: 0..truth.index_len(),
-    };
-    db::save(&path, &meta, truth, &NoProgress).unwrap();
-    let good = std::fs::read(&path).unwrap();
     let expect = Expect {
         game: game.name(),
         rules_version: game.rules_version(),

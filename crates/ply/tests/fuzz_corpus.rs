@@ -72,3 +72,26 @@ fn a_block_claiming_more_bytes_than_its_cells_is_refused() {
     let error = error.to_string();
     assert!(error.contains("more than it can hold"), "{error}");
 }
+
+/// A database cut short, or cut and filled back with zeros, under an open
+/// reader that has read nothing yet: the reads that reach past what is
+/// left are refused, and whatever is answered is what the whole file says
+/// (`shrinking_reads` panics otherwise).
+#[test]
+fn a_database_changed_under_its_reader_answers_right_or_refuses() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/database");
+    for seed in ["euler-3x3", "lgame", "tictactoe-3x3x3"] {
+        let file = std::fs::read(dir.join(seed)).unwrap();
+        for (cut, flags) in [(0x4000u16, 0u8), (0x4000, 0x80), (0x0100, 0)] {
+            let mut input = cut.to_le_bytes().to_vec();
+            input.push(flags);
+            input.extend_from_slice(&file);
+            let reads = ply::fuzzing::shrinking_reads(&input)
+                .unwrap_or_else(|| panic!("{seed}: the seed did not open"));
+            assert!(
+                reads.refused > 0,
+                "{seed} cut to {cut}/65536 ({flags:#x}): {reads:?}"
+            );
+        }
+    }
+}

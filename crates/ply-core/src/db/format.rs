@@ -2,7 +2,8 @@
 //! blocks, a block index and a footer, all little-endian.
 
 use super::codec::{Dictionary, checksum};
-use super::error::{DbError, Problem};
+use crate::db_error::{DbError, Problem};
+use crate::solution::Keys;
 use crate::value::Cell;
 use std::path::Path;
 
@@ -22,16 +23,6 @@ pub const INDEX_ENTRY: usize = 32;
 pub const FOOTER: usize = 16;
 /// The only compression this version writes: zstd.
 pub const ZSTD: u8 = 1;
-
-/// What a database's keys are.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Keys {
-    /// Every index of the game's dense index, in order: one cell each.
-    Index,
-    /// The canonical index of each symmetry class reachable from the start,
-    /// increasing: each block lists its keys beside its cells.
-    Canonical,
-}
 
 /// Everything the header says.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -5,14 +5,14 @@
 //! corruption is an error, never an answer.
 
 pub mod codec;
-pub mod error;
 pub mod format;
 pub mod reader;
 pub mod temporary;
 pub mod writer;
 
-pub use error::{DbError, Problem};
-pub use format::{FORMAT_VERSION, Header, Keys};
+pub use crate::db_error::{DbError, Problem};
+pub use crate::solution::Keys;
+pub use format::{FORMAT_VERSION, Header};
 pub use reader::{Database, Expect};
 pub use temporary::Temporary;
 pub use writer::{Meta, write_canonical, write_indexed};

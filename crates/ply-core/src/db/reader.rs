@@ -14,9 +14,10 @@
 //! when it is next opened; [`Database::is_current`] says when that is due.
 
 use super::codec::{self, BlockError};
-use super::error::{DbError, Problem};
-use super::format::{BlockEntry, END_MAGIC, FOOTER, Header, INDEX_ENTRY, Keys};
+use super::format::{BlockEntry, END_MAGIC, FOOTER, Header, INDEX_ENTRY};
 use crate::census::Census;
+use crate::db_error::{DbError, Problem};
+use crate::solution::Keys;
 use crate::solution::{Solution, Source};
 use crate::value::Cell;
 use rayon::prelude::*;

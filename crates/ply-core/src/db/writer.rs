@@ -7,10 +7,11 @@
 //! removes the temporary files killed builds of it left.
 
 use super::codec::{self, Dictionary};
-use super::error::{DbError, Problem};
-use super::format::{BlockEntry, END_MAGIC, Header, INDEX_ENTRY, Keys};
+use super::format::{BlockEntry, END_MAGIC, Header, INDEX_ENTRY};
 use super::temporary;
+use crate::db_error::{DbError, Problem};
 use crate::progress::Progress;
+use crate::solution::Keys;
 use crate::value::Cell;
 use rayon::prelude::*;
 use std::fs::{self, File};

@@ -44,11 +44,12 @@
 //! the memory available before each allocation.
 
 use crate::census::Census;
-use crate::db::{DbError, Keys};
+use crate::db_error::DbError;
 use crate::error::SolveError;
 use crate::game::{Indexed, Parents};
 use crate::limits;
 use crate::progress::Progress;
+use crate::solution::Keys;
 use crate::solution::Solution;
 use crate::solve::reach::IndexSet;
 use crate::value::Cell;

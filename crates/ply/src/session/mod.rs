@@ -137,29 +137,7 @@ pub trait Session: Send + Sync {
         memory: Option<u64>,
         progress: &dyn Progress,
     ) -> Result<AnalyzeReport, PlyError> {
-        if memory.is_some() {
-            return Err(PlyError::argument(format!(
-                "--memory: {} is not solved tier by tier, so it takes no memory budget",
-                self.name()
-            )));
-        }
-        let mut report = self.analyze(progress)?;
-        if let Some(store) = save {
-            let (path, bytes) = self.save(store, progress)?.ok_or_else(|| {
-                PlyError::argument(format!(
-                    "{} keeps no table to save: it is answered by search or theory",
-                    self.name()
-                ))
-            })?;
-            report.extra.insert(
-                "saved".into(),
-                serde_json::json!(path.display().to_string()),
-            );
-            report
-                .extra
-                .insert("saved_bytes".into(), serde_json::json!(bytes));
-        }
-        Ok(report)
+        analyze_then_save(self, save, memory, progress)
     }
 
     /// As [`Session::analyze_saving`], but only the game's end tiers:
@@ -174,10 +152,7 @@ pub trait Session: Send + Sync {
         progress: &dyn Progress,
     ) -> Result<AnalyzeReport, PlyError> {
         let _ = (height, save, memory, progress);
-        Err(PlyError::argument(format!(
-            "--end-tiers: {} is not solved tier by tier, so it has no end tiers",
-            self.name()
-        )))
+        Err(no_end_tiers(&self.name()))
     }
 
     /// The strong solution read key by key (see [`Rows`]), solved or
@@ -258,6 +233,38 @@ pub trait Solver: Send + Sync {
         let _ = progress;
         Ok(None)
     }
+
+    /// As [`Session::analyze_saving`]; by default its default.
+    fn analyze_saving(
+        &self,
+        save: Option<&Store>,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<AnalyzeReport, PlyError>
+    where
+        Self: Sized,
+    {
+        analyze_then_save(self, save, memory, progress)
+    }
+
+    /// As [`Session::analyze_end_tiers`]; by default its refusal.
+    fn analyze_end_tiers(
+        &self,
+        height: u32,
+        save: Option<&Store>,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<AnalyzeReport, PlyError> {
+        let _ = (height, save, memory, progress);
+        Err(no_end_tiers(&self.game().name()))
+    }
+}
+
+/// The refusal of `--end-tiers` for a game not solved tier by tier.
+fn no_end_tiers(game: &str) -> PlyError {
+    PlyError::argument(format!(
+        "--end-tiers: {game} is not solved tier by tier, so it has no end tiers"
+    ))
 }
 
 impl<S: Solver> Session for S {
@@ -323,6 +330,59 @@ impl<S: Solver> Session for S {
     fn rows(&self, progress: &dyn Progress) -> Result<Option<Box<dyn Rows + '_>>, PlyError> {
         Solver::rows(self, progress)
     }
+
+    fn analyze_saving(
+        &self,
+        save: Option<&Store>,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<AnalyzeReport, PlyError> {
+        Solver::analyze_saving(self, save, memory, progress)
+    }
+
+    fn analyze_end_tiers(
+        &self,
+        height: u32,
+        save: Option<&Store>,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<AnalyzeReport, PlyError> {
+        Solver::analyze_end_tiers(self, height, save, memory, progress)
+    }
+}
+
+/// What `ply analyze` does by default (see [`Session::analyze_saving`]):
+/// [`Session::analyze`], then [`Session::save`] into `save`; refuses a
+/// memory budget, which only games solved tier by tier take.
+fn analyze_then_save<S: Session + ?Sized>(
+    session: &S,
+    save: Option<&Store>,
+    memory: Option<u64>,
+    progress: &dyn Progress,
+) -> Result<AnalyzeReport, PlyError> {
+    if memory.is_some() {
+        return Err(PlyError::argument(format!(
+            "--memory: {} is not solved tier by tier, so it takes no memory budget",
+            session.name()
+        )));
+    }
+    let mut report = session.analyze(progress)?;
+    if let Some(store) = save {
+        let (path, bytes) = session.save(store, progress)?.ok_or_else(|| {
+            PlyError::argument(format!(
+                "{} keeps no table to save: it is answered by search or theory",
+                session.name()
+            ))
+        })?;
+        report.extra.insert(
+            "saved".into(),
+            serde_json::json!(path.display().to_string()),
+        );
+        report
+            .extra
+            .insert("saved_bytes".into(), serde_json::json!(bytes));
+    }
+    Ok(report)
 }
 
 /// Builds the report for `position` given a way to find any position's outcome.

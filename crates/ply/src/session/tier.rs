@@ -5,14 +5,14 @@
 //! small enough is built into a private directory on first use when the
 //! store holds no complete database of it.
 
+use super::Solver;
 use super::once::Once;
 use super::store::{self, Store};
-use super::{Session, board_of, parse_or_start, solve_report};
 use crate::error::PlyError;
-use crate::report::{AnalyzeReport, SolveReport};
+use crate::report::AnalyzeReport;
 use ply_core::db::{Database, Expect};
 use ply_core::tier::{self, Options, Plan, Shards, TierError};
-use ply_core::{Board, Census, Outcome, Progress, Solution, Source, Tiers};
+use ply_core::{Census, NoProgress, Outcome, Progress, Solution, Source, Tiers};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -140,42 +140,6 @@ impl<G: Tiers + 'static> TierSession<G> {
             })
     }
 
-    fn outcome(
-        &self,
-        position: &G::Position,
-        progress: &dyn Progress,
-    ) -> Result<Outcome, PlyError> {
-        let missing = || {
-            PlyError::argument(format!(
-                "{} is not in any tier of {}",
-                self.game.format_position(position),
-                self.game.name()
-            ))
-        };
-        let key = self.plan.key(&self.game, position).ok_or_else(missing)?;
-        let db = match &self.held(progress)?.db {
-            Shelf::Whole(db) => db,
-            Shelf::Some(dbs, dir) => {
-                let tier = self.game.canonical_tier(self.game.tier_of(position));
-                let at = self.plan.position_of(tier).ok_or_else(missing)?;
-                dbs[at].as_ref().ok_or_else(|| {
-                    PlyError::argument(format!(
-                        "{} is in tier {} of {}, which the database in {} does not hold \
-                         (it holds {} of the game's {} tiers; `ply analyze {} --save` builds them all)",
-                        self.game.format_position(position),
-                        self.game.tier_name(tier),
-                        self.game.name(),
-                        dir.display(),
-                        dbs.iter().flatten().count(),
-                        dbs.len(),
-                        self.game.name()
-                    ))
-                })?
-            }
-        };
-        db.outcome(key)?.ok_or_else(missing)
-    }
-
     /// The shards of some tiers found in `dir`, each read alone; `None` if
     /// there is none. A shard of another game or build is an error.
     fn some_shards(&self, dir: &Path) -> Result<Option<Shelf>, PlyError> {
@@ -232,32 +196,51 @@ impl<G: Tiers + 'static> TierSession<G> {
     }
 }
 
-impl<G: Tiers + 'static> Session for TierSession<G> {
-    fn name(&self) -> String {
-        self.game.name()
+impl<G: Tiers + 'static> Solver for TierSession<G> {
+    type Game = G;
+
+    fn game(&self) -> &G {
+        &self.game
     }
 
-    fn start(&self) -> String {
-        self.game.format_position(&self.game.start())
+    fn outcome(&self, position: &G::Position) -> Result<Outcome, PlyError> {
+        self.outcome_within(position, &NoProgress)
     }
 
-    fn render(&self, position: &str) -> Result<String, PlyError> {
-        Ok(self
-            .game
-            .render(&parse_or_start(&self.game, Some(position))?))
-    }
-
-    fn board(&self, position: Option<&str>) -> Result<Board, PlyError> {
-        board_of(&self.game, position)
-    }
-
-    fn solve_within(
+    fn outcome_within(
         &self,
-        position: Option<&str>,
+        position: &G::Position,
         progress: &dyn Progress,
-    ) -> Result<SolveReport, PlyError> {
-        let position = parse_or_start(&self.game, position)?;
-        solve_report(&self.game, &position, |p| self.outcome(p, progress))
+    ) -> Result<Outcome, PlyError> {
+        let missing = || {
+            PlyError::argument(format!(
+                "{} is not in any tier of {}",
+                self.game.format_position(position),
+                self.game.name()
+            ))
+        };
+        let key = self.plan.key(&self.game, position).ok_or_else(missing)?;
+        let db = match &self.held(progress)?.db {
+            Shelf::Whole(db) => db,
+            Shelf::Some(dbs, dir) => {
+                let tier = self.game.canonical_tier(self.game.tier_of(position));
+                let at = self.plan.position_of(tier).ok_or_else(missing)?;
+                dbs[at].as_ref().ok_or_else(|| {
+                    PlyError::argument(format!(
+                        "{} is in tier {} of {}, which the database in {} does not hold \
+                         (it holds {} of the game's {} tiers; `ply analyze {} --save` builds them all)",
+                        self.game.format_position(position),
+                        self.game.tier_name(tier),
+                        self.game.name(),
+                        dir.display(),
+                        dbs.iter().flatten().count(),
+                        dbs.len(),
+                        self.game.name()
+                    ))
+                })?
+            }
+        };
+        db.outcome(key)?.ok_or_else(missing)
     }
 
     fn memory_bound(&self) -> u64 {

@@ -1,5 +1,7 @@
-//! What can be wrong with a database file. Every problem names the file;
-//! none of them ever yields an answer.
+//! What can be wrong with a solved form read through [`crate::Solution`],
+//! most often a database file. Every problem names the file; none of them
+//! ever yields an answer. Built with or without the `db` feature, since
+//! in-memory solutions share the interface.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
