@@ -212,6 +212,10 @@ struct Layer {
     lost: u16,
     won: u16,
     tied: u16,
+    /// A win, a loss and a tie at this layer's remoteness, packed.
+    win: u16,
+    lose: u16,
+    tie: u16,
 }
 
 impl Layer {
@@ -219,6 +223,11 @@ impl Layer {
         const NEVER: u16 = NOT_A_POSITION;
         let before =
             |outcome: fn(Remoteness) -> Outcome| Cell::pack(outcome(remoteness - 1)).bits();
+        let (win, lose, tie) = (
+            Cell::pack(Outcome::win(remoteness)).bits(),
+            Cell::pack(Outcome::lose(remoteness)).bits(),
+            Cell::pack(Outcome::tie(remoteness)).bits(),
+        );
         match phase {
             Phase::WinLose => Layer {
                 remoteness,
@@ -228,6 +237,9 @@ impl Layer {
                 lost: before(Outcome::lose),
                 won: before(Outcome::win),
                 tied: NEVER,
+                win,
+                lose,
+                tie,
             },
             Phase::Tie => Layer {
                 remoteness,
@@ -237,6 +249,9 @@ impl Layer {
                 lost: NEVER,
                 won: NEVER,
                 tied: before(Outcome::tie),
+                win,
+                lose,
+                tie,
             },
         }
     }
@@ -432,10 +447,10 @@ impl<G: Tiers> Work<'_, G> {
         self.cells[slot].store(Cell::pack(outcome).bits(), Relaxed);
     }
 
-    /// Decides the position in `slot` as `outcome` unless it is decided
-    /// (or no position); true if this call decided it.
-    fn decide(&self, slot: usize, outcome: Outcome) -> bool {
-        let bits = Cell::pack(outcome).bits();
+    /// Decides the position in `slot` as the packed outcome `bits` unless
+    /// it is decided (or no position); true if this call decided it.
+    #[inline]
+    fn decide(&self, slot: usize, bits: u16) -> bool {
         let mut current = self.cells[slot].load(Relaxed);
         loop {
             if decided(current) || current == NOT_A_POSITION {
@@ -449,14 +464,15 @@ impl<G: Tiers> Work<'_, G> {
     }
 
     /// Takes one off the counter of the undecided position in `slot` (one
-    /// more child is a win); a loss at `remoteness` if none is left. True if
-    /// this call decided it.
-    fn count_down(&self, slot: usize, remoteness: Remoteness) -> bool {
+    /// more child is a win); the loss `lose` (packed) if none is left. True
+    /// if this call decided it.
+    #[inline]
+    fn count_down(&self, slot: usize, lose: u16) -> bool {
         if decided(self.cells[slot].load(Relaxed)) {
             return false;
         }
         let before = self.counters[slot].fetch_sub(1, Relaxed);
-        before == 1 && self.decide(slot, Outcome::lose(remoteness))
+        before == 1 && self.decide(slot, lose)
     }
 
     /// One layer: decides every position whose value has remoteness
@@ -494,13 +510,13 @@ impl<G: Tiers> Work<'_, G> {
         let bits = self.cells[slot].load(Relaxed);
         if bits == layer.seed {
             return u64::from(match layer.phase {
-                Phase::WinLose => self.decide(slot, Outcome::win(layer.remoteness)),
-                Phase::Tie => self.decide(slot, Outcome::tie(layer.remoteness)),
+                Phase::WinLose => self.decide(slot, layer.win),
+                Phase::Tie => self.decide(slot, layer.tie),
             });
         }
         let mut count = 0;
         if bits == layer.event {
-            count += u64::from(self.count_down(slot, layer.remoteness));
+            count += u64::from(self.count_down(slot, layer.lose));
             if G::IN_TIER_PARENTS {
                 return count;
             }
@@ -538,9 +554,9 @@ impl<G: Tiers> Work<'_, G> {
                 continue;
             };
             count += u64::from(match spread {
-                Value::Lose => self.decide(p, Outcome::win(layer.remoteness)),
-                Value::Win => self.count_down(p, layer.remoteness),
-                _ => self.decide(p, Outcome::tie(layer.remoteness)),
+                Value::Lose => self.decide(p, layer.win),
+                Value::Win => self.count_down(p, layer.lose),
+                _ => self.decide(p, layer.tie),
             });
         }
         count
@@ -579,18 +595,18 @@ impl<G: Tiers> Work<'_, G> {
             }
             match (phase, outcome.value) {
                 (Phase::WinLose, Value::Lose) => {
-                    return u64::from(self.decide(slot, Outcome::win(remoteness)));
+                    return u64::from(self.decide(slot, layer.win));
                 }
                 (Phase::WinLose, Value::Win) => wins += 1,
                 (Phase::Tie, Value::Tie) => {
-                    return u64::from(self.decide(slot, Outcome::tie(remoteness)));
+                    return u64::from(self.decide(slot, layer.tie));
                 }
                 _ => {}
             }
         }
         let mut decided_now = 0;
         for _ in 0..wins {
-            decided_now += u64::from(self.count_down(slot, remoteness));
+            decided_now += u64::from(self.count_down(slot, layer.lose));
         }
         decided_now
     }

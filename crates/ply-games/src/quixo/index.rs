@@ -21,14 +21,30 @@ impl Quixo {
         binomial(self.squares(), k) * binomial(k, u32::from(x))
     }
 
-    /// The index of `position` in tier `(x, o)` (its own counts).
+    /// The index of `position` in tier `(x, o)` (its own counts). Boards
+    /// with at most one blank cube (the end tiers) take a shortcut: the
+    /// cubes of a full board have rank 0 and the X cubes among them are
+    /// the X mask itself; with one blank on square `b`, the cubes have
+    /// colex rank `n² - 1 - b` and the X cubes above `b` shift down one.
     #[inline(always)]
     fn rank_in(&self, (x, o): Tier, position: &Cubes) -> u64 {
         let cubes = position.x | position.o;
+        let squares = self.squares();
         let k = u32::from(x) + u32::from(o);
         let colex = self.colex;
-        let board = colex.rank(cubes) * binomial(k, u32::from(x))
-            + colex.rank(colex.compress(position.x, cubes));
+        let (cubes_rank, among) = if k == squares {
+            (0, position.x)
+        } else if k + 1 == squares {
+            let blank = (!cubes).trailing_zeros();
+            let below = (1u32 << blank) - 1;
+            (
+                u64::from(squares - 1 - blank),
+                (position.x & below) | (position.x >> 1 & !below),
+            )
+        } else {
+            (colex.rank(cubes), colex.compress(position.x, cubes))
+        };
+        let board = cubes_rank * binomial(k, u32::from(x)) + colex.rank(among);
         board * 2 + u64::from(position.o_to_move)
     }
 
