@@ -65,6 +65,12 @@ impl HeapValues {
         }
     }
 
+    /// The most bytes the values may take: the largest table, and the
+    /// one it replaces while it grows.
+    pub fn bytes_bound(&self) -> u64 {
+        2 * (self.most as u64 + 1) * std::mem::size_of::<u16>() as u64
+    }
+
     /// The game.
     pub fn code(&self) -> &OctalCode {
         &self.code
@@ -130,6 +136,17 @@ impl HeapValues {
 /// exponential in them.
 pub const SEARCH_LIMIT: usize = 40;
 
+/// The most bytes a [`SumSearch`]'s memo takes, about: past it the memo
+/// starts again empty, so a long-lived session stays within its
+/// memory bound however many queries it answers.
+pub const SEARCH_MEMO_BYTES: usize = 16 << 20;
+
+/// About the bytes one memo entry of `len` heaps takes: the boxed heaps, the
+/// map's slot and control byte, and the allocator's header.
+fn memo_entry_bytes(len: usize) -> usize {
+    len * std::mem::size_of::<usize>() + 48
+}
+
 /// Exact remoteness of sums of heaps of one octal game under normal play
 /// (who cannot move loses, in 0), by memoised search over multisets of
 /// heaps: remoteness does not follow from nimbers. Keep one per game; it
@@ -140,11 +157,22 @@ pub struct SumSearch {
     /// The smallest heap with a move.
     smallest_live: usize,
     memo: HashMap<Box<[usize]>, (bool, Remoteness)>,
+    /// About the bytes of `memo` (see [`SEARCH_MEMO_BYTES`]).
+    memo_bytes: usize,
+    /// The most bytes `memo` takes before it starts again empty.
+    memo_limit: usize,
 }
 
 impl SumSearch {
-    /// A search over sums of `code`'s heaps.
+    /// A search over sums of `code`'s heaps, its memo within
+    /// [`SEARCH_MEMO_BYTES`].
     pub fn new(code: OctalCode) -> Self {
+        Self::with_memo_limit(code, SEARCH_MEMO_BYTES)
+    }
+
+    /// A search over sums of `code`'s heaps whose memo starts again empty
+    /// past about `memo_limit` bytes.
+    pub fn with_memo_limit(code: OctalCode, memo_limit: usize) -> Self {
         let smallest_live = (1..=code.max_take() + 2)
             .find(|&n| code.has_move(n))
             .unwrap_or(usize::MAX);
@@ -152,6 +180,8 @@ impl SumSearch {
             code,
             smallest_live,
             memo: HashMap::new(),
+            memo_bytes: 0,
+            memo_limit,
         }
     }
 
@@ -217,6 +247,13 @@ impl SumSearch {
             Some(r) => (true, r),
             None => (false, longest_loss),
         };
+        let bytes = memo_entry_bytes(heaps.len());
+        if self.memo_bytes + bytes > self.memo_limit {
+            // Forgetting only costs time: every outcome is computed again.
+            self.memo = HashMap::new();
+            self.memo_bytes = 0;
+        }
+        self.memo_bytes += bytes;
         self.memo.insert(heaps.into(), outcome);
         outcome
     }
@@ -226,6 +263,21 @@ impl SumSearch {
 mod tests {
     use super::*;
     use crate::progress::NoProgress;
+
+    #[test]
+    fn a_search_whose_memo_starts_again_answers_the_same() {
+        let code = OctalCode::parse("0.007").unwrap();
+        let mut kept = SumSearch::new(code.clone());
+        let mut forgetful = SumSearch::with_memo_limit(code, 300);
+        for a in 0..14 {
+            for b in 0..=a {
+                let heaps = [a, b, 5];
+                assert_eq!(kept.solve(&heaps), forgetful.solve(&heaps), "{heaps:?}");
+                assert!(forgetful.memo_bytes <= 300, "{}", forgetful.memo_bytes);
+            }
+        }
+        assert!(kept.memo_bytes > 300, "the memo grew past the small limit");
+    }
 
     #[test]
     fn the_shipped_values_are_those_of_0_007() {

@@ -5,6 +5,12 @@ use clap::Args;
 use ply_core::limits::{MAX_TABLE_BYTES, human_bytes};
 use std::time::Duration;
 
+/// What the server's resident memory may take beyond `--session-mib`, in
+/// MiB, as `ply serve --help` states: the answer cache
+/// ([`super::DEFAULT_CACHE_BYTES`]), the program, its threads and the
+/// allocator's slack.
+pub const OVERHEAD_MIB: u64 = 160;
+
 /// The server's limits.
 #[derive(Args, Debug, Clone)]
 pub struct Limits {
@@ -23,9 +29,11 @@ pub struct Limits {
     /// 503 with Retry-After and the search stops.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     pub solve_seconds: f64,
-    /// Memory for open games and their tables, in MiB: the least recently
-    /// used games are closed to make room; a game that alone needs more is
-    /// refused with 503.
+    /// Memory for open games, in MiB: their tables, search caches and
+    /// database caches. The least recently used games are closed to make
+    /// room; a game that alone needs more is refused with 503. The
+    /// server's resident memory stays under this plus 160 MiB (the answer
+    /// cache's 64 MiB, the program, its threads and the allocator's slack).
     #[arg(long, value_name = "MIB", default_value_t = 1024)]
     pub session_mib: u64,
     /// Solves run at once (0: twice the cores, at least 4); more wait.

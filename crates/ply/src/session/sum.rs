@@ -276,6 +276,11 @@ impl<G: Decompose> SumSession<G> {
 }
 
 impl<G: Decompose + 'static> Session for SumSession<G> {
+    /// The heap values and the remoteness search's memo, at their largest.
+    fn memory_bound(&self) -> u64 {
+        self.heaps.bytes_bound() + ply_core::solve::heaps::SEARCH_MEMO_BYTES as u64
+    }
+
     fn name(&self) -> String {
         self.game.name()
     }

@@ -243,8 +243,13 @@ impl<G: Tiers + 'static> Solver for TierSession<G> {
         db.outcome(key)?.ok_or_else(missing)
     }
 
+    /// The larger of what building the largest tier takes and what the
+    /// database answering queries keeps decoded (every block, at a byte a
+    /// cell or less, when they fit its cache).
     fn memory_bound(&self) -> u64 {
-        self.plan.largest().map_or(0, |(_, bytes)| bytes)
+        let build = self.plan.largest().map_or(0, |(_, bytes)| bytes);
+        let decoded = self.plan.positions().min(ply_core::db::reader::CACHE_LIMIT);
+        build.max(decoded)
     }
 
     fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
