@@ -88,26 +88,50 @@ fn colex_table() -> &'static [[[u32; MOST + 1]; 256]; 3] {
 fn colex(set: u32) -> u64 {
     let table = colex_table();
     let [a, b, c, _] = set.to_le_bytes().map(usize::from);
-    let below1 = (a.count_ones() as usize).min(MOST);
-    let below2 = (below1 + b.count_ones() as usize).min(MOST);
+    let below1 = usize::from(POP8[a]).min(MOST);
+    let below2 = (below1 + usize::from(POP8[b])).min(MOST);
     u64::from(table[0][a][0] + table[1][b][below1] + table[2][c][below2])
 }
 
-/// The set of `k` points of colex rank `rank`.
-fn uncolex(mut rank: u64, k: usize) -> u32 {
-    let mut set = 0;
-    let mut top = POINTS;
-    for i in (1..=k).rev() {
-        // The largest point p with C(p, i) <= rank.
-        let mut p = i - 1;
-        while p + 1 < top && binomial(p + 1, i) <= rank {
-            p += 1;
+/// The sets of `k` points, `k` up to [`MOST`], in colex order: the first
+/// C(n, k) of them are the sets among the points below `n`, so the set of
+/// colex rank `r` among any `n` points is `sets(k)[r]` (built once).
+fn sets(k: usize) -> &'static [u32] {
+    static SETS: [OnceLock<Vec<u32>>; MOST + 1] = [const { OnceLock::new() }; MOST + 1];
+    SETS[k].get_or_init(|| {
+        if k == 0 {
+            return vec![0];
         }
-        rank -= binomial(p, i);
-        set |= 1 << p;
-        top = p;
+        // Sets of one size in increasing order as numbers are in colex order.
+        let mut all = Vec::with_capacity(binomial(POINTS, k) as usize);
+        let mut set: u32 = (1 << k) - 1;
+        while set < 1 << POINTS {
+            all.push(set);
+            let low = set & set.wrapping_neg();
+            let carried = set + low;
+            set = carried | (((set ^ carried) >> 2) / low);
+        }
+        all
+    })
+}
+
+/// `POP8[b]`: the bits set in byte `b` (the build targets plain x86-64,
+/// where `count_ones` has no instruction).
+const POP8: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u32).count_ones() as u8;
+        b += 1;
     }
-    set
+    table
+};
+
+/// The points in `set`, by table.
+#[inline]
+pub(super) fn pop(set: u32) -> u32 {
+    let [a, b, c, d] = set.to_le_bytes().map(|x| u32::from(POP8[usize::from(x)]));
+    a + b + c + d
 }
 
 /// `set` with the points of `taken` squeezed out: bit `i` of the result is
@@ -260,7 +284,7 @@ fn half_len(m: u8, o: u8) -> u64 {
 /// `other` points.
 #[inline]
 fn rank_half(mover: u32, other: u32) -> u64 {
-    let (m, o) = (mover.count_ones() as usize, other.count_ones() as usize);
+    let (m, o) = (pop(mover) as usize, pop(other) as usize);
     let classes = Classes::get(m);
     let images = Images::get();
     let r = colex(mover) as usize;
@@ -290,7 +314,7 @@ fn unrank_half(m: u8, o: u8, index: u64) -> Option<(u32, u32)> {
     let class = usize::try_from(index / per).ok()?;
     let least = *classes.least.get(class)?;
     let rank = index % per;
-    let other = spread(uncolex(rank, o), least);
+    let other = spread(*sets(o).get(usize::try_from(rank).ok()?)?, least);
     let fixing = classes.fixing[class];
     if fixing != 1 {
         let images = Images::get();
@@ -397,7 +421,7 @@ impl Tiers for Morris {
     #[inline]
     fn tier_of(&self, position: &Stones) -> Sector {
         let (mover, other, mh, oh) = position.sides();
-        Morris::sector(mover.count_ones() as u8, other.count_ones() as u8, mh, oh)
+        Morris::sector(pop(mover) as u8, pop(other) as u8, mh, oh)
     }
 
     fn tier_size(&self, tier: Sector) -> u64 {
@@ -414,7 +438,7 @@ impl Tiers for Morris {
         let (mover, other, _, _) = position.sides();
         match tier {
             Sector::Lost => 0,
-            Sector::Moving { hi, lo } if mover.count_ones() as u8 != hi => {
+            Sector::Moving { hi, lo } if pop(mover) as u8 != hi => {
                 half_len(hi, lo) + rank_half(mover, other)
             }
             _ => rank_half(mover, other),

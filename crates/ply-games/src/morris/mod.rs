@@ -340,7 +340,7 @@ impl Morris {
             return Some("two stones on one point".into());
         }
         for (name, set, hand) in [("White", p.white, p.hand[0]), ("Black", p.black, p.hand[1])] {
-            let on = set.count_ones() as u8;
+            let on = index::pop(set) as u8;
             if hand > n || on + hand > n {
                 return Some(format!(
                     "{name} has {on} stones on the board and {hand} in hand; each has {n} in all"
@@ -357,7 +357,7 @@ impl Morris {
             ));
         }
         let (_, other, _, other_hand) = p.sides();
-        if other.count_ones() + u32::from(other_hand) < 3 {
+        if index::pop(other) + u32::from(other_hand) < 3 {
             return Some(
                 "the player who just moved has fewer than 3 stones: play ended before".into(),
             );
@@ -391,7 +391,7 @@ impl Game for Morris {
     #[inline]
     fn primitive(&self, position: &Stones) -> Option<Value> {
         let (mover, _, hand, _) = position.sides();
-        (mover.count_ones() + u32::from(hand) < 3).then_some(Value::Lose)
+        (index::pop(mover) + u32::from(hand) < 3).then_some(Value::Lose)
     }
 
     fn for_each_move(&self, position: &Stones, visit: impl FnMut(Step, Stones)) {

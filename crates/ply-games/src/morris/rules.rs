@@ -41,7 +41,7 @@ impl Morris {
             for to in points(empty) {
                 land(NONE, to, mover | 1 << to, mover_hand - 1);
             }
-        } else if mover.count_ones() == 3 {
+        } else if super::index::pop(mover) == 3 {
             for from in points(mover) {
                 for to in points(empty) {
                     land(from, to, mover & !(1 << from) | 1 << to, 0);

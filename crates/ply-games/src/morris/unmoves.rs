@@ -17,7 +17,7 @@ impl Morris {
         let parent_black = !position.black_to_move;
         let empty = ALL & !(waiting | last);
         let geometry = self.geometry();
-        let jumps = last.count_ones() == 3;
+        let jumps = super::index::pop(last) == 3;
         let mut emit = |before: u32, to: u8, from: u8, hand: u8| {
             let closed = geometry.mill_through(last, to);
             let mut offer = |restored: u32| {
