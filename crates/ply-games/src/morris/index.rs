@@ -280,28 +280,56 @@ fn half_len(m: u8, o: u8) -> u64 {
     Classes::get(m).least.len() as u64 * binomial(POINTS - m, usize::from(o))
 }
 
+/// What ranking a sector half's positions with one mover point set needs:
+/// the set's class, its class's least set, a symmetry taking it there,
+/// and the symmetries fixing the least set.
+#[derive(Copy, Clone)]
+struct Mover {
+    /// The first index of the class: class * C(24 - m, o).
+    base: u64,
+    least: u32,
+    to_least: usize,
+    fixing: u16,
+}
+
+impl Mover {
+    /// The ranking context of the mover's points `mover` against `o` stones.
+    #[inline]
+    fn new(mover: u32, o: usize) -> Mover {
+        let m = pop(mover) as usize;
+        let classes = Classes::get(m);
+        let r = colex(mover) as usize;
+        let class = classes.class_of[r] as usize;
+        Mover {
+            base: class as u64 * binomial(POINTS - m, o),
+            least: classes.least[class],
+            to_least: usize::from(classes.to_least[r]),
+            fixing: classes.fixing[class],
+        }
+    }
+
+    /// The rank inside the half of the other player's points `other`.
+    #[inline]
+    fn rank(&self, other: u32) -> u64 {
+        let images = Images::get();
+        let image = images.image(self.to_least, other);
+        let mut best = colex(squeeze(image, self.least));
+        if self.fixing != 1 {
+            for t in 1..16 {
+                if self.fixing >> t & 1 == 1 {
+                    best = best.min(colex(squeeze(images.image(t, image), self.least)));
+                }
+            }
+        }
+        self.base + best
+    }
+}
+
 /// The rank inside a sector half of the mover's `mover` and the other's
 /// `other` points.
 #[inline]
 fn rank_half(mover: u32, other: u32) -> u64 {
-    let (m, o) = (pop(mover) as usize, pop(other) as usize);
-    let classes = Classes::get(m);
-    let images = Images::get();
-    let r = colex(mover) as usize;
-    let class = classes.class_of[r] as usize;
-    let least = classes.least[class];
-    let s = usize::from(classes.to_least[r]);
-    let image = images.image(s, other);
-    let mut best = colex(squeeze(image, least));
-    let fixing = classes.fixing[class];
-    if fixing != 1 {
-        for t in 1..16 {
-            if fixing >> t & 1 == 1 {
-                best = best.min(colex(squeeze(images.image(t, image), least)));
-            }
-        }
-    }
-    class as u64 * binomial(POINTS - m, o) + best
+    Mover::new(mover, pop(other) as usize).rank(other)
 }
 
 /// The mover's and other's points of index `index` in the half with `m`
@@ -498,6 +526,33 @@ impl Tiers for Morris {
         children.dedup();
         children.retain(|&c| c != tier);
         children
+    }
+
+    /// A move that removes nothing leaves the next mover's points as they
+    /// were (the other player's now): their class is looked up once for
+    /// all such moves.
+    #[inline]
+    fn for_each_child(&self, position: &Stones, mut visit: impl FnMut(Sector, u64)) {
+        let (mover, other, mh, oh) = position.sides();
+        let (m, o) = (pop(mover) as u8, pop(other) as u8);
+        let m_after = m + u8::from(mh > 0);
+        let quiet = Morris::sector(o, m_after, oh, mh.saturating_sub(1));
+        let context = Mover::new(other, usize::from(m_after));
+        let offset = match quiet {
+            Sector::Moving { hi, lo } if o != hi => half_len(hi, lo),
+            _ => 0,
+        };
+        self.for_each_step(position, |step, child| {
+            if quiet == Sector::Lost {
+                visit(quiet, 0);
+            } else if step.remove == super::NONE {
+                let (_, moved, _, _) = child.sides();
+                visit(quiet, offset + context.rank(moved));
+            } else {
+                let tier = self.tier_of(&child);
+                visit(tier, self.tier_rank(tier, &child));
+            }
+        });
     }
 
     fn for_each_parent_in_tier(&self, position: &Stones, visit: impl FnMut(Stones)) {
