@@ -118,3 +118,19 @@ fn teeko() {
         passed(check.finish(), 6);
     }
 }
+
+#[test]
+fn morris() {
+    for stones in [3, 5, 9] {
+        let game = ply_games::Morris::new(stones);
+        let positions = random_play(&game, GAMES, 9);
+        let check = Check::new(&game, positions)
+            .text()
+            .board()
+            .index()
+            .parents()
+            .symmetries()
+            .tiers();
+        passed(check.finish(), 6);
+    }
+}

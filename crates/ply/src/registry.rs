@@ -7,7 +7,7 @@ use crate::error::PlyError;
 use crate::session::Session;
 use crate::session::choice::{open_acyclic, open_loopy, open_sum, open_tiered, open_wins_at_once};
 use ply_core::Variant;
-use ply_games::{Dobutsu, Euler, LGame, Quixo, Teeko, TicTacToe, Treblecross, Yehr};
+use ply_games::{Dobutsu, Euler, LGame, Morris, Quixo, Teeko, TicTacToe, Treblecross, Yehr};
 use std::sync::OnceLock;
 
 /// Opens a game from the text after `:` in its name (`None` for the default).
@@ -90,6 +90,13 @@ pub const GAMES: &[Entry] = &[
         variants: "teeko (44 patterns), teeko:advanced (also the corners of the larger squares, 58), teeko:4x4 and teeko:4x4,advanced (a small board); positions like ...../...../..X../...../...../O; solved tier by tier (ply analyze --save --memory BYTES)",
         open: |params| open_tiered(Teeko::named(params)?),
         distributed: Some(whole::<Teeko>),
+    },
+    Entry {
+        name: "morris",
+        summary: "Nine Men's Morris (Gasser's rules, solved 1996: a draw): place nine stones, then slide (jump with three); a mill removes a stone; under three stones or no move loses",
+        variants: "morris (nine stones a side), morris:N (N stones a side, 3 to 9); positions like .../.../.../....../.../.../.../9,9/W; solved sector by sector (ply analyze --save --memory BYTES)",
+        open: |params| open_tiered(Morris::named(params)?),
+        distributed: None,
     },
 ];
 
