@@ -251,6 +251,24 @@ pub trait Symmetric: Game {
         self.rank(&self.canonical(position))
     }
 
+    /// How many positions the class of `position` holds, `index` being its
+    /// [`Symmetric::canonical_index`] and `position` the position with that
+    /// index: what a solver that keeps one position per class weighs it by
+    /// when it counts positions. By default from the orbit-stabiliser
+    /// theorem: the images [`Symmetric::for_each_symmetric`] visits (one per
+    /// symmetry) over those with the position's own index.
+    fn class_size(&self, index: u64, position: &Self::Position) -> u64
+    where
+        Self: Indexed,
+    {
+        let (mut images, mut fixed) = (0u64, 0u64);
+        self.for_each_symmetric(position, |image| {
+            images += 1;
+            fixed += u64::from(self.rank(&image) == index);
+        });
+        images / fixed.max(1)
+    }
+
     /// Calls `visit` with every legal move, the position it leads to, and
     /// the index of that position's canonical form. Solvers over canonical
     /// positions call this in their inner loop, so games may compute the

@@ -1,8 +1,8 @@
 //! Dobutsu Shogi: the one-byte retrograde solver on reduced variants
 //! against a plain independent solve (every position reached from the
-//! start by full expansion, values found round by round from the children
-//! alone, no counters and no un-moves), and each value following from the
-//! children's.
+//! start by legal play, full expansion, values found round by round from
+//! the children alone, no counters and no un-moves), and each value
+//! following from the children's, after declined catches and tries too.
 
 use ply_core::solve::byte_retro::{self, ByteTable, WinsAtOnce};
 use ply_core::{Game, Indexed, NoProgress, Outcome, Value};
@@ -95,9 +95,18 @@ fn plain_solve(game: &Dobutsu) -> HashMap<DobutsuPosition, Outcome> {
         .collect()
 }
 
-/// The positions reached when play stops where the mover wins at once.
-fn reached_with_shortcut(game: &Dobutsu) -> std::collections::HashSet<DobutsuPosition> {
-    reached_stopping_at(game, |p| game.wins_at_once(p))
+/// The positions reached by legal play (it stops only where it is over),
+/// those whose mover's Lion has been caught left out: they are outside the
+/// index, play over.
+fn reached_by_legal_play(game: &Dobutsu) -> std::collections::HashSet<DobutsuPosition> {
+    let mut seen = reached_stopping_at(game, |_| false);
+    seen.retain(|p| game.rank(p) < game.index_len());
+    seen
+}
+
+/// Whether the mover wins at once (and play is not already over).
+fn wins_at_once(game: &Dobutsu, p: &DobutsuPosition) -> bool {
+    game.primitive(p).is_none() && game.wins_at_once(p)
 }
 
 /// The positions reached when play stops at primitive positions and where
@@ -141,16 +150,14 @@ fn mirror_classes<'a>(positions: impl Iterator<Item = &'a DobutsuPosition>) -> u
 /// Checks the counts of reached positions, wins at once and mirror
 /// classes against a plain walk.
 fn check_counts(game: &Dobutsu, table: &ByteTable) {
-    let seen = reached_with_shortcut(game);
+    let seen = reached_by_legal_play(game);
     assert_eq!(table.reached() as usize, seen.len());
-    let at_once = seen.iter().filter(|p| game.wins_at_once(p)).count();
+    let at_once = seen.iter().filter(|p| wins_at_once(game, p)).count();
     assert_eq!(table.wins_at_once() as usize, at_once);
     assert_eq!(table.stored_positions() as usize, seen.len() - at_once);
-    let classes = |wins: bool| mirror_classes(seen.iter().filter(|p| game.wins_at_once(p) == wins));
-    assert_eq!(
-        table.mirror_classes(),
-        Some([classes(false), classes(true)])
-    );
+    let classes =
+        |wins: bool| mirror_classes(seen.iter().filter(|p| wins_at_once(game, p) == wins));
+    assert_eq!(table.classes(), Some([classes(false), classes(true)]));
     assert_eq!(table.stored(), classes(false));
 }
 
@@ -176,7 +183,7 @@ fn check_against_plain_solve(params: &str) {
     let mut draws = 0;
     for (p, outcome) in &plain {
         // Wins at once are not stored: the rules tell them.
-        if game.primitive(p).is_none() && game.wins_at_once(p) {
+        if wins_at_once(game, p) {
             assert_eq!(*outcome, Outcome::win(1), "{}", game.format_position(p));
         }
         if let Some(fast) = table.outcome(game, p) {
@@ -214,9 +221,12 @@ fn reached_positions_stopping_at_catches_match_a_plain_walk() {
         let classes = mirror_classes(seen.iter());
         let counted = byte_retro::count_reached(&game, Dobutsu::can_catch, &NoProgress).unwrap();
         assert_eq!(counted, [seen.len() as u64, classes], "dobutsu:{params}");
-        // Tries do not stop play here: more is reached than when they do.
+        // Tries do not stop play here: more is reached than when they do;
+        // declined catches reach more still.
+        let shortcut = reached_stopping_at(&game, |p| game.wins_at_once(p));
+        assert!(seen.len() > shortcut.len(), "dobutsu:{params}");
         assert!(
-            seen.len() > reached_with_shortcut(&game).len(),
+            reached_by_legal_play(&game).len() > seen.len(),
             "dobutsu:{params}"
         );
     }
@@ -228,6 +238,65 @@ fn the_index_size_is_tanakas() {
     assert_eq!(Dobutsu::new().index_len().to_string(), facts["index_size"]);
 }
 
+/// The outcome of `p` by the table, or by the rules where play is over
+/// or the mover wins at once (never stored).
+fn answer(game: &Dobutsu, table: &ByteTable, p: &DobutsuPosition) -> Option<Outcome> {
+    if let Some(value) = game.primitive(p) {
+        return Some(Outcome::terminal(value));
+    }
+    if game.wins_at_once(p) {
+        return Some(Outcome::win(1));
+    }
+    table.outcome(game, p)
+}
+
+/// Every position one move past a declined catch or try (a move from a
+/// position where the mover wins at once that does not end play) is
+/// answered, and its value follows from its children's answers.
+#[test]
+fn positions_past_a_declined_catch_or_try_are_answered_from_their_children() {
+    // `dobutsu:GC` takes minutes this way; its values are checked against
+    // their children on random indices (below), past declined catches too.
+    for params in ["C"] {
+        let (game, table) = variant(params);
+        let mut past = std::collections::HashSet::new();
+        for p in reached_by_legal_play(game) {
+            if wins_at_once(game, &p) {
+                game.for_each_move(&p, |_, child| {
+                    if game.primitive(&child).is_none() {
+                        past.insert(key(&child));
+                    }
+                });
+            }
+        }
+        assert!(
+            past.len() > 100,
+            "dobutsu:{params}: {} positions",
+            past.len()
+        );
+        let mut stored = 0;
+        for p in &past {
+            let outcome = answer(game, table, p)
+                .unwrap_or_else(|| panic!("dobutsu:{params}: {}", game.format_position(p)));
+            stored += usize::from(table.outcome(game, p).is_some());
+            let mut kids = Vec::new();
+            game.for_each_move(p, |_, child| {
+                kids.push(answer(game, table, &child).expect("children are answered"))
+            });
+            let from_kids = Outcome::from_children(kids).unwrap_or(Outcome::lose(0));
+            assert_eq!(from_kids, outcome, "{}", game.format_position(p));
+        }
+        // The table holds some of them, and some of those play that
+        // stopped at catches and tries never reached.
+        let shortcut = reached_stopping_at(game, |p| game.wins_at_once(p));
+        let new = past
+            .iter()
+            .filter(|p| table.outcome(game, p).is_some() && !shortcut.contains(p))
+            .count();
+        assert!(stored > 0 && new > 0, "dobutsu:{params}: {stored}, {new}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(3000))]
 
@@ -236,6 +305,11 @@ proptest! {
         let (game, table) = variant("GC");
         let Some(outcome) = table.outcome_at(index) else { return Ok(()); };
         let p = game.unrank(index).unwrap();
+        if let Some(value) = game.primitive(&p) {
+            // After a safe try: play is over.
+            prop_assert_eq!(outcome, Outcome::terminal(value));
+            return Ok(());
+        }
         prop_assert!(!game.wins_at_once(&p), "wins at once are not stored");
         let mut kids = Vec::new();
         game.for_each_move(&p, |_, child| kids.push(if game.wins_at_once(&child) {

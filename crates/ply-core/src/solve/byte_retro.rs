@@ -4,21 +4,21 @@
 //! For games whose index is too large for a cell per index (Dobutsu Shogi:
 //! 1.5 x 10^9 indices, a sixth of them reachable). Three phases:
 //!
-//! A game with a left-right mirror keeps one position of each mirror pair,
-//! its *key*, the lesser of the two indices ([`WinsAtOnce::key`]): the
-//! pair has one value, so every phase below works on keys, visiting half
-//! the positions. A key whose position is its own mirror image stands for
-//! one position, every other key for two; counts of positions weigh keys
-//! so.
+//! The solve keeps one position of each class of symmetric positions (in
+//! Dobutsu Shogi, a position and its left-right mirror image), its *key*:
+//! [`Symmetric::canonical_index`]. The class has one value, so every phase
+//! below works on keys. A key stands for [`Symmetric::class_size`]
+//! positions; counts of positions weigh keys so.
 //!
 //! 1. **Reach.** Bit sets over the index, "seen" and "expanded"; each pass
 //!    expands, in parallel and in index order, every position seen but not
-//!    yet expanded, until a pass finds none. Play stops at primitive
-//!    positions and at positions the mover wins at once ([`WinsAtOnce`]),
-//!    which are not expanded. Wins at once are then counted and dropped
-//!    from the table: the rules tell them (a win in 1) without storage. A
-//!    directory of the number of stored keys before each block of 512
-//!    gives each stored key a dense slot (rank in the bit set).
+//!    yet expanded, until a pass finds none. Play stops only at primitive
+//!    positions: a player who could catch the Lion and plays something else
+//!    keeps the game going, so positions where the mover wins at once
+//!    ([`WinsAtOnce`]) are expanded like any other. They are then counted
+//!    and dropped from the table: the rules tell them (a win in 1) without
+//!    storage. A directory of the number of stored keys before each block
+//!    of 512 gives each stored key a dense slot (rank in the bit set).
 //! 2. **Count.** One byte per slot: a position without moves is a loss in
 //!    0, one whose every move lets the opponent win at once a loss in 2,
 //!    and every other position is undecided, its byte the number of its
@@ -26,8 +26,8 @@
 //!    any position has is `C`).
 //! 3. **Rounds**, in order of remoteness `r`: the positions decided at `r`
 //!    are un-moved ([`Parents`]) and the parents' keys taken (a key's
-//!    parents' keys are its mirror image's too, so one un-move does for
-//!    both); stored, undecided parents of a loss become
+//!    parents' keys are its images' too, so one un-move does for the
+//!    class); stored, undecided parents of a loss become
 //!    wins in `r + 1`, and each win counts its undecided parents down, the
 //!    last child turning a parent into a loss in `r + 1`. While solving, a
 //!    byte is a counter (1 to `C`) or a decided remoteness `C + 1 + r`, so
@@ -46,7 +46,7 @@
 use crate::census::Census;
 use crate::db_error::DbError;
 use crate::error::SolveError;
-use crate::game::{Indexed, Parents};
+use crate::game::{Indexed, Parents, Symmetric};
 use crate::limits;
 use crate::progress::Progress;
 use crate::solution::Keys;
@@ -59,41 +59,17 @@ use std::ops::Range;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
-/// Positions where the player to move wins with one move and play stops:
-/// a win in 1, never expanded nor stored. (In Dobutsu Shogi: a catch of
-/// the Lion or a safe try.)
-pub trait WinsAtOnce: Indexed + Parents {
+/// Positions where the player to move wins with one move: a win in 1,
+/// told by the rules and never stored (in Dobutsu Shogi: a catch of the
+/// Lion or a safe try). Play goes on from them when the mover declines.
+/// The solve keeps one position per class of [`Symmetric`] images.
+pub trait WinsAtOnce: Indexed + Parents + Symmetric {
     /// Whether the mover has a move that ends play with their win.
     fn wins_at_once(&self, position: &Self::Position) -> bool;
 
-    /// What such a move is called, for messages ("play stops at ...").
+    /// What such a move is called, for messages.
     fn what_wins_at_once(&self) -> &'static str {
         "a move that wins at once"
-    }
-
-    /// The position's left-right mirror image, for games with one: the
-    /// solve then keeps one position of each mirror pair.
-    fn mirror(&self, _position: &Self::Position) -> Option<Self::Position> {
-        None
-    }
-
-    /// The index the solve keeps for `position` and its mirror image: the
-    /// lesser of the two (the position's own index without a mirror). A
-    /// game may compute it faster than ranking both.
-    fn key(&self, position: &Self::Position) -> u64 {
-        let index = self.rank(position);
-        self.mirror(position)
-            .map_or(index, |image| index.min(self.rank(&image)))
-    }
-
-    /// How many positions the key `key` stands for, `position` being the
-    /// position with index `key`: two when its mirror image is another
-    /// position, else one.
-    fn positions_of_key(&self, key: u64, position: &Self::Position) -> u64 {
-        match self.mirror(position) {
-            Some(image) if self.rank(&image) != key => 2,
-            _ => 1,
-        }
     }
 }
 
@@ -141,14 +117,15 @@ pub struct ByteTable {
     /// total at the end.
     directory: Vec<u64>,
     cells: Vec<AtomicU8>,
-    /// Whether keys stand for mirror pairs (the game has a mirror).
-    mirrored: bool,
-    /// The stored keys that stand for one position (their position is its
-    /// own mirror image), in order; empty without a mirror.
-    single: Vec<u64>,
+    /// How many symmetries the game has: the size of most classes.
+    group: u64,
+    /// The stored keys whose class is smaller than [`ByteTable::group`]
+    /// (a position that is its own mirror image), in order, with their
+    /// class sizes.
+    small: Vec<(u64, u64)>,
     /// Reached positions where the mover wins at once (not stored).
     wins_at_once: u64,
-    /// Their keys (mirror pairs once).
+    /// Their keys (classes once).
     wins_at_once_keys: u64,
     /// The smallest key of such a position, if any.
     win_example: Option<u64>,
@@ -160,29 +137,28 @@ impl ByteTable {
         self.len
     }
 
-    /// How many positions the start reaches (play stopping at wins at
-    /// once), stored or not, mirror images counted apart.
+    /// How many positions the start reaches by legal play, stored or not,
+    /// symmetric images counted apart.
     pub fn reached(&self) -> u64 {
         self.stored_positions() + self.wins_at_once
     }
 
-    /// How many keys are stored: one for each mirror pair (or position,
-    /// without a mirror) reached where the mover cannot win at once.
+    /// How many keys are stored: one for each class reached where the
+    /// mover cannot win at once.
     pub fn stored(&self) -> u64 {
         self.cells.len() as u64
     }
 
     /// How many positions the stored keys stand for.
     pub fn stored_positions(&self) -> u64 {
-        positions_of_keys(self.stored(), &self.single, self.mirrored)
+        positions_of_keys(self.stored(), &self.small, self.group)
     }
 
     /// How many positions the stored key `key` stands for.
     fn weight(&self, key: u64) -> u64 {
-        if self.mirrored && self.single.binary_search(&key).is_err() {
-            2
-        } else {
-            1
+        match self.small.binary_search_by_key(&key, |&(k, _)| k) {
+            Ok(i) => self.small[i].1,
+            Err(_) => self.group,
         }
     }
 
@@ -192,12 +168,11 @@ impl ByteTable {
         self.wins_at_once
     }
 
-    /// The reached positions counted up to mirroring (a position and its
+    /// The reached positions counted up to symmetry (a position and its
     /// mirror image once): the stored ones, then the wins at once; `None`
-    /// when the game gave no mirror.
-    pub fn mirror_classes(&self) -> Option<[u64; 2]> {
-        self.mirrored
-            .then_some([self.stored(), self.wins_at_once_keys])
+    /// when the game has no symmetry.
+    pub fn classes(&self) -> Option<[u64; 2]> {
+        (self.group > 1).then_some([self.stored(), self.wins_at_once_keys])
     }
 
     /// Whether the key `index` is stored (reached, and the mover cannot win
@@ -221,11 +196,11 @@ impl ByteTable {
 
     /// The outcome of `position` for the player to move, if it is stored.
     pub fn outcome<G: WinsAtOnce>(&self, game: &G, position: &G::Position) -> Option<Outcome> {
-        self.outcome_at(game.key(position))
+        self.outcome_at(game.canonical_index(position))
     }
 
-    /// Counts the reached positions (wins at once included, mirror images
-    /// apart) by value and remoteness, with keys as examples of the
+    /// Counts the reached positions (wins at once included, symmetric
+    /// images apart) by value and remoteness, with keys as examples of the
     /// longest win and loss.
     pub fn census(&self) -> Census<u64> {
         let blocks = self.directory.len() - 1;
@@ -255,7 +230,7 @@ impl ByteTable {
 }
 
 /// The stored keys as a [`Solution`] keyed by index; indices not stored
-/// (not reached, a win at once, or the greater index of a mirror pair) hold
+/// (not reached, a win at once, or not the key of their class) hold
 /// [`Cell::UNKNOWN`].
 impl Solution for ByteTable {
     fn keys(&self) -> Keys {
@@ -426,20 +401,22 @@ fn for_each_with_code(table: &ByteTable, task: usize, code: u8, mut visit: impl 
 
 /// What the reach found besides the stored set.
 struct Reach {
-    /// Keys reached, expanded and not a win at once: the stored ones.
+    /// Keys reached and not a win at once: the stored ones.
     stored: IndexSet,
-    mirrored: bool,
-    /// Stored keys that stand for one position, in order.
-    single: Vec<u64>,
+    /// How many symmetries the game has.
+    group: u64,
+    /// Stored keys of classes smaller than the group, in order, with their
+    /// sizes.
+    small: Vec<(u64, u64)>,
     /// Positions, then keys, where the mover wins at once.
     wins_at_once: [u64; 2],
     win_example: Option<u64>,
 }
 
-/// Solves every position `game.start()` reaches.
+/// Solves every position `game.start()` reaches by legal play.
 pub fn solve<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<ByteTable, SolveError> {
     let len = game.index_len();
-    let reach = reach(game, &|position| game.wins_at_once(position), progress)?;
+    let reach = reach(game, &|_| false, progress)?;
     let reached = reach.stored.into_words();
     let directory = directory(&reached);
     let count = directory.last().copied().unwrap_or(0);
@@ -449,8 +426,8 @@ pub fn solve<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<ByteTab
         reached,
         directory,
         cells: zeroed(count),
-        mirrored: reach.mirrored,
-        single: reach.single,
+        group: reach.group,
+        small: reach.small,
         wins_at_once: reach.wins_at_once[0],
         wins_at_once_keys: reach.wins_at_once[1],
         win_example: reach.win_example,
@@ -482,11 +459,11 @@ pub fn solve<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<ByteTab
     Ok(table)
 }
 
-/// How many positions the start reaches when play stops at the positions
-/// `stops` names (counted, not expanded) instead of at wins at once: the
-/// positions, mirror images apart, then the keys (mirror pairs once).
-/// Other conventions for what counts as reached (Dobutsu Shogi's published
-/// count stops at catches only) are counted this way without a solve.
+/// How many positions the start reaches when play also stops at the
+/// positions `stops` names (counted, not expanded): the positions,
+/// symmetric images apart, then the keys (classes once). Other conventions
+/// for what counts as reached (Dobutsu Shogi's published count stops at
+/// catches) are counted this way without a solve.
 pub fn count_reached<G: WinsAtOnce>(
     game: &G,
     stops: impl Fn(&G::Position) -> bool + Sync,
@@ -494,19 +471,15 @@ pub fn count_reached<G: WinsAtOnce>(
 ) -> Result<[u64; 2], SolveError> {
     let reach = reach(game, &stops, progress)?;
     let stored = reach.stored.count();
-    let stored_positions = positions_of_keys(stored, &reach.single, reach.mirrored);
+    let stored_positions = positions_of_keys(stored, &reach.small, reach.group);
     let [stopped_positions, stopped_keys] = reach.wins_at_once;
     Ok([stored_positions + stopped_positions, stored + stopped_keys])
 }
 
-/// How many positions `keys` stored keys stand for, `single` of them one
-/// position each and, with a mirror, every other key two.
-fn positions_of_keys(keys: u64, single: &[u64], mirrored: bool) -> u64 {
-    if mirrored {
-        2 * keys - single.len() as u64
-    } else {
-        keys
-    }
+/// How many positions `keys` stored keys stand for: `small` of them their
+/// class sizes, every other key `group`.
+fn positions_of_keys(keys: u64, small: &[(u64, u64)], group: u64) -> u64 {
+    group * keys - small.iter().map(|&(_, size)| group - size).sum::<u64>()
 }
 
 /// `count` atomic bytes, all zero (zeroed by the allocator).
@@ -520,9 +493,9 @@ fn task_count(words: usize) -> usize {
 }
 
 /// Phase 1: the set of reached keys where the mover cannot win at once,
-/// and counts of the rest.
-/// Play stops at the positions `stops` names: they are counted as wins at
-/// once and not expanded.
+/// and counts of the rest. Play stops at primitive positions (stored) and
+/// at the positions `stops` names (counted with the wins at once, not
+/// expanded); wins at once are counted and expanded.
 fn reach<G: WinsAtOnce>(
     game: &G,
     stops: &(dyn Fn(&G::Position) -> bool + Sync),
@@ -533,7 +506,7 @@ fn reach<G: WinsAtOnce>(
     let seen = IndexSet::new(len);
     let expanded = IndexSet::new(len);
     let at_once = IndexSet::new(len);
-    let start = game.key(&game.start());
+    let start = game.canonical_index(&game.start());
     if start >= len {
         return Err(SolveError::Unsupported(
             "the start position is outside the index".into(),
@@ -542,10 +515,11 @@ fn reach<G: WinsAtOnce>(
     seen.insert(start);
     let words = seen.words().len();
     let cancelled = AtomicBool::new(false);
-    let mirrored = game.mirror(&game.start()).is_some();
+    let mut group = 0;
+    game.for_each_symmetric(&game.start(), |_| group += 1);
     // Wins at once: positions, then keys.
     let at_once_counts = [AtomicU64::new(0), AtomicU64::new(0)];
-    let single = Mutex::new(Vec::new());
+    let small = Mutex::new(Vec::new());
     let example = AtomicU64::new(u64::MAX);
     for pass in 1.. {
         progress.begin(&format!("reaching (pass {pass})"), 0);
@@ -571,22 +545,27 @@ fn reach<G: WinsAtOnce>(
                     let Some(position) = game.unrank(index) else {
                         continue;
                     };
-                    let weight = game.positions_of_key(index, &position);
-                    if stops(&position) {
+                    let weight = game.class_size(index, &position);
+                    if game.primitive(&position).is_some() {
+                        if weight < group {
+                            ones.push((index, weight));
+                        }
+                        continue;
+                    }
+                    let stop = stops(&position);
+                    if stop || game.wins_at_once(&position) {
                         at_once.insert(index);
                         example.fetch_min(index, Relaxed);
                         counted[0] += weight;
                         counted[1] += 1;
-                        continue;
+                    } else if weight < group {
+                        ones.push((index, weight));
                     }
-                    if mirrored && weight == 1 {
-                        ones.push(index);
-                    }
-                    if game.primitive(&position).is_some() {
+                    if stop {
                         continue;
                     }
                     game.for_each_move(&position, |_, child| {
-                        seen.insert(game.key(&child));
+                        seen.insert(game.canonical_index(&child));
                     });
                 }
             }
@@ -596,9 +575,9 @@ fn reach<G: WinsAtOnce>(
                 total.fetch_add(c, Relaxed);
             }
             if !ones.is_empty()
-                && let Ok(mut single) = single.lock()
+                && let Ok(mut small) = small.lock()
             {
-                single.append(&mut ones);
+                small.append(&mut ones);
             }
         });
         progress.end();
@@ -618,12 +597,12 @@ fn reach<G: WinsAtOnce>(
         });
     let example = example.into_inner();
     let [positions, keys] = at_once_counts.map(AtomicU64::into_inner);
-    let mut single = single.into_inner().unwrap_or_default();
-    single.par_sort_unstable();
+    let mut small = small.into_inner().unwrap_or_default();
+    small.par_sort_unstable();
     Ok(Reach {
         stored: seen,
-        mirrored,
-        single,
+        group,
+        small,
         wins_at_once: [positions, keys],
         win_example: (example != u64::MAX).then_some(example),
     })
@@ -685,8 +664,10 @@ fn count_children<G: WinsAtOnce>(
                         let mut moves = 0;
                         game.for_each_move(&position, |_, child| {
                             moves += 1;
-                            if !game.wins_at_once(&child) {
-                                children.push(game.key(&child));
+                            // A child where play is over counts, even when
+                            // its mover could have won at once before.
+                            if !game.wins_at_once(&child) || game.primitive(&child).is_some() {
+                                children.push(game.canonical_index(&child));
                             }
                         });
                         children.sort_unstable();
@@ -790,7 +771,9 @@ fn rounds<G: WinsAtOnce>(
                 return;
             };
             parents.clear();
-            game.for_each_parent(&position, |parent| parents.push(game.key(&parent)));
+            game.for_each_parent(&position, |parent| {
+                parents.push(game.canonical_index(&parent))
+            });
             parents.sort_unstable();
             parents.dedup();
             for &parent in parents.iter() {

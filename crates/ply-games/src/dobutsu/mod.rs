@@ -10,8 +10,10 @@
 //! lost, and so has a player whose opponent's Lion stands on their home
 //! rank where they cannot take it (a safe try). A position where the mover
 //! can catch the Lion or make a safe try is therefore a win in 1: the
-//! remoteness counts the catching move, and the retrograde solver stops
-//! there without expanding it (nor storing it: the rules tell its value).
+//! remoteness counts the catching move, and the retrograde solver does not
+//! store it (the rules tell its value). Play goes on from it when the
+//! mover plays something else, so the positions after a declined catch or
+//! try are solved like any other.
 //!
 //! Variants: `dobutsu:GEC` is the game; leaving letters out takes those
 //! pairs of pieces out of play (`dobutsu:C` has the Lions and the Chicks
@@ -159,7 +161,7 @@ impl Dobutsu {
 
     /// Whether the mover can catch the other Lion (a win at once; the
     /// other is a safe try). Tanaka's count of reachable positions stops
-    /// play only here ([`ply_core::solve::byte_retro::count_reached`]).
+    /// play here ([`ply_core::solve::byte_retro::count_reached`]).
     pub fn can_catch(position: &DobutsuPosition) -> bool {
         rules::can_catch(position)
     }
@@ -192,9 +194,11 @@ impl Game for Dobutsu {
         self.describe(position)
     }
 
-    /// 2: databases hold one position of each left-right mirror pair.
+    /// 3: databases hold one position of each left-right mirror pair, over
+    /// every position legal play reaches (2 stopped play where the mover
+    /// could catch the Lion or make a safe try).
     fn rules_version(&self) -> u32 {
-        2
+        3
     }
 
     fn name(&self) -> String {
@@ -434,6 +438,15 @@ impl Symmetric for Dobutsu {
             Ordering::Equal => self.rank(position).min(self.rank(&Self::mirror(position))),
         }
     }
+
+    /// Two unless both Lions stand on the middle file (only then can a
+    /// position be its own image), where the image is ranked to tell.
+    fn class_size(&self, index: u64, position: &DobutsuPosition) -> u64 {
+        match self.tables.lions_against_mirror(index) {
+            Ordering::Equal => 1 + u64::from(self.rank(&Self::mirror(position)) != index),
+            _ => 2,
+        }
+    }
 }
 
 impl WinsAtOnce for Dobutsu {
@@ -443,23 +456,6 @@ impl WinsAtOnce for Dobutsu {
 
     fn what_wins_at_once(&self) -> &'static str {
         "a catch or a safe try"
-    }
-
-    fn mirror(&self, position: &DobutsuPosition) -> Option<DobutsuPosition> {
-        Some(Self::mirror(position))
-    }
-
-    fn key(&self, position: &DobutsuPosition) -> u64 {
-        self.canonical_index(position)
-    }
-
-    /// Two unless both Lions stand on the middle file (only then can a
-    /// position be its own image), where the image is ranked to tell.
-    fn positions_of_key(&self, key: u64, position: &DobutsuPosition) -> u64 {
-        match self.tables.lions_against_mirror(key) {
-            Ordering::Equal => 1 + u64::from(self.rank(&Self::mirror(position)) != key),
-            _ => 2,
-        }
     }
 }
 

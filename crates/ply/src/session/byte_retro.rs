@@ -29,13 +29,13 @@ pub struct ByteMethod<G> {
 }
 
 impl<G: WinsAtOnce> ByteMethod<G> {
-    /// Why `position` of `game` has no answer: the start does not reach it.
+    /// Why `position` of `game` has no answer: no legal play from the
+    /// start reaches it.
     fn missing_text(game: &G, position: &G::Position) -> String {
         format!(
-            "position {} cannot be reached from the start of {} (play stops at {})",
+            "position {} cannot be reached from the start of {} by legal play",
             game.format_position(position),
             game.name(),
-            game.what_wins_at_once()
         )
     }
 }
@@ -55,11 +55,12 @@ impl<G: WinsAtOnce + Send + Sync> Method for ByteMethod<G> {
         })
     }
 
-    /// The key the solve keeps ([`WinsAtOnce::key`]): for a game with a
-    /// mirror, the lesser index of the position and its image; the other
-    /// index is unknown in a database, which costs almost nothing on disk.
+    /// The key the solve keeps ([`ply_core::Symmetric::canonical_index`]):
+    /// for a game with a mirror, the lesser index of the position and its
+    /// image; the other index is unknown in a database, which costs almost
+    /// nothing on disk.
     fn key(&self, position: &G::Position) -> u64 {
-        self.game.key(position)
+        self.game.canonical_index(position)
     }
 
     fn missing(&self, position: &G::Position) -> String {
@@ -81,7 +82,8 @@ impl<G: WinsAtOnce + Send + Sync> Method for ByteMethod<G> {
         report.extra.insert(
             "counted".into(),
             json!(format!(
-                "positions reached from the start, as the mover sees them; play stops at {}",
+                "positions reached from the start by legal play, as the mover sees them; \
+                 those where the mover wins at once ({}) are wins in 1 by the rules",
                 self.game.what_wins_at_once()
             )),
         );
@@ -94,7 +96,7 @@ impl<G: WinsAtOnce + Send + Sync> Method for ByteMethod<G> {
         report
             .extra
             .insert("wins_at_once".into(), json!(table.wins_at_once()));
-        if let Some([stored, at_once]) = table.mirror_classes() {
+        if let Some([stored, at_once]) = table.classes() {
             report
                 .extra
                 .insert("mirror_classes".into(), json!(stored + at_once));
@@ -153,7 +155,7 @@ impl<G: WinsAtOnce + Send + Sync> ByteRetroSession<G> {
 
 impl<G: WinsAtOnce + Send + Sync> ByteRetroSession<G> {
     /// The outcome of `position` if known: ends of play and wins at once
-    /// from the rules (play stops there, so the table need not hold them),
+    /// from the rules (the table does not hold them),
     /// the rest from the solution; `None` for a position the start does
     /// not reach.
     fn known(
@@ -169,7 +171,10 @@ impl<G: WinsAtOnce + Send + Sync> ByteRetroSession<G> {
             return Ok(Some(Outcome::win(1)));
         }
         self.check_database()?;
-        Ok(self.inner.solution(progress)?.outcome(game.key(position))?)
+        Ok(self
+            .inner
+            .solution(progress)?
+            .outcome(game.canonical_index(position))?)
     }
 }
 
@@ -208,15 +213,23 @@ impl<G: WinsAtOnce + Send + Sync + 'static> Session for ByteRetroSession<G> {
         }
         let mut moves = Vec::new();
         for (mv, child) in children {
-            // Only the children of a win at once may be missing.
-            if let Some(o) = self.known(&child, progress)? {
-                moves.push(MoveReport {
-                    name: game.format_move(&position, mv),
-                    position: game.format_position(&child),
-                    value: o.value,
-                    remoteness: o.remoteness,
-                });
-            }
+            // Every child of a reached position is reached: none is left out.
+            let o = self.known(&child, progress)?.ok_or_else(|| {
+                PlyError::Database(format!(
+                    "the database of {} lacks position {}, a move from {}: rebuild it with \
+                     `ply analyze {} --save`",
+                    game.name(),
+                    game.format_position(&child),
+                    game.format_position(&position),
+                    game.name()
+                ))
+            })?;
+            moves.push(MoveReport {
+                name: game.format_move(&position, mv),
+                position: game.format_position(&child),
+                value: o.value,
+                remoteness: o.remoteness,
+            });
         }
         Ok(SolveReport {
             game: game.name(),
@@ -226,27 +239,6 @@ impl<G: WinsAtOnce + Send + Sync + 'static> Session for ByteRetroSession<G> {
             nimber: None,
             moves,
         })
-    }
-
-    fn notes(&self, report: &SolveReport) -> Vec<String> {
-        let game = self.inner.game();
-        let Ok(position) = game.parse_position(&report.position) else {
-            return Vec::new();
-        };
-        let mut legal = 0;
-        if game.primitive(&position).is_none() {
-            game.for_each_move(&position, |_, _| legal += 1);
-        }
-        if report.moves.len() < legal {
-            // Moves from a position where the mover wins at once lead to
-            // positions the start does not reach.
-            vec![format!(
-                "moves to positions the start does not reach are left out: play stops at {}",
-                game.what_wins_at_once()
-            )]
-        } else {
-            Vec::new()
-        }
     }
 
     fn memory_bound(&self) -> u64 {
@@ -306,7 +298,7 @@ impl<G: WinsAtOnce + Send + Sync> Probe for ByteProbe<'_, G> {
     }
 
     fn key(&self, position: &G::Position) -> u64 {
-        self.game().key(position)
+        self.game().canonical_index(position)
     }
 
     fn known(&self, position: &G::Position) -> Result<Option<Outcome>, PlyError> {
