@@ -66,6 +66,20 @@ pub fn next_subset(v: u32) -> u32 {
     (t + 1) | (((!t & (!t).wrapping_neg()) - 1) >> (v.trailing_zeros() + 1))
 }
 
+/// The mark of square `square` on a board of two players' masks: `marks[0]`
+/// where `first` holds it, `marks[1]` where `second` does, else `marks[2]`.
+#[inline]
+pub fn mark(first: u32, second: u32, square: u32, marks: [char; 3]) -> char {
+    let bit = 1 << square;
+    if first & bit != 0 {
+        marks[0]
+    } else if second & bit != 0 {
+        marks[1]
+    } else {
+        marks[2]
+    }
+}
+
 /// The squares in `mask`, in increasing order.
 #[inline]
 pub fn squares_of(mut mask: u32) -> impl Iterator<Item = u8> {

@@ -22,7 +22,7 @@
 //! A move-phase index whose mover already shows a pattern is no position
 //! (play ended before it); the other indices all are.
 
-use crate::colex::{BINOMIAL, Colex, pop, squares_of};
+use crate::colex::{BINOMIAL, Colex, mark, pop, squares_of};
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::{
     BySymmetry, FromUnmoves, Game, Indexed, Parents, PositionError, Progress, RetroTable,
@@ -603,14 +603,7 @@ impl Game for Teeko {
             if s > 0 && s % self.side == 0 {
                 text.push('/');
             }
-            let bit = 1 << s;
-            text.push(if position.x & bit != 0 {
-                'X'
-            } else if position.o & bit != 0 {
-                'O'
-            } else {
-                '.'
-            });
+            text.push(mark(position.x, position.o, s as u32, ['X', 'O', '.']));
         }
         text.push('/');
         text.push(if position.o_to_move { 'O' } else { 'X' });

@@ -465,17 +465,15 @@ impl Game for Morris {
 
     fn format_position(&self, position: &Stones) -> String {
         let mut text = String::with_capacity(40);
-        let mut point = 0;
+        let mut point = 0u32;
         for len in ROW_LENGTHS {
             for _ in 0..len {
-                let bit = 1 << point;
-                text.push(if position.white & bit != 0 {
-                    'W'
-                } else if position.black & bit != 0 {
-                    'B'
-                } else {
-                    '.'
-                });
+                text.push(crate::colex::mark(
+                    position.white,
+                    position.black,
+                    point,
+                    ['W', 'B', '.'],
+                ));
                 point += 1;
             }
             text.push('/');

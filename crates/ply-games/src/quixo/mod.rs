@@ -331,14 +331,13 @@ impl Game for Quixo {
         let mut text = String::with_capacity(n * (n + 1) + 1);
         for r in 0..n {
             for c in 0..n {
-                let bit = 1 << (r * n + c);
-                text.push(if position.x & bit != 0 {
-                    'X'
-                } else if position.o & bit != 0 {
-                    'O'
-                } else {
-                    '.'
-                });
+                let square = (r * n + c) as u32;
+                text.push(crate::colex::mark(
+                    position.x,
+                    position.o,
+                    square,
+                    ['X', 'O', '.'],
+                ));
             }
             text.push('/');
         }
