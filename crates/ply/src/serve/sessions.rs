@@ -1,21 +1,24 @@
 //! The games the server has opened, each opened once and shared between
-//! requests, within a memory budget: each game counts the most memory its
+//! requests, within a memory budget: each game weighs the most memory its
 //! tables may take ([`Session::memory_bound`]), and the least recently used
-//! games are closed to make room. The server never refuses a game for want
-//! of room, only a game that alone is larger than its limits.
+//! games are closed to make room ([`moka`], weighed in KiB, LRU). The server
+//! never refuses a game for want of room, only a game that alone is larger
+//! than its limits.
 
 use super::limits::Limits;
 use crate::error::PlyError;
 use crate::registry;
 use crate::session::Session;
+use moka::policy::EvictionPolicy;
+use moka::sync::Cache;
 use ply_core::limits::human_bytes;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// How many differently spelled game names the server remembers.
-const MAX_SPELLINGS: usize = 256;
-/// How many distinct games the server keeps open at most, however small.
-const MAX_GAMES: usize = 64;
+const MAX_SPELLINGS: u64 = 256;
+/// How many distinct games the server keeps open at most, however small:
+/// each game weighs at least this share of the budget.
+const MAX_GAMES: u64 = 64;
 
 /// Open games by the name they were asked for, shared between requests.
 pub struct Sessions {
@@ -25,25 +28,17 @@ pub struct Sessions {
     budget: u64,
     /// The longest start position served, in characters.
     max_row: usize,
-    open: Mutex<Open>,
-}
-
-#[derive(Default)]
-struct Open {
     /// By the name as asked (`euler`, `euler:4x4`, ...): the full name.
-    by_spelling: HashMap<String, String>,
+    by_spelling: Cache<String, String>,
     /// By the game's full name, so two spellings of one game share tables.
-    by_name: HashMap<String, Kept>,
-    /// Ticks at each use, to find the least recently used game.
-    clock: u64,
-    /// The memory bounds of every kept game, summed.
-    bytes: u64,
+    by_name: Cache<String, Kept>,
 }
 
+/// An open game and the memory its tables may take.
+#[derive(Clone)]
 struct Kept {
     session: Arc<dyn Session>,
     bytes: u64,
-    used: u64,
 }
 
 /// Why a game could not be had.
@@ -67,57 +62,66 @@ impl std::fmt::Display for OpenError {
 impl Sessions {
     /// No games open yet; games within `limits`.
     pub fn new(limits: &Limits) -> Self {
+        let budget = limits.session_bytes();
+        // Weights are in KiB (moka weighs in u32); every game weighs at
+        // least 1/MAX_GAMES of the budget, so at most MAX_GAMES stay open.
+        let budget_kib = budget / 1024;
+        let least_kib = (budget_kib / MAX_GAMES).max(1);
+        let by_name = Cache::builder()
+            .max_capacity(budget_kib)
+            .weigher(move |_: &String, kept: &Kept| {
+                u32::try_from(kept.bytes.div_ceil(1024).max(least_kib)).unwrap_or(u32::MAX)
+            })
+            .eviction_policy(EvictionPolicy::lru())
+            .build();
         Self {
             max_table_bytes: limits.max_table_bytes(),
-            budget: limits.session_bytes(),
+            budget,
             max_row: limits.max_row,
-            open: Mutex::new(Open::default()),
+            by_spelling: Cache::builder()
+                .max_capacity(MAX_SPELLINGS)
+                .eviction_policy(EvictionPolicy::lru())
+                .build(),
+            by_name,
         }
     }
 
     /// The session for `spec` (`NAME` or `NAME:PARAMS`), opened on first use.
     /// Opening can take a while for some games: call this off the async threads.
     pub fn get(&self, spec: &str) -> Result<Arc<dyn Session>, OpenError> {
+        if let Some(name) = self.by_spelling.get(spec)
+            && let Some(kept) = self.by_name.get(&name)
         {
-            let mut open = self.lock();
-            if let Some(name) = open.by_spelling.get(spec).cloned()
-                && let Some(session) = open.touch(&name)
-            {
-                if !session.stale() {
-                    return Ok(session);
-                }
-                // Its database changed on disk: open the game afresh, to
-                // read what is there now. Requests still using the old
-                // session finish with it.
-                open.close(&name);
+            if !kept.session.stale() {
+                return Ok(kept.session);
             }
+            // Its database changed on disk: open the game afresh, to read
+            // what is there now. Requests still using the old session
+            // finish with it.
+            self.by_name.invalidate(&name);
         }
         let opened: Arc<dyn Session> = Arc::from(registry::open(spec).map_err(OpenError::Unknown)?);
         let name = opened.name();
         let bytes = opened.memory_bound();
         self.check(spec, &*opened, bytes)?;
-        let mut open = self.lock();
-        let session = match open.touch(&name) {
-            Some(session) => session,
-            None => {
-                open.make_room(bytes, self.budget);
-                open.bytes += bytes;
-                let used = open.clock;
-                open.by_name.insert(
-                    name.clone(),
-                    Kept {
-                        session: opened.clone(),
-                        bytes,
-                        used,
-                    },
-                );
-                opened
-            }
-        };
-        if open.by_spelling.len() < MAX_SPELLINGS {
-            open.by_spelling.insert(spec.to_string(), name);
-        }
-        Ok(session)
+        // Another request may have opened the same game meanwhile: keep its
+        // session unless that one is stale.
+        let kept = self
+            .by_name
+            .entry(name.clone())
+            .or_insert_with_if(
+                || Kept {
+                    session: opened,
+                    bytes,
+                },
+                |kept| kept.session.stale(),
+            )
+            .into_value();
+        // Close the least recently used games now, not at moka's next
+        // housekeeping, so the budget holds at every moment a game is added.
+        self.by_name.run_pending_tasks();
+        self.by_spelling.insert(spec.to_string(), name);
+        Ok(kept.session)
     }
 
     /// Refuses a game larger than the limits.
@@ -144,53 +148,12 @@ impl Sessions {
 
     /// How many games are open, and the memory their tables may take.
     pub fn usage(&self) -> (usize, u64) {
-        let open = self.lock();
-        (open.by_name.len(), open.bytes)
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Open> {
-        // The maps stay consistent even if a holder panicked: take them as they are.
-        self.open
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-}
-
-impl Open {
-    /// The game named `name`, marked as used now.
-    fn touch(&mut self, name: &str) -> Option<Arc<dyn Session>> {
-        self.clock += 1;
-        let clock = self.clock;
-        let kept = self.by_name.get_mut(name)?;
-        kept.used = clock;
-        Some(kept.session.clone())
-    }
-
-    /// Closes the least recently used games until `bytes` more fit in
-    /// `budget` and one more game fits under [`MAX_GAMES`]. Requests still
-    /// using a closed game finish with it; then its memory is freed.
-    fn make_room(&mut self, bytes: u64, budget: u64) {
-        while !self.by_name.is_empty()
-            && (self.bytes + bytes > budget || self.by_name.len() >= MAX_GAMES)
-        {
-            let Some(oldest) = self
-                .by_name
-                .iter()
-                .min_by_key(|(_, kept)| kept.used)
-                .map(|(name, _)| name.clone())
-            else {
-                break;
-            };
-            self.close(&oldest);
-        }
-    }
-
-    /// Closes the game named `name`, forgetting its spellings.
-    fn close(&mut self, name: &str) {
-        if let Some(kept) = self.by_name.remove(name) {
-            self.bytes -= kept.bytes;
-        }
-        self.by_spelling.retain(|_, full| full != name);
+        self.by_name.run_pending_tasks();
+        self.by_name
+            .iter()
+            .fold((0, 0), |(games, bytes), (_, kept)| {
+                (games + 1, bytes + kept.bytes)
+            })
     }
 }
 
@@ -221,9 +184,12 @@ mod tests {
         let sessions = Sessions::new(&limits(1024));
         let first = sessions.get("euler:2x2").unwrap();
         let mut opened = 0;
-        for spec in (1..=5).flat_map(|r| {
-            (1..=5).flat_map(move |c| (2..=5).map(move |l| format!("euler:{r}x{c}x{l}")))
-        }) {
+        // Small games (at most 16 squares), each far under the 16 MiB a game
+        // weighs at least; more of them than MAX_GAMES are valid.
+        let specs = (1..=16u32).flat_map(|r| {
+            (1..=16 / r).flat_map(move |c| (1..=10).map(move |l| format!("euler:{r}x{c}x{l}")))
+        });
+        for spec in specs {
             if sessions.get(&spec).is_ok() {
                 opened += 1;
             }
@@ -231,7 +197,7 @@ mod tests {
             assert!(Arc::ptr_eq(&first, &sessions.get("euler:2x2").unwrap()));
         }
         assert!(opened > MAX_GAMES, "{opened}");
-        assert_eq!(sessions.usage().0, MAX_GAMES);
+        assert_eq!(sessions.usage().0 as u64, MAX_GAMES);
     }
 
     #[test]
