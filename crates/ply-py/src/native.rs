@@ -278,8 +278,22 @@ impl Solver {
                 if let Ok(keys) = positions.extract::<PyReadonlyArray1<'_, u64>>() {
                     self.arrays(py, Some(keys))?
                 } else {
-                    let texts: Vec<String> = positions.extract()?;
-                    self.with_rows(py, "solve_many()", move |rows| {
+                    // Borrowed, not copied: the texts are read in place
+                    // while the list keeps them alive.
+                    if positions.is_instance_of::<PyString>() {
+                        return Err(pyo3::exceptions::PyTypeError::new_err(
+                            "solve_many() takes a list of positions, not one position",
+                        ));
+                    }
+                    let strings = positions
+                        .try_iter()?
+                        .map(|p| Ok(p?.cast_into::<PyString>()?))
+                        .collect::<PyResult<Vec<_>>>()?;
+                    let texts = strings
+                        .iter()
+                        .map(|s| s.to_str())
+                        .collect::<PyResult<Vec<&str>>>()?;
+                    self.with_rows(py, "solve_many()", |rows| {
                         let out: Result<Vec<(i8, i16)>, ply::PlyError> = texts
                             .par_iter()
                             .map(|text| rows.outcome_of(text).map(|o| codes(Some(o))))
