@@ -313,16 +313,20 @@ impl Game for Euler {
     }
 
     fn write_position(&self, position: &Covered, text: &mut String) {
-        // Bytes first, then one append: no check per character.
+        // Bytes first, then one append: no check per character (nor a
+        // division per square).
         let mut bytes = [b'/'; 2 * MAX_EULER_SQUARES];
-        let cols = usize::from(self.shape.cols);
+        let mut covered = position.0;
         let mut at = 0;
-        for s in 0..self.shape.squares() {
-            if s > 0 && s % cols == 0 {
+        for r in 0..self.shape.rows {
+            if r > 0 {
                 at += 1;
             }
-            bytes[at] = if position.0 >> s & 1 == 1 { b'X' } else { b'.' };
-            at += 1;
+            for _ in 0..self.shape.cols {
+                bytes[at] = if covered & 1 == 1 { b'X' } else { b'.' };
+                covered >>= 1;
+                at += 1;
+            }
         }
         text.push_str(std::str::from_utf8(&bytes[..at]).unwrap_or_default());
     }

@@ -270,11 +270,12 @@ fn write_parquet(
             ZstdLevel::try_new(1).map_err(parquet_error)?,
         ))
         // Keys increase, positions and boards are all distinct: a
-        // dictionary only costs time; so do a board's page statistics.
+        // dictionary only costs time; so do statistics of their bytes.
         .set_column_dictionary_enabled(key.clone(), false)
         .set_column_encoding(key, Encoding::DELTA_BINARY_PACKED)
         .set_column_dictionary_enabled(ColumnPath::from(COLUMNS[1]), false)
         .set_column_dictionary_enabled(ColumnPath::from(COLUMNS[5]), false)
+        .set_column_statistics_enabled(ColumnPath::from(COLUMNS[1]), EnabledStatistics::None)
         .set_column_statistics_enabled(ColumnPath::from(COLUMNS[5]), EnabledStatistics::None)
         .build();
     let (mut writer, factory) = ArrowWriter::try_new(out, layout.schema.clone(), Some(props))
