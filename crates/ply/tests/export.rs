@@ -98,6 +98,22 @@ fn codes_of(text: &str, legend: &str, cells: usize) -> Vec<i8> {
         .collect()
 }
 
+/// The file at `path` has the board legend `legend_json`, and each row's
+/// board holds the codes of its text's `cells` squares, `chars` naming
+/// code 0 first.
+fn check_boards(path: &Path, rows: &[Row], legend_json: &str, chars: &str, cells: usize) {
+    assert_eq!(legend(path).as_deref(), Some(legend_json));
+    for row in rows {
+        assert_eq!(row.board.len(), cells, "{}", row.position);
+        assert_eq!(
+            row.board,
+            codes_of(&row.position, chars, cells),
+            "{}",
+            row.position
+        );
+    }
+}
+
 /// The legend in a Parquet file's schema metadata.
 fn legend(path: &Path) -> Option<String> {
     let file = std::fs::File::open(path).unwrap();
@@ -154,20 +170,13 @@ fn lgame_parquet_agrees_with_ply_solve() {
     );
     check_rows("lgame", &rows);
     // The board column: one code per square, as the text has them.
-    assert_eq!(
-        legend(&path).as_deref(),
-        Some(
-            r##"{"codes":{"0":"empty","1":"# L","2":"* L","3":"neutral piece"},"cols":4,"rows":4}"##
-        )
+    check_boards(
+        &path,
+        &rows,
+        r##"{"codes":{"0":"empty","1":"# L","2":"* L","3":"neutral piece"},"cols":4,"rows":4}"##,
+        ".#*x",
+        16,
     );
-    for row in &rows {
-        assert_eq!(
-            row.board,
-            codes_of(&row.position, ".#*x", 16),
-            "{}",
-            row.position
-        );
-    }
     // Without moves: the same rows, four columns.
     let bare = dir.join("bare.csv");
     let done = Command::new(env!("CARGO_BIN_EXE_ply"))
@@ -211,18 +220,13 @@ fn euler_parquet_and_csv_agree_with_ply_solve() {
     export("euler:3x4", "csv", &csv);
     let rows = read_parquet(&parquet);
     check_rows("euler:3x4", &rows);
-    assert_eq!(
-        legend(&parquet).as_deref(),
-        Some(r#"{"codes":{"0":"empty","1":"pin"},"cols":4,"rows":3}"#)
+    check_boards(
+        &parquet,
+        &rows,
+        r#"{"codes":{"0":"empty","1":"pin"},"cols":4,"rows":3}"#,
+        ".X",
+        12,
     );
-    for row in &rows {
-        assert_eq!(
-            row.board,
-            codes_of(&row.position, ".X", 12),
-            "{}",
-            row.position
-        );
-    }
     let text = std::fs::read_to_string(&csv).unwrap();
     let mut lines = text.lines();
     assert_eq!(
