@@ -425,7 +425,8 @@ impl Solver {
 
     /// Writes the strong solution to `path` as `format` (`"parquet"` or
     /// `"csv"`), as `ply export` does (without the `best_moves` column if
-    /// `best_moves` is false, as `--no-moves`); returns the number of rows.
+    /// `best_moves` is false, as `--no-moves`; with a `board` column for a
+    /// game whose board is written as numbers); returns the number of rows.
     #[pyo3(signature = (path, format="parquet", best_moves=true))]
     fn export(
         &self,
