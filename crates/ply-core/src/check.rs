@@ -7,11 +7,12 @@
 //! finds wrong; [`Check::finish`] returns what was checked, or every
 //! failure with the position's text.
 //!
-//! - [`Check::text`]: a position's text reads back as the same position,
+//! - [`Check::text`]: a position's text reads back as the same position
+//!   (and [`Game::write_position`] appends the same text),
 //!   every move has a name, distinct among the position's moves, and every
 //!   child's text reads back too;
 //! - [`Check::board`]: the board description lists exactly the legal moves,
-//!   each with cells to click;
+//!   each with cells to click, and the game's tensor, if any, codes it;
 //! - [`Check::index`]: rank lies in the index and unrank gives back the
 //!   position, or one that shares its index and plays alike, for the
 //!   positions and for every child;
@@ -162,6 +163,11 @@ impl<'a, G: Game> Check<'a, G> {
                     }
                     Err(e) => self.fail("text", format!("{text} does not read back: {e}")),
                 }
+                let mut written = String::from("~");
+                self.game.write_position(p, &mut written);
+                if written[1..] != text {
+                    self.fail("text", format!("{text} is written as {}", &written[1..]));
+                }
             }
             let mut names = HashSet::new();
             for &(mv, _) in &moves {
@@ -180,7 +186,8 @@ impl<'a, G: Game> Check<'a, G> {
     }
 
     /// The board description lists exactly the legal moves, by name, each
-    /// with at least one cell to click.
+    /// with at least one cell to click; a game with a [`Game::tensor`]
+    /// writes the description's cells as the tensor codes them.
     pub fn board(mut self) -> Self {
         self.summary.checks += 1;
         for position in std::mem::take(&mut self.positions) {
@@ -203,6 +210,24 @@ impl<'a, G: Game> Check<'a, G> {
             if let Some(m) = board.moves.iter().find(|m| m.clicks.is_empty()) {
                 let text = self.name(&position);
                 self.fail("board", format!("{text}: move {} has no clicks", m.name));
+            }
+            if let Some(tensor) = self.game.tensor() {
+                let mut cells = vec![0; tensor.cells()];
+                self.game.fill_tensor(&position, &mut cells);
+                match tensor.encode(&board) {
+                    Ok(codes) if codes == cells => {}
+                    Ok(codes) => {
+                        let text = self.name(&position);
+                        self.fail(
+                            "board",
+                            format!("{text}: the tensor is {cells:?}, the board codes {codes:?}"),
+                        );
+                    }
+                    Err(why) => {
+                        let text = self.name(&position);
+                        self.fail("board", format!("{text}: no tensor codes the board: {why}"));
+                    }
+                }
             }
             self.positions.push(position);
         }

@@ -66,6 +66,7 @@
 
 use crate::board::Board;
 use crate::octal_code::OctalCode;
+use crate::tensor::Tensor;
 use crate::value::{Remoteness, Value};
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -166,6 +167,13 @@ pub trait Game: Send + Sync {
     /// Writes a position in the form [`Game::parse_position`] reads.
     fn format_position(&self, position: &Self::Position) -> String;
 
+    /// Appends the text [`Game::format_position`] gives to `text`: what a
+    /// bulk writer calls, reusing one buffer (a game may write it without
+    /// the allocation).
+    fn write_position(&self, position: &Self::Position, text: &mut String) {
+        text.push_str(&self.format_position(position));
+    }
+
     /// Names a move made from `position`, in the game's own move notation.
     fn format_move(&self, position: &Self::Position, mv: Self::Move) -> String;
 
@@ -193,6 +201,31 @@ pub trait Game: Send + Sync {
         }
         board.moves = moves;
         board
+    }
+
+    /// How the game's boards are written as numbers (see
+    /// [`crate::tensor`]), or `None`, the default, for a game whose
+    /// positions are not written so (no `board` column in an export).
+    fn tensor(&self) -> Option<Tensor> {
+        None
+    }
+
+    /// Writes the codes of `position`'s board into `cells`, which holds
+    /// [`Tensor::cells`] of them, as [`Game::tensor`] says; only called
+    /// for a game with a tensor. By default the board description
+    /// encoded (slow: it lists the moves); a game with a tensor writes its
+    /// own, and [`crate::check::Check::board`] holds it to the description.
+    fn fill_tensor(&self, position: &Self::Position, cells: &mut [i8]) {
+        let codes = self
+            .tensor()
+            .and_then(|tensor| tensor.encode(&self.board(position)).ok())
+            .unwrap_or_default();
+        for (cell, code) in cells
+            .iter_mut()
+            .zip(codes.into_iter().chain(std::iter::repeat(0)))
+        {
+            *cell = code;
+        }
     }
 }
 

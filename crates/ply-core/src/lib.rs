@@ -21,6 +21,7 @@ pub mod octal_code;
 pub mod progress;
 pub mod solution;
 pub mod solve;
+pub mod tensor;
 #[cfg(feature = "db")]
 pub mod tier;
 pub mod value;
@@ -39,6 +40,7 @@ pub use game::{
 pub use limits::{Budget, TooLarge};
 pub use progress::{NoProgress, Progress};
 pub use solution::{Keys, Solution, Source};
+pub use tensor::Tensor;
 
 pub use solve::alphabeta::AlphaBeta;
 pub use solve::byte_retro::{ByteTable, WinsAtOnce};

@@ -4,6 +4,7 @@
 use crate::board::{Shape, parse_dimensions};
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::limits::{MAX_EULER_SQUARES, MAX_TABLE_BYTES, human_bytes};
+use ply_core::tensor::{Code, Tensor};
 use ply_core::{
     BySymmetry, FromMoves, Game, Indexed, PositionError, Remoteness, Retrograde, Searchable,
     Symmetric, TableWalk, Tiered, Value,
@@ -242,6 +243,21 @@ impl Game for Euler {
         self.describe(position)
     }
 
+    /// One code per square: 0 uncovered, 1 covered by a pin.
+    fn tensor(&self) -> Option<Tensor> {
+        Some(Tensor {
+            rows: usize::from(self.shape.rows),
+            cols: usize::from(self.shape.cols),
+            codes: vec![Code::new("pin", Piece::new("", None, Look::Pin))],
+        })
+    }
+
+    fn fill_tensor(&self, position: &Covered, cells: &mut [i8]) {
+        for (s, cell) in cells.iter_mut().enumerate() {
+            *cell = (position.0 >> s & 1) as i8;
+        }
+    }
+
     fn name(&self) -> String {
         if self.longest_pin == 3 {
             format!("euler:{}x{}", self.shape.rows, self.shape.cols)
@@ -291,15 +307,28 @@ impl Game for Euler {
     }
 
     fn format_position(&self, position: &Covered) -> String {
-        let cols = usize::from(self.shape.cols);
         let mut text = String::with_capacity(self.shape.squares() + usize::from(self.shape.rows));
-        for s in 0..self.shape.squares() {
-            if s > 0 && s % cols == 0 {
-                text.push('/');
-            }
-            text.push(if position.0 >> s & 1 == 1 { 'X' } else { '.' });
-        }
+        self.write_position(position, &mut text);
         text
+    }
+
+    fn write_position(&self, position: &Covered, text: &mut String) {
+        // Bytes first, then one append: no check per character (nor a
+        // division per square).
+        let mut bytes = [b'/'; 2 * MAX_EULER_SQUARES];
+        let mut covered = position.0;
+        let mut at = 0;
+        for r in 0..self.shape.rows {
+            if r > 0 {
+                at += 1;
+            }
+            for _ in 0..self.shape.cols {
+                bytes[at] = if covered & 1 == 1 { b'X' } else { b'.' };
+                covered >>= 1;
+                at += 1;
+            }
+        }
+        text.push_str(std::str::from_utf8(&bytes[..at]).unwrap_or_default());
     }
 
     fn format_move(&self, _position: &Covered, mv: u64) -> String {

@@ -21,6 +21,7 @@
 
 use crate::board::Shape;
 use ply_core::board::{Board, BoardMove, Look, Piece};
+use ply_core::tensor::{Code, Tensor};
 use ply_core::{
     BySymmetry, FromMoves, Game, Indexed, PositionError, Progress, RetroTable, Retrograde,
     Symmetric, Value,
@@ -302,6 +303,40 @@ fn nth_square(mut mask: u16, n: u32) -> u32 {
 impl Game for LGame {
     fn board(&self, position: &LPosition) -> Board {
         self.describe(position)
+    }
+
+    /// One code per square: 0 empty, 1 the `#` L, 2 the `*` L, 3 a
+    /// neutral piece.
+    fn tensor(&self) -> Option<Tensor> {
+        Some(Tensor {
+            rows: 4,
+            cols: 4,
+            codes: vec![
+                Code::new("# L", Piece::new("", Some(0), Look::Block)),
+                Code::new("* L", Piece::new("", Some(1), Look::Block)),
+                Code::new("neutral piece", Piece::new("", None, Look::Disc)),
+            ],
+        })
+    }
+
+    fn fill_tensor(&self, position: &LPosition, cells: &mut [i8]) {
+        let (hash, star) = if position.star_to_move {
+            (position.other, position.mover)
+        } else {
+            (position.mover, position.other)
+        };
+        for (s, cell) in cells.iter_mut().enumerate() {
+            let bit = 1 << s;
+            *cell = if hash & bit != 0 {
+                1
+            } else if star & bit != 0 {
+                2
+            } else if position.neutrals & bit != 0 {
+                3
+            } else {
+                0
+            };
+        }
     }
 
     type Position = LPosition;

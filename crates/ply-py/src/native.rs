@@ -278,8 +278,22 @@ impl Solver {
                 if let Ok(keys) = positions.extract::<PyReadonlyArray1<'_, u64>>() {
                     self.arrays(py, Some(keys))?
                 } else {
-                    let texts: Vec<String> = positions.extract()?;
-                    self.with_rows(py, "solve_many()", move |rows| {
+                    // Borrowed, not copied: the texts are read in place
+                    // while the list keeps them alive.
+                    if positions.is_instance_of::<PyString>() {
+                        return Err(pyo3::exceptions::PyTypeError::new_err(
+                            "solve_many() takes a list of positions, not one position",
+                        ));
+                    }
+                    let strings = positions
+                        .try_iter()?
+                        .map(|p| Ok(p?.cast_into::<PyString>()?))
+                        .collect::<PyResult<Vec<_>>>()?;
+                    let texts = strings
+                        .iter()
+                        .map(|s| s.to_str())
+                        .collect::<PyResult<Vec<&str>>>()?;
+                    self.with_rows(py, "solve_many()", |rows| {
                         let out: Result<Vec<(i8, i16)>, ply::PlyError> = texts
                             .par_iter()
                             .map(|text| rows.outcome_of(text).map(|o| codes(Some(o))))
@@ -411,7 +425,8 @@ impl Solver {
 
     /// Writes the strong solution to `path` as `format` (`"parquet"` or
     /// `"csv"`), as `ply export` does (without the `best_moves` column if
-    /// `best_moves` is false, as `--no-moves`); returns the number of rows.
+    /// `best_moves` is false, as `--no-moves`; with a `board` column for a
+    /// game whose board is written as numbers); returns the number of rows.
     #[pyo3(signature = (path, format="parquet", best_moves=true))]
     fn export(
         &self,

@@ -2,6 +2,8 @@
 
 import json
 
+import numpy as np
+import pyarrow
 import pyarrow.csv
 import pyarrow.parquet as pq
 import pytest
@@ -26,7 +28,8 @@ def test_parquet_rows_agree_with_ply_solve(game, tmp_path, cli):
     code, out, err = cli("export", game, "--format", "parquet", "--out", str(path))
     assert code == 0, err
     table = pq.read_table(path)
-    assert table.column_names == ["key", "position", "value", "remoteness", "best_moves"]
+    board = ["board"] if game.startswith(("lgame", "euler")) else []
+    assert table.column_names == ["key", "position", "value", "remoteness", "best_moves"] + board
     solver = ply.Solver(game)
     keys = solver.keys()
     assert table.num_rows == len(keys) and f"exported {len(keys)} positions" in out
@@ -64,6 +67,8 @@ def test_csv_and_python_export_match_parquet(tmp_path, cli):
         assert a["key"] == b["key"] and a["position"] == b["position"] and a["value"] == b["value"]
         assert a["remoteness"] == b["remoteness"]
         assert " ".join(a["best_moves"]) == (b["best_moves"] or "")
+    for a, b in zip(table, text):
+        assert " ".join(map(str, a["board"])) == b["board"]  # bytes: a code per cell
     bare = tmp_path / "bare.parquet"
     assert ply.Solver("lgame").export(bare, best_moves=False) == len(table)
     assert pq.read_table(bare).to_pylist() == [
@@ -76,3 +81,41 @@ def test_csv_and_python_export_match_parquet(tmp_path, cli):
         ply.Solver("tictactoe:5x5x4").export(tmp_path / "y.parquet")
     assert not (tmp_path / "y.parquet").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv", "a.parquet"]
+
+
+# The text's character for each code of the board column, by game.
+TEXT_OF_CODE = {"lgame": ".#*x", "euler": ".X"}
+
+
+@pytest.mark.parametrize("game", ["lgame", "euler", "euler:3x4"])
+def test_board_column_agrees_with_the_position_text(game, tmp_path, cli):
+    path = tmp_path / "b.parquet"
+    code, _, err = cli("export", game, "--format", "parquet", "--no-moves", "--out", str(path))
+    assert code == 0, err
+    schema = pq.read_schema(path)
+    legend = json.loads(schema.metadata[b"ply.board"])
+    rows, cols = legend["rows"], legend["cols"]
+    assert schema.field("board").type == pyarrow.binary(rows * cols)
+    chars = TEXT_OF_CODE[game.split(":")[0]]
+    assert sorted(legend["codes"]) == [str(c) for c in range(len(chars))]
+    assert legend["codes"]["0"] == "empty"
+    table = pq.read_table(path)
+    cells = b"".join(table.column("board").to_pylist())
+    boards = np.frombuffer(cells, dtype=np.int8).reshape(-1, rows * cols)
+    assert boards.shape[0] == table.num_rows > 0
+    # Every row: cell by cell, row-major from the top left, as its text has them.
+    for text, board in zip(table.column("position").to_pylist(), boards):
+        squares = "".join(text.split("/")[:rows])
+        assert len(squares) == rows * cols
+        assert "".join(chars[c] for c in board) == squares, text
+    # Every code turns up.
+    assert set(boards.flatten().tolist()) == set(range(len(chars)))
+
+
+def test_games_without_a_tensor_have_no_board_column(tmp_path, cli):
+    path = tmp_path / "t.parquet"
+    code, _, err = cli("export", "tictactoe", "--format", "parquet", "--out", str(path))
+    assert code == 0, err
+    schema = pq.read_schema(path)
+    assert "board" not in schema.names
+    assert b"ply.board" not in (schema.metadata or {})

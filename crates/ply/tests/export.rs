@@ -18,6 +18,7 @@ struct Row {
     value: String,
     remoteness: Option<u16>,
     best: Vec<String>,
+    board: Vec<i8>,
 }
 
 fn export(game: &str, format: &str, out: &Path) -> String {
@@ -42,6 +43,9 @@ fn rows_of(batch: &RecordBatch) -> Vec<Row> {
     let names = values.values().as_string::<i32>();
     let remoteness = batch.column(3).as_primitive::<UInt16Type>();
     let best = batch.column(4).as_list::<i32>();
+    let board = batch
+        .column_by_name("board")
+        .map(|b| b.as_fixed_size_binary());
     (0..batch.num_rows())
         .map(|i| Row {
             key: keys.value(i),
@@ -56,6 +60,9 @@ fn rows_of(batch: &RecordBatch) -> Vec<Row> {
                 .iter()
                 .map(|m| m.unwrap().to_string())
                 .collect(),
+            board: board.map_or(Vec::new(), |b| {
+                b.value(i).iter().map(|&c| c as i8).collect()
+            }),
         })
         .collect()
 }
@@ -78,6 +85,40 @@ fn best_moves(report: &SolveReport) -> Vec<String> {
         .filter(|m| m.outcome().through_move() == report.outcome())
         .map(|m| m.name.clone())
         .collect()
+}
+
+/// The board codes of a position's text, cell by cell: each character of
+/// its first `cells` squares (rows joined by `/`) looked up in `legend`,
+/// code 0 first.
+fn codes_of(text: &str, legend: &str, cells: usize) -> Vec<i8> {
+    text.chars()
+        .filter(|&c| c != '/')
+        .take(cells)
+        .map(|c| legend.find(c).unwrap_or_else(|| panic!("{text}: '{c}'")) as i8)
+        .collect()
+}
+
+/// The file at `path` has the board legend `legend_json`, and each row's
+/// board holds the codes of its text's `cells` squares, `chars` naming
+/// code 0 first.
+fn check_boards(path: &Path, rows: &[Row], legend_json: &str, chars: &str, cells: usize) {
+    assert_eq!(legend(path).as_deref(), Some(legend_json));
+    for row in rows {
+        assert_eq!(row.board.len(), cells, "{}", row.position);
+        assert_eq!(
+            row.board,
+            codes_of(&row.position, chars, cells),
+            "{}",
+            row.position
+        );
+    }
+}
+
+/// The legend in a Parquet file's schema metadata.
+fn legend(path: &Path) -> Option<String> {
+    let file = std::fs::File::open(path).unwrap();
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+    builder.schema().metadata().get("ply.board").cloned()
 }
 
 /// Every row agrees with `ply solve` (through the same session the command
@@ -128,6 +169,14 @@ fn lgame_parquet_agrees_with_ply_solve() {
         )
     );
     check_rows("lgame", &rows);
+    // The board column: one code per square, as the text has them.
+    check_boards(
+        &path,
+        &rows,
+        r##"{"codes":{"0":"empty","1":"# L","2":"* L","3":"neutral piece"},"cols":4,"rows":4}"##,
+        ".#*x",
+        16,
+    );
     // Without moves: the same rows, four columns.
     let bare = dir.join("bare.csv");
     let done = Command::new(env!("CARGO_BIN_EXE_ply"))
@@ -138,13 +187,20 @@ fn lgame_parquet_agrees_with_ply_solve() {
     assert!(done.status.success());
     let text = std::fs::read_to_string(&bare).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "key,position,value,remoteness");
+    assert_eq!(lines[0], "key,position,value,remoteness,board");
     assert_eq!(lines.len(), rows.len() + 1);
     for (line, row) in lines[1..].iter().zip(&rows) {
         let remoteness = row.remoteness.map_or(String::new(), |r| r.to_string());
+        let board: Vec<String> = row.board.iter().map(i8::to_string).collect();
         assert_eq!(
             *line,
-            format!("{},{},{},{remoteness}", row.key, row.position, row.value)
+            format!(
+                "{},{},{},{remoteness},{}",
+                row.key,
+                row.position,
+                row.value,
+                board.join(" ")
+            )
         );
     }
     // Draws have no remoteness; the L game has draws.
@@ -164,22 +220,30 @@ fn euler_parquet_and_csv_agree_with_ply_solve() {
     export("euler:3x4", "csv", &csv);
     let rows = read_parquet(&parquet);
     check_rows("euler:3x4", &rows);
+    check_boards(
+        &parquet,
+        &rows,
+        r#"{"codes":{"0":"empty","1":"pin"},"cols":4,"rows":3}"#,
+        ".X",
+        12,
+    );
     let text = std::fs::read_to_string(&csv).unwrap();
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("key,position,value,remoteness,best_moves")
+        Some("key,position,value,remoteness,best_moves,board")
     );
     let from_csv: Vec<Row> = lines
         .map(|line| {
             let f: Vec<&str> = line.split(',').collect();
-            assert_eq!(f.len(), 5, "{line}");
+            assert_eq!(f.len(), 6, "{line}");
             Row {
                 key: f[0].parse().unwrap(),
                 position: f[1].to_string(),
                 value: f[2].to_string(),
                 remoteness: (!f[3].is_empty()).then(|| f[3].parse().unwrap()),
                 best: f[4].split_whitespace().map(str::to_string).collect(),
+                board: f[5].split(' ').map(|c| c.parse().unwrap()).collect(),
             }
         })
         .collect();

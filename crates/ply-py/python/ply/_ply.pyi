@@ -120,5 +120,7 @@ class Solver:
         best_moves: bool = True,
     ) -> int:
         """Writes the strong solution as ``ply export`` does (columns key,
-        position, value, remoteness, and best_moves unless ``best_moves`` is
-        false, as ``--no-moves``); returns the rows written."""
+        position, value, remoteness, best_moves unless ``best_moves`` is
+        false, as ``--no-moves``, and board, a byte per cell, for a game
+        whose board is written as numbers, its legend in the schema
+        metadata ``ply.board``); returns the rows written."""

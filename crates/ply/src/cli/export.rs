@@ -1,5 +1,6 @@
 //! `ply export`: a solved game written as a table with one row per stored
-//! position (its key, text, value, remoteness and best moves), as Parquet
+//! position (its key, text, value, remoteness, best moves and, for a game
+//! with a [`Tensor`], its board as numbers), as Parquet
 //! through the arrow and parquet crates, or as CSV. Rows are built a chunk
 //! of keys at a time, chunks in parallel, and written in key order as they
 //! come, so memory stays bounded whatever the game's size; the file is
@@ -7,20 +8,23 @@
 
 use crate::error::PlyError;
 use crate::session::Session;
-use crate::session::rows::{Row, Rows};
+use crate::session::rows::{Row, Rows, Want};
 use arrow_array::builder::{ListBuilder, StringBuilder, UInt16Builder, UInt64Builder};
 use arrow_array::types::Int8Type;
 use arrow_array::{
-    Array, ArrayRef, DictionaryArray, Int8Array, ListArray, RecordBatch, StringArray, UInt16Array,
-    UInt64Array,
+    Array, ArrayRef, DictionaryArray, FixedSizeBinaryArray, Int8Array, ListArray, RecordBatch,
+    StringArray, UInt16Array, UInt64Array,
 };
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::WriterProperties;
+use parquet::arrow::arrow_writer::{ArrowColumnChunk, ArrowColumnWriter, compute_leaves};
+use parquet::basic::{Compression, Encoding, ZstdLevel};
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::schema::types::ColumnPath;
 use ply_core::db::Keys;
-use ply_core::{Cell, Progress, Source, Value};
+use ply_core::{Cell, Progress, Solution, Source, Tensor, Value};
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::ops::Range;
@@ -31,10 +35,11 @@ use std::sync::Arc;
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// Apache Parquet, zstd-compressed: `value` is a dictionary column,
-    /// `best_moves` a list of strings.
+    /// `best_moves` a list of strings, `board` fixed-size binary (a byte
+    /// per cell).
     Parquet,
     /// Comma-separated text with a header line; `best_moves` is the move
-    /// names joined by spaces.
+    /// names joined by spaces, `board` the codes joined by spaces.
     Csv,
 }
 
@@ -81,22 +86,85 @@ pub fn default_path(game: &str, format: Format) -> PathBuf {
 /// The names of the columns, in order: `key` (the position's key in the
 /// solution: its index, or its class's canonical index), `position`,
 /// `value` (`win`, `lose`, `tie` or `draw`, for the player to move),
-/// `remoteness` (null for a draw) and `best_moves`.
-pub const COLUMNS: [&str; 5] = ["key", "position", "value", "remoteness", "best_moves"];
+/// `remoteness` (null for a draw), `best_moves` and `board` (the board's
+/// cells as small ints, for a game with a [`Tensor`]; its legend is the
+/// schema's [`BOARD_METADATA`] entry).
+pub const COLUMNS: [&str; 6] = [
+    "key",
+    "position",
+    "value",
+    "remoteness",
+    "best_moves",
+    "board",
+];
+
+/// The key of the Parquet schema's metadata entry holding the `board`
+/// column's legend, as JSON: `rows`, `cols` and `codes`, an object from
+/// each code (`"0"` for an empty cell) to the name of what it stands for.
+pub const BOARD_METADATA: &str = "ply.board";
 
 /// Which columns an export has: all of [`COLUMNS`], or all but
-/// `best_moves` (much quicker: no move is generated).
+/// `best_moves` (much quicker: no move is generated). The `board` column
+/// is there for every game with a [`Tensor`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Columns {
     /// Whether the `best_moves` column is written.
     pub best_moves: bool,
 }
 
-impl Columns {
-    /// How many of [`COLUMNS`] are written.
-    fn count(self) -> usize {
-        if self.best_moves { 5 } else { 4 }
+/// The columns of one export: which are written, the board's tensor, and
+/// the schema they make.
+#[derive(Clone, Debug)]
+struct Layout {
+    best_moves: bool,
+    tensor: Option<Tensor>,
+    schema: SchemaRef,
+}
+
+impl Layout {
+    fn new(rows: &dyn Rows, columns: Columns) -> Self {
+        let tensor = rows.tensor();
+        Self {
+            best_moves: columns.best_moves,
+            schema: schema(columns.best_moves, tensor.as_ref()),
+            tensor,
+        }
     }
+
+    /// The names of the columns written, in order.
+    fn names(&self) -> Vec<&'static str> {
+        let mut names = COLUMNS[..4].to_vec();
+        if self.best_moves {
+            names.push(COLUMNS[4]);
+        }
+        if self.tensor.is_some() {
+            names.push(COLUMNS[5]);
+        }
+        names
+    }
+
+    /// What each row needs filled.
+    fn want(&self) -> Want {
+        Want {
+            best: self.best_moves,
+            board: self.tensor.is_some(),
+        }
+    }
+
+    /// The cells of a board: the length of a `board` list.
+    fn cells(&self) -> usize {
+        self.tensor.as_ref().map_or(0, Tensor::cells)
+    }
+}
+
+/// The legend of the `board` column, as [`BOARD_METADATA`] holds it.
+pub fn legend_json(tensor: &Tensor) -> String {
+    let codes: serde_json::Map<String, serde_json::Value> = std::iter::once("empty")
+        .chain(tensor.codes.iter().map(|c| c.name.as_str()))
+        .enumerate()
+        .map(|(i, name)| (i.to_string(), name.into()))
+        .collect();
+    serde_json::json!({ "rows": tensor.rows, "cols": tensor.cols, "codes": codes }).to_string()
 }
 
 /// Keys per chunk: the unit of parallel work and of a record batch.
@@ -107,8 +175,9 @@ const CHUNK: u64 = 1 << 16;
 /// rows of a few hundred bytes at most, well under 512 MB.
 const MAX_GROUP: u64 = 8;
 
-/// Rows per Parquet row group (a row group is buffered until complete).
-const ROW_GROUP: usize = 1 << 20;
+/// Chunks per Parquet row group (a row group's encoded columns are held
+/// until it is appended; compressed, a few MB at most).
+const GROUP_CHUNKS: u64 = 16;
 
 /// Writes the strong solution of `session` to `path` in `format`,
 /// reporting progress and stopping with [`PlyError::Cancelled`] once
@@ -127,7 +196,8 @@ pub fn export(
         ))
     })?;
     let tmp = tmp_path(path);
-    let written = write_file(&*rows, format, columns, &tmp, progress);
+    let layout = Layout::new(&*rows, columns);
+    let written = write_file(&*rows, format, &layout, &tmp, progress);
     match written {
         Ok(count) => {
             std::fs::rename(&tmp, path).map_err(|e| {
@@ -160,57 +230,115 @@ fn tmp_path(path: &Path) -> PathBuf {
 fn write_file(
     rows: &dyn Rows,
     format: Format,
-    columns: Columns,
+    layout: &Layout,
     tmp: &Path,
     progress: &dyn Progress,
 ) -> Result<u64, PlyError> {
     let file = File::create(tmp)
         .map_err(|e| PlyError::argument(format!("cannot create {}: {e}", tmp.display())))?;
-    let mut sink = match format {
-        Format::Parquet => {
-            let props = WriterProperties::builder()
-                .set_compression(Compression::ZSTD(
-                    ZstdLevel::try_new(1).map_err(parquet_error)?,
-                ))
-                .set_max_row_group_row_count(Some(ROW_GROUP))
-                .build();
-            Sink::Parquet(Box::new(
-                ArrowWriter::try_new(BufWriter::new(file), schema(columns), Some(props))
-                    .map_err(parquet_error)?,
-            ))
-        }
+    let (count, file) = match format {
+        Format::Parquet => write_parquet(rows, layout, BufWriter::new(file), progress)?,
         Format::Csv => {
             let mut out = BufWriter::with_capacity(1 << 20, file);
-            writeln!(out, "{}", COLUMNS[..columns.count()].join(","))?;
-            Sink::Csv(out)
+            writeln!(out, "{}", layout.names().join(","))?;
+            let count = for_each_batch(rows, layout, progress, |batch| write_csv(batch, &mut out))?;
+            (count, out)
         }
     };
-    let count = for_each_batch(rows, columns, progress, |batch| sink.write(batch))?;
-    let file = match sink {
-        Sink::Parquet(writer) => writer
-            .into_inner()
-            .map_err(parquet_error)?
-            .into_inner()
-            .map_err(|e| e.into_error())?,
-        Sink::Csv(out) => out.into_inner().map_err(|e| e.into_error())?,
-    };
+    let file = file.into_inner().map_err(|e| e.into_error())?;
     file.sync_all()?;
     Ok(count)
 }
 
-/// Where batches go.
-enum Sink {
-    Parquet(Box<ArrowWriter<BufWriter<File>>>),
-    Csv(BufWriter<File>),
-}
+/// The encoded column chunks of one row group, and its number of rows.
+type Encoded = (u64, Vec<ArrowColumnChunk>);
 
-impl Sink {
-    fn write(&mut self, batch: &RecordBatch) -> Result<(), PlyError> {
-        match self {
-            Sink::Parquet(writer) => writer.write(batch).map_err(parquet_error),
-            Sink::Csv(out) => write_csv(batch, out),
+/// Writes every row to `out` as Parquet: each row group (a run of
+/// [`GROUP_CHUNKS`] chunks of keys) is built and encoded (compressed
+/// included) on its own thread, a wave of them at once, and appended to
+/// the file in key order while the next wave is encoded. Returns the
+/// number of rows and `out`, the footer written.
+fn write_parquet(
+    rows: &dyn Rows,
+    layout: &Layout,
+    out: BufWriter<File>,
+    progress: &dyn Progress,
+) -> Result<(u64, BufWriter<File>), PlyError> {
+    let key = ColumnPath::from(COLUMNS[0]);
+    let props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(
+            ZstdLevel::try_new(1).map_err(parquet_error)?,
+        ))
+        // Keys increase, positions and boards are all distinct: a
+        // dictionary only costs time; so do statistics of their bytes.
+        .set_column_dictionary_enabled(key.clone(), false)
+        .set_column_encoding(key, Encoding::DELTA_BINARY_PACKED)
+        .set_column_dictionary_enabled(ColumnPath::from(COLUMNS[1]), false)
+        .set_column_dictionary_enabled(ColumnPath::from(COLUMNS[5]), false)
+        .set_column_statistics_enabled(ColumnPath::from(COLUMNS[1]), EnabledStatistics::None)
+        .set_column_statistics_enabled(ColumnPath::from(COLUMNS[5]), EnabledStatistics::None)
+        .build();
+    let (mut writer, factory) = ArrowWriter::try_new(out, layout.schema.clone(), Some(props))
+        .and_then(ArrowWriter::into_serialized_writer)
+        .map_err(parquet_error)?;
+    let len = rows.solution().index_len();
+    let chunks = len.div_ceil(CHUNK);
+    let groups = chunks.div_ceil(GROUP_CHUNKS);
+    let cells = Cells::new(rows.solution())?;
+    progress.begin(&format!("exporting {}", rows.name()), len);
+    let encode = |group: u64| -> Result<Option<Encoded>, PlyError> {
+        let mut columns = factory
+            .create_column_writers(usize::try_from(group).unwrap_or(usize::MAX))
+            .map_err(parquet_error)?;
+        let mut count = 0;
+        for chunk in group * GROUP_CHUNKS..chunks.min((group + 1) * GROUP_CHUNKS) {
+            if progress.cancelled() {
+                return Err(PlyError::Cancelled(format!("exporting {}", rows.name())));
+            }
+            let range = chunk * CHUNK..len.min((chunk + 1) * CHUNK);
+            if let Some(batch) = batch_of(rows, layout, &cells.within(range.clone())?)? {
+                count += batch.num_rows() as u64;
+                let mut leaves = columns.iter_mut();
+                for (field, array) in layout.schema.fields().iter().zip(batch.columns()) {
+                    for leaf in compute_leaves(field, array).map_err(parquet_error)? {
+                        let column = leaves.next().ok_or_else(|| {
+                            PlyError::Io(std::io::Error::other("export: a column without a writer"))
+                        })?;
+                        column.write(&leaf).map_err(parquet_error)?;
+                    }
+                }
+            }
+            progress.advance(range.end - range.start);
         }
-    }
+        if count == 0 {
+            return Ok(None);
+        }
+        let encoded = columns
+            .into_iter()
+            .map(ArrowColumnWriter::close)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(parquet_error)?;
+        Ok(Some((count, encoded)))
+    };
+    let mut count = 0;
+    in_waves(
+        groups,
+        (rayon::current_num_threads() as u64).clamp(1, MAX_GROUP),
+        encode,
+        |(rows, columns)| {
+            let mut group = writer.next_row_group().map_err(parquet_error)?;
+            for column in columns {
+                column
+                    .append_to_row_group(&mut group)
+                    .map_err(parquet_error)?;
+            }
+            group.close().map_err(parquet_error)?;
+            count += rows;
+            Ok(())
+        },
+    )?;
+    progress.end();
+    Ok((count, writer.into_inner().map_err(parquet_error)?))
 }
 
 fn parquet_error(e: parquet::errors::ParquetError) -> PlyError {
@@ -222,7 +350,7 @@ fn arrow_error(e: arrow_schema::ArrowError) -> PlyError {
 }
 
 /// The schema of an export (see [`COLUMNS`]).
-pub fn schema(columns: Columns) -> SchemaRef {
+fn schema(best_moves: bool, tensor: Option<&Tensor>) -> SchemaRef {
     let mut fields = vec![
         Field::new(COLUMNS[0], DataType::UInt64, false),
         Field::new(COLUMNS[1], DataType::Utf8, false),
@@ -233,39 +361,116 @@ pub fn schema(columns: Columns) -> SchemaRef {
         ),
         Field::new(COLUMNS[3], DataType::UInt16, true),
     ];
-    if columns.best_moves {
+    if best_moves {
         fields.push(Field::new(
             COLUMNS[4],
             DataType::List(Arc::new(Field::new("item", DataType::Utf8, false))),
             false,
         ));
     }
-    Arc::new(Schema::new(fields))
+    let mut metadata = HashMap::new();
+    if let Some(tensor) = tensor {
+        fields.push(Field::new(COLUMNS[5], board_type(tensor.cells()), false));
+        metadata.insert(BOARD_METADATA.to_string(), legend_json(tensor));
+    }
+    Arc::new(Schema::new(fields).with_metadata(metadata))
+}
+
+/// The type of the `board` column: `cells` bytes per row, one code a cell
+/// (fixed-size binary: in Parquet a list would cost a repetition level
+/// per cell, several times the time of the rest of the row).
+fn board_type(cells: usize) -> DataType {
+    DataType::FixedSizeBinary(i32::try_from(cells).unwrap_or(i32::MAX))
 }
 
 /// Builds the rows of `rows` as record batches, one per chunk of keys with
 /// any rows, chunks in parallel, and hands them to `write` in key order.
 /// Returns how many rows were written.
-pub fn for_each_batch(
+fn for_each_batch(
     rows: &dyn Rows,
-    columns: Columns,
+    layout: &Layout,
     progress: &dyn Progress,
     mut write: impl FnMut(&RecordBatch) -> Result<(), PlyError> + Send,
 ) -> Result<u64, PlyError> {
-    let solution = rows.solution();
-    let len = solution.index_len();
-    let chunks = len.div_ceil(CHUNK);
-    // An in-memory table of canonical keys lists its entries afresh on each
-    // call: take them all at once (it holds them all anyway).
-    let listed = if solution.keys() == Keys::Canonical && solution.source() == Source::Solved {
-        let mut cells = Vec::new();
-        solution.for_each_cell(0..len, &mut |key, cell| cells.push((key, cell)))?;
-        Some(cells)
-    } else {
-        None
-    };
-    let cells_in = |range: Range<u64>| -> Result<Vec<(u64, Cell)>, PlyError> {
-        match &listed {
+    let len = rows.solution().index_len();
+    let cells = Cells::new(rows.solution())?;
+    progress.begin(&format!("exporting {}", rows.name()), len);
+    let mut count = 0;
+    in_waves(
+        len.div_ceil(CHUNK),
+        (rayon::current_num_threads() as u64 * 2).clamp(2, MAX_GROUP),
+        |chunk| {
+            if progress.cancelled() {
+                return Err(PlyError::Cancelled(format!("exporting {}", rows.name())));
+            }
+            let range = chunk * CHUNK..len.min((chunk + 1) * CHUNK);
+            let batch = batch_of(rows, layout, &cells.within(range.clone())?)?;
+            progress.advance(range.end - range.start);
+            Ok(batch)
+        },
+        |batch| {
+            count += batch.num_rows() as u64;
+            write(&batch)
+        },
+    )?;
+    progress.end();
+    Ok(count)
+}
+
+/// Makes the items `0..n`, `wave` of them at a time in parallel, and hands
+/// those that are something to `take` in order, each wave while the next
+/// one is made.
+fn in_waves<T: Send>(
+    n: u64,
+    wave: u64,
+    make: impl Fn(u64) -> Result<Option<T>, PlyError> + Sync,
+    mut take: impl FnMut(T) -> Result<(), PlyError> + Send,
+) -> Result<(), PlyError> {
+    let mut made: Vec<Option<T>> = Vec::new();
+    let mut first = 0;
+    loop {
+        let last = n.min(first + wave);
+        let take_all = || made.drain(..).flatten().try_for_each(&mut take);
+        let (taken, next) = rayon::join(take_all, || {
+            (first..last)
+                .into_par_iter()
+                .map(&make)
+                .collect::<Result<Vec<_>, _>>()
+        });
+        taken?;
+        if first == last {
+            return Ok(());
+        }
+        made = next?;
+        first = last;
+    }
+}
+
+/// The stored cells of a solution, a range of keys at a time.
+struct Cells<'a> {
+    solution: &'a dyn Solution,
+    /// All of them, for an in-memory table of canonical keys, which lists
+    /// its entries afresh on each call (it holds them all anyway).
+    listed: Option<Vec<(u64, Cell)>>,
+}
+
+impl<'a> Cells<'a> {
+    fn new(solution: &'a dyn Solution) -> Result<Self, PlyError> {
+        let listed = if solution.keys() == Keys::Canonical && solution.source() == Source::Solved {
+            let mut cells = Vec::new();
+            solution.for_each_cell(0..solution.index_len(), &mut |key, cell| {
+                cells.push((key, cell))
+            })?;
+            Some(cells)
+        } else {
+            None
+        };
+        Ok(Self { solution, listed })
+    }
+
+    /// The stored cells with keys in `range`, in key order.
+    fn within(&self, range: Range<u64>) -> Result<Vec<(u64, Cell)>, PlyError> {
+        match &self.listed {
             Some(cells) => {
                 let from = cells.partition_point(|&(k, _)| k < range.start);
                 let to = cells.partition_point(|&(k, _)| k < range.end);
@@ -273,58 +478,19 @@ pub fn for_each_batch(
             }
             None => {
                 let mut cells = Vec::new();
-                solution.for_each_cell(range, &mut |key, cell| cells.push((key, cell)))?;
+                self.solution
+                    .for_each_cell(range, &mut |key, cell| cells.push((key, cell)))?;
                 Ok(cells)
             }
         }
-    };
-    progress.begin(&format!("exporting {}", rows.name()), len);
-    let group = (rayon::current_num_threads() as u64 * 2).clamp(2, MAX_GROUP);
-    let build = |chunks: Range<u64>| -> Result<Vec<Option<RecordBatch>>, PlyError> {
-        chunks
-            .into_par_iter()
-            .map(|chunk| {
-                let range = chunk * CHUNK..len.min((chunk + 1) * CHUNK);
-                let batch = batch_of(rows, columns, &cells_in(range.clone())?)?;
-                progress.advance(range.end - range.start);
-                Ok(batch)
-            })
-            .collect()
-    };
-    // Each group of chunks is written while the next one is built.
-    let mut count = 0;
-    let mut built: Vec<Option<RecordBatch>> = Vec::new();
-    let mut first = 0;
-    loop {
-        if progress.cancelled() {
-            return Err(PlyError::Cancelled(format!("exporting {}", rows.name())));
-        }
-        let last = chunks.min(first + group);
-        let write_all = || -> Result<u64, PlyError> {
-            let mut written = 0;
-            for batch in built.iter().flatten() {
-                written += batch.num_rows() as u64;
-                write(batch)?;
-            }
-            Ok(written)
-        };
-        let (written, next) = rayon::join(write_all, || build(first..last));
-        count += written?;
-        if first == last {
-            break;
-        }
-        built = next?;
-        first = last;
     }
-    progress.end();
-    Ok(count)
 }
 
 /// The batch of rows for `cells` (keys in increasing order), or `None` if
 /// none of them names a position.
 fn batch_of(
     rows: &dyn Rows,
-    columns: Columns,
+    layout: &Layout,
     cells: &[(u64, Cell)],
 ) -> Result<Option<RecordBatch>, PlyError> {
     let n = cells.len();
@@ -337,14 +503,18 @@ fn batch_of(
         DataType::Utf8,
         false,
     )));
+    let mut boards = Vec::with_capacity(n * layout.cells());
     let mut row = Row::default();
+    row.board.resize(layout.cells(), 0);
+    let want = layout.want();
     for &(key, cell) in cells {
         let Some(outcome) = cell.unpack() else {
             continue;
         };
-        if !rows.row(key, outcome, columns.best_moves, &mut row)? {
+        if !rows.row(key, outcome, want, &mut row)? {
             continue;
         }
+        boards.extend(row.board.iter().map(|&code| code as u8));
         keys.append_value(key);
         positions.append_value(&row.position);
         values.push(value_code(outcome.value));
@@ -368,10 +538,23 @@ fn batch_of(
         Arc::new(values),
         Arc::new(remoteness.finish()),
     ];
-    if columns.best_moves {
+    if layout.best_moves {
         arrays.push(Arc::new(best.finish()));
     }
-    RecordBatch::try_new(schema(columns), arrays)
+    if let Some(tensor) = &layout.tensor {
+        let cells = i32::try_from(tensor.cells()).map_err(|_| {
+            PlyError::argument(format!("{}: the board has too many cells", rows.name()))
+        })?;
+        let boards = FixedSizeBinaryArray::try_from_iter(boards.chunks_exact(tensor.cells()))
+            .map_err(arrow_error)?;
+        if boards.value_length() != cells {
+            return Err(PlyError::Io(std::io::Error::other(
+                "export: a board of the wrong size",
+            )));
+        }
+        arrays.push(Arc::new(boards));
+    }
+    RecordBatch::try_new(layout.schema.clone(), arrays)
         .map(Some)
         .map_err(arrow_error)
 }
@@ -395,9 +578,15 @@ fn write_csv(batch: &RecordBatch, out: &mut impl Write) -> Result<(), PlyError> 
         .downcast_ref::<DictionaryArray<Int8Type>>()
         .ok_or_else(bad)?;
     let remoteness = column(3).downcast_ref::<UInt16Array>().ok_or_else(bad)?;
-    let best = match batch.num_columns() {
-        5 => Some(column(4).downcast_ref::<ListArray>().ok_or_else(bad)?),
-        _ => None,
+    let schema = batch.schema();
+    let named = |name: &str| schema.index_of(name).ok().map(|i| batch.column(i).as_any());
+    let best = match named(COLUMNS[4]) {
+        Some(c) => Some(c.downcast_ref::<ListArray>().ok_or_else(bad)?),
+        None => None,
+    };
+    let board = match named(COLUMNS[5]) {
+        Some(c) => Some(c.downcast_ref::<FixedSizeBinaryArray>().ok_or_else(bad)?),
+        None => None,
     };
     let mut line = String::new();
     for i in 0..batch.num_rows() {
@@ -421,6 +610,15 @@ fn write_csv(batch: &RecordBatch, out: &mut impl Write) -> Result<(), PlyError> 
                 .ok_or_else(bad)?;
             let joined: Vec<&str> = moves.iter().flatten().collect();
             push_csv_field(&mut line, &joined.join(" "));
+        }
+        if let Some(board) = board {
+            line.push(',');
+            for (j, code) in board.value(i).iter().enumerate() {
+                if j > 0 {
+                    line.push(' ');
+                }
+                line.push_str(&code.to_string());
+            }
         }
         line.push('\n');
         out.write_all(line.as_bytes())?;

@@ -105,7 +105,8 @@ enum Command {
         peer_timeout: u64,
     },
     /// Write a solved game as a table, one row per position: key, position,
-    /// value, remoteness and best moves.
+    /// value, remoteness, best moves, and the board as numbers where the
+    /// game writes one.
     Export {
         /// The game, as NAME or NAME:PARAMS.
         game: String,

@@ -5,7 +5,7 @@
 //! [`crate::report::SolveReport`] per position.
 
 use crate::error::PlyError;
-use ply_core::{Game, Indexed, Outcome, Solution};
+use ply_core::{Game, Indexed, Outcome, Solution, Tensor};
 
 /// One position of a solved game as an export row: its text and the names
 /// of its best moves. Kept between rows so that its buffers are reused.
@@ -17,6 +17,18 @@ pub struct Row {
     /// whose outcome, seen through the move, equals the position's), in
     /// the order `ply solve` lists moves.
     pub best: Vec<String>,
+    /// The board's codes, as [`Rows::tensor`] writes them, when asked
+    /// for: the caller sizes it to the tensor's cells once.
+    pub board: Vec<i8>,
+}
+
+/// What [`Rows::row`] fills beyond the position's text.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Want {
+    /// The best moves.
+    pub best: bool,
+    /// The board's codes (for a game with a [`Rows::tensor`]).
+    pub board: bool,
 }
 
 /// A strong solution read key by key (see the module docs). The keys are
@@ -29,10 +41,13 @@ pub trait Rows: Send + Sync {
     /// The solution: its key space and the cell stored at each key.
     fn solution(&self) -> &dyn Solution;
 
+    /// How the game writes its boards as numbers, if it does.
+    fn tensor(&self) -> Option<Tensor>;
+
     /// Fills `row` with the position stored at `key`, whose cell is
-    /// `outcome`, and its best moves if `best` (else none). Returns
-    /// `false` (leaving `row` unspecified) if no position has that key.
-    fn row(&self, key: u64, outcome: Outcome, best: bool, row: &mut Row) -> Result<bool, PlyError>;
+    /// `outcome`, and what `want` asks for besides. Returns `false` (leaving `row`
+    /// unspecified) if no position has that key.
+    fn row(&self, key: u64, outcome: Outcome, want: Want, row: &mut Row) -> Result<bool, PlyError>;
 
     /// The position at `key`, as text, if any position has that key.
     fn position(&self, key: u64) -> Option<String>;
@@ -81,15 +96,22 @@ impl<P: Probe> Rows for P {
         Probe::solution(self)
     }
 
-    fn row(&self, key: u64, outcome: Outcome, best: bool, row: &mut Row) -> Result<bool, PlyError> {
+    fn tensor(&self) -> Option<Tensor> {
+        self.game().tensor()
+    }
+
+    fn row(&self, key: u64, outcome: Outcome, want: Want, row: &mut Row) -> Result<bool, PlyError> {
         let game = self.game();
         let Some(position) = game.unrank(key) else {
             return Ok(false);
         };
         row.position.clear();
-        row.position.push_str(&game.format_position(&position));
+        game.write_position(&position, &mut row.position);
+        if want.board {
+            game.fill_tensor(&position, &mut row.board);
+        }
         row.best.clear();
-        if !best || game.primitive(&position).is_some() {
+        if !want.best || game.primitive(&position).is_some() {
             return Ok(true);
         }
         let mut failed = None;
