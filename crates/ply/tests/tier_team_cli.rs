@@ -3,7 +3,7 @@
 //! directory. Their shards hold every cell of the one-process build; a
 //! process stopped mid-build (SIGSTOP) makes the one waiting on it stop,
 //! non-zero, naming it, within the peer timeout; a rerun resumes from the
-//! finished tiers and matches. Quixo 3x3 (a few seconds) and Nine Men's
+//! finished tiers and matches. Quixo 3x3, Teeko 4x4 (seconds) and Nine Men's
 //! Morris with four stones (31 tiers, some 10 s) stand in for larger games.
 
 use ply_core::Solution;
@@ -152,24 +152,25 @@ fn counts(report: &Value) -> Value {
 
 #[test]
 fn two_and_three_processes_write_the_cells_of_one() {
-    let game = "quixo:3x3";
-    let one = Scratch::new("one");
-    let expected_report = alone(game, &one.0);
-    let expected = cells(&one.0);
-    assert!(expected.len() > 10, "{} shards", expected.len());
-    for processes in [2, 3] {
-        let dir = Scratch::new(&format!("p{processes}"));
-        let report = team(game, &dir.0, processes);
-        assert_eq!(report["processes"], processes);
-        assert_eq!(counts(&report), counts(&expected_report));
-        assert_eq!(cells(&dir.0), expected, "{processes} processes");
-        let left: Vec<_> = std::fs::read_dir(&dir.0)
-            .unwrap()
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| !n.ends_with(".plydb"))
-            .collect();
-        assert!(left.is_empty(), "only shards are left: {left:?}");
+    for game in ["quixo:3x3", "teeko:4x4"] {
+        let one = Scratch::new(&format!("{game}-one"));
+        let expected_report = alone(game, &one.0);
+        let expected = cells(&one.0);
+        assert!(expected.len() >= 9, "{game}: {} shards", expected.len());
+        for processes in [2, 3] {
+            let dir = Scratch::new(&format!("{game}-p{processes}"));
+            let report = team(game, &dir.0, processes);
+            assert_eq!(report["processes"], processes);
+            assert_eq!(counts(&report), counts(&expected_report), "{game}");
+            assert_eq!(cells(&dir.0), expected, "{game}, {processes} processes");
+            let left: Vec<_> = std::fs::read_dir(&dir.0)
+                .unwrap()
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| !n.ends_with(".plydb"))
+                .collect();
+            assert!(left.is_empty(), "only shards are left: {left:?}");
+        }
     }
 }
 
