@@ -6,11 +6,14 @@
 //! finished tiers and matches. Quixo 3x3, Teeko 4x4 (seconds) and Nine Men's
 //! Morris with four stones (31 tiers, some 10 s) stand in for larger games.
 
+mod common;
+
+use common::cli::finish;
 use ply_core::Solution;
 use ply_core::db::Database;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The most any one `ply analyze` here may take.
@@ -44,25 +47,6 @@ fn spawn(game: &str, dir: &Path, extra: &[String]) -> Child {
         .stderr(Stdio::piped())
         .spawn()
         .expect("ply runs")
-}
-
-/// Waits for `child` at most `limit`, killing it (and failing) past that.
-fn finish(mut child: Child, limit: Duration) -> (Output, Duration) {
-    let start = Instant::now();
-    loop {
-        if child.try_wait().expect("wait").is_some() {
-            return (child.wait_with_output().expect("output"), start.elapsed());
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let output = child.wait_with_output().expect("output");
-            panic!(
-                "ply did not end within {limit:?}: {}",
-                String::from_utf8_lossy(&output.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 fn team_args(processes: usize, process: usize, timeout: u64) -> Vec<String> {
