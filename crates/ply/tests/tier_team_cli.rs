@@ -234,67 +234,37 @@ fn shards_written(dir: &Path) -> usize {
 fn a_shared_build_is_refused_without_what_it_needs() {
     let dir = Scratch::new("refused");
     let db = dir.0.to_str().unwrap();
-    let refused = |args: &[&str], says: &str| {
+    // `ply analyze GAME --db-dir DIR ARGS` must fail, saying `says`.
+    let refused = |game: &str, args: &[&str], says: &str| {
         let out = Command::new(env!("CARGO_BIN_EXE_ply"))
+            .args(["analyze", game, "--db-dir", db])
             .args(args)
             .output()
             .expect("ply runs");
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{args:?} must fail");
-        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(!out.status.success(), "{game} {args:?} must fail");
+        assert!(stderr.contains(says), "{game} {args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
     };
+    let quixo = "quixo:3x3";
     refused(
-        &[
-            "analyze",
-            "quixo:3x3",
-            "--db-dir",
-            db,
-            "--processes",
-            "2",
-            "--process",
-            "0",
-        ],
+        quixo,
+        &["--processes", "2", "--process", "0"],
         "give --save",
     );
     refused(
-        &[
-            "analyze",
-            "quixo:3x3",
-            "--save",
-            "--db-dir",
-            db,
-            "--processes",
-            "2",
-        ],
+        quixo,
+        &["--save", "--processes", "2"],
         "--processes and --process go together",
     );
     refused(
-        &[
-            "analyze",
-            "quixo:3x3",
-            "--save",
-            "--db-dir",
-            db,
-            "--processes",
-            "2",
-            "--process",
-            "2",
-        ],
+        quixo,
+        &["--save", "--processes", "2", "--process", "2"],
         "must be below",
     );
     refused(
-        &[
-            "analyze",
-            "yehr",
-            "--save",
-            "--db-dir",
-            db,
-            "--processes",
-            "2",
-            "--process",
-            "0",
-        ],
+        "yehr",
+        &["--save", "--processes", "2", "--process", "0"],
         "yehr is not solved tier by tier",
     );
 }
