@@ -5,6 +5,9 @@
 //! `retro`, run here); a lost or missing process stops the others with an
 //! error in bounded time, and a rerun leaves one clean database.
 
+mod common;
+
+use common::cli::finish;
 use ply_core::db::Database;
 use ply_core::dist::fingerprint;
 use ply_core::solve::retro::{self, RetroTable};
@@ -13,7 +16,7 @@ use ply_games::{Euler, LGame, TicTacToe, Yehr};
 use serde_json::Value;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The most any one `ply analyze` here may take.
@@ -59,25 +62,6 @@ fn spawn(args: &[String]) -> Child {
         .stderr(Stdio::piped())
         .spawn()
         .expect("ply runs")
-}
-
-/// Waits for `child` at most `limit`, killing it (and failing) past that.
-fn finish(mut child: Child, limit: Duration) -> (Output, Duration) {
-    let start = Instant::now();
-    loop {
-        if child.try_wait().expect("wait").is_some() {
-            return (child.wait_with_output().expect("output"), start.elapsed());
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let output = child.wait_with_output().expect("output");
-            panic!(
-                "ply did not end within {limit:?}: {}",
-                String::from_utf8_lossy(&output.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// Where the workers run: `threads` per process, `processes` processes on

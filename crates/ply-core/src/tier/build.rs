@@ -1,8 +1,11 @@
 //! Builds a game's database tier by tier: refuses a memory budget too
 //! small before any work, keeps the tiers a killed build finished, and
-//! solves the rest children first, writing each as its shard at once.
+//! solves the rest children first, writing each as its shard at once;
+//! alone, or as one process of a team sharing the directory.
 
 use super::TierError;
+use super::deal;
+use super::peers::{Heartbeat, Team, Watch};
 use super::plan::Plan;
 use super::shard::Shards;
 use super::solve::{ChildCells, solve_tier};
@@ -11,6 +14,7 @@ use crate::game::Tiers;
 use crate::limits;
 use crate::progress::Progress;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// How a tiered build runs.
 #[derive(Clone, Debug, Default)]
@@ -23,6 +27,9 @@ pub struct Options {
     /// Stop once this many tiers were solved in this run (the rest are
     /// left for a later run).
     pub stop_after: Option<usize>,
+    /// This process's place in a team of processes building the tiers
+    /// together in `dir`; `None` for a build alone.
+    pub team: Option<Team>,
 }
 
 /// What a build did.
@@ -30,9 +37,11 @@ pub struct Options {
 pub struct Built {
     /// Canonical tiers in the game.
     pub tiers: usize,
-    /// Tiers found finished by an earlier run.
+    /// Canonical tiers this process solves: all of them, unless in a team.
+    pub owned: usize,
+    /// Of those, tiers found finished by an earlier run.
     pub found_done: usize,
-    /// Tiers solved in this run.
+    /// Of those, tiers solved in this run.
     pub solved: usize,
     /// Shards found unsound and discarded, with the reason.
     pub discarded: Vec<String>,
@@ -41,22 +50,32 @@ pub struct Built {
 }
 
 impl Built {
-    /// Whether every tier is solved.
+    /// Whether every tier this process solves is solved.
     pub fn complete(&self) -> bool {
-        self.found_done + self.solved == self.tiers
+        self.found_done + self.solved == self.owned
     }
 }
 
 /// Solves every tier of `game` that `dir` holds no sound shard of, children
 /// first, each written as its shard as soon as it is solved.
+///
+/// With a [`Team`] in `options`, only the tiers [`deal`] gives this
+/// process are solved here; a child tier another process solves is waited
+/// for until its shard is in `dir` and sound, while its heartbeat lives.
+/// Process 0 returns only once every tier's shard is there.
 pub fn build<G: Tiers>(
     game: &G,
     plan: &Plan<G::Tier>,
     options: &Options,
     progress: &dyn Progress,
 ) -> Result<Built, TierError> {
+    let (owners, process) = match &options.team {
+        Some(team) => (deal::deal(plan, team.processes), team.process),
+        None => (vec![0; plan.steps.len()], 0),
+    };
+    let mine = deal::order(plan, &owners, process);
     let mut peak_bytes = 0;
-    for step in &plan.steps {
+    for step in mine.iter().map(|&i| &plan.steps[i]) {
         let needed = plan.bytes_needed(step);
         peak_bytes = peak_bytes.max(needed);
         if let Some(budget) = options.memory
@@ -78,27 +97,32 @@ pub fn build<G: Tiers>(
             rules_version: game.rules_version(),
         },
     );
-    shards.remove_leftovers();
-    let mut done = Vec::with_capacity(plan.steps.len());
+    let _heartbeat = match &options.team {
+        Some(team) => Some(Heartbeat::start(&options.dir, &game.name(), team)?),
+        None => None,
+    };
+    let mut peers = options
+        .team
+        .as_ref()
+        .map(|team| Watch::new(&options.dir, &game.name(), team));
+    shards.remove_leftovers(mine.iter().map(|&i| &plan.steps[i]));
+    let mut done = vec![false; plan.steps.len()];
     let mut discarded = Vec::new();
-    for step in &plan.steps {
-        match shards.finished(plan, step) {
-            Ok(finished) => done.push(finished),
+    for &i in &mine {
+        match shards.finished(plan, &plan.steps[i]) {
+            Ok(finished) => done[i] = finished,
             Err(why) => {
                 progress.note(&why);
                 discarded.push(why);
-                done.push(false);
             }
         }
     }
     let found_done = done.iter().filter(|&&d| d).count();
-    progress.note(&format!(
-        "{found_done} of {} tiers found done",
-        plan.steps.len()
-    ));
+    progress.note(&format!("{found_done} of {} tiers found done", mine.len()));
     let mut solved = 0;
-    for (step, done) in plan.steps.iter().zip(done) {
-        if done {
+    for &i in &mine {
+        let step = &plan.steps[i];
+        if done[i] {
             continue;
         }
         if options.stop_after.is_some_and(|most| solved >= most) {
@@ -109,24 +133,86 @@ pub fn build<G: Tiers>(
         }
         let mut children = Vec::with_capacity(step.children.len());
         for &tier in &step.children {
-            let child = plan.step(tier).ok_or_else(|| {
+            let at = plan.position_of(tier).ok_or_else(|| {
                 TierError::Game(format!("tier {} is not planned", game.tier_name(tier)))
             })?;
+            if let Some(peers) = &mut peers
+                && !done[at]
+            {
+                await_shard(&shards, plan, at, owners[at], peers, progress)?;
+                done[at] = true;
+            }
             children.push(ChildCells {
                 tier,
-                cells: shards.load(child)?,
+                cells: shards.load(&plan.steps[at])?,
             });
         }
         let cells = solve_tier(game, step.tier, &children, progress)?;
         drop(children);
         shards.write(plan, step, &cells, progress)?;
+        done[i] = true;
         solved += 1;
+    }
+    if let Some(peers) = &mut peers
+        && process == 0
+        && options.stop_after.is_none()
+    {
+        for at in 0..plan.steps.len() {
+            if !done[at] {
+                await_shard(&shards, plan, at, owners[at], peers, progress)?;
+            }
+        }
     }
     Ok(Built {
         tiers: plan.steps.len(),
+        owned: mine.len(),
         found_done,
         solved,
         discarded,
         peak_bytes,
     })
+}
+
+/// How often a process waiting for another's shard looks for it.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Waits until the shard of step `at`, which process `owner` solves, is
+/// in the directory and sound; fails if `owner` is lost first.
+fn await_shard<T>(
+    shards: &Shards,
+    plan: &Plan<T>,
+    at: usize,
+    owner: usize,
+    peers: &mut Watch,
+    progress: &dyn Progress,
+) -> Result<(), TierError> {
+    let step = &plan.steps[at];
+    let path = shards.path(&step.name);
+    // The file last found unsound (left by an earlier run, to be replaced
+    // by its owner): looked at again only once it changes.
+    let mut unsound = None;
+    let mut noted = false;
+    loop {
+        if let Ok(meta) = std::fs::metadata(&path) {
+            let stamp = (meta.len(), meta.modified().ok());
+            if unsound != Some(stamp) {
+                match shards.sound(plan, step) {
+                    Ok(()) => return Ok(()),
+                    Err(_) => unsound = Some(stamp),
+                }
+            }
+        }
+        if progress.cancelled() {
+            return Err(TierError::Cancelled);
+        }
+        peers.alive(owner)?;
+        if !noted {
+            progress.note(&format!(
+                "waiting for tier {} from process {owner}",
+                step.name
+            ));
+            noted = true;
+        }
+        std::thread::sleep(POLL);
+    }
 }

@@ -10,18 +10,24 @@
 //! solved and its child tiers, read back from their shards. A memory budget
 //! too small for some tier is refused before any work, naming the tier; a
 //! killed build keeps its finished tiers and a rerun starts at the first
-//! unfinished one ([`build()`]). The shards of every tier read as one
+//! unfinished one ([`build()`]). Several processes may build one game
+//! together through a shared directory, the tiers dealt out among them
+//! ([`deal`]), each waiting for the child shards the others write and
+//! naming any of them whose heartbeat stops ([`peers`]). The shards of every tier read as one
 //! database whose keys are [`Plan::key`].
 //!
 //! [`Tiers`]: crate::game::Tiers
 
 pub mod build;
 pub mod cells;
+pub mod deal;
+pub mod peers;
 pub mod plan;
 pub mod shard;
 pub mod solve;
 
 pub use build::{Built, Options, build};
+pub use peers::Team;
 pub use plan::{Plan, Step};
 pub use shard::Shards;
 
@@ -50,6 +56,14 @@ pub enum TierError {
     Cancelled,
     /// A shard could not be read or written.
     Db(DbError),
+    /// A process of the team building the tiers together is lost: its
+    /// heartbeat stopped, or it is of another team.
+    Lost {
+        /// The lost process's index.
+        process: usize,
+        /// What was seen of it.
+        why: String,
+    },
 }
 
 impl std::fmt::Display for TierError {
@@ -74,6 +88,7 @@ impl std::fmt::Display for TierError {
             ),
             Self::Cancelled => f.write_str("tiered analysis cancelled"),
             Self::Db(e) => e.fmt(f),
+            Self::Lost { process, why } => write!(f, "process {process} is lost: {why}"),
         }
     }
 }

@@ -40,19 +40,29 @@ impl Shards {
             .join(format!("{}{name}.{}", self.prefix(), db::EXTENSION))
     }
 
-    /// Removes temporary files left by writers of this game's shards that
-    /// were killed; returns how many.
-    pub fn remove_leftovers(&self) -> usize {
-        let hidden = format!(".{}", self.prefix());
+    /// Removes temporary files left by killed writers of the shards of
+    /// `steps`; returns how many. Only the process that writes those
+    /// shards may call it: another's temporary files may be live.
+    pub fn remove_leftovers<'a, T: 'a>(
+        &self,
+        steps: impl IntoIterator<Item = &'a Step<T>>,
+    ) -> usize {
+        let hidden: Vec<String> = steps
+            .into_iter()
+            .filter_map(|step| {
+                let path = self.path(&step.name);
+                Some(format!(".{}.", path.file_name()?.to_str()?))
+            })
+            .collect();
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return 0;
         };
         entries
             .flatten()
             .filter(|e| {
-                e.file_name()
-                    .to_str()
-                    .is_some_and(|n| n.starts_with(&hidden) && n.ends_with(".tmp"))
+                e.file_name().to_str().is_some_and(|n| {
+                    n.ends_with(".tmp") && hidden.iter().any(|h| n.starts_with(h.as_str()))
+                })
             })
             .filter(|e| std::fs::remove_file(e.path()).is_ok())
             .count()
@@ -66,7 +76,7 @@ impl Shards {
         if !path.exists() {
             return Ok(false);
         }
-        match self.check(plan, step, &path) {
+        match self.sound(plan, step) {
             Ok(()) => Ok(true),
             Err(why) => {
                 let _ = std::fs::remove_file(&path);
@@ -75,8 +85,10 @@ impl Shards {
         }
     }
 
-    fn check<T>(&self, plan: &Plan<T>, step: &Step<T>, path: &Path) -> Result<(), String> {
-        let db = Database::open_piece(path).map_err(|e| e.to_string())?;
+    /// Whether the shard of `step` opens, is `step`'s of this game and
+    /// passes every checksum; the reason if not. Nothing is removed.
+    pub fn sound<T>(&self, plan: &Plan<T>, step: &Step<T>) -> Result<(), String> {
+        let db = Database::open_piece(&self.path(&step.name)).map_err(|e| e.to_string())?;
         let header = db.headers().next().ok_or("no header")?;
         let expected = (
             self.expect.game.as_str(),

@@ -457,3 +457,225 @@ fn the_end_tiers_alone_solve_to_the_whole_games_cells() {
     let whole = build(&game, &plan, &dir.options(), &NoProgress).unwrap();
     assert_eq!(whole.found_done, 3);
 }
+
+/// Every tier's cells, read from its shard in `dir`, in plan order.
+fn shard_cells<T: Copy + Ord>(plan: &Plan<T>, shards: &Shards) -> Vec<Vec<Cell>> {
+    plan.steps
+        .iter()
+        .map(|step| {
+            let db = crate::db::Database::open_piece(&shards.path(&step.name)).expect("a shard");
+            step.keys
+                .clone()
+                .map(|key| db.cell(key).expect("a cell"))
+                .collect()
+        })
+        .collect()
+}
+
+fn shards_of<G: Game>(game: &G, dir: &Dir) -> Shards {
+    Shards::new(
+        &dir.0,
+        crate::db::Expect {
+            game: game.name(),
+            rules_version: game.rules_version(),
+        },
+    )
+}
+
+/// Options for process `process` of `processes` building into `dir`.
+fn teamed(dir: &Dir, processes: usize, process: usize, timeout_ms: u64) -> Options {
+    Options {
+        team: Some(
+            Team::new(
+                processes,
+                process,
+                std::time::Duration::from_millis(timeout_ms),
+            )
+            .expect("a team"),
+        ),
+        ..dir.options()
+    }
+}
+
+/// Runs every options' build on its own thread, standing in for processes.
+fn build_together<G: Tiers + Sync>(
+    game: &G,
+    plan: &Plan<G::Tier>,
+    runs: &[Options],
+) -> Vec<Result<Built, TierError>>
+where
+    G::Tier: Send + Sync,
+{
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = runs
+            .iter()
+            .map(|options| scope.spawn(move || build(game, plan, options, &NoProgress)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("no panic"))
+            .collect()
+    })
+}
+
+#[test]
+fn the_deal_gives_every_tier_one_owner_and_spreads_each_height() {
+    let game = Graph::<true>::new(2);
+    let plan = Plan::new(&game).unwrap();
+    for processes in 1..=4 {
+        let owners = deal::deal(&plan, processes);
+        assert_eq!(owners, deal::deal(&plan, processes), "the same every time");
+        assert!(owners.iter().all(|&p| p < processes));
+        let mut seen = vec![false; plan.steps.len()];
+        for process in 0..processes {
+            let order = deal::order(&plan, &owners, process);
+            for pair in order.windows(2) {
+                assert!(plan.steps[pair[0]].height <= plan.steps[pair[1]].height);
+            }
+            for i in order {
+                assert!(!seen[i], "step {i} dealt twice");
+                seen[i] = true;
+            }
+        }
+        assert!(seen.iter().all(|&s| s), "every step dealt");
+        // One tier per level here: consecutive levels go to different
+        // processes, so each waits on the others.
+        let used: std::collections::BTreeSet<usize> = owners.iter().copied().collect();
+        assert_eq!(used.len(), processes.min(plan.steps.len()), "{owners:?}");
+    }
+}
+
+#[test]
+fn two_and_three_processes_write_the_cells_of_one() {
+    for seed in [1, 4, 9] {
+        let game = Graph::<true>::new(seed);
+        let plan = Plan::new(&game).unwrap();
+        let alone = Dir::new(&format!("team-alone-{seed}"));
+        build(&game, &plan, &alone.options(), &NoProgress).unwrap();
+        let expected = shard_cells(&plan, &shards_of(&game, &alone));
+        for processes in [2, 3] {
+            let dir = Dir::new(&format!("team-{seed}-{processes}"));
+            let runs: Vec<Options> = (0..processes)
+                .map(|p| teamed(&dir, processes, p, 10_000))
+                .collect();
+            let built = build_together(&game, &plan, &runs);
+            let mut solved = 0;
+            for (process, built) in built.into_iter().enumerate() {
+                let built = built.unwrap_or_else(|e| panic!("process {process}: {e}"));
+                assert!(built.complete(), "process {process}: {built:?}");
+                assert!(built.owned >= 1, "process {process} solves some tier");
+                solved += built.solved;
+            }
+            assert_eq!(solved, plan.steps.len(), "each tier solved once");
+            assert_eq!(
+                shard_cells(&plan, &shards_of(&game, &dir)),
+                expected,
+                "seed {seed}, {processes} processes"
+            );
+            let beats: Vec<_> = std::fs::read_dir(&dir.0)
+                .unwrap()
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().contains("heartbeat"))
+                .map(|e| e.file_name())
+                .collect();
+            assert!(beats.is_empty(), "heartbeats left: {beats:?}");
+        }
+    }
+}
+
+#[test]
+fn a_missing_peer_is_named_once_its_tier_is_needed() {
+    let game = Graph::<true>::new(6);
+    let plan = Plan::new(&game).unwrap();
+    let dir = Dir::new("team-missing");
+    let error = build(&game, &plan, &teamed(&dir, 2, 0, 300), &NoProgress).unwrap_err();
+    let TierError::Lost { process, why } = &error else {
+        panic!("not a lost peer: {error}");
+    };
+    assert_eq!(*process, 1);
+    assert!(why.contains("no heartbeat"), "{why}");
+    assert!(
+        error.to_string().starts_with("process 1 is lost"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_peer_stopping_mid_build_is_named_and_a_rerun_resumes_to_the_same_cells() {
+    let game = Graph::<true>::new(8);
+    let plan = Plan::new(&game).unwrap();
+    let owners = deal::deal(&plan, 2);
+    let alone = Dir::new("team-stop-alone");
+    build(&game, &plan, &alone.options(), &NoProgress).unwrap();
+    let expected = shard_cells(&plan, &shards_of(&game, &alone));
+    let dir = Dir::new("team-stop");
+    // Process 1 stops after its first tier, as if killed: process 0 needs
+    // its second.
+    let stopped = Options {
+        stop_after: Some(1),
+        ..teamed(&dir, 2, 1, 500)
+    };
+    let runs = [teamed(&dir, 2, 0, 500), stopped];
+    let built = build_together(&game, &plan, &runs);
+    assert!(
+        owners.iter().filter(|&&p| p == 1).count() >= 2,
+        "process 1 has a tier left: {owners:?}"
+    );
+    let error = built[0].as_ref().unwrap_err();
+    assert!(
+        matches!(error, TierError::Lost { process: 1, .. }),
+        "{error}"
+    );
+    let first = built[1].as_ref().unwrap();
+    assert_eq!((first.solved, first.complete()), (1, false));
+    let before = (0..plan.steps.len())
+        .filter(|&i| shards_of(&game, &dir).path(&plan.steps[i].name).exists())
+        .count();
+    assert!(before >= 2 && before < plan.steps.len(), "{before} tiers");
+    let runs = [teamed(&dir, 2, 0, 5_000), teamed(&dir, 2, 1, 5_000)];
+    let rerun = build_together(&game, &plan, &runs);
+    let mut found = 0;
+    for (process, built) in rerun.into_iter().enumerate() {
+        let built = built.unwrap_or_else(|e| panic!("process {process}: {e}"));
+        assert!(built.complete());
+        let owned = owners.iter().filter(|&&p| p == process).count();
+        assert_eq!(built.owned, owned);
+        found += built.found_done;
+    }
+    assert_eq!(found, before, "the rerun keeps every finished tier");
+    assert_eq!(shard_cells(&plan, &shards_of(&game, &dir)), expected);
+}
+
+#[test]
+fn a_process_removes_only_the_leftovers_of_its_own_tiers() {
+    let game = Graph::<true>::new(12);
+    let plan = Plan::new(&game).unwrap();
+    let owners = deal::deal(&plan, 2);
+    let dir = Dir::new("team-leftovers");
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let shards = shards_of(&game, &dir);
+    let planted: Vec<PathBuf> = plan
+        .steps
+        .iter()
+        .map(|step| {
+            let path = shards.path(&step.name);
+            let temp = crate::db::temporary::path_for(&path);
+            std::fs::write(&temp, b"partial").unwrap();
+            temp
+        })
+        .collect();
+    let options = Options {
+        stop_after: Some(0),
+        ..teamed(&dir, 2, 0, 5_000)
+    };
+    build(&game, &plan, &options, &NoProgress).unwrap();
+    for (i, temp) in planted.iter().enumerate() {
+        assert_eq!(
+            temp.exists(),
+            owners[i] != 0,
+            "{}: tier dealt to process {}",
+            temp.display(),
+            owners[i]
+        );
+    }
+}

@@ -85,7 +85,13 @@ enum Command {
         /// (per process).
         #[arg(long, value_name = "N")]
         workers: Option<usize>,
-        /// Number of processes taking part (with --process and --hosts).
+        /// Number of processes taking part: with --process and --hosts, of
+        /// the distributed solver (--workers); with --process and --save
+        /// alone, of a build tier by tier (quixo, teeko, morris) shared
+        /// through the database directory, on one machine or machines
+        /// sharing a file system: the tiers are dealt out, each process
+        /// waits for the child tiers the others write, and a rerun of the
+        /// same commands resumes.
         #[arg(long, value_name = "P")]
         processes: Option<usize>,
         /// Which process this is, from 0 (process 0 prints the report).
@@ -98,8 +104,10 @@ enum Command {
         #[arg(long, value_name = "SECS", default_value_t = dist::CONNECT_TIMEOUT.as_secs())]
         connect_timeout: u64,
         /// How long a peer process may send no heartbeat (it sends one
-        /// every half second) before it is taken as lost, frozen or cut
-        /// off, and the run ends with an error naming it.
+        /// every half second; a build shared through the database
+        /// directory keeps it in GAME.process-I.heartbeat there) before it
+        /// is taken as lost, frozen or cut off, and the run ends with an
+        /// error naming it.
         #[arg(long, value_name = "SECS", default_value_t = ply_core::dist::PEER_TIMEOUT.as_secs(),
               value_parser = clap::value_parser!(u64).range(1..))]
         peer_timeout: u64,
@@ -249,14 +257,28 @@ impl Cli {
                 peer_timeout,
             } => {
                 let store = db.configure()?;
-                let distributed = workers.is_some() || processes.is_some() || process.is_some();
+                let teamed = processes.is_some() || process.is_some();
+                let shared = teamed && workers.is_none() && hosts.is_none();
+                let distributed = workers.is_some() || teamed;
                 let progress = BarProgress::new();
-                if distributed && end_tiers.is_some() {
+                if distributed && !shared && end_tiers.is_some() {
                     return Err(PlyError::argument(
                         "--end-tiers: the distributed solver solves whole games only",
                     ));
                 }
-                let report = if distributed {
+                let report = if shared {
+                    let team = shared_team(processes, process, save, peer_timeout)?;
+                    let bar = (team.process == 0).then(BarProgress::new);
+                    let progress: &dyn ply_core::Progress = match &bar {
+                        Some(bar) => bar,
+                        None => &ply_core::NoProgress,
+                    };
+                    let session = registry::open(&game)?;
+                    match session.analyze_shared(&team, end_tiers, &store, memory, progress)? {
+                        Some(report) => report,
+                        None => return Ok(()),
+                    }
+                } else if distributed {
                     let cluster = dist::cluster(workers, processes, process, hosts.as_deref())?
                         .with_connect_timeout(std::time::Duration::from_secs(connect_timeout))
                         .with_peer_timeout(std::time::Duration::from_secs(peer_timeout));
@@ -380,6 +402,34 @@ pub fn analyze(
 /// The most bytes `ply solve GAME -` reads from stdin (a position of the
 /// longest row game position is 2 MiB).
 const MAX_POSITION_BYTES: u64 = 64 << 20;
+
+/// This process's place in a build tier by tier shared through the
+/// database directory (`--processes P --process I --save`, no `--hosts`).
+fn shared_team(
+    processes: Option<usize>,
+    process: Option<usize>,
+    save: bool,
+    peer_timeout: u64,
+) -> Result<ply_core::tier::Team, PlyError> {
+    let (Some(processes), Some(process)) = (processes, process) else {
+        return Err(PlyError::argument(
+            "--processes and --process go together: every process of a shared build is \
+             started with both (and --hosts with --workers for the distributed solver)",
+        ));
+    };
+    if !save {
+        return Err(PlyError::argument(
+            "--processes without --hosts builds the tiers through the database directory: \
+             give --save (and the same --db-dir to every process)",
+        ));
+    }
+    ply_core::tier::Team::new(
+        processes,
+        process,
+        std::time::Duration::from_secs(peer_timeout),
+    )
+    .map_err(|why| PlyError::argument(format!("--process: {why}")))
+}
 
 fn read_position() -> Result<String, PlyError> {
     let mut bytes = Vec::new();

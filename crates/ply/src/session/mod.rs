@@ -18,6 +18,7 @@ pub mod tier;
 
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
+use ply_core::tier::Team;
 use ply_core::{Board, Game, NoProgress, Outcome, Progress, Source};
 use rows::Rows;
 use std::path::PathBuf;
@@ -155,6 +156,24 @@ pub trait Session: Send + Sync {
         Err(no_end_tiers(&self.name()))
     }
 
+    /// What `ply analyze --save --processes P --process I` does without
+    /// `--hosts`: builds the game's tiers (its end tiers up to `end_tiers`,
+    /// if given) into `save` together with the other processes of `team`,
+    /// which share the directory. Process 0 returns the report once every
+    /// tier is solved; the others return `None` once theirs are. Only
+    /// games solved tier by tier can.
+    fn analyze_shared(
+        &self,
+        team: &Team,
+        end_tiers: Option<u32>,
+        save: &Store,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<Option<AnalyzeReport>, PlyError> {
+        let _ = (team, end_tiers, save, memory, progress);
+        Err(not_shared(&self.name()))
+    }
+
     /// The strong solution read key by key (see [`Rows`]), solved or
     /// loaded first as a query would; `None` for sessions that keep no
     /// table (answered by search or theory).
@@ -258,6 +277,29 @@ pub trait Solver: Send + Sync {
         let _ = (height, save, memory, progress);
         Err(no_end_tiers(&self.game().name()))
     }
+
+    /// As [`Session::analyze_shared`]; by default its refusal.
+    fn analyze_shared(
+        &self,
+        team: &Team,
+        end_tiers: Option<u32>,
+        save: &Store,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<Option<AnalyzeReport>, PlyError> {
+        let _ = (team, end_tiers, save, memory, progress);
+        Err(not_shared(&self.game().name()))
+    }
+}
+
+/// The refusal of `--processes` without `--hosts` for a game not solved
+/// tier by tier.
+fn not_shared(game: &str) -> PlyError {
+    PlyError::argument(format!(
+        "--processes without --hosts: {game} is not solved tier by tier, so its processes \
+         cannot share its tiers through the database directory; the distributed solver \
+         takes --workers N with --processes, --process and --hosts"
+    ))
 }
 
 /// The refusal of `--end-tiers` for a game not solved tier by tier.
@@ -348,6 +390,17 @@ impl<S: Solver> Session for S {
         progress: &dyn Progress,
     ) -> Result<AnalyzeReport, PlyError> {
         Solver::analyze_end_tiers(self, height, save, memory, progress)
+    }
+
+    fn analyze_shared(
+        &self,
+        team: &Team,
+        end_tiers: Option<u32>,
+        save: &Store,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<Option<AnalyzeReport>, PlyError> {
+        Solver::analyze_shared(self, team, end_tiers, save, memory, progress)
     }
 }
 

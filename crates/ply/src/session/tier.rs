@@ -11,7 +11,7 @@ use super::store::{self, Store};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::db::{Database, Expect};
-use ply_core::tier::{self, Options, Plan, Shards, TierError};
+use ply_core::tier::{self, Options, Plan, Shards, Team, TierError};
 use ply_core::{Census, NoProgress, Outcome, Progress, Solution, Source, Tiers};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -76,18 +76,21 @@ impl<G: Tiers + 'static> TierSession<G> {
         Shards::new(dir, self.expect())
     }
 
-    /// Builds every unfinished tier of `plan` into `dir`.
+    /// Builds every unfinished tier of `plan` into `dir`: all of them, or
+    /// those dealt to this process of `team`.
     fn build(
         &self,
         plan: &Plan<G::Tier>,
         dir: &Path,
         memory: Option<u64>,
+        team: Option<&Team>,
         progress: &dyn Progress,
     ) -> Result<tier::Built, PlyError> {
         let options = Options {
             dir: dir.to_path_buf(),
             memory,
             stop_after: None,
+            team: team.cloned(),
         };
         tier::build(&self.game, plan, &options, progress).map_err(|e| tier_error(&self.game, e))
     }
@@ -131,7 +134,7 @@ impl<G: Tiers + 'static> TierSession<G> {
                     ply_core::db::file_name(&self.game.name())
                 ));
                 let private = Private(dir);
-                self.build(&self.plan, &private.0, None, progress)?;
+                self.build(&self.plan, &private.0, None, None, progress)?;
                 let db = self.shards(&private.0).open(&self.plan)?;
                 Ok(Held {
                     db: Shelf::Whole(db),
@@ -287,12 +290,38 @@ impl<G: Tiers + 'static> Solver for TierSession<G> {
     ) -> Result<AnalyzeReport, PlyError> {
         let plan = self.plan.end_tiers(height);
         let mut report = self.analyze_plan(&plan, save, memory, progress)?;
-        report.extra.insert(
-            "counted".into(),
-            json!(format!("the end tiers, of height {height} at most")),
-        );
-        report.extra.insert("end_tiers".into(), json!(height));
+        end_tiers_noted(&mut report, height);
         Ok(report)
+    }
+
+    /// Builds the tiers (or the end tiers up to `end_tiers`) into `save`
+    /// together with the other processes of `team`; process 0 counts them
+    /// once every tier is there, and reports.
+    fn analyze_shared(
+        &self,
+        team: &Team,
+        end_tiers: Option<u32>,
+        save: &Store,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<Option<AnalyzeReport>, PlyError> {
+        let plan = match end_tiers {
+            Some(height) => self.plan.end_tiers(height),
+            None => self.plan.clone(),
+        };
+        save.create()?;
+        let built = self.build(&plan, &save.dir, memory, Some(team), progress)?;
+        if team.process != 0 {
+            return Ok(None);
+        }
+        let mut report = self.report(&plan, &save.dir, &built, true)?;
+        if let Some(height) = end_tiers {
+            end_tiers_noted(&mut report, height);
+        }
+        report
+            .extra
+            .insert("processes".into(), json!(team.processes));
+        Ok(Some(report))
     }
 }
 
@@ -321,8 +350,20 @@ impl<G: Tiers + 'static> TierSession<G> {
                 private.0.clone()
             }
         };
-        let built = self.build(plan, &dir, memory, progress)?;
-        let shards = self.shards(&dir);
+        let built = self.build(plan, &dir, memory, None, progress)?;
+        self.report(plan, &dir, &built, save.is_some())
+    }
+
+    /// The report of a build of `plan` into `dir`: every position counted
+    /// from the shards, and what the build did.
+    fn report(
+        &self,
+        plan: &Plan<G::Tier>,
+        dir: &Path,
+        built: &tier::Built,
+        saved: bool,
+    ) -> Result<AnalyzeReport, PlyError> {
+        let shards = self.shards(dir);
         let dbs = plan
             .steps
             .iter()
@@ -342,7 +383,7 @@ impl<G: Tiers + 'static> TierSession<G> {
         report
             .extra
             .insert("largest_tier_bytes".into(), json!(built.peak_bytes));
-        if save.is_some() {
+        if saved {
             let bytes: u64 = dbs.iter().map(Database::bytes).sum();
             report
                 .extra
@@ -351,6 +392,15 @@ impl<G: Tiers + 'static> TierSession<G> {
         }
         Ok(report)
     }
+}
+
+/// Notes in `report` that it counts the end tiers up to `height` only.
+fn end_tiers_noted(report: &mut AnalyzeReport, height: u32) {
+    report.extra.insert(
+        "counted".into(),
+        json!(format!("the end tiers, of height {height} at most")),
+    );
+    report.extra.insert("end_tiers".into(), json!(height));
 }
 
 /// A tier solver's error, for the command line.

@@ -1,0 +1,270 @@
+//! `ply analyze GAME --save --processes P --process I` without `--hosts`:
+//! real processes building one game's tiers through a shared database
+//! directory. Their shards hold every cell of the one-process build; a
+//! process stopped mid-build (SIGSTOP) makes the one waiting on it stop,
+//! non-zero, naming it, within the peer timeout; a rerun resumes from the
+//! finished tiers and matches. Quixo 3x3, Teeko 4x4 (seconds) and Nine Men's
+//! Morris with four stones (31 tiers, some 10 s) stand in for larger games.
+
+mod common;
+
+use common::cli::finish;
+use ply_core::Solution;
+use ply_core::db::Database;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The most any one `ply analyze` here may take.
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// A directory removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("ply-tier-team-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        Self(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Starts `ply analyze GAME --save --json --db-dir DIR EXTRA...`.
+fn spawn(game: &str, dir: &Path, extra: &[String]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_ply"))
+        .args(["analyze", game, "--save", "--json", "--db-dir"])
+        .arg(dir)
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ply runs")
+}
+
+fn team_args(processes: usize, process: usize, timeout: u64) -> Vec<String> {
+    [
+        "--processes".to_string(),
+        processes.to_string(),
+        "--process".into(),
+        process.to_string(),
+        "--peer-timeout".into(),
+        timeout.to_string(),
+    ]
+    .into()
+}
+
+/// Runs the `processes` processes of a team to the end; process 0's report.
+fn team(game: &str, dir: &Path, processes: usize) -> Value {
+    let children: Vec<Child> = (0..processes)
+        .map(|p| spawn(game, dir, &team_args(processes, p, 15)))
+        .collect();
+    let mut report = Value::Null;
+    for (process, child) in children.into_iter().enumerate() {
+        let (out, _) = finish(child, LIMIT);
+        assert!(
+            out.status.success(),
+            "process {process} of {processes}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if process == 0 {
+            report = serde_json::from_slice(&out.stdout).expect("JSON from process 0");
+        } else {
+            assert!(out.stdout.is_empty(), "only process 0 reports");
+        }
+    }
+    report
+}
+
+fn alone(game: &str, dir: &Path) -> Value {
+    let (out, _) = finish(spawn(game, dir, &[]), LIMIT);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+/// Every shard in `dir`, by file name, with all its cells in key order.
+fn cells(dir: &Path) -> Vec<(String, Vec<u16>)> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("the database directory")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "plydb"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|path| {
+            let db = Database::open_piece(path).expect("a shard");
+            let range = db.headers().next().expect("a header").range.clone();
+            let mut cells = Vec::with_capacity((range.end - range.start) as usize);
+            db.for_each_cell(range, &mut |_, cell| cells.push(cell.bits()))
+                .expect("cells");
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, cells)
+        })
+        .collect()
+}
+
+/// The counts of a report, without what differs with the build: what this
+/// process solved, found and needed at most, and where it saved.
+fn counts(report: &Value) -> Value {
+    let mut report = report.clone();
+    let object = report.as_object_mut().expect("an object");
+    for key in [
+        "tiers_found_done",
+        "tiers_solved",
+        "saved",
+        "saved_bytes",
+        "processes",
+        "largest_tier_bytes",
+    ] {
+        object.remove(key);
+    }
+    report
+}
+
+#[test]
+fn two_and_three_processes_write_the_cells_of_one() {
+    for game in ["quixo:3x3", "teeko:4x4"] {
+        let one = Scratch::new(&format!("{game}-one"));
+        let expected_report = alone(game, &one.0);
+        let expected = cells(&one.0);
+        assert!(expected.len() >= 9, "{game}: {} shards", expected.len());
+        for processes in [2, 3] {
+            let dir = Scratch::new(&format!("{game}-p{processes}"));
+            let report = team(game, &dir.0, processes);
+            assert_eq!(report["processes"], processes);
+            assert_eq!(counts(&report), counts(&expected_report), "{game}");
+            assert_eq!(cells(&dir.0), expected, "{game}, {processes} processes");
+            let left: Vec<_> = std::fs::read_dir(&dir.0)
+                .unwrap()
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| !n.ends_with(".plydb"))
+                .collect();
+            assert!(left.is_empty(), "only shards are left: {left:?}");
+        }
+    }
+}
+
+#[test]
+fn a_stopped_process_is_named_and_a_rerun_resumes_to_the_same_cells() {
+    let game = "morris:4";
+    let dir = Scratch::new("stopped");
+    let survivor = spawn(game, &dir.0, &team_args(2, 0, 3));
+    let mut victim = spawn(game, &dir.0, &team_args(2, 1, 3));
+    // Once a few tiers are written, freeze process 1 mid-build.
+    let start = Instant::now();
+    while shards_written(&dir.0) < 4 {
+        assert!(start.elapsed() < LIMIT, "no tier written");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let stop = Command::new("kill")
+        .args(["-STOP", &victim.id().to_string()])
+        .status()
+        .expect("kill -STOP");
+    assert!(stop.success());
+    let (out, took) = finish(survivor, Duration::from_secs(60));
+    let _ = victim.kill();
+    let _ = victim.wait();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "process 0 must fail: {stderr}");
+    assert!(stderr.contains("process 1 is lost"), "{stderr}");
+    assert!(took < Duration::from_secs(30), "named after {took:?}");
+    let kept = modified(&dir.0);
+    let report = team(game, &dir.0, 2);
+    let tiers = report["tiers"].as_u64().expect("a count") as usize;
+    assert!(
+        kept.len() < tiers,
+        "stopped mid-build: {} of {tiers}",
+        kept.len()
+    );
+    let after = modified(&dir.0);
+    for (name, time) in &kept {
+        assert_eq!(
+            after.get(name),
+            Some(time),
+            "{name} is kept, not solved again"
+        );
+    }
+    assert_eq!(after.len(), tiers);
+    let one = Scratch::new("stopped-one");
+    alone(game, &one.0);
+    assert_eq!(cells(&dir.0), cells(&one.0));
+}
+
+/// Each shard in `dir` with when it was last written.
+fn modified(dir: &Path) -> std::collections::BTreeMap<String, std::time::SystemTime> {
+    std::fs::read_dir(dir)
+        .expect("the database directory")
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "plydb"))
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (
+                name,
+                e.metadata().and_then(|m| m.modified()).expect("a time"),
+            )
+        })
+        .collect()
+}
+
+/// How many shards are in `dir`.
+fn shards_written(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "plydb"))
+            .count()
+    })
+}
+
+#[test]
+fn a_shared_build_is_refused_without_what_it_needs() {
+    let dir = Scratch::new("refused");
+    let db = dir.0.to_str().unwrap();
+    // `ply analyze GAME --db-dir DIR ARGS` must fail, saying `says`.
+    let refused = |game: &str, args: &[&str], says: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_ply"))
+            .args(["analyze", game, "--db-dir", db])
+            .args(args)
+            .output()
+            .expect("ply runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{game} {args:?} must fail");
+        assert!(stderr.contains(says), "{game} {args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    };
+    let quixo = "quixo:3x3";
+    refused(
+        quixo,
+        &["--processes", "2", "--process", "0"],
+        "give --save",
+    );
+    refused(
+        quixo,
+        &["--save", "--processes", "2"],
+        "--processes and --process go together",
+    );
+    refused(
+        quixo,
+        &["--save", "--processes", "2", "--process", "2"],
+        "must be below",
+    );
+    refused(
+        "yehr",
+        &["--save", "--processes", "2", "--process", "0"],
+        "yehr is not solved tier by tier",
+    );
+}
