@@ -72,6 +72,15 @@ impl Tensor {
     }
 }
 
+/// Writes the codes of a board held as two masks, bit `s` for cell `s`:
+/// 1 where `first` has the bit, 2 where `second` has it, 0 elsewhere (the
+/// masks share no bit).
+pub fn fill_two_masks(first: u64, second: u64, cells: &mut [i8]) {
+    for (s, cell) in cells.iter_mut().enumerate() {
+        *cell = (first >> s & 1) as i8 | ((second >> s & 1) << 1) as i8;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,6 +105,13 @@ mod tests {
             .pieces
             .push(Piece::new("x", Some(0), Look::Cross));
         assert_eq!(pins().encode(&board), Ok(vec![0, 1, 2]));
+    }
+
+    #[test]
+    fn two_masks_give_codes_one_and_two() {
+        let mut cells = [9; 5];
+        fill_two_masks(0b00101, 0b10010, &mut cells);
+        assert_eq!(cells, [1, 2, 1, 0, 2]);
     }
 
     #[test]

@@ -24,6 +24,7 @@
 
 use crate::colex::{BINOMIAL, Colex, mark, pop, squares_of};
 use ply_core::board::{Board, BoardMove, Look, Piece};
+use ply_core::tensor::{Code, Tensor, fill_two_masks};
 use ply_core::{
     BySymmetry, FromUnmoves, Game, Indexed, Parents, PositionError, Progress, RetroTable,
     Retrograde, Symmetric, Tiers, Value,
@@ -625,6 +626,22 @@ impl Game for Teeko {
 
     /// The board with discs; a drop is one click on its square, a step a
     /// click on the piece and one on the square it goes to.
+    /// One code per square: 0 empty, 1 an X (black) piece, 2 an O (red) one.
+    fn tensor(&self) -> Option<Tensor> {
+        Some(Tensor {
+            rows: self.side,
+            cols: self.side,
+            codes: vec![
+                Code::new("X (black)", Piece::new("X", Some(0), Look::Disc)),
+                Code::new("O (red)", Piece::new("O", Some(1), Look::Disc)),
+            ],
+        })
+    }
+
+    fn fill_tensor(&self, position: &TeekoPosition, cells: &mut [i8]) {
+        fill_two_masks(u64::from(position.x), u64::from(position.o), cells);
+    }
+
     fn board(&self, position: &TeekoPosition) -> Board {
         let mut board = Board::grid(self.side, self.side);
         for (s, cell) in board.cells.iter_mut().enumerate() {

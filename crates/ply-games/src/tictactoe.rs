@@ -10,6 +10,7 @@
 
 use crate::board::{Shape, parse_dimensions};
 use ply_core::board::{Board, BoardMove, Look, Piece};
+use ply_core::tensor::{Code, Tensor, fill_two_masks};
 use ply_core::{
     BySymmetry, FromMoves, Game, Indexed, PositionError, Remoteness, Retrograde, Searchable,
     Symmetric, TableWalk, Tiered, Value,
@@ -394,6 +395,22 @@ impl Game for TicTacToe {
 
     fn board(&self, position: &Marks) -> Board {
         self.describe(position)
+    }
+
+    /// One code per square: 0 empty, 1 `x`, 2 `o`.
+    fn tensor(&self) -> Option<Tensor> {
+        Some(Tensor {
+            rows: usize::from(self.shape.rows),
+            cols: usize::from(self.shape.cols),
+            codes: vec![
+                Code::new("x", Piece::new("x", Some(0), Look::Cross)),
+                Code::new("o", Piece::new("o", Some(1), Look::Ring)),
+            ],
+        })
+    }
+
+    fn fill_tensor(&self, position: &Marks, cells: &mut [i8]) {
+        fill_two_masks(position.x, position.o, cells);
     }
 
     fn name(&self) -> String {

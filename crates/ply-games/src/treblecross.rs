@@ -39,6 +39,7 @@
 use crate::board::parse_number;
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::limits::MAX_TREBLECROSS_ROW;
+use ply_core::tensor::{Code, Tensor};
 use ply_core::{Decompose, Game, OctalCode, PositionError, Remoteness, Value};
 use std::fmt;
 
@@ -271,6 +272,21 @@ fn check_length(len: usize) -> Result<(), PositionError> {
 impl Game for Treblecross {
     fn board(&self, position: &Row) -> Board {
         self.describe(position)
+    }
+
+    /// One code per square of the row: 0 empty, 1 `X`.
+    fn tensor(&self) -> Option<Tensor> {
+        Some(Tensor {
+            rows: 1,
+            cols: self.start_len,
+            codes: vec![Code::new("X", Piece::new("X", None, Look::Letter))],
+        })
+    }
+
+    fn fill_tensor(&self, row: &Row, cells: &mut [i8]) {
+        for (square, cell) in cells.iter_mut().enumerate() {
+            *cell = i8::from(row.is_x(square));
+        }
     }
 
     type Position = Row;

@@ -114,7 +114,9 @@ def test_board_column_agrees_with_the_position_text(game, tmp_path, cli):
 
 def test_games_without_a_tensor_have_no_board_column(tmp_path, cli):
     path = tmp_path / "t.parquet"
-    code, _, err = cli("export", "tictactoe", "--format", "parquet", "--out", str(path))
+    code, _, err = cli(
+        "export", "yehr", "--no-moves", "--format", "parquet", "--out", str(path)
+    )
     assert code == 0, err
     schema = pq.read_schema(path)
     assert "board" not in schema.names

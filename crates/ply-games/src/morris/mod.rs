@@ -25,6 +25,7 @@ mod tests;
 pub mod unmoves;
 
 use ply_core::board::{Area, AreaPiece, Board, BoardMove, Look, Piece};
+use ply_core::tensor::{Code, Tensor};
 use ply_core::{Game, PositionError, Value};
 use std::sync::OnceLock;
 
@@ -528,6 +529,28 @@ impl Game for Morris {
     /// The 7x7 grid with the 24 points; placing clicks the point, moving
     /// the stone then the point, and a removal adds a click on the stone
     /// removed. The hands are areas beside the board.
+    /// One code per cell of the 7x7 grid the board is drawn on (the 24
+    /// points and the empty cells between them): 0 empty, 1 a white stone,
+    /// 2 a black one. Stones in hand are not on it.
+    fn tensor(&self) -> Option<Tensor> {
+        Some(Tensor {
+            rows: 7,
+            cols: 7,
+            codes: vec![
+                Code::new("white stone", Piece::new("", Some(0), Look::Disc)),
+                Code::new("black stone", Piece::new("", Some(1), Look::Disc)),
+            ],
+        })
+    }
+
+    fn fill_tensor(&self, position: &Stones, cells: &mut [i8]) {
+        cells.fill(0);
+        for (p, &(x, y)) in COORDS.iter().enumerate() {
+            let code = (position.white >> p & 1) | (position.black >> p & 1) << 1;
+            cells[(6 - y as usize) * 7 + x as usize] = code as i8;
+        }
+    }
+
     fn board(&self, position: &Stones) -> Board {
         let files = ply_core::board::letters(7);
         let ranks = (1..=7).rev().map(|r| r.to_string()).collect();

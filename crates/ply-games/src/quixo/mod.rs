@@ -16,6 +16,7 @@ mod tests;
 
 use crate::colex::Colex;
 use ply_core::board::{Board, BoardMove, Look, Piece};
+use ply_core::tensor::{Code, Tensor, fill_two_masks};
 use ply_core::{Game, PositionError, Value};
 
 /// A Quixo position: the cubes showing X and O, and who moves.
@@ -357,6 +358,23 @@ impl Game for Quixo {
         let text = self.format_position(position);
         let (rows, mover) = text.rsplit_once('/').unwrap_or((&text, ""));
         format!("{}\n{mover} to move", rows.replace('/', "\n"))
+    }
+
+    /// One code per square: 0 a blank cube, 1 an X, 2 an O.
+    fn tensor(&self) -> Option<Tensor> {
+        let n = usize::from(self.n);
+        Some(Tensor {
+            rows: n,
+            cols: n,
+            codes: vec![
+                Code::new("X", Piece::new("X", Some(0), Look::Cross)),
+                Code::new("O", Piece::new("O", Some(1), Look::Ring)),
+            ],
+        })
+    }
+
+    fn fill_tensor(&self, position: &Cubes, cells: &mut [i8]) {
+        fill_two_masks(u64::from(position.x), u64::from(position.o), cells);
     }
 
     fn board(&self, position: &Cubes) -> Board {
