@@ -71,13 +71,7 @@ pub fn build<G: Tiers>(
     }
     limits::check_memory(&format!("the largest tier of {}", game.name()), peak_bytes)
         .map_err(TierError::TooLarge)?;
-    let shards = Shards::new(
-        &options.dir,
-        Expect {
-            game: game.name(),
-            rules_version: game.rules_version(),
-        },
-    );
+    let shards = Shards::new(&options.dir, Expect::of(game));
     shards.remove_leftovers();
     let mut done = Vec::with_capacity(plan.steps.len());
     let mut discarded = Vec::new();
