@@ -1,13 +1,11 @@
 //! Counts of positions by value and remoteness, as `ply analyze` reports them.
 
 use crate::value::{Outcome, Remoteness, Value};
-use serde::{Deserialize, Serialize};
 
 /// Counts of positions by value and remoteness, with an example of the
 /// longest win and the longest loss. Two censuses of disjoint position sets
-/// merge into the census of their union, so solvers can count in parallel
-/// (on other processes too: it travels as serde data).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// merge into the census of their union, so solvers can count in parallel.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Census<P> {
     /// Positions counted.
     pub positions: u64,

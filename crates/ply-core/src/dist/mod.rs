@@ -40,7 +40,7 @@ use crate::game::{Indexed, Parents};
 use crate::limits::TooLarge;
 use crate::progress::Progress;
 use crate::solve::retro::{FromUnmoves, ParentRule, Retrograde};
-use crate::value::Cell;
+use crate::value::{Cell, Remoteness};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 use std::path::PathBuf;
@@ -519,7 +519,14 @@ struct WorkerOutput {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct Summary {
     worker: usize,
-    census: Census<u64>,
+    positions: u64,
+    win: u64,
+    lose: u64,
+    tie: u64,
+    draw: u64,
+    by_remoteness: Vec<[u64; 3]>,
+    longest_win: Option<(Remoteness, u64)>,
+    longest_lose: Option<(Remoteness, u64)>,
     fingerprint: u64,
     owned: u64,
     moves: u64,
@@ -540,7 +547,14 @@ impl Summary {
     ) -> Self {
         Self {
             worker,
-            census,
+            positions: census.positions,
+            win: census.win,
+            lose: census.lose,
+            tie: census.tie,
+            draw: census.draw,
+            by_remoteness: census.by_remoteness,
+            longest_win: census.longest_win,
+            longest_lose: census.longest_lose,
             fingerprint,
             owned: stats.positions,
             moves: stats.moves,
@@ -549,6 +563,19 @@ impl Summary {
             remote_messages: stats.remote_messages,
             remote_bytes: stats.remote_bytes,
             received,
+        }
+    }
+
+    fn census(&self) -> Census<u64> {
+        Census {
+            positions: self.positions,
+            win: self.win,
+            lose: self.lose,
+            tie: self.tie,
+            draw: self.draw,
+            by_remoteness: self.by_remoteness.clone(),
+            longest_win: self.longest_win,
+            longest_lose: self.longest_lose,
         }
     }
 }
@@ -562,8 +589,8 @@ fn merge(mut summaries: Vec<Summary>) -> (Census<u64>, u64, DistStats) {
         workers: summaries.len(),
         ..DistStats::default()
     };
-    for s in summaries {
-        census = census.merge(s.census);
+    for s in &summaries {
+        census = census.merge(s.census());
         print = print.wrapping_add(s.fingerprint);
         stats.worker_positions.push(s.owned);
         stats.worker_updates.push(s.received);
