@@ -508,6 +508,14 @@ fn for_each_move_kept<S: Slot>(
     }
 }
 
+/// The cells one ply of spreading decides: a win, a loss and a tie at its
+/// remoteness, packed once per ply.
+struct Ply {
+    win: Cell,
+    lose: Cell,
+    tie: Cell,
+}
+
 /// The working tables of one analysis.
 struct Work<'a, G, K, P, C, S> {
     game: &'a G,
@@ -658,12 +666,11 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
             frontier,
             &mut next,
             |child| child.unpack().is_some_and(|o| o.value != Value::Lose),
-            |child, parent, longer| {
+            |child, parent, ply| {
                 if child.unpack().is_some_and(|o| o.value == Value::Lose) {
-                    self.decide(parent, Cell::pack(Outcome::win(longer)))
+                    self.decide(parent, ply.win)
                 } else {
-                    self.counters[parent.at()].decrement() == 1
-                        && self.decide(parent, Cell::pack(Outcome::lose(longer)))
+                    self.counters[parent.at()].decrement() == 1 && self.decide(parent, ply.lose)
                 }
             },
         )?;
@@ -673,7 +680,7 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
             ties,
             &mut next,
             |_| false,
-            |_, parent, longer| self.decide(parent, Cell::pack(Outcome::tie(longer))),
+            |_, parent, ply| self.decide(parent, ply.tie),
         )?;
         drop(graph);
         self.mark_draws();
@@ -899,15 +906,15 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
 
     /// Spreads outcomes a ply at a time from `frontier` (at remoteness
     /// 0): each ply spreads the frontier (`spread`) with `distinct` and
-    /// `settle(child's cell, parent, remoteness one ply longer)` into
-    /// `next`, which becomes the frontier, until a ply decides none.
+    /// `settle(child's cell, parent, the cells of that ply)` into `next`,
+    /// which becomes the frontier, until a ply decides none.
     fn spread_by_plies(
         &self,
         graph: Option<&ReverseGraph<S>>,
         mut frontier: IndexSet,
         next: &mut IndexSet,
         distinct: impl Fn(Cell) -> bool + Sync,
-        settle: impl Fn(Cell, S, Remoteness) -> bool + Sync,
+        settle: impl Fn(Cell, S, &Ply) -> bool + Sync,
     ) -> Result<(), SolveError> {
         let mut remoteness: Remoteness = 0;
         loop {
@@ -915,8 +922,13 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
             if longer > Cell::MAX_REMOTENESS {
                 return Err(SolveError::remoteness_overflow());
             }
+            let ply = Ply {
+                win: Cell::pack(Outcome::win(longer)),
+                lose: Cell::pack(Outcome::lose(longer)),
+                tie: Cell::pack(Outcome::tie(longer)),
+            };
             let decided = self.spread(graph, &frontier, next, &distinct, |child, parent| {
-                settle(child, parent, longer)
+                settle(child, parent, &ply)
             });
             self.progress.advance(decided);
             if decided == 0 {
