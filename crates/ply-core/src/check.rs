@@ -540,6 +540,78 @@ pub fn random_play<G: Game>(game: &G, games: usize, seed: u64) -> Vec<G::Positio
     positions
 }
 
+/// Inside the `impl Game` of a test game that wraps another as its field
+/// `.0` (to start elsewhere, index it another way, or add un-moves): the
+/// end of play, the moves, and the text of positions and moves, each the
+/// wrapped game's.
+#[macro_export]
+macro_rules! forward_rules {
+    () => {
+        fn primitive(&self, position: &Self::Position) -> Option<$crate::Value> {
+            $crate::Game::primitive(&self.0, position)
+        }
+        fn for_each_move(
+            &self,
+            position: &Self::Position,
+            visit: impl FnMut(Self::Move, Self::Position),
+        ) {
+            $crate::Game::for_each_move(&self.0, position, visit)
+        }
+        fn parse_position(&self, text: &str) -> Result<Self::Position, $crate::PositionError> {
+            $crate::Game::parse_position(&self.0, text)
+        }
+        fn format_position(&self, position: &Self::Position) -> String {
+            $crate::Game::format_position(&self.0, position)
+        }
+        fn format_move(&self, position: &Self::Position, mv: Self::Move) -> String {
+            $crate::Game::format_move(&self.0, position, mv)
+        }
+    };
+}
+
+/// Declares a test game that wraps another (`struct Name(Inner);`, doc
+/// comments allowed) and plays exactly as it: its `impl Game` forwards the
+/// name, the start and [`forward_rules!`](crate::forward_rules) to the
+/// wrapped game, for a wrapper that adds a capability of its own
+/// (un-moves, another index).
+#[macro_export]
+macro_rules! wrapper_game {
+    ($(#[$attr:meta])* $vis:vis struct $name:ident($inner:ty);) => {
+        $(#[$attr])*
+        $vis struct $name($inner);
+
+        impl $crate::Game for $name {
+            type Position = <$inner as $crate::Game>::Position;
+            type Move = <$inner as $crate::Game>::Move;
+            fn name(&self) -> String {
+                $crate::Game::name(&self.0)
+            }
+            fn start(&self) -> Self::Position {
+                $crate::Game::start(&self.0)
+            }
+            $crate::forward_rules!();
+        }
+    };
+}
+
+/// Inside the `impl Indexed` of a test game that wraps another as its
+/// field `.0` (see [`forward_rules!`](crate::forward_rules)): the wrapped
+/// game's index.
+#[macro_export]
+macro_rules! forward_index {
+    () => {
+        fn index_len(&self) -> u64 {
+            $crate::Indexed::index_len(&self.0)
+        }
+        fn rank(&self, position: &Self::Position) -> u64 {
+            $crate::Indexed::rank(&self.0, position)
+        }
+        fn unrank(&self, index: u64) -> Option<Self::Position> {
+            $crate::Indexed::unrank(&self.0, index)
+        }
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

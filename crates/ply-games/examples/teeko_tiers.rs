@@ -48,10 +48,7 @@ fn main() {
         start.elapsed().as_secs_f64(),
         built.peak_bytes
     );
-    let expect = Expect {
-        game: game.name(),
-        rules_version: game.rules_version(),
-    };
+    let expect = Expect::of(&game);
     let db = Shards::new(&dir, expect.clone())
         .open(&plan)
         .unwrap_or_else(|e| fail("open the shards", &e));

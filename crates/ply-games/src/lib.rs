@@ -14,7 +14,10 @@ pub mod morris;
 pub mod quixo;
 pub mod teeko;
 pub mod tictactoe;
+#[cfg(test)]
+mod tier_check;
 pub mod treblecross;
+pub mod two_sides;
 mod variants;
 pub mod yehr;
 pub mod yehr_theory;

@@ -23,6 +23,7 @@
 //! (play ended before it); the other indices all are.
 
 use crate::colex::{BINOMIAL, Colex, mark, pop, squares_of};
+use crate::two_sides::TwoSides;
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::tensor::{Code, Tensor, fill_two_masks};
 use ply_core::{
@@ -132,58 +133,15 @@ fn neighbours(side: usize) -> [u32; SQUARES] {
 }
 
 /// A position: the squares of each side's pieces (bit `s` for square `s`,
-/// row-major from the top left) and who moves.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct TeekoPosition {
-    /// Black's pieces (`X`, the first player).
-    pub x: u32,
-    /// Red's pieces (`O`).
-    pub o: u32,
-    /// Whether Red (`O`) is to move.
-    pub o_to_move: bool,
-}
+/// row-major from the top left; X is Black, the first player, and O is
+/// Red) and who moves.
+pub type TeekoPosition = TwoSides;
 
-impl TeekoPosition {
-    /// The pieces on the board, both sides.
-    #[inline]
-    pub fn occupied(&self) -> u32 {
-        self.x | self.o
-    }
-
-    /// The pieces of the player to move and of the other player.
-    #[inline]
-    fn sides(&self) -> (u32, u32) {
-        if self.o_to_move {
-            (self.o, self.x)
-        } else {
-            (self.x, self.o)
-        }
-    }
-
-    /// The position with the given mover's and other player's pieces, the
-    /// mover being O if `o_to_move`.
-    #[inline]
-    fn from_sides(mover: u32, other: u32, o_to_move: bool) -> Self {
-        if o_to_move {
-            Self {
-                x: other,
-                o: mover,
-                o_to_move,
-            }
-        } else {
-            Self {
-                x: mover,
-                o: other,
-                o_to_move,
-            }
-        }
-    }
-
-    /// The tier: pieces dropped, at most [`MOVE_TIER`] (the move phase).
-    #[inline]
-    pub fn tier(&self) -> usize {
-        pop(self.occupied()) as usize
-    }
+/// The tier of `position`: pieces dropped, at most [`MOVE_TIER`] (the move
+/// phase).
+#[inline]
+pub fn tier(position: &TeekoPosition) -> usize {
+    pop(position.occupied()) as usize
 }
 
 /// A move: a drop on a square, or a step of a piece from one square to a
@@ -394,7 +352,7 @@ impl Teeko {
     /// The index of `position` within its tier.
     #[inline]
     pub fn rank_in_tier(&self, position: &TeekoPosition) -> u64 {
-        self.rank_in(position.tier().min(MOVE_TIER), position)
+        self.rank_in(tier(position).min(MOVE_TIER), position)
     }
 
     /// The index of `position` within `tier`, its tier.
@@ -513,7 +471,7 @@ impl Game for Teeko {
         let (mover, other) = position.sides();
         let empty = self.board & !position.occupied();
         let next = !position.o_to_move;
-        if position.tier() < MOVE_TIER {
+        if tier(position) < MOVE_TIER {
             for to in squares_of(empty) {
                 let child = TeekoPosition::from_sides(other, mover | 1 << to, next);
                 visit(TeekoMove::Drop(to), child);
@@ -680,7 +638,7 @@ impl Indexed for Teeko {
 
     #[inline]
     fn rank(&self, position: &TeekoPosition) -> u64 {
-        self.offsets[position.tier().min(MOVE_TIER)] + self.rank_in_tier(position)
+        self.offsets[tier(position).min(MOVE_TIER)] + self.rank_in_tier(position)
     }
 
     fn unrank(&self, index: u64) -> Option<TeekoPosition> {
@@ -697,7 +655,7 @@ impl Parents for Teeko {
     fn for_each_parent(&self, position: &TeekoPosition, mut visit: impl FnMut(TeekoPosition)) {
         let (mover, previous) = position.sides();
         let parent_o_to_move = !position.o_to_move;
-        let pieces = position.tier();
+        let pieces = tier(position);
         if pieces == 0 {
             return;
         }
@@ -746,7 +704,7 @@ impl Symmetric for Teeko {
     /// the colours and the mover exchanged (the rules are the same for
     /// both sides there).
     fn for_each_symmetric(&self, position: &TeekoPosition, mut visit: impl FnMut(TeekoPosition)) {
-        let swap = position.tier() == MOVE_TIER;
+        let swap = tier(position) == MOVE_TIER;
         for symmetry in 0..self.images.len() {
             let image = TeekoPosition {
                 x: self.image(symmetry, position.x),
@@ -755,11 +713,7 @@ impl Symmetric for Teeko {
             };
             visit(image);
             if swap {
-                visit(TeekoPosition {
-                    x: image.o,
-                    o: image.x,
-                    o_to_move: !image.o_to_move,
-                });
+                visit(image.swapped());
             }
         }
     }
@@ -785,7 +739,7 @@ impl Tiers for Teeko {
 
     #[inline]
     fn tier_of(&self, position: &TeekoPosition) -> u8 {
-        position.tier().min(MOVE_TIER) as u8
+        tier(position).min(MOVE_TIER) as u8
     }
 
     fn tier_size(&self, tier: u8) -> u64 {
@@ -812,7 +766,7 @@ impl Tiers for Teeko {
 
     /// Only the move phase has moves inside its tier: steps taken back.
     fn for_each_parent_in_tier(&self, position: &TeekoPosition, visit: impl FnMut(TeekoPosition)) {
-        if position.tier() == MOVE_TIER {
+        if tier(position) == MOVE_TIER {
             self.for_each_step_parent(position, visit);
         }
     }
@@ -821,7 +775,7 @@ impl Tiers for Teeko {
     /// child's tier is known without counting its pieces.
     #[inline]
     fn for_each_child(&self, position: &TeekoPosition, mut visit: impl FnMut(u8, u64)) {
-        let tier = (position.tier() + 1).min(MOVE_TIER);
+        let tier = (tier(position) + 1).min(MOVE_TIER);
         self.for_each_move(position, |_, child| {
             visit(tier as u8, self.rank_in(tier, &child));
         });

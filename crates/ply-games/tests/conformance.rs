@@ -4,7 +4,7 @@
 //! random play from the start.
 
 use ply_core::check::{Check, Summary, random_play};
-use ply_core::{Indexed, Parents, Symmetric, Tiered, Variant};
+use ply_core::{Indexed, Parents, Symmetric, Tiered, Tiers, Variant};
 use ply_games::{Dobutsu, Euler, LGame, Quixo, TicTacToe, Treblecross, Yehr};
 
 /// Games of random play each check starts from.
@@ -33,17 +33,27 @@ fn acyclic<G: Indexed + Symmetric + Tiered>(game: &G, seed: u64) {
     passed(check.finish(), 5);
 }
 
-/// The whole check for a loopy game with an index, un-moves and
-/// symmetries.
-fn loopy<G: Indexed + Symmetric + Parents>(game: &G, seed: u64) {
+/// The checks of a loopy game with an index, un-moves and symmetries.
+fn loopy_check<G: Indexed + Symmetric + Parents>(game: &G, seed: u64) -> Check<'_, G> {
     let positions = random_play(game, GAMES, seed);
-    let check = Check::new(game, positions)
+    Check::new(game, positions)
         .text()
         .board()
         .index()
         .parents()
-        .symmetries();
-    passed(check.finish(), 5);
+        .symmetries()
+}
+
+/// The whole check for a loopy game with an index, un-moves and
+/// symmetries.
+fn loopy<G: Indexed + Symmetric + Parents>(game: &G, seed: u64) {
+    passed(loopy_check(game, seed).finish(), 5);
+}
+
+/// The whole check for a loopy game with an index, un-moves and
+/// symmetries, solved tier by tier.
+fn loopy_in_tiers<G: Indexed + Symmetric + Parents + Tiers>(game: &G, seed: u64) {
+    passed(loopy_check(game, seed).tiers().finish(), 6);
 }
 
 #[test]
@@ -106,31 +116,13 @@ fn quixo() {
 #[test]
 fn teeko() {
     for params in [None, Some("advanced"), Some("4x4")] {
-        let game = ply_games::Teeko::named(params).unwrap();
-        let positions = random_play(&game, GAMES, 8);
-        let check = Check::new(&game, positions)
-            .text()
-            .board()
-            .index()
-            .parents()
-            .symmetries()
-            .tiers();
-        passed(check.finish(), 6);
+        loopy_in_tiers(&ply_games::Teeko::named(params).unwrap(), 8);
     }
 }
 
 #[test]
 fn morris() {
     for stones in [3, 5, 9] {
-        let game = ply_games::Morris::new(stones);
-        let positions = random_play(&game, GAMES, 9);
-        let check = Check::new(&game, positions)
-            .text()
-            .board()
-            .index()
-            .parents()
-            .symmetries()
-            .tiers();
-        passed(check.finish(), 6);
+        loopy_in_tiers(&ply_games::Morris::new(stones), 9);
     }
 }

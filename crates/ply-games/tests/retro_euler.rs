@@ -3,51 +3,19 @@
 //! un-moves, with or without symmetry reduction.
 
 use ply_core::solve::retro::{self, RetroTable};
-use ply_core::{Game, Indexed, MemoSolver, NoProgress, Parents, PositionError, Symmetric, Value};
+use ply_core::{Game, Indexed, MemoSolver, NoProgress, Parents, Symmetric};
 use ply_games::Euler;
 use ply_games::euler::Covered;
 use proptest::prelude::*;
 
-/// Euler with un-moves: the parents of a board are the boards with one
-/// move's squares taken away.
-struct EulerUnmoves(Euler);
-
-impl Game for EulerUnmoves {
-    type Position = Covered;
-    type Move = u64;
-    fn name(&self) -> String {
-        self.0.name()
-    }
-    fn start(&self) -> Covered {
-        self.0.start()
-    }
-    fn primitive(&self, position: &Covered) -> Option<Value> {
-        self.0.primitive(position)
-    }
-    fn for_each_move(&self, position: &Covered, visit: impl FnMut(u64, Covered)) {
-        self.0.for_each_move(position, visit)
-    }
-    fn parse_position(&self, text: &str) -> Result<Covered, PositionError> {
-        self.0.parse_position(text)
-    }
-    fn format_position(&self, position: &Covered) -> String {
-        self.0.format_position(position)
-    }
-    fn format_move(&self, position: &Covered, mv: u64) -> String {
-        self.0.format_move(position, mv)
-    }
+ply_core::wrapper_game! {
+    /// Euler with un-moves: the parents of a board are the boards with one
+    /// move's squares taken away.
+    struct EulerUnmoves(Euler);
 }
 
 impl Indexed for EulerUnmoves {
-    fn index_len(&self) -> u64 {
-        self.0.index_len()
-    }
-    fn rank(&self, position: &Covered) -> u64 {
-        self.0.rank(position)
-    }
-    fn unrank(&self, index: u64) -> Option<Covered> {
-        self.0.unrank(index)
-    }
+    ply_core::forward_index!();
 }
 
 impl Symmetric for EulerUnmoves {

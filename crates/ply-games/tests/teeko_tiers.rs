@@ -41,15 +41,7 @@ fn check(params: &str) {
     let built = build(&game, &plan, &options, &NoProgress).unwrap();
     assert!(built.complete());
     assert_eq!(built.tiers, 9);
-    let db = Shards::new(
-        &dir.0,
-        Expect {
-            game: game.name(),
-            rules_version: game.rules_version(),
-        },
-    )
-    .open(&plan)
-    .unwrap();
+    let db = Shards::new(&dir.0, Expect::of(&game)).open(&plan).unwrap();
     let truth = retro::solve(&game, &NoProgress).unwrap();
     let mut by_tier: BTreeMap<(u8, &str), u64> = BTreeMap::new();
     let mut positions = 0;

@@ -24,17 +24,9 @@ fn probes(c: &mut Criterion) {
     let dir = std::env::temp_dir().join(format!("ply-db-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     let path = dir.join(db::file_name(&game.name()));
-    let meta = Meta {
-        game: game.name(),
-        rules_version: game.rules_version(),
-        index_len: table.index_len(),
-        range: 0..table.index_len(),
-    };
+    let meta = Meta::whole(&game, table.index_len());
     let bytes = db::save(&path, &meta, table, &NoProgress).expect("the database saves");
-    let expect = Expect {
-        game: game.name(),
-        rules_version: game.rules_version(),
-    };
+    let expect = Expect::of(&game);
 
     // Sizes: the file, and zstd (same level as the blocks) of the plain
     // table of 2-byte cells.

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::cli::ply;
+use common::cli::{ply, scratch_dir};
 use ply::session::retro::RetroSession;
 use ply::session::sparse::SparseSession;
 use ply::session::table::TableSession;
@@ -17,13 +17,6 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 /// A fresh empty directory under the system's temporary directory.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ply-db-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 /// Saves `solution` of `game` to a file in `dir`, opens it, and checks
 /// that it answers like `solution` at every key in `keys`.
 fn round_trip<G: Game>(
@@ -33,17 +26,9 @@ fn round_trip<G: Game>(
     keys: impl Iterator<Item = u64>,
 ) -> usize {
     let path = dir.join(db::file_name(&game.name()));
-    let meta = Meta {
-        game: game.name(),
-        rules_version: game.rules_version(),
-        index_len: solution.index_len(),
-        range: 0..solution.index_len(),
-    };
+    let meta = Meta::whole(game, solution.index_len());
     db::save(&path, &meta, solution, &NoProgress).unwrap();
-    let expect = Expect {
-        game: game.name(),
-        rules_version: game.rules_version(),
-    };
+    let expect = Expect::of(game);
     let database = Database::open(&path, &expect).unwrap();
     database.verify().unwrap();
     let mut checked = 0;
@@ -71,7 +56,7 @@ fn random_keys(len: u64, n: usize) -> impl Iterator<Item = u64> {
 
 #[test]
 fn databases_answer_like_a_fresh_solve_for_every_game_with_a_table() {
-    let dir = temp_dir("equal");
+    let dir = scratch_dir("equal");
     // Small games: every key.
     let euler = TableSession::new(Euler::default()).unwrap();
     let table = euler.built(&NoProgress).unwrap();
@@ -128,7 +113,7 @@ fn without_source(json: &str) -> serde_json::Value {
 
 #[test]
 fn solve_json_is_the_same_with_and_without_a_database() {
-    let dir = temp_dir("json");
+    let dir = scratch_dir("json");
     for (game, position) in [
         ("euler:3x4", None),
         ("lgame", Some(".***/#*.x/###./x...")),
@@ -166,7 +151,7 @@ fn solve_json_is_the_same_with_and_without_a_database() {
 
 /// A directory holding a fresh database of euler:3x4, and its file.
 fn damaged(name: &str) -> (PathBuf, PathBuf) {
-    let dir = temp_dir(name);
+    let dir = scratch_dir(name);
     let (code, _, err) = ply_in(&dir, &["analyze", "euler:3x4", "--save"]);
     assert_eq!(code, 0, "{err}");
     let file = dir.join("euler-3x4.plydb");
@@ -224,7 +209,7 @@ fn a_flipped_byte_anywhere_is_refused() {
     for at in 0..len {
         let mut changed = bytes.clone();
         changed[at] ^= 0x10;
-        let dir = temp_dir("flip");
+        let dir = scratch_dir("flip");
         let path = dir.join("euler-3x4.plydb");
         std::fs::write(&path, &changed).unwrap();
         let expect = Expect {
@@ -280,7 +265,7 @@ fn a_database_of_a_newer_format_is_refused() {
 
 #[test]
 fn a_killed_build_leaves_no_database() {
-    let dir = temp_dir("killed");
+    let dir = scratch_dir("killed");
     for delay_ms in [50, 150, 300, 600, 1000] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_ply"))
             .args(["analyze", "euler:4x5", "--save", "--db-dir"])
@@ -315,7 +300,7 @@ fn a_killed_build_leaves_no_database() {
 
 #[test]
 fn two_builders_at_once_leave_one_sound_database() {
-    let dir = temp_dir("concurrent");
+    let dir = scratch_dir("concurrent");
     let children: Vec<_> = (0..2)
         .map(|_| {
             Command::new(env!("CARGO_BIN_EXE_ply"))
@@ -359,12 +344,7 @@ fn saved_euler(dir: &Path) -> (Euler, TableSession<Euler>, PathBuf, Vec<u8>) {
     let session = TableSession::new(game.clone()).unwrap();
     let truth = session.built(&NoProgress).unwrap();
     let path = dir.join(db::file_name(&game.name()));
-    let meta = Meta {
-        game: game.name(),
-        rules_version: game.rules_version(),
-        index_len: truth.index_len(),
-        range: 0..truth.index_len(),
-    };
+    let meta = Meta::whole(&game, truth.index_len());
     db::save(&path, &meta, truth, &NoProgress).unwrap();
     let good = std::fs::read(&path).unwrap();
     (game, session, path, good)
@@ -372,17 +352,13 @@ fn saved_euler(dir: &Path) -> (Euler, TableSession<Euler>, PathBuf, Vec<u8>) {
 
 #[test]
 fn a_database_changed_while_open_answers_right_or_refuses_never_faults() {
-    let dir = temp_dir("changed");
+    let dir = scratch_dir("changed");
     let (game, session, path, good) = saved_euler(&dir);
     let truth = session.built(&NoProgress).unwrap();
     let lgame = RetroSession::new(LGame::new());
     let other_path = dir.join("lgame.plydb");
-    let other_meta = Meta {
-        game: LGame::new().name(),
-        rules_version: LGame::new().rules_version(),
-        index_len: LGame::new().index_len(),
-        range: 0..LGame::new().index_len(),
-    };
+    let other = LGame::new();
+    let other_meta = Meta::whole(&other, other.index_len());
     db::save(
         &other_path,
         &other_meta,
@@ -391,10 +367,7 @@ fn a_database_changed_while_open_answers_right_or_refuses_never_faults() {
     )
     .unwrap();
     let other = std::fs::read(&other_path).unwrap();
-    let expect = Expect {
-        game: game.name(),
-        rules_version: game.rules_version(),
-    };
+    let expect = Expect::of(&game);
     let changes = [
         Change::Truncate,
         Change::Scribble,
@@ -474,13 +447,10 @@ fn a_database_changed_while_open_answers_right_or_refuses_never_faults() {
 
 #[test]
 fn a_database_shrinking_and_growing_while_read_never_gives_a_wrong_answer() {
-    let dir = temp_dir("shrinking");
+    let dir = scratch_dir("shrinking");
     let (game, session, path, good) = saved_euler(&dir);
     let truth = session.built(&NoProgress).unwrap();
-    let expect = Expect {
-        game: game.name(),
-        rules_version: game.rules_version(),
-    };
+    let expect = Expect::of(&game);
     let stop = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
         // Cuts the file short and writes it whole again, over and over.
@@ -556,7 +526,7 @@ fn row<'a>(out: &'a str, what: &str) -> &'a str {
 
 #[test]
 fn a_bad_file_in_the_database_folder_is_one_row_marked_bad() {
-    let dir = temp_dir("folder");
+    let dir = scratch_dir("folder");
     for game in ["euler:3x4", "lgame"] {
         let (code, _, err) = ply_in(&dir, &["analyze", game, "--save"]);
         assert_eq!(code, 0, "{err}");
@@ -594,7 +564,7 @@ fn a_bad_file_in_the_database_folder_is_one_row_marked_bad() {
 
 #[test]
 fn a_sharded_database_is_one_row_with_its_shard_count() {
-    let dir = temp_dir("shards");
+    let dir = scratch_dir("shards");
     let (code, _, err) = ply_in(
         &dir,
         &["analyze", "tictactoe:3x3x3", "--workers", "3", "--save"],
@@ -619,7 +589,7 @@ fn a_sharded_database_is_one_row_with_its_shard_count() {
 
 #[test]
 fn stale_temporary_files_are_reported_and_removed() {
-    let dir = temp_dir("stale");
+    let dir = scratch_dir("stale");
     let (code, _, err) = ply_in(&dir, &["analyze", "euler:3x4", "--save"]);
     assert_eq!(code, 0, "{err}");
     // Left by killed builds: no process has an id this large (pid_max is

@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::cli::{json, scratch_dir};
 use serde_json::Value as Json;
 use std::path::Path;
 use std::process::Output;
@@ -14,22 +15,11 @@ fn ply(args: &[&str]) -> Output {
     common::cli::ply(args, b"")
 }
 
-fn json(args: &[&str]) -> Json {
-    let output = ply(args);
-    assert!(
-        output.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("one JSON object")
-}
-
 /// A fresh, empty database directory for one test.
 fn empty_dir(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("ply-dobutsu-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    dir.display().to_string()
+    scratch_dir(&format!("dobutsu-cli-{name}"))
+        .display()
+        .to_string()
 }
 
 #[test]

@@ -3,18 +3,7 @@
 
 mod common;
 
-use common::cli::ply;
-use serde_json::Value as Json;
-
-fn json(args: &[&str]) -> Json {
-    let out = ply(args, b"");
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
-}
+use common::cli::{json, ply};
 
 /// Asserts exit code 2 with one line on stderr containing `needle`.
 fn refused(args: &[&str], stdin: &[u8], needle: &str) {

@@ -3,6 +3,8 @@
 //! `solve` on stdin against an independent brute force, and whole games
 //! played from a script on stdin.
 
+mod common;
+
 use serde_json::Value as Json;
 use std::collections::HashMap;
 use std::io::Write;
@@ -33,34 +35,21 @@ fn example(name: &str) -> PathBuf {
 }
 
 fn run(name: &str, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(example(name))
-        .args(args)
-        .env(
-            "PLY_DB_DIR",
-            std::env::temp_dir().join("ply-examples-test-no-db"),
-        )
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the example runs");
-    let mut input = child.stdin.take().expect("stdin is piped");
-    input
-        .write_all(stdin.as_bytes())
-        .expect("the example reads");
-    drop(input);
-    child.wait_with_output().expect("the example finishes")
+    let mut command = Command::new(example(name));
+    command.args(args).env(
+        "PLY_DB_DIR",
+        std::env::temp_dir().join("ply-examples-test-no-db"),
+    );
+    common::cli::run(command, stdin.as_bytes())
 }
 
 /// `solve GAME -` with `position` on stdin, as JSON.
 fn solve(name: &str, game: &str, position: &str) -> Json {
-    let out = run(name, &["solve", game, "-", "--json", "--no-db"], position);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("solve --json prints JSON")
+    common::cli::json_of(&run(
+        name,
+        &["solve", game, "-", "--json", "--no-db"],
+        position,
+    ))
 }
 
 /// Value and remoteness, by rounds: a position is lost in `r` once every

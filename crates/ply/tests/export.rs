@@ -2,9 +2,12 @@
 //! as CSV text), holds one row per stored position, and every row agrees
 //! with `ply solve` on that position.
 
+mod common;
+
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int8Type, UInt16Type, UInt64Type};
 use arrow_array::{Array, RecordBatch, StringArray};
+use common::cli::scratch_dir;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use ply::report::SolveReport;
 use std::path::Path;
@@ -155,7 +158,7 @@ fn check_rows(game: &str, rows: &[Row]) {
 
 #[test]
 fn lgame_parquet_agrees_with_ply_solve() {
-    let dir = tempdir("lgame");
+    let dir = scratch_dir("lgame");
     let path = dir.join("lgame.parquet");
     let said = export("lgame", "parquet", &path);
     let rows = read_parquet(&path);
@@ -213,7 +216,7 @@ fn lgame_parquet_agrees_with_ply_solve() {
 
 #[test]
 fn euler_parquet_and_csv_agree_with_ply_solve() {
-    let dir = tempdir("euler");
+    let dir = scratch_dir("euler");
     let parquet = dir.join("e.parquet");
     let csv = dir.join("e.csv");
     export("euler:3x4", "parquet", &parquet);
@@ -255,7 +258,7 @@ fn euler_parquet_and_csv_agree_with_ply_solve() {
 
 #[test]
 fn games_without_a_table_are_refused_and_leave_no_file() {
-    let dir = tempdir("refused");
+    let dir = scratch_dir("refused");
     let path = dir.join("t.parquet");
     let done = Command::new(env!("CARGO_BIN_EXE_ply"))
         .args(["export", "tictactoe:5x5x4", "--format", "parquet", "--out"])
@@ -267,12 +270,4 @@ fn games_without_a_table_are_refused_and_leave_no_file() {
     assert!(err.contains("keeps no table to export"), "{err}");
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
     std::fs::remove_dir_all(dir).unwrap();
-}
-
-/// A fresh directory for one test.
-fn tempdir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("ply-export-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }

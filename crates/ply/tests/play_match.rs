@@ -43,46 +43,51 @@ fn play_out(game: &mut Match<'_>, mut person: impl FnMut(&Match<'_>) -> String) 
     }
 }
 
-#[test]
-fn the_computer_never_gives_up_value_against_a_random_person() {
-    // The 4x4 board is searched afresh at every ply, so it gets fewer games.
-    for (spec, games) in [("euler:3x3", 12u64), ("euler:2x4", 12), ("euler", 3)] {
+/// Calls `check(spec, seed, human_first, game)` with a new match of each
+/// game of `specs`, for every seed below its count and either side for the
+/// person.
+fn each_match(specs: &[(&str, u64)], mut check: impl FnMut(&str, u64, bool, Match<'_>)) {
+    for &(spec, games) in specs {
         let session = registry::open(spec).unwrap();
         for seed in 0..games {
             for human_first in [true, false] {
-                let mut game = Match::new(&*session, None, human_first, Some(seed)).unwrap();
-                let start = game.current().outcome();
-                let mut rng = StdRng::seed_from_u64(seed + 100);
-                let verdict = play_out(&mut game, |g| {
-                    g.current().moves.choose(&mut rng).unwrap().name.clone()
-                });
-                // A computer that starts winning wins, within the start's remoteness.
-                if promised(start, human_first) == Verdict::ComputerWins {
-                    assert_eq!(verdict, Verdict::ComputerWins, "{spec} seed {seed}");
-                    assert!(game.plies() as u32 <= start.remoteness.unwrap());
-                }
+                let game = Match::new(&*session, None, human_first, Some(seed)).unwrap();
+                check(spec, seed, human_first, game);
             }
         }
     }
 }
 
 #[test]
-fn perfect_against_perfect_lasts_exactly_the_remoteness() {
-    for (spec, games) in [("euler:3x3", 6u64), ("euler:3x4", 6), ("euler", 2)] {
-        let session = registry::open(spec).unwrap();
-        for seed in 0..games {
-            for human_first in [true, false] {
-                let mut game = Match::new(&*session, None, human_first, Some(seed)).unwrap();
-                let start = game.current().outcome();
-                let mut rng = StdRng::seed_from_u64(seed);
-                let verdict = play_out(&mut game, |g| {
-                    choose::choose(g.current(), &mut rng).unwrap().name.clone()
-                });
-                assert_eq!(verdict, promised(start, human_first), "{spec}");
-                assert_eq!(Some(game.plies() as u32), start.remoteness, "{spec}");
-            }
+fn the_computer_never_gives_up_value_against_a_random_person() {
+    // The 4x4 board is searched afresh at every ply, so it gets fewer games.
+    let specs = [("euler:3x3", 12), ("euler:2x4", 12), ("euler", 3)];
+    each_match(&specs, |spec, seed, human_first, mut game| {
+        let start = game.current().outcome();
+        let mut rng = StdRng::seed_from_u64(seed + 100);
+        let verdict = play_out(&mut game, |g| {
+            g.current().moves.choose(&mut rng).unwrap().name.clone()
+        });
+        // A computer that starts winning wins, within the start's remoteness.
+        if promised(start, human_first) == Verdict::ComputerWins {
+            assert_eq!(verdict, Verdict::ComputerWins, "{spec} seed {seed}");
+            assert!(game.plies() as u32 <= start.remoteness.unwrap());
         }
-    }
+    });
+}
+
+#[test]
+fn perfect_against_perfect_lasts_exactly_the_remoteness() {
+    let specs = [("euler:3x3", 6), ("euler:3x4", 6), ("euler", 2)];
+    each_match(&specs, |spec, seed, human_first, mut game| {
+        let start = game.current().outcome();
+        let mut rng = StdRng::seed_from_u64(seed);
+        let verdict = play_out(&mut game, |g| {
+            choose::choose(g.current(), &mut rng).unwrap().name.clone()
+        });
+        assert_eq!(verdict, promised(start, human_first), "{spec}");
+        assert_eq!(Some(game.plies() as u32), start.remoteness, "{spec}");
+    });
 }
 
 #[test]

@@ -3,34 +3,26 @@
 //! solved again; a budget too small is refused before any work, naming the
 //! tier; the database answers `ply solve`.
 
+mod common;
+
+use common::cli::{json, scratch_dir};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn ply(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ply"))
-        .args(args)
-        .output()
-        .expect("ply runs")
+    common::cli::ply(args, b"")
 }
 
 fn analyze(dir: &Path, extra: &[&str]) -> Json {
     let dir = dir.to_str().unwrap();
     let mut args = vec!["analyze", "quixo:3x3", "--save", "--json", "--db-dir", dir];
     args.extend_from_slice(extra);
-    let out = ply(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON")
+    json(&args)
 }
 
 fn fresh(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ply-quixo-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    scratch_dir(&format!("quixo-cli-{name}"))
 }
 
 fn shards(dir: &Path) -> Vec<PathBuf> {

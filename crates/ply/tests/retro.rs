@@ -4,13 +4,13 @@
 
 mod common;
 
+use common::cli::json;
 use ply::judge::boi2002_lgame::{self, Answer};
 use ply::session::retro::RetroSession;
 use ply::session::{Session, Solver};
 use ply_core::{Game, Indexed, NoProgress, Value};
 use ply_games::lgame::LPosition;
 use ply_games::{LGame, Yehr};
-use serde_json::Value as Json;
 use std::collections::HashMap;
 use std::process::Output;
 use std::sync::OnceLock;
@@ -22,16 +22,6 @@ fn lgame() -> &'static RetroSession<LGame> {
 
 fn ply(args: &[&str], stdin: &str) -> Output {
     common::cli::ply(args, stdin.as_bytes())
-}
-
-fn json(args: &[&str]) -> Json {
-    let output = ply(args, "");
-    assert!(
-        output.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("one JSON object")
 }
 
 /// Checks that `board` (four rows) is the position after a legal move from

@@ -5,23 +5,16 @@
 
 mod common;
 
-use common::cli::ply;
+use common::cli::{ply, scratch_dir};
 use common::http::{Client, solve_path};
 use common::server::Process;
 use ply::session::Session;
 use rand::{Rng, SeedableRng, rngs::StdRng};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const GAME: &str = "euler:4x5";
 
 /// A fresh empty directory under the system's temporary directory.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ply-serve-db-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 fn save(dir: &Path, game: &str) {
     let out = ply(
         &["analyze", game, "--save", "--db-dir", dir.to_str().unwrap()],
@@ -81,7 +74,7 @@ fn deleted_files(server: &Process) -> Vec<String> {
 
 #[test]
 fn a_database_changed_under_a_running_server_never_takes_it_down() {
-    let dir = temp_dir("changed");
+    let dir = scratch_dir("changed");
     save(&dir, GAME);
     save(&dir, "lgame");
     let file = dir.join("euler-4x5.plydb");

@@ -31,6 +31,13 @@ fn cpu_ticks(proc: &str) -> u64 {
     fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
 }
 
+/// The CPU ticks the process `proc` uses in the next second.
+fn ticks_in_a_second(proc: &str) -> u64 {
+    let before = cpu_ticks(proc);
+    std::thread::sleep(Duration::from_secs(1));
+    cpu_ticks(proc) - before
+}
+
 fn threads(proc: &str) -> usize {
     std::fs::read_dir(format!("{proc}/task")).unwrap().count()
 }
@@ -75,9 +82,7 @@ fn a_heavy_request_gets_503_in_its_budget_and_its_search_stops() {
     );
     // The searches have stopped: the process uses (almost) no CPU now.
     std::thread::sleep(Duration::from_millis(200));
-    let before = cpu_ticks(&server.proc());
-    std::thread::sleep(Duration::from_secs(1));
-    let used = cpu_ticks(&server.proc()) - before;
+    let used = ticks_in_a_second(&server.proc());
     assert!(
         used < 30,
         "{used} ticks of CPU in a second with nothing to do"
@@ -274,9 +279,7 @@ fn clients_that_hang_up_leave_no_threads_or_work() {
         drop(s);
     }
     std::thread::sleep(Duration::from_secs(1));
-    let before_cpu = cpu_ticks(&server.proc());
-    std::thread::sleep(Duration::from_secs(1));
-    let used = cpu_ticks(&server.proc()) - before_cpu;
+    let used = ticks_in_a_second(&server.proc());
     assert!(
         used < 30,
         "{used} ticks of CPU a second after every client left"

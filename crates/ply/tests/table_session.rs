@@ -5,9 +5,7 @@
 
 use ply::session::Session;
 use ply::session::table::TableSession;
-use ply_core::{
-    Game, Indexed, MemoSolver, NoProgress, PositionError, Symmetric, TableWalk, Tiered, Value,
-};
+use ply_core::{Game, Indexed, MemoSolver, NoProgress, Symmetric, TableWalk, Tiered};
 use ply_games::Euler;
 use ply_games::euler::Covered;
 use std::collections::HashSet;
@@ -25,33 +23,11 @@ impl Game for OffCentre {
     fn start(&self) -> Covered {
         Covered(1)
     }
-    fn primitive(&self, position: &Covered) -> Option<Value> {
-        self.0.primitive(position)
-    }
-    fn for_each_move(&self, position: &Covered, visit: impl FnMut(u64, Covered)) {
-        self.0.for_each_move(position, visit)
-    }
-    fn parse_position(&self, text: &str) -> Result<Covered, PositionError> {
-        self.0.parse_position(text)
-    }
-    fn format_position(&self, position: &Covered) -> String {
-        self.0.format_position(position)
-    }
-    fn format_move(&self, position: &Covered, mv: u64) -> String {
-        self.0.format_move(position, mv)
-    }
+    ply_core::forward_rules!();
 }
 
 impl Indexed for OffCentre {
-    fn index_len(&self) -> u64 {
-        self.0.index_len()
-    }
-    fn rank(&self, position: &Covered) -> u64 {
-        self.0.rank(position)
-    }
-    fn unrank(&self, index: u64) -> Option<Covered> {
-        self.0.unrank(index)
-    }
+    ply_core::forward_index!();
 }
 
 impl Tiered for OffCentre {

@@ -4,16 +4,7 @@
 
 mod common;
 
-use common::cli::ply;
-
-fn json(out: &std::process::Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
-}
+use common::cli::{json_of as json, ply};
 
 #[test]
 fn the_small_board_is_saved_by_tiers_and_answered_from_them() {

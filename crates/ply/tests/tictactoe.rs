@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::cli::ply;
+use common::cli::{json_of as json, ply};
 use ply_core::{Game, NoProgress, SparseTable, Value};
 use ply_games::TicTacToe;
 use ply_games::tictactoe::Marks;
@@ -15,11 +15,6 @@ fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")
         .join(name)
-}
-
-fn json(output: &Output) -> serde_json::Value {
-    assert!(output.status.success(), "{output:?}");
-    serde_json::from_slice(&output.stdout).expect("one JSON object")
 }
 
 /// Checks that `ply` failed with exit code 2 and one stderr line containing `why`.

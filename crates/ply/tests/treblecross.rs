@@ -5,38 +5,25 @@
 mod common;
 
 use common::cli::ply;
-use ply::judge;
+use common::problem::{answer, assert_answers};
 use ply::registry;
 use ply_core::{Game, MemoSolver, Value};
 use ply_games::Treblecross;
 use ply_games::treblecross::Row;
 use proptest::prelude::*;
 
-fn data(name: &str) -> String {
-    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
 fn judge(input: &str) -> Result<String, String> {
-    let mut output = Vec::new();
-    judge::run("uva10561", &mut input.as_bytes(), &mut output).map_err(|e| e.to_string())?;
-    Ok(String::from_utf8(output).unwrap())
+    answer("uva10561", input)
 }
 
 #[test]
 fn the_spec_sample_byte_for_byte() {
-    assert_eq!(
-        judge(&data("uva10561_sample.in")).unwrap(),
-        data("uva10561_sample.out")
-    );
+    assert_answers("uva10561", "uva10561_sample");
 }
 
 #[test]
 fn squares_a_pattern_completes_twice_are_printed_once() {
-    assert_eq!(
-        judge(&data("uva10561_twice.in")).unwrap(),
-        data("uva10561_twice.out")
-    );
+    assert_answers("uva10561", "uva10561_twice");
 }
 
 /// The judge's answer for one row, from brute-force minimax.

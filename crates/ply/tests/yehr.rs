@@ -2,30 +2,22 @@
 //! against the brute-force retrograde solution, and malformed input
 //! rejected with a line number.
 
-use ply::judge;
+mod common;
+
+use common::problem::{answer, assert_answers};
 use ply_core::solve::retro;
 use ply_core::{NoProgress, Value};
 use ply_games::Yehr;
 use ply_games::yehr::{Side, YehrPosition};
 use std::fmt::Write as _;
 
-fn data(name: &str) -> String {
-    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
 fn judge(input: &str) -> Result<String, String> {
-    let mut output = Vec::new();
-    judge::run("hdu3649", &mut input.as_bytes(), &mut output).map_err(|e| e.to_string())?;
-    Ok(String::from_utf8(output).unwrap())
+    answer("hdu3649", input)
 }
 
 #[test]
 fn the_spec_sample_byte_for_byte() {
-    assert_eq!(
-        judge(&data("hdu3649_sample.in")).unwrap(),
-        data("hdu3649_sample.out")
-    );
+    assert_answers("hdu3649", "hdu3649_sample");
 }
 
 #[test]

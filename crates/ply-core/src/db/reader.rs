@@ -17,6 +17,7 @@ use super::codec::{self, BlockError};
 use super::format::{BlockEntry, END_MAGIC, FOOTER, Header, INDEX_ENTRY};
 use crate::census::Census;
 use crate::db_error::{DbError, Problem};
+use crate::game::Game;
 use crate::solution::Keys;
 use crate::solution::{Solution, Source};
 use crate::value::Cell;
@@ -177,6 +178,16 @@ pub struct Expect {
     pub game: String,
     /// The game's rules version.
     pub rules_version: u32,
+}
+
+impl Expect {
+    /// What a database of `game` must say: its name and rules version.
+    pub fn of(game: &impl Game) -> Expect {
+        Expect {
+            game: game.name(),
+            rules_version: game.rules_version(),
+        }
+    }
 }
 
 impl Database {

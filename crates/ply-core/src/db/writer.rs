@@ -10,6 +10,7 @@ use super::codec::{self, Dictionary};
 use super::format::{BlockEntry, END_MAGIC, Header, INDEX_ENTRY};
 use super::temporary;
 use crate::db_error::{DbError, Problem};
+use crate::game::Game;
 use crate::progress::Progress;
 use crate::solution::Keys;
 use crate::value::Cell;
@@ -39,6 +40,19 @@ pub struct Meta {
     pub index_len: u64,
     /// The keys this file covers (all of `0..index_len` unless a shard).
     pub range: Range<u64>,
+}
+
+impl Meta {
+    /// The header of a whole database of `game` (not a shard), over
+    /// `index_len` keys.
+    pub fn whole(game: &impl Game, index_len: u64) -> Meta {
+        Meta {
+            game: game.name(),
+            rules_version: game.rules_version(),
+            index_len,
+            range: 0..index_len,
+        }
+    }
 }
 
 /// Writes the cells of the indices in `meta.range`, `cell(i)` for index

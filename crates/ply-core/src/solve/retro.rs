@@ -508,6 +508,14 @@ fn for_each_move_kept<S: Slot>(
     }
 }
 
+/// The cells one ply of spreading decides: a win, a loss and a tie at its
+/// remoteness, packed once per ply.
+struct Ply {
+    win: Cell,
+    lose: Cell,
+    tie: Cell,
+}
+
 /// The working tables of one analysis.
 struct Work<'a, G, K, P, C, S> {
     game: &'a G,
@@ -630,7 +638,7 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
     fn finish(
         self,
         mut seeds: Seeds<S>,
-        mut frontier: IndexSet,
+        frontier: IndexSet,
         ties: IndexSet,
     ) -> Result<RetroTable, SolveError> {
         self.check_cancelled()?;
@@ -649,19 +657,31 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
         self.progress.begin("retrograde", seeds.solved);
         self.progress.advance(seeds.ends);
         let mut next = IndexSet::new(self.len);
-        let mut remoteness: Remoteness = 0;
-        while self.spread_wins_and_losses(graph.as_ref(), &frontier, &next, remoteness)? > 0 {
-            self.check_cancelled()?;
-            std::mem::swap(&mut frontier, &mut next);
-            remoteness += 1;
-        }
-        let mut frontier = ties;
-        let mut remoteness: Remoteness = 0;
-        while self.spread_ties(graph.as_ref(), &frontier, &next, remoteness)? > 0 {
-            self.check_cancelled()?;
-            std::mem::swap(&mut frontier, &mut next);
-            remoteness += 1;
-        }
+        // A lost child makes its parent a win; a parent whose every child
+        // is won is lost. Only a win counts its parents down, so only its
+        // parents must be distinct: deciding a parent twice is harmless, as
+        // the second decision finds it decided.
+        self.spread_by_plies(
+            graph.as_ref(),
+            frontier,
+            &mut next,
+            |child| child.unpack().is_some_and(|o| o.value != Value::Lose),
+            |child, parent, ply| {
+                if child.unpack().is_some_and(|o| o.value == Value::Lose) {
+                    self.decide(parent, ply.win)
+                } else {
+                    self.counters[parent.at()].decrement() == 1 && self.decide(parent, ply.lose)
+                }
+            },
+        )?;
+        // Every parent of a tie still undecided is a tie one ply longer.
+        self.spread_by_plies(
+            graph.as_ref(),
+            ties,
+            &mut next,
+            |_| false,
+            |_, parent, ply| self.decide(parent, ply.tie),
+        )?;
         drop(graph);
         self.mark_draws();
         self.progress.end();
@@ -884,61 +904,40 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
         self.cells[slot.at()].load(Ordering::Relaxed) == Cell::UNKNOWN.bits()
     }
 
-    /// Decides every parent that the wins and losses in `frontier` (at
-    /// `remoteness`) settle, putting them in `next`; returns how many.
-    fn spread_wins_and_losses(
+    /// Spreads outcomes a ply at a time from `frontier` (at remoteness
+    /// 0): each ply spreads the frontier (`spread`) with `distinct` and
+    /// `settle(child's cell, parent, the cells of that ply)` into `next`,
+    /// which becomes the frontier, until a ply decides none.
+    fn spread_by_plies(
         &self,
         graph: Option<&ReverseGraph<S>>,
-        frontier: &IndexSet,
-        next: &IndexSet,
-        remoteness: Remoteness,
-    ) -> Result<u64, SolveError> {
-        let longer = remoteness + 1;
-        if longer > Cell::MAX_REMOTENESS {
-            return Err(SolveError::remoteness_overflow());
-        }
-        let (win, lose) = (
-            Cell::pack(Outcome::win(longer)),
-            Cell::pack(Outcome::lose(longer)),
-        );
-        // Only a win counts its parents down, so only its parents must be
-        // distinct: deciding a parent twice is harmless, as the second
-        // decision finds it decided.
-        let distinct = |child: Cell| child.unpack().is_some_and(|o| o.value != Value::Lose);
-        let decided = self.spread(graph, frontier, next, distinct, |child, parent| {
-            if child.unpack().is_some_and(|o| o.value == Value::Lose) {
-                self.decide(parent, win)
-            } else {
-                self.counters[parent.at()].decrement() == 1 && self.decide(parent, lose)
+        mut frontier: IndexSet,
+        next: &mut IndexSet,
+        distinct: impl Fn(Cell) -> bool + Sync,
+        settle: impl Fn(Cell, S, &Ply) -> bool + Sync,
+    ) -> Result<(), SolveError> {
+        let mut remoteness: Remoteness = 0;
+        loop {
+            let longer = remoteness + 1;
+            if longer > Cell::MAX_REMOTENESS {
+                return Err(SolveError::remoteness_overflow());
             }
-        });
-        self.progress.advance(decided);
-        Ok(decided)
-    }
-
-    /// Makes every undecided parent of a tie in `frontier` (at `remoteness`)
-    /// a tie one ply longer, putting them in `next`; returns how many.
-    fn spread_ties(
-        &self,
-        graph: Option<&ReverseGraph<S>>,
-        frontier: &IndexSet,
-        next: &IndexSet,
-        remoteness: Remoteness,
-    ) -> Result<u64, SolveError> {
-        let longer = remoteness + 1;
-        if longer > Cell::MAX_REMOTENESS {
-            return Err(SolveError::remoteness_overflow());
+            let ply = Ply {
+                win: Cell::pack(Outcome::win(longer)),
+                lose: Cell::pack(Outcome::lose(longer)),
+                tie: Cell::pack(Outcome::tie(longer)),
+            };
+            let decided = self.spread(graph, &frontier, next, &distinct, |child, parent| {
+                settle(child, parent, &ply)
+            });
+            self.progress.advance(decided);
+            if decided == 0 {
+                return Ok(());
+            }
+            self.check_cancelled()?;
+            std::mem::swap(&mut frontier, next);
+            remoteness = longer;
         }
-        let tie = Cell::pack(Outcome::tie(longer));
-        let decided = self.spread(
-            graph,
-            frontier,
-            next,
-            |_| false,
-            |_, parent| self.decide(parent, tie),
-        );
-        self.progress.advance(decided);
-        Ok(decided)
     }
 
     /// Empties `frontier`, calling `settle(child's cell, parent)` for every
@@ -1348,23 +1347,14 @@ mod tests {
             // The 8-byte slots games beyond u32 use, on small games.
             let game = GraphGame::doubled(children, primitive);
             let expected = by_levels(&game);
-            let wide = |keys: &dyn Fn() -> Result<RetroTable, SolveError>| outcomes(&keys().unwrap());
-            prop_assert_eq!(
-                &wide(&|| solve_slots::<_, _, _, u64>(&game, &Unfolded, &FromMoves, &NoProgress)),
-                &expected
-            );
-            prop_assert_eq!(
-                &wide(&|| solve_slots::<_, _, _, u64>(&game, &Unfolded, &FromUnmoves, &NoProgress)),
-                &expected
-            );
-            prop_assert_eq!(
-                &wide(&|| solve_slots::<_, _, _, u64>(&game, &BySymmetry, &FromMoves, &NoProgress)),
-                &expected
-            );
-            prop_assert_eq!(
-                &wide(&|| solve_slots::<_, _, _, u64>(&game, &BySymmetry, &FromUnmoves, &NoProgress)),
-                &expected
-            );
+            for (how, table) in [
+                ("unfolded, from moves", solve_slots::<_, _, _, u64>(&game, &Unfolded, &FromMoves, &NoProgress)),
+                ("unfolded, from un-moves", solve_slots::<_, _, _, u64>(&game, &Unfolded, &FromUnmoves, &NoProgress)),
+                ("by symmetry, from moves", solve_slots::<_, _, _, u64>(&game, &BySymmetry, &FromMoves, &NoProgress)),
+                ("by symmetry, from un-moves", solve_slots::<_, _, _, u64>(&game, &BySymmetry, &FromUnmoves, &NoProgress)),
+            ] {
+                prop_assert_eq!(&outcomes(&table.unwrap()), &expected, "{}", how);
+            }
         }
     }
 }

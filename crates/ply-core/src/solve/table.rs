@@ -54,22 +54,12 @@ impl Table {
     /// Solves every indexed position of `game`, last tier first, reporting
     /// each position solved to `progress`.
     pub fn build<G: TableWalk>(game: &G, progress: &dyn Progress) -> Result<Table, SolveError> {
-        Self::fill(game, progress, |tier, cells, broken| {
-            chunks(game.index_len()).for_each(|range| {
-                if progress.cancelled() {
-                    return;
-                }
-                let mut solved = 0;
-                game.for_each_index_in_tier(tier, range, |index, position| {
-                    let cell = solve_position(game, cells, &position);
-                    if cell == Cell::UNKNOWN {
-                        broken.store(true, Relaxed);
-                    }
-                    cells[index as usize].store(cell.bits(), Relaxed);
-                    solved += 1;
-                });
-                progress.advance(solved);
-            });
+        Self::fill(game, progress, |_, index, position, cells, broken| {
+            let cell = solve_position(game, cells, &position);
+            if cell == Cell::UNKNOWN {
+                broken.store(true, Relaxed);
+            }
+            cells[index as usize].store(cell.bits(), Relaxed);
         })
     }
 
@@ -82,46 +72,35 @@ impl Table {
         game: &G,
         progress: &dyn Progress,
     ) -> Result<Table, SolveError> {
-        Self::fill(game, progress, |tier, cells, broken| {
-            chunks(game.index_len()).for_each(|range| {
-                if progress.cancelled() {
-                    return;
+        Self::fill(game, progress, |tier, index, position, cells, broken| {
+            let mut canonical = true;
+            game.for_each_symmetric(&position, |image| {
+                canonical &= game.rank(&image) >= index;
+            });
+            if !canonical {
+                return;
+            }
+            let cell = solve_position(game, cells, &position);
+            if cell == Cell::UNKNOWN {
+                broken.store(true, Relaxed);
+            }
+            game.for_each_symmetric(&position, |image| {
+                match cells.get(game.rank(&image) as usize) {
+                    Some(slot) if game.tier(&image) == tier => slot.store(cell.bits(), Relaxed),
+                    _ => broken.store(true, Relaxed),
                 }
-                let mut seen = 0;
-                game.for_each_index_in_tier(tier, range, |index, position| {
-                    seen += 1;
-                    let mut canonical = true;
-                    game.for_each_symmetric(&position, |image| {
-                        canonical &= game.rank(&image) >= index;
-                    });
-                    if !canonical {
-                        return;
-                    }
-                    let cell = solve_position(game, cells, &position);
-                    if cell == Cell::UNKNOWN {
-                        broken.store(true, Relaxed);
-                    }
-                    game.for_each_symmetric(&position, |image| {
-                        match cells.get(game.rank(&image) as usize) {
-                            Some(slot) if game.tier(&image) == tier => {
-                                slot.store(cell.bits(), Relaxed)
-                            }
-                            _ => broken.store(true, Relaxed),
-                        }
-                    });
-                });
-                progress.advance(seen);
             });
         })
     }
 
-    /// Allocates the cells, then fills them with `solve_tier(tier, cells,
-    /// broken)` for each tier from the last down, stopping at the first tier
-    /// that sets `broken`.
+    /// Allocates the cells, then visits every position of each tier from
+    /// the last down, in parallel chunks, with `visit(tier, index, position,
+    /// cells, broken)`, reporting each position visited; stops when
+    /// cancelled, or at the first tier that sets `broken`.
     fn fill<G: TableWalk>(
         game: &G,
         progress: &dyn Progress,
-        solve_tier: impl Fn(usize, &[AtomicU16], &AtomicBool),
+        visit: impl Fn(usize, u64, G::Position, &[AtomicU16], &AtomicBool) + Sync,
     ) -> Result<Table, SolveError> {
         Self::check(game)?;
         let len = game.index_len();
@@ -132,7 +111,17 @@ impl Table {
         let broken = AtomicBool::new(false);
         progress.begin("solving", len);
         for tier in (0..game.tier_count()).rev() {
-            solve_tier(tier, &cells, &broken);
+            chunks(len).for_each(|range| {
+                if progress.cancelled() {
+                    return;
+                }
+                let mut seen = 0;
+                game.for_each_index_in_tier(tier, range, |index, position| {
+                    visit(tier, index, position, &cells, &broken);
+                    seen += 1;
+                });
+                progress.advance(seen);
+            });
             if progress.cancelled() {
                 progress.end();
                 return Err(SolveError::Cancelled("the table build was stopped".into()));

@@ -90,13 +90,7 @@ pub fn build<G: Tiers>(
     }
     limits::check_memory(&format!("the largest tier of {}", game.name()), peak_bytes)
         .map_err(TierError::TooLarge)?;
-    let shards = Shards::new(
-        &options.dir,
-        Expect {
-            game: game.name(),
-            rules_version: game.rules_version(),
-        },
-    );
+    let shards = Shards::new(&options.dir, Expect::of(game));
     let _heartbeat = match &options.team {
         Some(team) => Some(Heartbeat::start(&options.dir, &game.name(), team)?),
         None => None,

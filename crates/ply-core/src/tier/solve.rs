@@ -146,26 +146,22 @@ pub fn solve_tier<G: Tiers>(
     let seeds = work.seed(progress);
     progress.end();
     work.check(progress)?;
-    let ties = seeds.ties;
-    let mut remoteness: Remoteness = 1;
-    loop {
-        let decided = work.layer(remoteness, Phase::WinLose);
-        work.check(progress)?;
-        if decided == 0 && remoteness > seeds.last_win_lose {
-            break;
-        }
-        remoteness = next(remoteness)?;
-    }
-    if ties {
+    // Decides the positions of `phase` a layer of remoteness at a time,
+    // until a layer past the seeds' longest (`last`) decides none.
+    let layers = |phase: Phase, last: Remoteness| -> Result<(), TierError> {
         let mut remoteness: Remoteness = 1;
         loop {
-            let decided = work.layer(remoteness, Phase::Tie);
+            let decided = work.layer(remoteness, phase);
             work.check(progress)?;
-            if decided == 0 && remoteness > seeds.last_tie {
-                break;
+            if decided == 0 && remoteness > last {
+                return Ok(());
             }
             remoteness = next(remoteness)?;
         }
+    };
+    layers(Phase::WinLose, seeds.last_win_lose)?;
+    if seeds.ties {
+        layers(Phase::Tie, seeds.last_tie)?;
     }
     Ok(work
         .cells

@@ -228,15 +228,9 @@ fn cells_of<G: Tiers + Indexed>(game: &G, dir: &Dir) -> Vec<Cell> {
     let plan = Plan::new(game).expect("a plan");
     let built = build(game, &plan, &dir.options(), &NoProgress).expect("built");
     assert!(built.complete());
-    let db = Shards::new(
-        &dir.0,
-        crate::db::Expect {
-            game: game.name(),
-            rules_version: game.rules_version(),
-        },
-    )
-    .open(&plan)
-    .expect("the shards read as one database");
+    let db = Shards::new(&dir.0, crate::db::Expect::of(game))
+        .open(&plan)
+        .expect("the shards read as one database");
     (0..game.index_len())
         .map(|i| match game.unrank(i) {
             Some(p) => db.cell(plan.key(game, &p).expect("a key")).expect("a cell"),
@@ -336,13 +330,7 @@ fn a_half_written_shard_is_discarded_and_solved_again() {
     let plan = Plan::new(&game).unwrap();
     let dir = Dir::new("half");
     let expected = cells_of(&game, &dir);
-    let shards = Shards::new(
-        &dir.0,
-        crate::db::Expect {
-            game: game.name(),
-            rules_version: game.rules_version(),
-        },
-    );
+    let shards = Shards::new(&dir.0, crate::db::Expect::of(&game));
     let victim = &plan.steps[1];
     let path = shards.path(&victim.name);
     let bytes = std::fs::read(&path).unwrap();
@@ -418,13 +406,7 @@ fn the_end_tiers_alone_solve_to_the_whole_games_cells() {
     let dir = Dir::new("end-tiers");
     let built = build(&game, &end, &dir.options(), &NoProgress).unwrap();
     assert_eq!((built.tiers, built.solved), (3, 3));
-    let shards = Shards::new(
-        &dir.0,
-        crate::db::Expect {
-            game: game.name(),
-            rules_version: game.rules_version(),
-        },
-    );
+    let shards = Shards::new(&dir.0, crate::db::Expect::of(&game));
     let mut checked = 0;
     for i in 0..game.index_len() {
         let Some(position) = game.unrank(i) else {

@@ -27,6 +27,15 @@ fn moves(text: &str) -> Vec<(String, String)> {
     list
 }
 
+/// The position the move named `name` from `text` leads to.
+fn after(text: &str, name: &str) -> String {
+    moves(text)
+        .into_iter()
+        .find(|(m, _)| m == name)
+        .unwrap_or_else(|| panic!("{text} has no move {name}"))
+        .1
+}
+
 fn names(text: &str) -> Vec<String> {
     moves(text).into_iter().map(|(m, _)| m).collect()
 }
@@ -88,11 +97,7 @@ fn a_chick_promotes_when_it_moves_onto_the_far_rank() {
 
 #[test]
 fn a_chick_dropped_on_the_far_rank_stays_a_chick_and_cannot_move() {
-    let dropped = moves("..l/.../.../L../GGEECc/S")
-        .into_iter()
-        .find(|(m, _)| m == "C*a1")
-        .unwrap()
-        .1;
+    let dropped = after("..l/.../.../L../GGEECc/S", "C*a1");
     assert_eq!(dropped, "C.l/.../.../L../GGEEc/g");
     // Gote passes with a Lion move; the Chick on a1 has no move.
     let back = "C.l/.../.../L../GGEEc/S";
@@ -101,12 +106,8 @@ fn a_chick_dropped_on_the_far_rank_stays_a_chick_and_cannot_move() {
 
 #[test]
 fn a_captured_hen_goes_to_hand_as_a_chick() {
-    let after = moves("..l/.h./.G./L../GEEc/S")
-        .into_iter()
-        .find(|(m, _)| m == "b3b2")
-        .unwrap()
-        .1;
-    assert_eq!(after, "..l/.G./.../L../GEECc/g");
+    let child = after("..l/.h./.G./L../GEEc/S", "b3b2");
+    assert_eq!(child, "..l/.G./.../L../GEECc/g");
 }
 
 #[test]
@@ -120,11 +121,11 @@ fn a_try_wins_only_onto_a_square_not_attacked() {
     assert!(game().wins_at_once(&parse(text)));
     // After a safe try the other player has lost; after an unsafe one they
     // catch the Lion.
-    let after = moves(text);
-    let (_, child) = after.iter().find(|(m, _)| m == "a2a1").unwrap();
-    assert_eq!(game().primitive(&parse(child)), Some(Value::Lose));
-    let (_, child) = after.iter().find(|(m, _)| m == "a2b1").unwrap();
-    let child = parse(child);
+    assert_eq!(
+        game().primitive(&parse(&after(text, "a2a1"))),
+        Some(Value::Lose)
+    );
+    let child = parse(&after(text, "a2b1"));
     assert_eq!(game().primitive(&child), None);
     assert!(game().wins_at_once(&child));
 }
@@ -133,11 +134,7 @@ fn a_try_wins_only_onto_a_square_not_attacked() {
 fn catching_the_lion_ends_play() {
     let adjacent = parse("g.e/.C./lL./E.G/c/S");
     assert!(game().wins_at_once(&adjacent));
-    let caught = moves("g.e/.C./lL./E.G/c/S")
-        .into_iter()
-        .find(|(m, _)| m == "b3a3")
-        .unwrap()
-        .1;
+    let caught = after("g.e/.C./lL./E.G/c/S", "b3a3");
     assert_eq!(
         game().primitive(&parse_unchecked(&caught)),
         Some(Value::Lose)

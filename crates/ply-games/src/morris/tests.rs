@@ -6,9 +6,8 @@
 
 use super::index::Sector;
 use super::*;
-use ply_core::solve::retro;
-use ply_core::tier::{self, Options, Plan, Shards};
-use ply_core::{Indexed, NoProgress, Parents, Solution, Symmetric, Tiers};
+use ply_core::tier::Plan;
+use ply_core::{Indexed, Parents, Solution, Symmetric, Tiers};
 use std::collections::{BTreeSet, HashSet};
 
 fn parse(game: &Morris, text: &str) -> Stones {
@@ -582,50 +581,20 @@ fn un_moves_are_exactly_the_moves_reversed_in_every_sector() {
     }
 }
 
-/// Solves `morris:stones` tier by tier into a fresh directory and compares
-/// every index of whole-game retrograde analysis with the tier database;
-/// returns the game, its plan and the database.
+/// Solves `morris:stones` tier by tier and compares every index of
+/// whole-game retrograde analysis with the tier database; returns the
+/// game, its plan and the database.
 fn tiers_equal_retrograde(stones: u8) -> (Morris, Plan<Sector>, ply_core::db::Database) {
     let game = Morris::new(stones);
-    let truth = retro::solve(&game, &NoProgress).expect("retro");
-    let dir = std::env::temp_dir().join(format!("ply-morris-{stones}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let plan = Plan::new(&game).expect("a plan");
-    let options = Options {
-        dir: dir.clone(),
-        ..Options::default()
-    };
-    let built = tier::build(&game, &plan, &options, &NoProgress).expect("built");
-    assert!(built.complete());
-    let expect = ply_core::db::Expect {
-        game: game.name(),
-        rules_version: game.rules_version(),
-    };
-    let db = Shards::new(&dir, expect).open(&plan).expect("one database");
-    let mut values = BTreeSet::new();
-    let mut compared = 0u64;
-    for index in 0..game.index_len() {
-        let Some(position) = game.unrank(index) else {
-            continue;
-        };
-        let key = plan.key(&game, &position).unwrap();
-        let cell = db.cell(key).unwrap();
-        assert_eq!(
-            cell,
-            truth.cell(index),
-            "{}",
-            game.format_position(&position)
-        );
-        values.insert(cell.unpack().unwrap().value.as_str());
-        compared += 1;
-    }
-    assert!(compared > 1000);
+    let found =
+        crate::tier_check::tiers_equal_retrograde(&game, &game, &format!("morris-{stones}"));
+    assert!(found.compared > 1000);
     assert!(
-        values.contains("win") && values.contains("lose"),
-        "{values:?}"
+        found.values.contains("win") && found.values.contains("lose"),
+        "{:?}",
+        found.values
     );
-    let _ = std::fs::remove_dir_all(&dir);
-    (game, plan, db)
+    (game, found.plan, found.db)
 }
 
 #[test]

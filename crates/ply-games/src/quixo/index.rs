@@ -53,16 +53,6 @@ impl Quixo {
     fn counts(position: &Cubes) -> Tier {
         (pop(position.x) as u8, pop(position.o) as u8)
     }
-
-    /// `position` with the colours and the mover swapped.
-    #[inline]
-    fn swapped(position: &Cubes) -> Cubes {
-        Cubes {
-            x: position.o,
-            o: position.x,
-            o_to_move: !position.o_to_move,
-        }
-    }
 }
 
 impl Tiers for Quixo {
@@ -124,7 +114,7 @@ impl Tiers for Quixo {
     }
 
     fn to_canonical_tier(&self, position: &Cubes) -> Cubes {
-        Self::swapped(position)
+        position.swapped()
     }
 
     fn for_each_in_tier(
@@ -189,7 +179,7 @@ impl Tiers for Quixo {
             if x >= o {
                 visit((x, o), self.rank_in((x, o), &child));
             } else {
-                visit((o, x), self.rank_in((o, x), &Self::swapped(&child)));
+                visit((o, x), self.rank_in((o, x), &child.swapped()));
             }
         });
     }

@@ -15,49 +15,13 @@ pub mod index;
 mod tests;
 
 use crate::colex::Colex;
+use crate::two_sides::TwoSides;
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::tensor::{Code, Tensor, fill_two_masks};
 use ply_core::{Game, PositionError, Value};
 
 /// A Quixo position: the cubes showing X and O, and who moves.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Cubes {
-    /// Squares whose cube shows X.
-    pub x: u32,
-    /// Squares whose cube shows O.
-    pub o: u32,
-    /// Whether O moves (X moves first).
-    pub o_to_move: bool,
-}
-
-impl Cubes {
-    /// The mover's cubes and the opponent's.
-    fn sides(self) -> (u32, u32) {
-        if self.o_to_move {
-            (self.o, self.x)
-        } else {
-            (self.x, self.o)
-        }
-    }
-
-    /// The position with these cubes for the mover and the opponent, and
-    /// `o_to_move` as given.
-    fn from_sides(mover: u32, other: u32, o_to_move: bool) -> Cubes {
-        if o_to_move {
-            Cubes {
-                x: other,
-                o: mover,
-                o_to_move,
-            }
-        } else {
-            Cubes {
-                x: mover,
-                o: other,
-                o_to_move,
-            }
-        }
-    }
-}
+pub type Cubes = TwoSides;
 
 /// A move: the square the cube is taken from and the square where it goes
 /// back in.

@@ -3,9 +3,7 @@
 //! the tier solver against whole-game retrograde analysis on 3x3.
 
 use super::*;
-use ply_core::solve::retro;
-use ply_core::tier::{self, Options, Plan, Shards};
-use ply_core::{Indexed, NoProgress, Solution, Tiers};
+use ply_core::{Indexed, Tiers};
 use std::collections::BTreeSet;
 
 fn parse(game: &Quixo, text: &str) -> Cubes {
@@ -278,33 +276,9 @@ fn un_moves_are_exactly_the_moves_inside_a_tier_reversed() {
     }
 }
 
-/// Quixo over one index of every board, for whole-game retrograde analysis.
-struct Whole(Quixo);
-
-impl Game for Whole {
-    type Position = Cubes;
-    type Move = Slide;
-    fn name(&self) -> String {
-        self.0.name()
-    }
-    fn start(&self) -> Cubes {
-        self.0.start()
-    }
-    fn primitive(&self, p: &Cubes) -> Option<Value> {
-        self.0.primitive(p)
-    }
-    fn for_each_move(&self, p: &Cubes, visit: impl FnMut(Slide, Cubes)) {
-        self.0.for_each_move(p, visit)
-    }
-    fn parse_position(&self, text: &str) -> Result<Cubes, PositionError> {
-        self.0.parse_position(text)
-    }
-    fn format_position(&self, p: &Cubes) -> String {
-        self.0.format_position(p)
-    }
-    fn format_move(&self, p: &Cubes, m: Slide) -> String {
-        self.0.format_move(p, m)
-    }
+ply_core::wrapper_game! {
+    /// Quixo over one index of every board, for whole-game retrograde analysis.
+    struct Whole(Quixo);
 }
 
 impl Indexed for Whole {
@@ -341,40 +315,17 @@ impl Indexed for Whole {
 fn tiers_equal_whole_game_retrograde_analysis_on_3x3() {
     let game = Quixo::new(3);
     let whole = Whole(Quixo::new(3));
-    let truth = retro::solve(&whole, &NoProgress).expect("retro");
-    let dir = std::env::temp_dir().join(format!("ply-quixo-3x3-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let plan = Plan::new(&game).expect("a plan");
-    let options = Options {
-        dir: dir.clone(),
-        ..Options::default()
-    };
-    let built = tier::build(&game, &plan, &options, &NoProgress).expect("built");
-    assert!(built.complete());
+    let found = crate::tier_check::tiers_equal_retrograde(&game, &whole, "quixo-3x3");
+    assert_eq!(found.compared, whole.index_len(), "every board compared");
     assert!(
-        plan.steps.len() < game.tiers().len(),
+        found.plan.steps.len() < game.tiers().len(),
         "mirror tiers are solved once"
     );
-    let expect = ply_core::db::Expect {
-        game: game.name(),
-        rules_version: game.rules_version(),
-    };
-    let db = Shards::new(&dir, expect).open(&plan).expect("one database");
-    let mut values = BTreeSet::new();
-    for index in 0..whole.index_len() {
-        let position = whole.unrank(index).unwrap();
-        let key = plan.key(&game, &position).unwrap();
-        let cell = db.cell(key).unwrap();
-        assert_eq!(
-            cell,
-            truth.cell(index),
-            "{}",
-            game.format_position(&position)
-        );
-        values.insert(cell.unpack().unwrap().value.as_str());
-    }
-    assert!(values.len() >= 2, "wins and losses: {values:?}");
-    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        found.values.len() >= 2,
+        "wins and losses: {:?}",
+        found.values
+    );
 }
 
 #[test]

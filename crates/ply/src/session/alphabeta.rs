@@ -1,11 +1,11 @@
 //! Sessions for games too large to tabulate: each query is searched on its
 //! own by alpha-beta, with one transposition table kept across queries.
 
-use super::Solver;
 use super::once::lock_within;
+use super::{Session, Solver};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
-use ply_core::{AlphaBeta, NoProgress, Outcome, Progress, Searchable};
+use ply_core::{AlphaBeta, Outcome, Progress, Searchable};
 use std::sync::Mutex;
 
 /// Solves single positions by alpha-beta search (see [`AlphaBeta`]);
@@ -38,10 +38,6 @@ impl<G: Searchable> Solver for AlphaBetaSession<G> {
         &self.game
     }
 
-    fn outcome(&self, position: &G::Position) -> Result<Outcome, PlyError> {
-        self.outcome_within(position, &NoProgress)
-    }
-
     fn outcome_within(
         &self,
         position: &G::Position,
@@ -68,6 +64,10 @@ impl<G: Searchable> Solver for AlphaBetaSession<G> {
             PlyError::solve(what, e)
         })
     }
+}
+
+impl<G: Searchable> Session for AlphaBetaSession<G> {
+    super::solver_session!();
 
     fn memory_bound(&self) -> u64 {
         AlphaBeta::bytes_for(&self.game, self.entries)

@@ -7,12 +7,11 @@
 //! are solved on first use.
 
 use super::rows::{Probe, Rows};
-use super::solved::{Method, SolvedSession};
+use super::solved::{Method, SolvedSession, build_error};
 use super::store::{self, Store};
-use super::{Session, Solver, parse_or_start};
+use super::{Session, Solver, parse_or_start, report_with};
 use crate::error::PlyError;
-use crate::report::{AnalyzeReport, MoveReport, SolveReport};
-use ply_core::db::Expect;
+use crate::report::{AnalyzeReport, SolveReport};
 use ply_core::limits::human_bytes;
 use ply_core::solve::byte_retro::{self, ByteTable, WinsAtOnce};
 use ply_core::{Outcome, Progress, Solution, Source};
@@ -49,10 +48,7 @@ impl<G: WinsAtOnce + Send + Sync> Method for ByteMethod<G> {
     }
 
     fn build(&self, progress: &dyn Progress) -> Result<ByteTable, PlyError> {
-        byte_retro::solve(&self.game, progress).map_err(|e| {
-            let what = if e.is_cancelled() { "solving " } else { "" };
-            PlyError::solve(format!("{what}{}", self.game.name()), e)
-        })
+        byte_retro::solve(&self.game, progress).map_err(|e| build_error("solving ", &self.game, e))
     }
 
     /// The key the solve keeps ([`ply_core::Symmetric::canonical_index`]):
@@ -72,13 +68,7 @@ impl<G: WinsAtOnce + Send + Sync> Method for ByteMethod<G> {
         table: &ByteTable,
         _progress: &dyn Progress,
     ) -> Result<AnalyzeReport, PlyError> {
-        let census = table.census().map_examples(|index| {
-            self.game
-                .unrank(index)
-                .map(|p| self.game.format_position(&p))
-                .unwrap_or_default()
-        });
-        let mut report = AnalyzeReport::from_census(self.game.name(), census);
+        let mut report = self.census_report(table.census());
         report.extra.insert(
             "counted".into(),
             json!(format!(
@@ -129,17 +119,13 @@ impl<G: WinsAtOnce + Send + Sync> ByteRetroSession<G> {
     /// Refuses a query about the full game when no database is saved,
     /// rather than starting a solve of minutes unasked.
     fn check_database(&self) -> Result<(), PlyError> {
-        if !self.needs_database || Solver::source(&self.inner).is_some() {
+        if !self.needs_database || self.inner.source().is_some() {
             return Ok(());
         }
         let game = self.inner.game();
-        let expect = Expect {
-            game: game.name(),
-            rules_version: game.rules_version(),
-        };
         let found = store::current()
             .filter(|s| s.read)
-            .is_some_and(|s| !s.files(&expect.game).is_empty());
+            .is_some_and(|s| !s.files(&game.name()).is_empty());
         if found {
             Ok(())
         } else {
@@ -179,23 +165,7 @@ impl<G: WinsAtOnce + Send + Sync> ByteRetroSession<G> {
 }
 
 impl<G: WinsAtOnce + Send + Sync + 'static> Session for ByteRetroSession<G> {
-    fn name(&self) -> String {
-        self.inner.game().name()
-    }
-
-    fn start(&self) -> String {
-        let game = self.inner.game();
-        game.format_position(&game.start())
-    }
-
-    fn render(&self, position: &str) -> Result<String, PlyError> {
-        let game = self.inner.game();
-        Ok(game.render(&parse_or_start(game, Some(position))?))
-    }
-
-    fn board(&self, position: Option<&str>) -> Result<ply_core::Board, PlyError> {
-        super::board_of(self.inner.game(), position)
-    }
+    super::game_methods!(self => self.inner.game());
 
     fn solve_within(
         &self,
@@ -207,59 +177,40 @@ impl<G: WinsAtOnce + Send + Sync + 'static> Session for ByteRetroSession<G> {
         let outcome = self
             .known(&position, progress)?
             .ok_or_else(|| PlyError::argument(ByteMethod::missing_text(game, &position)))?;
-        let mut children = Vec::new();
-        if game.primitive(&position).is_none() {
-            game.for_each_move(&position, |mv, child| children.push((mv, child)));
-        }
-        let mut moves = Vec::new();
-        for (mv, child) in children {
+        report_with(game, &position, outcome, |child| {
             // Every child of a reached position is reached: none is left out.
-            let o = self.known(&child, progress)?.ok_or_else(|| {
+            self.known(child, progress)?.ok_or_else(|| {
                 PlyError::Database(format!(
                     "the database of {} lacks position {}, a move from {}: rebuild it with \
                      `ply analyze {} --save`",
                     game.name(),
-                    game.format_position(&child),
+                    game.format_position(child),
                     game.format_position(&position),
                     game.name()
                 ))
-            })?;
-            moves.push(MoveReport {
-                name: game.format_move(&position, mv),
-                position: game.format_position(&child),
-                value: o.value,
-                remoteness: o.remoteness,
-            });
-        }
-        Ok(SolveReport {
-            game: game.name(),
-            position: game.format_position(&position),
-            value: outcome.value,
-            remoteness: outcome.remoteness,
-            nimber: None,
-            moves,
+            })
         })
     }
 
     fn memory_bound(&self) -> u64 {
-        Solver::memory_bound(&self.inner)
+        self.inner.memory_bound()
     }
 
     fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
         self.check_database()?;
-        Solver::prepare(&self.inner, progress)
+        self.inner.prepare(progress)
     }
 
     fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
-        Solver::analyze(&self.inner, progress)
+        self.inner.analyze(progress)
     }
 
     fn source(&self) -> Option<Source> {
-        Solver::source(&self.inner)
+        self.inner.source()
     }
 
     fn stale(&self) -> bool {
-        Solver::stale(&self.inner)
+        self.inner.stale()
     }
 
     fn save(
@@ -267,7 +218,7 @@ impl<G: WinsAtOnce + Send + Sync + 'static> Session for ByteRetroSession<G> {
         store: &Store,
         progress: &dyn Progress,
     ) -> Result<Option<(PathBuf, u64)>, PlyError> {
-        Solver::save(&self.inner, store, progress)
+        Session::save(&self.inner, store, progress)
     }
 
     fn rows(&self, progress: &dyn Progress) -> Result<Option<Box<dyn Rows + '_>>, PlyError> {

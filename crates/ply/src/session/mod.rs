@@ -153,7 +153,10 @@ pub trait Session: Send + Sync {
         progress: &dyn Progress,
     ) -> Result<AnalyzeReport, PlyError> {
         let _ = (height, save, memory, progress);
-        Err(no_end_tiers(&self.name()))
+        Err(PlyError::argument(format!(
+            "--end-tiers: {} is not solved tier by tier, so it has no end tiers",
+            self.name()
+        )))
     }
 
     /// What `ply analyze --save --processes P --process I` does without
@@ -183,9 +186,9 @@ pub trait Session: Send + Sync {
     }
 }
 
-/// A solver over one game: all a [`Session`] needs beyond the game itself.
-/// Every `Solver` is a `Session`: the name, the start, the drawing and the
-/// solve report all come from the game and [`Solver::outcome`].
+/// A solver over one game: what answers a position's outcome. A session
+/// built on one takes the game's name, start and drawings, and its solve
+/// report, from [`solver_session!`].
 pub trait Solver: Send + Sync {
     /// The game solved.
     type Game: Game;
@@ -193,103 +196,19 @@ pub trait Solver: Send + Sync {
     /// The game.
     fn game(&self) -> &Self::Game;
 
-    /// The outcome of `position` for the player to move.
-    fn outcome(&self, position: &<Self::Game as Game>::Position) -> Result<Outcome, PlyError>;
+    /// The outcome of `position` for the player to move. By default
+    /// [`Solver::outcome_within`], never cancelled.
+    fn outcome(&self, position: &<Self::Game as Game>::Position) -> Result<Outcome, PlyError> {
+        self.outcome_within(position, &NoProgress)
+    }
 
     /// As [`Solver::outcome`], stopping with [`PlyError::Cancelled`] soon
-    /// after `progress` says [`Progress::cancelled`]. Solvers whose every
-    /// answer is quick keep the default, which ignores `progress`.
+    /// after `progress` says [`Progress::cancelled`].
     fn outcome_within(
         &self,
         position: &<Self::Game as Game>::Position,
         progress: &dyn Progress,
-    ) -> Result<Outcome, PlyError> {
-        let _ = progress;
-        self.outcome(position)
-    }
-
-    /// As [`Session::memory_bound`].
-    fn memory_bound(&self) -> u64 {
-        0
-    }
-
-    /// As [`Session::prepare`].
-    fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
-        let _ = progress;
-        Ok(())
-    }
-
-    /// As [`Session::warm`].
-    fn warm(&self, progress: &dyn Progress) -> Result<(), PlyError> {
-        Solver::prepare(self, progress)
-    }
-
-    /// As [`Session::analyze`].
-    fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError>;
-
-    /// As [`Session::source`].
-    fn source(&self) -> Option<Source> {
-        None
-    }
-
-    /// As [`Session::stale`].
-    fn stale(&self) -> bool {
-        false
-    }
-
-    /// As [`Session::save`].
-    fn save(
-        &self,
-        store: &Store,
-        progress: &dyn Progress,
-    ) -> Result<Option<(PathBuf, u64)>, PlyError> {
-        let _ = (store, progress);
-        Ok(None)
-    }
-
-    /// As [`Session::rows`].
-    fn rows(&self, progress: &dyn Progress) -> Result<Option<Box<dyn Rows + '_>>, PlyError> {
-        let _ = progress;
-        Ok(None)
-    }
-
-    /// As [`Session::analyze_saving`]; by default its default.
-    fn analyze_saving(
-        &self,
-        save: Option<&Store>,
-        memory: Option<u64>,
-        progress: &dyn Progress,
-    ) -> Result<AnalyzeReport, PlyError>
-    where
-        Self: Sized,
-    {
-        analyze_then_save(self, save, memory, progress)
-    }
-
-    /// As [`Session::analyze_end_tiers`]; by default its refusal.
-    fn analyze_end_tiers(
-        &self,
-        height: u32,
-        save: Option<&Store>,
-        memory: Option<u64>,
-        progress: &dyn Progress,
-    ) -> Result<AnalyzeReport, PlyError> {
-        let _ = (height, save, memory, progress);
-        Err(no_end_tiers(&self.game().name()))
-    }
-
-    /// As [`Session::analyze_shared`]; by default its refusal.
-    fn analyze_shared(
-        &self,
-        team: &Team,
-        end_tiers: Option<u32>,
-        save: &Store,
-        memory: Option<u64>,
-        progress: &dyn Progress,
-    ) -> Result<Option<AnalyzeReport>, PlyError> {
-        let _ = (team, end_tiers, save, memory, progress);
-        Err(not_shared(&self.game().name()))
-    }
+    ) -> Result<Outcome, PlyError>;
 }
 
 /// The refusal of `--processes` without `--hosts` for a game not solved
@@ -302,107 +221,55 @@ fn not_shared(game: &str) -> PlyError {
     ))
 }
 
-/// The refusal of `--end-tiers` for a game not solved tier by tier.
-fn no_end_tiers(game: &str) -> PlyError {
-    PlyError::argument(format!(
-        "--end-tiers: {game} is not solved tier by tier, so it has no end tiers"
-    ))
+/// The [`Session`] methods answered from the game alone (its name, its
+/// start, and a position drawn as text or described for a page), in an
+/// `impl Session` whose game is `$game`, an expression over `$self`.
+macro_rules! game_methods {
+    ($self:ident => $game:expr) => {
+        fn name(&$self) -> String {
+            $game.name()
+        }
+
+        fn start(&$self) -> String {
+            let game = $game;
+            game.format_position(&game.start())
+        }
+
+        fn render(&$self, position: &str) -> Result<String, $crate::error::PlyError> {
+            let game = $game;
+            Ok(game.render(&$crate::session::parse_or_start(game, Some(position))?))
+        }
+
+        fn board(
+            &$self,
+            position: Option<&str>,
+        ) -> Result<ply_core::Board, $crate::error::PlyError> {
+            $crate::session::board_of($game, position)
+        }
+    };
 }
+pub(crate) use game_methods;
 
-impl<S: Solver> Session for S {
-    fn name(&self) -> String {
-        self.game().name()
-    }
+/// The [`Session`] methods of a session that is a [`Solver`]: those of
+/// [`game_methods!`], and the solve report from [`Solver::outcome_within`].
+macro_rules! solver_session {
+    () => {
+        $crate::session::game_methods!(self => $crate::session::Solver::game(self));
 
-    fn start(&self) -> String {
-        self.game().format_position(&self.game().start())
-    }
-
-    fn render(&self, position: &str) -> Result<String, PlyError> {
-        Ok(self
-            .game()
-            .render(&parse_or_start(self.game(), Some(position))?))
-    }
-
-    fn board(&self, position: Option<&str>) -> Result<Board, PlyError> {
-        board_of(self.game(), position)
-    }
-
-    fn solve_within(
-        &self,
-        position: Option<&str>,
-        progress: &dyn Progress,
-    ) -> Result<SolveReport, PlyError> {
-        let position = parse_or_start(self.game(), position)?;
-        solve_report(self.game(), &position, |p| self.outcome_within(p, progress))
-    }
-
-    fn memory_bound(&self) -> u64 {
-        Solver::memory_bound(self)
-    }
-
-    fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
-        Solver::analyze(self, progress)
-    }
-
-    fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
-        Solver::prepare(self, progress)
-    }
-
-    fn warm(&self, progress: &dyn Progress) -> Result<(), PlyError> {
-        Solver::warm(self, progress)
-    }
-
-    fn source(&self) -> Option<Source> {
-        Solver::source(self)
-    }
-
-    fn stale(&self) -> bool {
-        Solver::stale(self)
-    }
-
-    fn save(
-        &self,
-        store: &Store,
-        progress: &dyn Progress,
-    ) -> Result<Option<(PathBuf, u64)>, PlyError> {
-        Solver::save(self, store, progress)
-    }
-
-    fn rows(&self, progress: &dyn Progress) -> Result<Option<Box<dyn Rows + '_>>, PlyError> {
-        Solver::rows(self, progress)
-    }
-
-    fn analyze_saving(
-        &self,
-        save: Option<&Store>,
-        memory: Option<u64>,
-        progress: &dyn Progress,
-    ) -> Result<AnalyzeReport, PlyError> {
-        Solver::analyze_saving(self, save, memory, progress)
-    }
-
-    fn analyze_end_tiers(
-        &self,
-        height: u32,
-        save: Option<&Store>,
-        memory: Option<u64>,
-        progress: &dyn Progress,
-    ) -> Result<AnalyzeReport, PlyError> {
-        Solver::analyze_end_tiers(self, height, save, memory, progress)
-    }
-
-    fn analyze_shared(
-        &self,
-        team: &Team,
-        end_tiers: Option<u32>,
-        save: &Store,
-        memory: Option<u64>,
-        progress: &dyn Progress,
-    ) -> Result<Option<AnalyzeReport>, PlyError> {
-        Solver::analyze_shared(self, team, end_tiers, save, memory, progress)
-    }
+        fn solve_within(
+            &self,
+            position: Option<&str>,
+            progress: &dyn ply_core::Progress,
+        ) -> Result<$crate::report::SolveReport, $crate::error::PlyError> {
+            let game = $crate::session::Solver::game(self);
+            let position = $crate::session::parse_or_start(game, position)?;
+            $crate::session::solve_report(game, &position, |p| {
+                $crate::session::Solver::outcome_within(self, p, progress)
+            })
+        }
+    };
 }
+pub(crate) use solver_session;
 
 /// What `ply analyze` does by default (see [`Session::analyze_saving`]):
 /// [`Session::analyze`], then [`Session::save`] into `save`; refuses a
@@ -445,13 +312,24 @@ pub fn solve_report<G: Game>(
     mut outcome_of: impl FnMut(&G::Position) -> Result<Outcome, PlyError>,
 ) -> Result<SolveReport, PlyError> {
     let outcome = outcome_of(position)?;
+    report_with(game, position, outcome, outcome_of)
+}
+
+/// Builds the report for `position`, whose outcome is `outcome`, given a
+/// way to find the outcome of each position it leads to.
+pub fn report_with<G: Game>(
+    game: &G,
+    position: &G::Position,
+    outcome: Outcome,
+    mut child_outcome: impl FnMut(&G::Position) -> Result<Outcome, PlyError>,
+) -> Result<SolveReport, PlyError> {
     let mut moves = Vec::new();
     let mut children = Vec::new();
     if game.primitive(position).is_none() {
         game.for_each_move(position, |mv, child| children.push((mv, child)));
     }
     for (mv, child) in children {
-        let child_outcome = outcome_of(&child)?;
+        let child_outcome = child_outcome(&child)?;
         moves.push(MoveReport {
             name: game.format_move(position, mv),
             position: game.format_position(&child),

@@ -1,11 +1,11 @@
 //! Sessions for loopy games solved whole by retrograde analysis. The table
 //! is built once, on first use, and answers every later query.
 
-use super::solved::{Method, SolvedSession};
+use super::solved::{Method, SolvedSession, build_error};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::solve::retro::{self, RetroTable};
-use ply_core::{Census, Indexed, Progress};
+use ply_core::{Indexed, Progress};
 use rayon::prelude::*;
 use serde_json::json;
 use std::ops::Range;
@@ -52,14 +52,7 @@ impl<G: Retrograde> Method for RetroMethod<G> {
     }
 
     fn build(&self, progress: &dyn Progress) -> Result<RetroTable, PlyError> {
-        retro::solve_all(&self.game, progress).map_err(|e| {
-            let what = if e.is_cancelled() { "solving " } else { "" };
-            PlyError::solve(format!("{what}{}", self.game.name()), e)
-        })
-    }
-
-    fn key(&self, position: &G::Position) -> u64 {
-        self.game.rank(position)
+        retro::solve_all(&self.game, progress).map_err(|e| build_error("solving ", &self.game, e))
     }
 
     fn missing(&self, position: &G::Position) -> String {
@@ -77,14 +70,7 @@ impl<G: Retrograde> Method for RetroMethod<G> {
     ) -> Result<AnalyzeReport, PlyError> {
         let (counted, what) = self.game.counted();
         let counted_range = counted.clone();
-        let census: Census<u64> = table.census(counted);
-        let census = census.map_examples(|index| {
-            self.game
-                .unrank(index)
-                .map(|p| self.game.format_position(&p))
-                .unwrap_or_default()
-        });
-        let mut report = AnalyzeReport::from_census(self.game.name(), census);
+        let mut report = self.census_report(table.census(counted));
         report.extra = self
             .game
             .facts(table, progress)

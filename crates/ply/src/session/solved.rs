@@ -4,13 +4,13 @@
 //! [`Solution`] interface, from a database on disk when the store holds one
 //! for the exact game, else from the table it builds once, on first use.
 
-use super::Solver;
 use super::once::Once;
 use super::store::{self, Store};
+use super::{Session, Solver};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::db::{self, Database, Expect, Meta};
-use ply_core::{Game, Indexed, Outcome, Progress, Solution, Source};
+use ply_core::{Census, Game, Indexed, Outcome, Progress, Solution, SolveError, Source};
 use std::path::PathBuf;
 
 /// How a game is solved whole, and what `ply analyze` says about it.
@@ -32,12 +32,26 @@ pub trait Method: Send + Sync {
         0
     }
 
-    /// The key of `position` in the solved form (its index, or its class's
-    /// canonical index).
-    fn key(&self, position: &<Self::Game as ply_core::Game>::Position) -> u64;
+    /// The key of `position` in the solved form: by default its index;
+    /// a form with one cell per symmetry class keys it by its class's
+    /// canonical index.
+    fn key(&self, position: &<Self::Game as ply_core::Game>::Position) -> u64 {
+        self.game().rank(position)
+    }
 
     /// Why `position`, not in the solved form, has no answer.
     fn missing(&self, position: &<Self::Game as ply_core::Game>::Position) -> String;
+
+    /// The start of a report of `ply analyze`: `census`, its keys being
+    /// indices, with its examples as positions' text.
+    fn census_report(&self, census: Census<u64>) -> AnalyzeReport {
+        let game = self.game();
+        let census = census.map_examples(|index| {
+            game.unrank(index)
+                .map_or_else(|| format!("#{index}"), |p| game.format_position(&p))
+        });
+        AnalyzeReport::from_census(game.name(), census)
+    }
 
     /// The report of `ply analyze`, from the solved form.
     fn analyze(
@@ -45,6 +59,14 @@ pub trait Method: Send + Sync {
         built: &Self::Built,
         progress: &dyn Progress,
     ) -> Result<AnalyzeReport, PlyError>;
+}
+
+/// A failed build of `game`'s solved form, for the command line: `doing`
+/// says what was under way when it was cancelled (its other errors speak
+/// for themselves).
+pub fn build_error(doing: &str, game: &impl Game, error: SolveError) -> PlyError {
+    let what = if error.is_cancelled() { doing } else { "" };
+    PlyError::solve(format!("{what}{}", game.name()), error)
 }
 
 /// Where a session's answers come from once it has them.
@@ -81,15 +103,6 @@ impl<M: Method> SolvedSession<M> {
         }
     }
 
-    /// What a database of this game must say about itself.
-    fn expect(&self) -> Expect {
-        let game = self.method.game();
-        Expect {
-            game: game.name(),
-            rules_version: game.rules_version(),
-        }
-    }
-
     /// The solution answering queries: the store's database if it has one
     /// for this game (and may be read), else the table built now or before.
     pub fn solution(&self, progress: &dyn Progress) -> Result<&dyn Solution, PlyError> {
@@ -97,7 +110,7 @@ impl<M: Method> SolvedSession<M> {
             .held
             .get_or_build(progress, "the table being built", || {
                 if let Some(store) = store::current().filter(|s| s.read)
-                    && let Some(db) = store.open(&self.expect())?
+                    && let Some(db) = store.open(&Expect::of(self.method.game()))?
                 {
                     return Ok(Held::Database(db));
                 }
@@ -125,12 +138,7 @@ impl<M: Method> SolvedSession<M> {
         let game = self.method.game();
         store.create()?;
         let path = store.path(&game.name());
-        let meta = Meta {
-            game: game.name(),
-            rules_version: game.rules_version(),
-            index_len: built.index_len(),
-            range: 0..built.index_len(),
-        };
+        let meta = Meta::whole(game, built.index_len());
         let size = db::save(&path, &meta, built, progress)?;
         Ok((path, size))
     }
@@ -143,21 +151,6 @@ impl<M: Method> Solver for SolvedSession<M> {
         self.method.game()
     }
 
-    fn warm(&self, progress: &dyn Progress) -> Result<(), PlyError> {
-        Ok(self.solution(progress)?.warm()?)
-    }
-
-    fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
-        self.solution(progress).map(|_| ())
-    }
-
-    fn outcome(
-        &self,
-        position: &<M::Game as ply_core::Game>::Position,
-    ) -> Result<Outcome, PlyError> {
-        self.outcome_within(position, &ply_core::NoProgress)
-    }
-
     fn outcome_within(
         &self,
         position: &<M::Game as ply_core::Game>::Position,
@@ -166,6 +159,18 @@ impl<M: Method> Solver for SolvedSession<M> {
         self.solution(progress)?
             .outcome(self.method.key(position))?
             .ok_or_else(|| PlyError::argument(self.method.missing(position)))
+    }
+}
+
+impl<M: Method> Session for SolvedSession<M> {
+    super::solver_session!();
+
+    fn warm(&self, progress: &dyn Progress) -> Result<(), PlyError> {
+        Ok(self.solution(progress)?.warm()?)
+    }
+
+    fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
+        self.solution(progress).map(|_| ())
     }
 
     fn memory_bound(&self) -> u64 {

@@ -1,7 +1,7 @@
 //! Acyclic games whose reachable positions fit a table: one
 //! cell per symmetry class reachable from the start.
 
-use super::solved::{Method, SolvedSession};
+use super::solved::{Method, SolvedSession, build_error};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::solution::{Canonical, class_size};
@@ -37,14 +37,7 @@ impl<G: Indexed + Symmetric + Tiered> Method for SparseMethod<G> {
     fn build(&self, progress: &dyn Progress) -> Result<Canonical, PlyError> {
         SparseTable::build(&self.game, &self.game.start(), progress)
             .map(|table| Canonical::new(table, self.game.index_len()))
-            .map_err(|e| {
-                let what = if e.is_cancelled() {
-                    "building the table of "
-                } else {
-                    ""
-                };
-                PlyError::solve(format!("{what}{}", self.game.name()), e)
-            })
+            .map_err(|e| build_error("building the table of ", &self.game, e))
     }
 
     fn memory_bound(&self) -> u64 {
@@ -74,18 +67,12 @@ impl<G: Indexed + Symmetric + Tiered> Method for SparseMethod<G> {
                 self.game.name()
             )));
         }
-        let census = table
-            .census_by(0..table.index_len(), &|rank| {
-                self.game
-                    .unrank(rank)
-                    .map_or(0, |p| class_size(&self.game, &p, rank))
-            })?
-            .map_examples(|rank| {
-                self.game
-                    .unrank(rank)
-                    .map_or_else(|| format!("#{rank}"), |p| self.game.format_position(&p))
-            });
-        let mut report = AnalyzeReport::from_census(self.game.name(), census);
+        let census = table.census_by(0..table.index_len(), &|rank| {
+            self.game
+                .unrank(rank)
+                .map_or(0, |p| class_size(&self.game, &p, rank))
+        })?;
+        let mut report = self.census_report(census);
         report
             .extra
             .insert("symmetry_classes".into(), table.table().classes().into());

@@ -281,23 +281,7 @@ impl<G: Decompose + 'static> Session for SumSession<G> {
         self.heaps.bytes_bound() + ply_core::solve::heaps::SEARCH_MEMO_BYTES as u64
     }
 
-    fn name(&self) -> String {
-        self.game.name()
-    }
-
-    fn start(&self) -> String {
-        self.game.format_position(&self.game.start())
-    }
-
-    fn render(&self, position: &str) -> Result<String, PlyError> {
-        Ok(self
-            .game
-            .render(&parse_or_start(&self.game, Some(position))?))
-    }
-
-    fn board(&self, position: Option<&str>) -> Result<ply_core::Board, PlyError> {
-        super::board_of(&self.game, position)
-    }
+    super::game_methods!(self => &self.game);
 
     fn solve_within(
         &self,

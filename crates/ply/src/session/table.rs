@@ -79,10 +79,6 @@ impl<G: TableWalk + Symmetric> Method for TableMethod<G> {
         Table::bytes_needed(self.game.index_len())
     }
 
-    fn key(&self, position: &G::Position) -> u64 {
-        self.game.rank(position)
-    }
-
     fn missing(&self, position: &G::Position) -> String {
         format!(
             "{} cannot arise in {}",
@@ -107,12 +103,7 @@ impl<G: TableWalk + Symmetric> Method for TableMethod<G> {
                 )
             }
         };
-        let census = census.map_examples(|index| {
-            self.game
-                .unrank(index)
-                .map_or_else(|| format!("#{index}"), |p| self.game.format_position(&p))
-        });
-        let mut report = AnalyzeReport::from_census(self.game.name(), census);
+        let mut report = self.census_report(census);
         report
             .extra
             .insert("index_size".into(), json!(self.game.index_len()));

@@ -5,14 +5,14 @@
 //! small enough is built into a private directory on first use when the
 //! store holds no complete database of it.
 
-use super::Solver;
 use super::once::Once;
 use super::store::{self, Store};
+use super::{Session, Solver};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::db::{Database, Expect};
 use ply_core::tier::{self, Options, Plan, Shards, Team, TierError};
-use ply_core::{Census, NoProgress, Outcome, Progress, Solution, Source, Tiers};
+use ply_core::{Census, Outcome, Progress, Solution, Source, Tiers};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -65,15 +65,8 @@ impl<G: Tiers + 'static> TierSession<G> {
         })
     }
 
-    fn expect(&self) -> Expect {
-        Expect {
-            game: self.game.name(),
-            rules_version: self.game.rules_version(),
-        }
-    }
-
     fn shards(&self, dir: &Path) -> Shards {
-        Shards::new(dir, self.expect())
+        Shards::new(dir, Expect::of(&self.game))
     }
 
     /// Builds every unfinished tier of `plan` into `dir`: all of them, or
@@ -155,7 +148,7 @@ impl<G: Tiers + 'static> TierSession<G> {
                 continue;
             }
             let db = Database::open_piece(&path)?;
-            let expect = self.expect();
+            let expect = Expect::of(&self.game);
             let sound = db.game() == expect.game
                 && db.rules_version() == expect.rules_version
                 && db
@@ -206,10 +199,6 @@ impl<G: Tiers + 'static> Solver for TierSession<G> {
         &self.game
     }
 
-    fn outcome(&self, position: &G::Position) -> Result<Outcome, PlyError> {
-        self.outcome_within(position, &NoProgress)
-    }
-
     fn outcome_within(
         &self,
         position: &G::Position,
@@ -245,6 +234,10 @@ impl<G: Tiers + 'static> Solver for TierSession<G> {
         };
         db.outcome(key)?.ok_or_else(missing)
     }
+}
+
+impl<G: Tiers + 'static> Session for TierSession<G> {
+    super::solver_session!();
 
     /// The larger of what building the largest tier takes and what the
     /// database answering queries keeps decoded (every block, at a byte a

@@ -3,4 +3,5 @@
 
 pub mod cli;
 pub mod http;
+pub mod problem;
 pub mod server;
