@@ -10,38 +10,22 @@ use ply_core::tier::{Options, Plan, Shards, build};
 use ply_core::{Cell, Game, Indexed, NoProgress, Solution, Tiers, Value};
 use ply_games::Teeko;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-
-/// A fresh directory for one test's shards, removed when dropped.
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(name: &str) -> Dir {
-        let dir = std::env::temp_dir().join(format!("ply-teeko-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        Dir(dir)
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn check(params: &str) {
     let game = Teeko::from_params(params).unwrap();
-    let dir = Dir::new(&params.replace(',', "-"));
+    let dir = tempfile::tempdir().expect("a temporary directory");
     let plan = Plan::new(&game).unwrap();
     assert_eq!(plan.index_len, game.index_len());
     let options = Options {
-        dir: dir.0.clone(),
+        dir: dir.path().to_path_buf(),
         ..Options::default()
     };
     let built = build(&game, &plan, &options, &NoProgress).unwrap();
     assert!(built.complete());
     assert_eq!(built.tiers, 9);
-    let db = Shards::new(&dir.0, Expect::of(&game)).open(&plan).unwrap();
+    let db = Shards::new(dir.path(), Expect::of(&game))
+        .open(&plan)
+        .unwrap();
     let truth = retro::solve(&game, &NoProgress).unwrap();
     let mut by_tier: BTreeMap<(u8, &str), u64> = BTreeMap::new();
     let mut positions = 0;

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::cli::finish;
+use common::cli::{Scratch, finish, stop_then_finish};
 use ply_core::db::Database;
 use ply_core::dist::fingerprint;
 use ply_core::solve::retro::{self, RetroTable};
@@ -21,24 +21,6 @@ use std::time::{Duration, Instant};
 
 /// The most any one `ply analyze` here may take.
 const LIMIT: Duration = Duration::from_secs(90);
-
-/// A directory removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("ply-dist-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        Self(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// A hosts file of `n` loopback addresses on ports free just now.
 fn hosts_file(dir: &Path, n: usize) -> PathBuf {
@@ -406,15 +388,7 @@ fn a_frozen_peer_is_named_within_the_peer_timeout() {
         victim.try_wait().expect("wait").is_none(),
         "still solving at 3 s"
     );
-    let stop = Command::new("kill")
-        .args(["-STOP", &victim.id().to_string()])
-        .status()
-        .expect("kill -STOP");
-    assert!(stop.success());
-    let (output, took) = finish(survivor, Duration::from_secs(60));
-    // SIGKILL ends a stopped process too.
-    let _ = victim.kill();
-    let _ = victim.wait();
+    let (output, took) = stop_then_finish(&mut victim, survivor, Duration::from_secs(60));
     let error = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success(), "the survivor fails: {error}");
     assert!(

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::cli::{json, scratch_dir};
+use common::cli::{json, scratch_dir, shard_files};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -25,17 +25,6 @@ fn fresh(name: &str) -> PathBuf {
     scratch_dir(&format!("quixo-cli-{name}"))
 }
 
-fn shards(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "plydb"))
-        .collect();
-    files.sort();
-    files
-}
-
 #[test]
 fn a_rerun_resumes_from_the_finished_tiers_with_the_same_counts() {
     let dir = fresh("resume");
@@ -45,7 +34,7 @@ fn a_rerun_resumes_from_the_finished_tiers_with_the_same_counts() {
     assert_eq!(first["tiers"], canonical);
     assert_eq!(first["tiers_found_done"], 0);
     assert_eq!(first["positions"], 2 * 3u64.pow(9));
-    let files = shards(&dir);
+    let files = shard_files(&dir);
     assert_eq!(files.len() as u64, canonical);
     let second = analyze(&dir, &[]);
     assert_eq!(second["tiers_found_done"], canonical);
@@ -114,7 +103,7 @@ fn a_budget_too_small_is_refused_before_any_work_naming_the_tier() {
         "{stderr}"
     );
     assert!(
-        !dir.exists() || shards(&dir).is_empty(),
+        !dir.exists() || shard_files(&dir).is_empty(),
         "no tier was written"
     );
     let out = ply(&["analyze", "lgame", "--memory", "1000000"]);

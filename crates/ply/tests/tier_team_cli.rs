@@ -8,33 +8,16 @@
 
 mod common;
 
-use common::cli::finish;
+use common::cli::{Scratch, finish, shard_files, stop_then_finish};
 use ply_core::Solution;
 use ply_core::db::Database;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The most any one `ply analyze` here may take.
 const LIMIT: Duration = Duration::from_secs(120);
-
-/// A directory removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("ply-tier-team-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        Self(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// Starts `ply analyze GAME --save --json --db-dir DIR EXTRA...`.
 fn spawn(game: &str, dir: &Path, extra: &[String]) -> Child {
@@ -95,14 +78,7 @@ fn alone(game: &str, dir: &Path) -> Value {
 
 /// Every shard in `dir`, by file name, with all its cells in key order.
 fn cells(dir: &Path) -> Vec<(String, Vec<u16>)> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("the database directory")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "plydb"))
-        .collect();
-    files.sort();
-    files
+    shard_files(dir)
         .iter()
         .map(|path| {
             let db = Database::open_piece(path).expect("a shard");
@@ -170,14 +146,7 @@ fn a_stopped_process_is_named_and_a_rerun_resumes_to_the_same_cells() {
         assert!(start.elapsed() < LIMIT, "no tier written");
         std::thread::sleep(Duration::from_millis(5));
     }
-    let stop = Command::new("kill")
-        .args(["-STOP", &victim.id().to_string()])
-        .status()
-        .expect("kill -STOP");
-    assert!(stop.success());
-    let (out, took) = finish(survivor, Duration::from_secs(60));
-    let _ = victim.kill();
-    let _ = victim.wait();
+    let (out, took) = stop_then_finish(&mut victim, survivor, Duration::from_secs(60));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "process 0 must fail: {stderr}");
     assert!(stderr.contains("process 1 is lost"), "{stderr}");

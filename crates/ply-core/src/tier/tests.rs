@@ -200,25 +200,23 @@ impl<const PARENTS: bool> Tiers for Graph<PARENTS> {
 }
 
 /// A fresh directory for one test's shards, removed when dropped.
-struct Dir(PathBuf);
+struct Dir(tempfile::TempDir);
 
 impl Dir {
     fn new(name: &str) -> Dir {
-        let dir = std::env::temp_dir().join(format!("ply-tier-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        Dir(dir)
+        Dir(tempfile::Builder::new()
+            .prefix(&format!("ply-tier-{name}-"))
+            .tempdir()
+            .expect("a temporary directory"))
+    }
+    fn path(&self) -> &std::path::Path {
+        self.0.path()
     }
     fn options(&self) -> Options {
         Options {
-            dir: self.0.clone(),
+            dir: self.path().to_path_buf(),
             ..Options::default()
         }
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -228,7 +226,7 @@ fn cells_of<G: Tiers + Indexed>(game: &G, dir: &Dir) -> Vec<Cell> {
     let plan = Plan::new(game).expect("a plan");
     let built = build(game, &plan, &dir.options(), &NoProgress).expect("built");
     assert!(built.complete());
-    let db = Shards::new(&dir.0, crate::db::Expect::of(game))
+    let db = Shards::new(dir.path(), crate::db::Expect::of(game))
         .open(&plan)
         .expect("the shards read as one database");
     (0..game.index_len())
@@ -330,12 +328,12 @@ fn a_half_written_shard_is_discarded_and_solved_again() {
     let plan = Plan::new(&game).unwrap();
     let dir = Dir::new("half");
     let expected = cells_of(&game, &dir);
-    let shards = Shards::new(&dir.0, crate::db::Expect::of(&game));
+    let shards = Shards::new(dir.path(), crate::db::Expect::of(&game));
     let victim = &plan.steps[1];
     let path = shards.path(&victim.name);
     let bytes = std::fs::read(&path).unwrap();
     std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
-    let temp = dir.0.join(format!(
+    let temp = dir.path().join(format!(
         ".{}.1.2.tmp",
         path.file_name().unwrap().to_str().unwrap()
     ));
@@ -379,7 +377,10 @@ fn a_budget_too_small_is_refused_before_any_work_naming_the_tier() {
         "{largest:?}"
     );
     assert!(error.to_string().contains(tier.as_str()));
-    assert!(!dir.0.exists(), "nothing was written");
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "nothing was written"
+    );
     let enough = Options {
         memory: Some(needed),
         ..dir.options()
@@ -406,7 +407,7 @@ fn the_end_tiers_alone_solve_to_the_whole_games_cells() {
     let dir = Dir::new("end-tiers");
     let built = build(&game, &end, &dir.options(), &NoProgress).unwrap();
     assert_eq!((built.tiers, built.solved), (3, 3));
-    let shards = Shards::new(&dir.0, crate::db::Expect::of(&game));
+    let shards = Shards::new(dir.path(), crate::db::Expect::of(&game));
     let mut checked = 0;
     for i in 0..game.index_len() {
         let Some(position) = game.unrank(i) else {
@@ -455,13 +456,7 @@ fn shard_cells<T: Copy + Ord>(plan: &Plan<T>, shards: &Shards) -> Vec<Vec<Cell>>
 }
 
 fn shards_of<G: Game>(game: &G, dir: &Dir) -> Shards {
-    Shards::new(
-        &dir.0,
-        crate::db::Expect {
-            game: game.name(),
-            rules_version: game.rules_version(),
-        },
-    )
+    Shards::new(dir.path(), crate::db::Expect::of(game))
 }
 
 /// Options for process `process` of `processes` building into `dir`.
@@ -554,7 +549,7 @@ fn two_and_three_processes_write_the_cells_of_one() {
                 expected,
                 "seed {seed}, {processes} processes"
             );
-            let beats: Vec<_> = std::fs::read_dir(&dir.0)
+            let beats: Vec<_> = std::fs::read_dir(dir.path())
                 .unwrap()
                 .flatten()
                 .filter(|e| e.file_name().to_string_lossy().contains("heartbeat"))
@@ -634,7 +629,7 @@ fn a_process_removes_only_the_leftovers_of_its_own_tiers() {
     let plan = Plan::new(&game).unwrap();
     let owners = deal::deal(&plan, 2);
     let dir = Dir::new("team-leftovers");
-    std::fs::create_dir_all(&dir.0).unwrap();
+    std::fs::create_dir_all(dir.path()).unwrap();
     let shards = shards_of(&game, &dir);
     let planted: Vec<PathBuf> = plan
         .steps

@@ -53,6 +53,54 @@ pub fn scratch_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// A fresh, empty directory for one test (see [`scratch_dir`]), removed
+/// when dropped.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    /// The directory for the test `name`.
+    pub fn new(name: &str) -> Self {
+        Self(scratch_dir(name))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The database files (`*.plydb`) in `dir`, sorted by name.
+pub fn shard_files(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("the database directory")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "plydb"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Freezes `victim` with SIGSTOP, waits for `survivor` at most `limit`
+/// (see [`finish`]), then kills the frozen one (SIGKILL ends a stopped
+/// process too): the survivor's output and how long it took.
+pub fn stop_then_finish(
+    victim: &mut Child,
+    survivor: Child,
+    limit: Duration,
+) -> (Output, Duration) {
+    let stop = Command::new("kill")
+        .args(["-STOP", &victim.id().to_string()])
+        .status()
+        .expect("kill -STOP");
+    assert!(stop.success());
+    let finished = finish(survivor, limit);
+    let _ = victim.kill();
+    let _ = victim.wait();
+    finished
+}
+
 /// Waits for `child` at most `limit`, killing it (and failing) past that.
 pub fn finish(mut child: Child, limit: Duration) -> (Output, Duration) {
     let start = Instant::now();
