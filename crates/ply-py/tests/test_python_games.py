@@ -2,6 +2,7 @@
 
 import functools
 import itertools
+import signal
 import threading
 import _thread
 
@@ -218,22 +219,27 @@ class Counter:
         return "lose" if n >= 10_000_000 else None
 
 
-def test_ctrl_c_interrupts_a_python_game():
+@pytest.fixture
+def ctrl_c_in_0_3_s():
+    """Ctrl-C 0.3 s from now, raised as KeyboardInterrupt. Python's own SIGINT
+    handler is installed for the test: a process started in the background
+    inherits SIGINT ignored, and then interrupt_main does nothing."""
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.3, _thread.interrupt_main)
     timer.start()
     try:
-        with pytest.raises(KeyboardInterrupt):
-            ply.Solver(Counter())
+        yield
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, handler)
 
 
-def test_ctrl_c_interrupts_a_native_solve(tmp_path):
+def test_ctrl_c_interrupts_a_python_game(ctrl_c_in_0_3_s):
+    with pytest.raises(KeyboardInterrupt):
+        ply.Solver(Counter())
+
+
+def test_ctrl_c_interrupts_a_native_solve(ctrl_c_in_0_3_s, tmp_path):
     # euler:5x5 takes seconds to tabulate: an interrupt stops it early.
-    timer = threading.Timer(0.3, _thread.interrupt_main)
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            ply.Solver("euler:5x5", db_dir=tmp_path).analyze()
-    finally:
-        timer.cancel()
+    with pytest.raises(KeyboardInterrupt):
+        ply.Solver("euler:5x5", db_dir=tmp_path).analyze()
