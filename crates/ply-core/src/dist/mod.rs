@@ -27,6 +27,7 @@
 //! final exchange of counts, so that process 0 reports success only once
 //! every shard of every process is in place.
 
+mod batch;
 mod network;
 mod partition;
 mod worker;
@@ -385,6 +386,9 @@ pub struct DistStats {
     pub messages: u64,
     /// Of those, messages to a worker in another process.
     pub remote_messages: u64,
+    /// The batches the messages travelled in, one per receiving worker
+    /// at a time (see the `batch` module).
+    pub batches: u64,
     /// Their payload in bytes.
     pub remote_bytes: u64,
 }
@@ -533,6 +537,7 @@ struct Summary {
     rounds: u64,
     messages: u64,
     remote_messages: u64,
+    batches: u64,
     remote_bytes: u64,
     received: u64,
 }
@@ -561,6 +566,7 @@ impl Summary {
             rounds: stats.rounds,
             messages: stats.messages,
             remote_messages: stats.remote_messages,
+            batches: stats.batches,
             remote_bytes: stats.remote_bytes,
             received,
         }
@@ -598,6 +604,7 @@ fn merge(mut summaries: Vec<Summary>) -> (Census<u64>, u64, DistStats) {
         stats.rounds = stats.rounds.max(s.rounds);
         stats.messages += s.messages;
         stats.remote_messages += s.remote_messages;
+        stats.batches += s.batches;
         stats.remote_bytes += s.remote_bytes;
     }
     (census, print, stats)

@@ -5,16 +5,20 @@
 //! Four small dataflows, all with one epoch per round:
 //! - `edges` (only without un-moves): every move `(child, parent)` goes to
 //!   the child's owner, which keeps its positions' parents;
-//! - `updates`: a decided position sends `parent << 1 | child is a loss` to
-//!   each parent's owner, which applies it to its counters and cells;
+//! - `updates`: a decided position sends `parent's slot << 1 | child is a
+//!   loss` to each parent's owner, which applies it to its counters and
+//!   cells;
 //! - `counts`: every worker tells every worker how many positions it
 //!   decided, so all agree when a sweep is over;
 //! - `summaries`: at the end every worker sends its counts to worker 0.
 //!
-//! The round ends when the probes pass its epoch: timely's progress
-//! tracking then guarantees that every update of the round has been applied
-//! everywhere.
+//! Moves and updates travel in batches, one message per receiving worker
+//! at a time, their numbers sorted and encoded as varint differences
+//! ([`super::batch`]). The round ends when the probes pass its epoch:
+//! timely's progress tracking then guarantees that every update of the
+//! round has been applied everywhere.
 
+use super::batch::{self, Batch, Outbox};
 use super::partition::Layout;
 use super::{DistError, Event, Job, Summary, WorkerOutput, block_range, fingerprint};
 use crate::census::Census;
@@ -32,12 +36,6 @@ use timely::communication::Allocator;
 use timely::dataflow::operators::{Broadcast, Exchange, Input, Inspect, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle};
 use timely::worker::Worker;
-
-/// Bytes of one update message (a `u64`) and of one move sent while the
-/// parents are gathered (two `u64`s), as timely's bincode encodes them.
-pub(super) const UPDATE_BYTES: u64 = 8;
-/// See [`UPDATE_BYTES`].
-pub(super) const EDGE_BYTES: u64 = 16;
 
 /// What a worker keeps for one position it owns.
 #[derive(Clone, Copy)]
@@ -61,7 +59,6 @@ enum Rule {
 
 /// What the dataflow operators and the worker's loop share.
 struct State {
-    layout: Layout,
     /// The cell and undecided-children counter of each slot, side by side
     /// so that an update touches one cache line.
     slots: Vec<Slot>,
@@ -70,7 +67,8 @@ struct State {
     /// The epoch whose updates [`State::rule`] applies to.
     epoch: u64,
     rule: Rule,
-    /// Updates of the next epoch that came before this worker got there.
+    /// Updates (slot << 1 | loss) of the next epoch that came before this
+    /// worker got there.
     early: Vec<u64>,
     /// The sum over all workers of the counts sent in each epoch.
     counts: BTreeMap<u64, u64>,
@@ -83,9 +81,10 @@ struct State {
 }
 
 impl State {
+    /// Applies the update `slot << 1 | loss` to this worker's slot.
     fn apply(&mut self, update: u64) {
         self.received += 1;
-        let slot = self.layout.slot(update >> 1);
+        let slot = (update >> 1) as usize;
         let entry = &mut self.slots[slot];
         if entry.cell != Cell::UNKNOWN {
             return;
@@ -144,7 +143,6 @@ pub(super) fn run<G: Indexed>(
     let layout = Layout::new(job.partition, len, peers);
     let slots = layout.slots(me);
     let state = Rc::new(RefCell::new(State {
-        layout,
         slots: vec![
             Slot {
                 cell: Cell::UNKNOWN,
@@ -163,29 +161,35 @@ pub(super) fn run<G: Indexed>(
     }));
     let probe = ProbeHandle::new();
     let (edges, updates, counts, summaries) = worker.dataflow::<u64, _, _>(|scope| {
-        let (edges, stream) = scope.new_input::<(u64, u64)>();
+        let (edges, stream) = scope.new_input::<Batch>();
         let shared = state.clone();
         stream
-            .exchange(move |&(child, _)| layout.owner(child) as u64)
-            .inspect_batch(move |_, batch| {
+            .exchange(|(to, _)| *to)
+            .inspect_batch(move |_, batches| {
                 let mut state = shared.borrow_mut();
-                for &(child, parent) in batch {
-                    state.edges.push((layout.slot(child) as u64, parent));
+                for (_, bytes) in batches {
+                    let index_of = |slot| layout.index(me, slot as usize);
+                    batch::decode_pairs(bytes, index_of, |slot, parent| {
+                        state.edges.push((slot, parent));
+                    });
                 }
             })
             .probe_with(&probe);
-        let (updates, stream) = scope.new_input::<u64>();
+        let (updates, stream) = scope.new_input::<Batch>();
         let shared = state.clone();
         stream
-            .exchange(move |&update| layout.owner(update >> 1) as u64)
-            .inspect_batch(move |&time, batch| {
+            .exchange(|(to, _)| *to)
+            .inspect_batch(move |&time, batches| {
                 let mut state = shared.borrow_mut();
-                if time == state.epoch {
-                    for &update in batch {
-                        state.apply(update);
-                    }
-                } else {
-                    state.early.extend_from_slice(batch);
+                let now = time == state.epoch;
+                for (_, bytes) in batches {
+                    batch::decode(bytes, |update| {
+                        if now {
+                            state.apply(update);
+                        } else {
+                            state.early.push(update);
+                        }
+                    });
                 }
             })
             .probe_with(&probe);
@@ -233,7 +237,12 @@ pub(super) fn run<G: Indexed>(
     let mut losses_and_wins = Vec::new();
     let mut ties = Vec::new();
     let mut stats = Stats::default();
+    let threads = job.threads;
     {
+        let mut outbox = Outbox::new(peers);
+        let encode = |to: usize, pairs: &mut [(u64, u64)]| {
+            batch::encode_pairs(pairs, |slot| layout.index(to, slot as usize))
+        };
         let mut children = Vec::new();
         let mut done = 0;
         for slot in 0..slots {
@@ -277,16 +286,22 @@ pub(super) fn run<G: Indexed>(
             })?;
             stats.moves += children.len() as u64;
             if job.unmoves.is_none() {
+                let mut full = false;
                 for &child in &children {
-                    if layout.owner(child) == me {
-                        st.edges.push((layout.slot(child) as u64, index));
+                    let owner = layout.owner(child);
+                    let edge = (layout.slot(child) as u64, index);
+                    if owner == me {
+                        st.edges.push(edge);
                     } else {
-                        stats.count(&layout, child, me, job.threads, EDGE_BYTES);
-                        inputs.edges.send((child, index));
+                        full |= outbox.push(owner, edge);
                     }
+                }
+                if full {
+                    stats.send(&mut outbox, encode, &mut inputs.edges, me, threads);
                 }
             }
         }
+        stats.send(&mut outbox, encode, &mut inputs.edges, me, threads);
         let _ = events.send(Event::Advance { phase: 0, done });
     }
     let _ = events.send(Event::Seeded(stats.positions));
@@ -306,6 +321,8 @@ pub(super) fn run<G: Indexed>(
 
     // The two sweeps, one round per remoteness.
     let mut parents = Vec::new();
+    let mut outbox = Outbox::new(peers);
+    let encode = |_: usize, updates: &mut [u64]| batch::encode(updates);
     for (sweep, seeds) in [losses_and_wins, ties].into_iter().enumerate() {
         let mut frontier = seeds;
         let mut remoteness: Remoteness = 0;
@@ -340,13 +357,14 @@ pub(super) fn run<G: Indexed>(
                     .cell
                     .unpack()
                     .is_some_and(|o| o.value == Value::Lose);
+                let mut full = false;
                 let mut send = |parent: u64| {
-                    let update = parent << 1 | u64::from(loss);
-                    if layout.owner(parent) == me {
+                    let owner = layout.owner(parent);
+                    let update = (layout.slot(parent) as u64) << 1 | u64::from(loss);
+                    if owner == me {
                         st.apply(update);
                     } else {
-                        stats.count(&layout, parent, me, job.threads, UPDATE_BYTES);
-                        inputs.updates.send(update);
+                        full |= outbox.push(owner, update);
                     }
                 };
                 match &source {
@@ -360,7 +378,12 @@ pub(super) fn run<G: Indexed>(
                         parents.iter().for_each(|&parent| send(parent));
                     }
                 }
+                if full {
+                    drop(st);
+                    stats.send(&mut outbox, encode, &mut inputs.updates, me, threads);
+                }
             }
+            stats.send(&mut outbox, encode, &mut inputs.updates, me, threads);
             let total = finish_epoch(worker, &mut inputs, frontier.len() as u64)?;
             stats.rounds += 1;
             if stop.load(Ordering::Relaxed) {
@@ -429,8 +452,8 @@ type In<D> = InputHandle<u64, D>;
 
 /// The inputs of a worker's dataflows, which advance together.
 struct Inputs {
-    edges: In<(u64, u64)>,
-    updates: In<u64>,
+    edges: In<Batch>,
+    updates: In<Batch>,
     counts: In<u64>,
     summaries: In<Summary>,
     /// The current epoch.
@@ -489,23 +512,37 @@ pub(super) struct Stats {
     pub moves: u64,
     /// Rounds run.
     pub rounds: u64,
-    /// Messages sent (moves and updates) to other workers; those to
-    /// this worker's own positions are applied without a message.
+    /// Moves and updates sent to other workers; those to this worker's
+    /// own positions are applied without a message.
     pub messages: u64,
-    /// Messages sent to a worker in another process.
+    /// Of those, the ones sent to a worker in another process.
     pub remote_messages: u64,
-    /// Their payload in bytes.
+    /// The batches they travelled in (see [`super::batch`]).
+    pub batches: u64,
+    /// The payload of the batches sent to another process, in bytes.
     pub remote_bytes: u64,
 }
 
 impl Stats {
-    /// Counts one message to the owner of `index`, from worker `me`, with
-    /// `threads` workers per process.
-    fn count(&mut self, layout: &Layout, index: u64, me: usize, threads: usize, bytes: u64) {
-        self.messages += 1;
-        if layout.owner(index) / threads != me / threads {
-            self.remote_messages += 1;
-            self.remote_bytes += bytes;
-        }
+    /// Sends what `outbox` holds through `input`, from worker `me` with
+    /// `threads` workers per process, encoded by `encode`, and counts it.
+    fn send<T: Clone>(
+        &mut self,
+        outbox: &mut Outbox<T>,
+        encode: impl Fn(usize, &mut [T]) -> Vec<u8>,
+        input: &mut In<Batch>,
+        me: usize,
+        threads: usize,
+    ) {
+        outbox.flush(encode, |batch, items| {
+            let items = items as u64;
+            self.messages += items;
+            self.batches += 1;
+            if batch.0 as usize / threads != me / threads {
+                self.remote_messages += items;
+                self.remote_bytes += batch.1.len() as u64;
+            }
+            input.send(batch);
+        });
     }
 }

@@ -199,7 +199,16 @@ pub fn analyze(
         ("rounds".into(), json!(stats.rounds)),
         ("messages".into(), json!(stats.messages)),
         ("remote_messages".into(), json!(stats.remote_messages)),
+        ("batches".into(), json!(stats.batches)),
+        (
+            "batches_per_round".into(),
+            json!(stats.batches as f64 / stats.rounds.max(1) as f64),
+        ),
         ("bytes_exchanged".into(), json!(stats.remote_bytes)),
+        (
+            "bytes_per_position".into(),
+            json!(stats.remote_bytes as f64 / total.max(1) as f64),
+        ),
         (
             "largest_part".into(),
             json!(most as f64 * stats.workers as f64 / total.max(1) as f64),
