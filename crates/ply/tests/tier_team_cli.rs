@@ -5,6 +5,7 @@
 //! non-zero, naming it, within the peer timeout; a rerun resumes from the
 //! finished tiers and matches. Quixo 3x3, Teeko 4x4 (seconds) and Nine Men's
 //! Morris with four stones (31 tiers, some 10 s) stand in for larger games.
+//! `--workers N` alone runs the tier solver on N threads: the same cells.
 
 mod common;
 
@@ -67,7 +68,12 @@ fn team(game: &str, dir: &Path, processes: usize) -> Value {
 }
 
 fn alone(game: &str, dir: &Path) -> Value {
-    let (out, _) = finish(spawn(game, dir, &[]), LIMIT);
+    alone_with(game, dir, &[])
+}
+
+/// One `ply analyze GAME --save --json` with `extra` options; its report.
+fn alone_with(game: &str, dir: &Path, extra: &[String]) -> Value {
+    let (out, _) = finish(spawn(game, dir, extra), LIMIT);
     assert!(
         out.status.success(),
         "{}",
@@ -130,6 +136,24 @@ fn two_and_three_processes_write_the_cells_of_one() {
                 .filter(|n| !n.ends_with(".plydb"))
                 .collect();
             assert!(left.is_empty(), "only shards are left: {left:?}");
+        }
+    }
+}
+
+#[test]
+fn workers_solve_each_tier_together_to_the_cells_of_one() {
+    for game in ["quixo:3x3", "teeko:4x4"] {
+        let one = Scratch::new(&format!("{game}-alone"));
+        let expected_report = alone(game, &one.0);
+        let expected = cells(&one.0);
+        for workers in 1..=4 {
+            let dir = Scratch::new(&format!("{game}-w{workers}"));
+            let report = alone_with(game, &dir.0, &["--workers".into(), workers.to_string()]);
+            assert_eq!(report["workers"], workers, "{game}");
+            let mut report = counts(&report);
+            report.as_object_mut().unwrap().remove("workers");
+            assert_eq!(report, counts(&expected_report), "{game}");
+            assert_eq!(cells(&dir.0), expected, "{game}, {workers} workers");
         }
     }
 }

@@ -202,12 +202,14 @@ pub fn analyze(
         ("batches".into(), json!(stats.batches)),
         (
             "batches_per_round".into(),
-            json!(stats.batches as f64 / stats.rounds.max(1) as f64),
+            json!(hundredths(
+                stats.batches as f64 / stats.rounds.max(1) as f64
+            )),
         ),
         ("bytes_exchanged".into(), json!(stats.remote_bytes)),
         (
             "bytes_per_position".into(),
-            json!(stats.remote_bytes as f64 / total.max(1) as f64),
+            json!(hundredths(stats.remote_bytes as f64 / total.max(1) as f64)),
         ),
         (
             "largest_part".into(),
@@ -226,4 +228,9 @@ pub fn analyze(
         report.extra.insert("saved_shards".into(), json!(workers));
     }
     Ok(Some(report))
+}
+
+/// `x` rounded to two decimals, for a report.
+fn hundredths(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
 }

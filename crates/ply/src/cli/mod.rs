@@ -82,7 +82,9 @@ enum Command {
         #[command(flatten)]
         db: DbArgs,
         /// Solve by distributed retrograde analysis on N worker threads
-        /// (per process).
+        /// (per process). Games solved tier by tier (quixo, teeko, morris)
+        /// run their tier solver on N threads instead, which cut each
+        /// tier's positions between them (the same cells as without).
         #[arg(long, value_name = "N")]
         workers: Option<usize>,
         /// Number of processes taking part: with --process and --hosts, of
@@ -259,14 +261,44 @@ impl Cli {
                 let store = db.configure()?;
                 let teamed = processes.is_some() || process.is_some();
                 let shared = teamed && workers.is_none() && hosts.is_none();
-                let distributed = workers.is_some() || teamed;
                 let progress = BarProgress::new();
+                // A game solved tier by tier runs its own solver on the
+                // worker threads.
+                let tier_threads = match workers {
+                    Some(threads) if !teamed && hosts.is_none() => {
+                        let session = registry::open(&game)?;
+                        if session.tiered() {
+                            dist::cluster(workers, None, None, None)?;
+                            Some((session, threads))
+                        } else {
+                            None
+                        }
+                    }
+                    _ => None,
+                };
+                let distributed = (workers.is_some() || teamed) && tier_threads.is_none();
                 if distributed && !shared && end_tiers.is_some() {
                     return Err(PlyError::argument(
                         "--end-tiers: the distributed solver solves whole games only",
                     ));
                 }
-                let report = if shared {
+                let report = if let Some((session, threads)) = tier_threads {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .map_err(|e| PlyError::argument(format!("--workers {threads}: {e}")))?;
+                    let mut report = pool.install(|| match end_tiers {
+                        Some(height) => session.analyze_end_tiers(
+                            height,
+                            save.then_some(&store),
+                            memory,
+                            &progress,
+                        ),
+                        None => analyze(&*session, save.then_some(&store), memory, &progress),
+                    })?;
+                    report.extra.insert("workers".into(), threads.into());
+                    report
+                } else if shared {
                     let team = shared_team(processes, process, save, peer_timeout)?;
                     let bar = (team.process == 0).then(BarProgress::new);
                     let progress: &dyn ply_core::Progress = match &bar {

@@ -141,6 +141,14 @@ pub trait Session: Send + Sync {
         analyze_then_save(self, save, memory, progress)
     }
 
+    /// Whether the game is solved tier by tier: then `ply analyze
+    /// --workers N` runs its tier solver on N threads, which cut each tier's
+    /// positions between them, instead of the whole-index distributed
+    /// solver.
+    fn tiered(&self) -> bool {
+        false
+    }
+
     /// As [`Session::analyze_saving`], but only the game's end tiers:
     /// those at most `height` tier steps above a tier whose moves stay in
     /// it (for Quixo, at most `height` blank cubes). Only games solved tier

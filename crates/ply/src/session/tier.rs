@@ -263,6 +263,10 @@ impl<G: Tiers + 'static> Session for TierSession<G> {
         self.analyze_saving(None, None, progress)
     }
 
+    fn tiered(&self) -> bool {
+        true
+    }
+
     /// Builds the tiers into the store (with `save`) or a private
     /// directory, then counts every position from the shards.
     fn analyze_saving(
