@@ -519,7 +519,7 @@ fn batch_of(
         positions.append_value(&row.position);
         values.push(value_code(outcome.value));
         remoteness.append_option(outcome.remoteness.map(|r| r as u16));
-        for mv in &row.best {
+        for mv in row.best_moves() {
             best.values().append_value(mv);
         }
         best.append(true);
