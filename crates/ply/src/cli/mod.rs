@@ -327,7 +327,7 @@ impl Cli {
                 let bar = BarProgress::new();
                 // Ctrl-C or `kill` stops the export, which removes its
                 // temporary file; the old file at `path`, if any, stays.
-                let progress = stop::OnSignal::install(&bar)?;
+                let progress = stop::on_signal(&bar)?;
                 let done = export::export(&*session, format, columns, &path, &progress)?;
                 writeln!(
                     out,
