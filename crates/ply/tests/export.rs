@@ -331,3 +331,27 @@ fn a_killed_export_leaves_no_temporary_file_and_the_old_file_intact() {
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "the export before");
     }
 }
+
+/// The temporary file a killed export could not remove (SIGKILL) is removed
+/// by the next export to the same file; that of a running process is not.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_next_export_removes_the_temporary_file_of_a_dead_one() {
+    let dir = common::cli::Scratch::new("export-stale");
+    let out = dir.0.join("lgame.parquet");
+    let mut gone = Command::new("true").spawn().unwrap();
+    let dead = gone.id();
+    gone.wait().unwrap();
+    let stale = dir.0.join(format!("lgame.parquet.tmp-{dead}"));
+    let running = dir
+        .0
+        .join(format!("lgame.parquet.tmp-{}", std::process::id()));
+    let other = dir.0.join(format!("other.parquet.tmp-{dead}"));
+    for file in [&stale, &running, &other] {
+        std::fs::write(file, "half an export").unwrap();
+    }
+    export("lgame", "parquet", &out);
+    assert!(!stale.exists(), "the dead export's file is left");
+    assert!(running.exists() && other.exists());
+    assert!(!read_parquet(&out).is_empty());
+}
