@@ -177,6 +177,13 @@ pub trait Game: Send + Sync {
     /// Names a move made from `position`, in the game's own move notation.
     fn format_move(&self, position: &Self::Position, mv: Self::Move) -> String;
 
+    /// Appends the name [`Game::format_move`] gives to `text`: what a bulk
+    /// writer calls, reusing one buffer (a game may write it without the
+    /// allocation).
+    fn write_move(&self, position: &Self::Position, mv: Self::Move, text: &mut String) {
+        text.push_str(&self.format_move(position, mv));
+    }
+
     /// Draws a position for a person, over several lines. By default the rows
     /// of the text form, one per line.
     fn render(&self, position: &Self::Position) -> String {

@@ -193,6 +193,17 @@ impl fmt::Display for YehrPosition {
     }
 }
 
+/// Appends `n` in decimal.
+fn push_decimal(text: &mut String, n: u8) {
+    if n >= 100 {
+        text.push(char::from(b'0' + n / 100));
+    }
+    if n >= 10 {
+        text.push(char::from(b'0' + n / 10 % 10));
+    }
+    text.push(char::from(b'0' + n % 10));
+}
+
 /// A move: a piece (its column, [`ACM`]..[`DAZE`]) and the row it goes to.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct YehrMove {
@@ -447,8 +458,27 @@ impl Game for Yehr {
         position.to_string()
     }
 
-    fn format_move(&self, _position: &YehrPosition, mv: YehrMove) -> String {
-        format!("{}{}", LETTERS[usize::from(mv.column)], mv.row)
+    /// As the position's `Display`, without the formatting machinery (an
+    /// export writes millions).
+    fn write_position(&self, position: &YehrPosition, text: &mut String) {
+        text.push(position.mover.letter());
+        for rows in [position.red, position.black] {
+            for (i, row) in rows.into_iter().enumerate() {
+                text.push(if i == 0 { '/' } else { ',' });
+                push_decimal(text, row);
+            }
+        }
+    }
+
+    fn format_move(&self, position: &YehrPosition, mv: YehrMove) -> String {
+        let mut text = String::with_capacity(3);
+        self.write_move(position, mv, &mut text);
+        text
+    }
+
+    fn write_move(&self, _position: &YehrPosition, mv: YehrMove, text: &mut String) {
+        text.push(LETTERS[usize::from(mv.column)]);
+        push_decimal(text, mv.row);
     }
 
     fn render(&self, position: &YehrPosition) -> String {
@@ -674,6 +704,26 @@ mod tests {
             let checked = YehrPosition::new(position.mover, position.red, position.black);
             assert_eq!(checked, Ok(position));
             assert_eq!(game.rank(&position), index);
+        }
+    }
+
+    #[test]
+    fn written_texts_are_the_displayed_ones() {
+        let game = Yehr;
+        let mut text = String::new();
+        for index in (0..game.index_len()).step_by(89) {
+            let position = game.unrank(index).unwrap();
+            text.clear();
+            text.push('>');
+            game.write_position(&position, &mut text);
+            assert_eq!(text, format!(">{position}"));
+            game.for_each_move(&position, |mv, _| {
+                let expected = format!("{}{}", LETTERS[usize::from(mv.column)], mv.row);
+                assert_eq!(game.format_move(&position, mv), expected);
+                text.clear();
+                game.write_move(&position, mv, &mut text);
+                assert_eq!(text, expected);
+            });
         }
     }
 

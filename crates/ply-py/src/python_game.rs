@@ -1,15 +1,19 @@
 //! A game written in Python, solved by the engine. Its positions are
-//! explored from the start by calling the object's `primitive`, `moves` and
-//! `play` (positions are told apart by Python's `hash` and `==`), which
+//! explored from the start by calling the object's `primitive`, and
+//! `moves` and `play` or its optional `children` (positions are told apart
+//! by Python's `hash` and `==`, and move objects are not kept), which
 //! gives an explicit graph of the positions reached; the graph is then a
-//! [`Game`] with a dense index, solved by memoised search
-//! ([`MemoSolver`]) when it has no cycle and by retrograde analysis
+//! [`Game`] with a dense index, solved by memoised search when it has no
+//! cycle (bottom-up: each position after its children, in reverse
+//! topological order) and by retrograde analysis
 //! ([`ply_core::solve::retro`]) when it has.
 
 use crate::native::codes;
 use crate::{errors, interrupt};
+use hashbrown::HashTable;
+use hashbrown::hash_table::Entry;
 use ply_core::solve::retro;
-use ply_core::{Census, Game, Indexed, MemoSolver, Outcome, PositionError, Value};
+use ply_core::{Census, Game, Indexed, Outcome, PositionError, Value};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -17,14 +21,6 @@ use std::time::Instant;
 
 /// Positions explored between two looks for Ctrl-C.
 const SIGNAL_EVERY: usize = 1 << 12;
-
-/// Stack for memoised search: a base plus this much per ply of the
-/// longest line of play.
-const STACK_BASE: usize = 16 << 20;
-const STACK_PER_PLY: usize = 1 << 10;
-/// The most stack memoised search may take; deeper games are solved by
-/// retrograde analysis.
-const MAX_STACK: usize = 1 << 30;
 
 /// The positions a Python game reaches from its start and the moves
 /// between them: position `i` has the moves `offsets[i]..offsets[i + 1]`
@@ -89,9 +85,10 @@ impl Indexed for Graph {
 }
 
 impl Graph {
-    /// The length in plies of the longest line of play, or `None` if the
-    /// graph has a cycle (Kahn's algorithm).
-    fn longest_line(&self) -> Option<usize> {
+    /// The positions in an order where each comes after every position
+    /// with a move into it, or `None` if the graph has a cycle (Kahn's
+    /// algorithm).
+    fn topological_order(&self) -> Option<Vec<u32>> {
         let n = self.primitive.len();
         let mut parents_left = vec![0u32; n];
         for &t in &self.targets {
@@ -111,19 +108,27 @@ impl Graph {
                 }
             }
         }
-        if order.len() < n {
-            return None;
-        }
-        let mut depth = vec![0usize; n];
+        (order.len() == n).then_some(order)
+    }
+
+    /// The outcome of every position of an acyclic graph, each found from
+    /// its children's (as memoised search finds it), taken in the reverse
+    /// of `order`.
+    fn outcomes_in(&self, order: &[u32]) -> Vec<Outcome> {
+        let mut outcomes = vec![Outcome::DRAW; self.primitive.len()];
         for &p in order.iter().rev() {
             let p = p as usize;
-            depth[p] = self.targets[self.offsets[p]..self.offsets[p + 1]]
-                .iter()
-                .map(|&t| depth[t as usize] + 1)
-                .max()
-                .unwrap_or(0);
+            outcomes[p] = match self.primitive[p] {
+                Some(value) => Outcome::terminal(value),
+                None => Outcome::from_children(
+                    self.targets[self.offsets[p]..self.offsets[p + 1]]
+                        .iter()
+                        .map(|&t| outcomes[t as usize]),
+                )
+                .unwrap_or(Outcome::terminal(Value::Lose)),
+            };
         }
-        Some(depth.into_iter().max().unwrap_or(0))
+        outcomes
     }
 }
 
@@ -143,12 +148,152 @@ impl Method {
     }
 }
 
+/// How a Python game gives the positions after a position: its optional
+/// `children(p)`, pairs `(move, child)` in one call, else `moves(p)` and a
+/// `play(p, m)` call per move.
+enum Rules {
+    Children(Py<PyAny>),
+    MovesPlay { moves: Py<PyAny>, play: Py<PyAny> },
+}
+
+impl Rules {
+    /// The rules of `game`, from its methods.
+    fn of(game: &Bound<'_, PyAny>, name: &str) -> PyResult<Self> {
+        let py = game.py();
+        if let Some(children) = game.getattr_opt(intern!(py, "children"))? {
+            return Ok(Rules::Children(children.unbind()));
+        }
+        Ok(Rules::MovesPlay {
+            moves: method(game, "moves", name)?.unbind(),
+            play: method(game, "play", name)?.unbind(),
+        })
+    }
+
+    /// Calls `visit(move, child)` for each move from `position`, in the
+    /// game's order.
+    fn for_each<'py>(
+        &self,
+        position: &Bound<'py, PyAny>,
+        name: &str,
+        mut visit: impl FnMut(Bound<'py, PyAny>, Bound<'py, PyAny>) -> PyResult<()>,
+    ) -> PyResult<()> {
+        let py = position.py();
+        match self {
+            Rules::Children(children) => {
+                for pair in children.bind(py).call1((position,))?.try_iter()? {
+                    let pair = pair?;
+                    let (mv, child) = pair.extract().map_err(|_| {
+                        errors::argument(format!(
+                            "{name}.children must give (move, position) pairs; it gave {}",
+                            pair.repr().map_or_else(|_| "?".into(), |r| r.to_string())
+                        ))
+                    })?;
+                    visit(mv, child)?;
+                }
+            }
+            Rules::MovesPlay { moves, play } => {
+                let play = play.bind(py);
+                for mv in moves.bind(py).call1((position,))?.try_iter()? {
+                    let mv = mv?;
+                    let child = play.call1((position, &mv))?;
+                    visit(mv, child)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The positions reached, numbered in the order reached and told apart by
+/// Python's `hash` and `==` (an object is first compared by identity): a
+/// table of numbers by hash, so that each child costs one `hash` call and
+/// one probe, and no Python int per position.
+struct Positions {
+    objects: Vec<Py<PyAny>>,
+    table: HashTable<(u64, u32)>,
+}
+
+impl Positions {
+    fn new() -> Self {
+        Self {
+            objects: Vec::new(),
+            table: HashTable::new(),
+        }
+    }
+
+    /// The number of `position`, if it was reached.
+    fn get(&self, position: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
+        let hash = spread(position.hash()?);
+        let mut failed = None;
+        let found = self
+            .table
+            .find(hash, |&(h, id)| {
+                h == hash
+                    && self.same(id, position).unwrap_or_else(|e| {
+                        failed = Some(e);
+                        false
+                    })
+            })
+            .map(|&(_, id)| id);
+        failed.map_or(Ok(found), Err)
+    }
+
+    /// The number of `position`, numbered next if it is new.
+    fn intern(&mut self, position: Bound<'_, PyAny>, name: &str) -> PyResult<u32> {
+        let hash = spread(position.hash()?);
+        let mut failed = None;
+        let objects = &self.objects;
+        let entry = self.table.entry(
+            hash,
+            |&(h, id)| {
+                h == hash
+                    && Self::same_in(objects, id, &position).unwrap_or_else(|e| {
+                        failed = Some(e);
+                        false
+                    })
+            },
+            |&(h, _)| h,
+        );
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        match entry {
+            Entry::Occupied(found) => Ok(found.get().1),
+            Entry::Vacant(slot) => {
+                let id = u32::try_from(self.objects.len()).map_err(|_| {
+                    errors::argument(format!("{name} reaches more than 2^32 positions"))
+                })?;
+                slot.insert((hash, id));
+                self.objects.push(position.unbind());
+                Ok(id)
+            }
+        }
+    }
+
+    /// Whether the position numbered `id` is `position`.
+    fn same(&self, id: u32, position: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Self::same_in(&self.objects, id, position)
+    }
+
+    fn same_in(objects: &[Py<PyAny>], id: u32, position: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let known = objects[id as usize].bind(position.py());
+        Ok(known.is(position) || known.eq(position)?)
+    }
+}
+
+/// Python's hash spread over all 64 bits (a folded multiply): the table
+/// takes its slot from the low bits and a tag from the high ones, and
+/// small ints hash to themselves.
+fn spread(hash: isize) -> u64 {
+    let product = u128::from(hash as u64) * 0x9e37_79b9_7f4a_7c15;
+    (product as u64) ^ ((product >> 64) as u64)
+}
+
 /// A game written in Python, explored and solved.
 pub struct PythonGame {
     name: String,
-    positions: Vec<Py<PyAny>>,
-    ids: Py<PyDict>,
-    moves: Vec<Py<PyAny>>,
+    rules: Rules,
+    positions: Positions,
     graph: Graph,
     outcomes: Vec<Outcome>,
     method: Method,
@@ -163,56 +308,29 @@ impl PythonGame {
             Some(name) if !name.is_callable() => name.str()?.to_cow()?.into_owned(),
             _ => game.get_type().name()?.to_cow()?.into_owned(),
         };
-        let method = |m: &str| {
-            game.getattr(m).map_err(|_| {
-                errors::argument(format!(
-                    "a game written in Python needs start(), moves(p), play(p, m) and \
-                     primitive(p); {name} has no {m}"
-                ))
-            })
-        };
-        let (start, moves_of, play, primitive_of) = (
-            method("start")?,
-            method("moves")?,
-            method("play")?,
-            method("primitive")?,
-        );
-        let ids = PyDict::new(py);
-        let start = start.call0()?;
-        ids.set_item(&start, 0u32)?;
-        let mut positions = vec![start.unbind()];
-        let mut moves = Vec::new();
+        let start = method(game, "start", &name)?;
+        let rules = Rules::of(game, &name)?;
+        let primitive_of = method(game, "primitive", &name)?;
+        let mut positions = Positions::new();
+        positions.intern(start.call0()?, &name)?;
         let mut graph = Graph {
             primitive: Vec::new(),
             offsets: vec![0],
             targets: Vec::new(),
         };
         let mut at = 0;
-        while at < positions.len() {
+        while at < positions.objects.len() {
             if at % SIGNAL_EVERY == 0 {
                 py.check_signals()?;
             }
-            let position = positions[at].bind(py).clone();
+            let position = positions.objects[at].clone_ref(py).into_bound(py);
             let value = primitive_value(&primitive_of.call1((&position,))?, &name)?;
             graph.primitive.push(value);
             if value.is_none() {
-                for mv in moves_of.call1((&position,))?.try_iter()? {
-                    let mv = mv?;
-                    let child = play.call1((&position, &mv))?;
-                    let id = match ids.get_item(&child)? {
-                        Some(id) => id.extract::<u32>()?,
-                        None => {
-                            let id = u32::try_from(positions.len()).map_err(|_| {
-                                errors::argument(format!("{name} reaches more than 2^32 positions"))
-                            })?;
-                            ids.set_item(&child, id)?;
-                            positions.push(child.unbind());
-                            id
-                        }
-                    };
-                    graph.targets.push(id);
-                    moves.push(mv.unbind());
-                }
+                rules.for_each(&position, &name, |_, child| {
+                    graph.targets.push(positions.intern(child, &name)?);
+                    Ok(())
+                })?;
             }
             graph.offsets.push(graph.targets.len());
             at += 1;
@@ -220,9 +338,8 @@ impl PythonGame {
         let (outcomes, method) = interrupt::run(py, |progress| solve_graph(&graph, progress))?;
         Ok(Self {
             name,
+            rules,
             positions,
-            ids: ids.unbind(),
-            moves,
             graph,
             outcomes,
             method,
@@ -237,19 +354,18 @@ impl PythonGame {
 
     /// How many positions were reached.
     pub fn len(&self) -> usize {
-        self.positions.len()
+        self.positions.objects.len()
     }
 
     /// The position numbered `id` (0 is the start).
     pub fn position<'py>(&self, py: Python<'py>, id: usize) -> Bound<'py, PyAny> {
-        self.positions[id].bind(py).clone()
+        self.positions.objects[id].bind(py).clone()
     }
 
     /// The number of `position`, or an error saying it was not reached.
     fn id_of(&self, position: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let py = position.py();
-        match self.ids.bind(py).get_item(position)? {
-            Some(id) => Ok(id.extract::<u32>()? as usize),
+        match self.positions.get(position)? {
+            Some(id) => Ok(id as usize),
             None => Err(errors::argument(format!(
                 "position {} was not reached from the start of {}",
                 position.repr()?,
@@ -269,13 +385,26 @@ impl PythonGame {
         let report = self.outcome_dict(py, self.outcomes[id])?;
         report.set_item("game", &self.name)?;
         report.set_item("position", self.position(py, id))?;
+        // Move objects are not kept (a game has several times more moves
+        // than positions): the moves of this one position are asked again.
         let moves = PyList::empty(py);
-        for edge in self.graph.offsets[id]..self.graph.offsets[id + 1] {
-            let child = self.graph.targets[edge] as usize;
-            let entry = self.outcome_dict(py, self.outcomes[child])?;
-            entry.set_item("move", self.moves[edge].bind(py))?;
-            entry.set_item("position", self.position(py, child))?;
-            moves.append(entry)?;
+        if self.graph.primitive[id].is_none() {
+            let position = self.position(py, id);
+            self.rules.for_each(&position, &self.name, |mv, child| {
+                let Some(child_id) = self.positions.get(&child)? else {
+                    return Err(errors::argument(format!(
+                        "{}: a move from {} now leads to {}, not reached when the game \
+                         was explored (its moves must not change)",
+                        self.name,
+                        position.repr()?,
+                        child.repr()?
+                    )));
+                };
+                let entry = self.outcome_dict(py, self.outcomes[child_id as usize])?;
+                entry.set_item("move", mv)?;
+                entry.set_item("position", self.position(py, child_id as usize))?;
+                moves.append(entry)
+            })?;
         }
         report.set_item("moves", moves)?;
         Ok(report.into_any())
@@ -333,13 +462,16 @@ impl PythonGame {
         keys: Option<&[u64]>,
     ) -> PyResult<Bound<'py, PyList>> {
         match keys {
-            None => PyList::new(py, self.positions.iter().map(|p| p.bind(py))),
+            None => PyList::new(py, self.positions.objects.iter().map(|p| p.bind(py))),
             Some(keys) => {
                 let ids = keys
                     .iter()
                     .map(|&k| self.checked(k))
                     .collect::<PyResult<Vec<_>>>()?;
-                PyList::new(py, ids.into_iter().map(|i| self.positions[i].bind(py)))
+                PyList::new(
+                    py,
+                    ids.into_iter().map(|i| self.positions.objects[i].bind(py)),
+                )
             }
         }
     }
@@ -352,7 +484,7 @@ impl PythonGame {
             census.add(outcome, || id);
         }
         let mut failed = None;
-        let census = census.map_examples(|id| match self.positions[id].bind(py).repr() {
+        let census = census.map_examples(|id| match self.positions.objects[id].bind(py).repr() {
             Ok(text) => text.to_string(),
             Err(e) => {
                 failed = Some(e);
@@ -379,6 +511,17 @@ impl PythonGame {
     }
 }
 
+/// The method `method` of `game` (named `name`), or an error saying what
+/// a game written in Python needs.
+fn method<'py>(game: &Bound<'py, PyAny>, method: &str, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    game.getattr(method).map_err(|_| {
+        errors::argument(format!(
+            "a game written in Python needs start(), primitive(p), and moves(p) with \
+             play(p, m) or children(p); {name} has no {method}"
+        ))
+    })
+}
+
 /// The value `primitive(p)` returned: `None`, or `"win"`, `"lose"` or
 /// `"tie"` for the player to move.
 fn primitive_value(value: &Bound<'_, PyAny>, name: &str) -> PyResult<Option<Value>> {
@@ -397,35 +540,15 @@ fn primitive_value(value: &Bound<'_, PyAny>, name: &str) -> PyResult<Option<Valu
     }
 }
 
-/// Solves every position of `graph`: memoised search without cycles (on a
-/// thread with stack for the longest line), retrograde analysis with.
+/// Solves every position of `graph`: memoised search without cycles,
+/// retrograde analysis with.
 fn solve_graph(
     graph: &Graph,
     progress: &dyn ply_core::Progress,
 ) -> Result<(Vec<Outcome>, Method), ply::PlyError> {
     let n = graph.primitive.len();
-    let stack = graph
-        .longest_line()
-        .map(|plies| STACK_BASE.saturating_add(plies.saturating_mul(STACK_PER_PLY)))
-        .filter(|&bytes| bytes <= MAX_STACK);
-    if let Some(stack) = stack {
-        let solved = std::thread::scope(|scope| {
-            std::thread::Builder::new()
-                .stack_size(stack)
-                .spawn_scoped(scope, || {
-                    let mut memo = MemoSolver::new(graph);
-                    (0..n as u32)
-                        .map(|p| memo.solve(&p))
-                        .collect::<Result<Vec<Outcome>, _>>()
-                })
-                .map(|worker| worker.join())
-        });
-        return match solved {
-            Ok(Ok(Ok(outcomes))) => Ok((outcomes, Method::Memo)),
-            Ok(Ok(Err(cycle))) => Err(ply::PlyError::argument(cycle.to_string())),
-            Ok(Err(_)) => Err(ply::PlyError::argument("memoised search failed")),
-            Err(e) => Err(ply::PlyError::Io(e)),
-        };
+    if let Some(order) = graph.topological_order() {
+        return Ok((graph.outcomes_in(&order), Method::Memo));
     }
     let table = retro::solve(graph, progress)
         .map_err(|e| ply::PlyError::solve("solving a Python game", e))?;

@@ -68,6 +68,46 @@ def test_nim_agrees_with_brute_force_and_theory():
     assert census["win"] == int(np.count_nonzero(values == ply.WIN))
 
 
+class NimChildren(Nim):
+    """The same Nim, giving each position's (move, child) pairs in one call."""
+
+    def children(self, heaps):
+        return [(m, self.play(heaps, m)) for m in self.moves(heaps)]
+
+
+class NimChildrenOnly:
+    """Nim with children() and no moves() or play()."""
+
+    def start(self):
+        return (1, 2, 3)
+
+    def children(self, heaps):
+        return (
+            ((i, k), tuple(sorted(heaps[:i] + (h - k,) + heaps[i + 1:])))
+            for i, h in enumerate(heaps)
+            for k in range(1, h + 1)
+        )
+
+    def primitive(self, heaps):
+        return None
+
+
+def test_children_agrees_with_moves_and_play_and_brute_force():
+    plain, fast = ply.Solver(Nim([2, 3, 4, 5])), ply.Solver(NimChildren([2, 3, 4, 5]))
+    assert fast.positions() == plain.positions()
+    assert fast.values().tolist() == plain.values().tolist()
+    assert fast.remoteness().tolist() == plain.remoteness().tolist()
+    for p, v, r in zip(fast.positions(), fast.values(), fast.remoteness()):
+        assert (ply.VALUES[v], r) == nim_brute(p)
+    assert fast.solve((1, 2, 3, 4)) == plain.solve((1, 2, 3, 4))
+    only = ply.Solver(NimChildrenOnly())
+    for p, v, r in zip(only.positions(), only.values(), only.remoteness()):
+        assert (ply.VALUES[v], r) == nim_brute(p)
+    report = only.solve()
+    assert [m["move"] for m in report["moves"]] == [(0, 1), (1, 1), (1, 2), (2, 1), (2, 2), (2, 3)]
+    assert report["moves"][0]["position"] == (0, 2, 3)
+
+
 class Ring:
     """A loopy race: a token on a ring of n cells; the mover steps it 1 or 2
     forward or 1 back, never onto the cell it came from by the last move;
@@ -125,6 +165,21 @@ def test_loopy_game_agrees_with_brute_force(n):
     expected = loopy_brute(Ring(n), positions)
     values, remoteness = solver.values(), solver.remoteness()
     for p, v, r in zip(positions, values, remoteness):
+        assert (ply.VALUES[v], None if r < 0 else int(r)) == expected[p], p
+    assert solver.analyze()["method"] == "retrograde analysis"
+
+
+class RingChildren(Ring):
+    """The loopy Ring through children()."""
+
+    def children(self, p):
+        return [(s, self.play(p, s)) for s in self.moves(p)]
+
+
+def test_loopy_game_through_children_agrees_with_brute_force():
+    solver = ply.Solver(RingChildren(9))
+    expected = loopy_brute(Ring(9), solver.positions())
+    for p, v, r in zip(solver.positions(), solver.values(), solver.remoteness()):
         assert (ply.VALUES[v], None if r < 0 else int(r)) == expected[p], p
     assert solver.analyze()["method"] == "retrograde analysis"
 
@@ -191,6 +246,28 @@ def test_bad_python_games_raise():
 
     with pytest.raises(TypeError):
         ply.Solver(Unhashable([]))
+
+    class BadChildren(Nim):
+        def children(self, heaps):
+            return [heaps]
+
+    with pytest.raises(ply.ArgumentError, match=r"children must give \(move, position\) pairs"):
+        ply.Solver(BadChildren([1, 2]))
+
+    class Fickle(Nim):
+        """Moves that change once the game is explored."""
+
+        explored = False
+
+        def play(self, heaps, move):
+            child = super().play(heaps, move)
+            return (99,) + child if self.explored else child
+
+    fickle = Fickle([1, 2])
+    solver = ply.Solver(fickle)
+    fickle.explored = True
+    with pytest.raises(ply.ArgumentError, match="its moves must not change"):
+        solver.solve()
 
     solver = ply.Solver(Nim([1, 2]))
     with pytest.raises(ply.ArgumentError, match="was not reached"):

@@ -271,3 +271,87 @@ fn games_without_a_table_are_refused_and_leave_no_file() {
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// The temporary files (`NAME.tmp-PID`) in `dir`.
+#[cfg(unix)]
+fn temporary_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains(".tmp-"))
+        .collect()
+}
+
+/// `ply export` stopped by SIGTERM or SIGINT while it writes (its temporary
+/// file is there) stops as cancelled, removes its temporary file and leaves
+/// the file already at `--out` as it was.
+#[cfg(unix)]
+#[test]
+fn a_killed_export_leaves_no_temporary_file_and_the_old_file_intact() {
+    let dir = common::cli::Scratch::new("export-killed");
+    let out = dir.0.join("euler.parquet");
+    for signal in ["TERM", "INT"] {
+        std::fs::write(&out, "the export before").unwrap();
+        // euler:5x5 solves in about a second; its 33.5 M rows with best
+        // moves take many more to write: time enough to be stopped.
+        let mut export = Command::new(env!("CARGO_BIN_EXE_ply"))
+            .args([
+                "export",
+                "euler:5x5",
+                "--format",
+                "parquet",
+                "--no-db",
+                "--out",
+            ])
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        while temporary_files(&dir.0).is_empty() {
+            assert!(
+                export.try_wait().unwrap().is_none(),
+                "the export ended before it was stopped"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let sent = Command::new("kill")
+            .args(["-s", signal, &export.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success(), "kill -s {signal}");
+        let done = export.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&done.stderr);
+        assert_eq!(done.status.code(), Some(2), "SIG{signal}: {err}");
+        assert!(
+            err.contains("stopped: exporting euler:5x5"),
+            "SIG{signal}: {err}"
+        );
+        assert_eq!(temporary_files(&dir.0), Vec::<String>::new(), "SIG{signal}");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "the export before");
+    }
+}
+
+/// The temporary file a killed export could not remove (SIGKILL) is removed
+/// by the next export to the same file; that of a running process is not.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_next_export_removes_the_temporary_file_of_a_dead_one() {
+    let dir = common::cli::Scratch::new("export-stale");
+    let out = dir.0.join("lgame.parquet");
+    let mut gone = Command::new("true").spawn().unwrap();
+    let dead = gone.id();
+    gone.wait().unwrap();
+    let stale = dir.0.join(format!("lgame.parquet.tmp-{dead}"));
+    let running = dir
+        .0
+        .join(format!("lgame.parquet.tmp-{}", std::process::id()));
+    let other = dir.0.join(format!("other.parquet.tmp-{dead}"));
+    for file in [&stale, &running, &other] {
+        std::fs::write(file, "half an export").unwrap();
+    }
+    export("lgame", "parquet", &out);
+    assert!(!stale.exists(), "the dead export's file is left");
+    assert!(running.exists() && other.exists());
+    assert!(!read_parquet(&out).is_empty());
+}

@@ -40,14 +40,28 @@ class PythonGame(Protocol):
     ``primitive`` returns ``None`` while play goes on, else ``"win"``,
     ``"lose"`` or ``"tie"`` for the player to move. A position that is not
     primitive and has no moves is a loss for the player to move. An
-    optional ``name`` attribute names the game."""
+    optional ``name`` attribute names the game.
+
+    A game may define ``children(position)`` in place of ``moves`` and
+    ``play``: the ``(move, child)`` pairs of every move, in one call. It
+    is used when present and is quicker (one Python call per position, not
+    one per move). Moves must not change once the game is explored: they
+    are asked again when :meth:`Solver.solve` lists a position's moves."""
 
     def start(self) -> Hashable: ...
     def moves(self, position: Any) -> Iterable[Any]: ...
     def play(self, position: Any, move: Any) -> Hashable: ...
     def primitive(self, position: Any) -> Optional[str]: ...
 
-Game = Union[str, PythonGame]
+class PythonGameWithChildren(Protocol):
+    """A game written in Python that gives each position's moves and the
+    positions they lead to in one call (see :class:`PythonGame`)."""
+
+    def start(self) -> Hashable: ...
+    def children(self, position: Any) -> Iterable[tuple[Any, Hashable]]: ...
+    def primitive(self, position: Any) -> Optional[str]: ...
+
+Game = Union[str, PythonGame, PythonGameWithChildren]
 Keys = npt.NDArray[np.uint64]
 
 def games() -> list[tuple[str, str, str]]:

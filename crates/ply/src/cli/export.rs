@@ -4,7 +4,8 @@
 //! through the arrow and parquet crates, or as CSV. Rows are built a chunk
 //! of keys at a time, chunks in parallel, and written in key order as they
 //! come, so memory stays bounded whatever the game's size; the file is
-//! written beside its destination and renamed into place when complete.
+//! written beside its destination and renamed into place when complete
+//! (one left by a killed export is removed by the next export of it).
 
 use crate::error::PlyError;
 use crate::session::Session;
@@ -195,6 +196,7 @@ pub fn export(
             session.name()
         ))
     })?;
+    remove_stale_tmp_files(path);
     let tmp = tmp_path(path);
     let layout = Layout::new(&*rows, columns);
     let written = write_file(&*rows, format, &layout, &tmp, progress);
@@ -223,6 +225,37 @@ fn tmp_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(format!(".tmp-{}", std::process::id()));
     path.with_file_name(name)
+}
+
+/// Removes the temporary files beside `path` left by exports of it whose
+/// process is gone (killed with SIGKILL, or the machine stopped): those
+/// named as [`tmp_path`] names them, with the id of no running process.
+/// Only where running processes can be told (`/proc`, Linux); best effort.
+fn remove_stale_tmp_files(path: &Path) {
+    let proc = Path::new("/proc");
+    if !cfg!(target_os = "linux") || !proc.join("self").exists() {
+        return;
+    }
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return;
+    };
+    let prefix = format!("{name}.tmp-");
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(pid) = file.to_str().and_then(|f| f.strip_prefix(&prefix)) else {
+            continue;
+        };
+        if pid.parse::<u32>().is_ok() && !proc.join(pid).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Writes every row into a new file at `tmp`, synced to disk; returns the
@@ -519,7 +552,7 @@ fn batch_of(
         positions.append_value(&row.position);
         values.push(value_code(outcome.value));
         remoteness.append_option(outcome.remoteness.map(|r| r as u16));
-        for mv in &row.best {
+        for mv in row.best_moves() {
             best.values().append_value(mv);
         }
         best.append(true);

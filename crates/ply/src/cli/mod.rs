@@ -5,6 +5,7 @@ pub mod dist;
 pub mod export;
 pub mod octal;
 pub mod progress;
+pub mod stop;
 
 use crate::error::PlyError;
 use crate::session::store::{self, Store};
@@ -355,7 +356,11 @@ impl Cli {
                 let columns = export::Columns {
                     best_moves: !no_moves,
                 };
-                let done = export::export(&*session, format, columns, &path, &BarProgress::new())?;
+                let bar = BarProgress::new();
+                // Ctrl-C or `kill` stops the export, which removes its
+                // temporary file; the old file at `path`, if any, stays.
+                let progress = stop::on_signal(&bar)?;
+                let done = export::export(&*session, format, columns, &path, &progress)?;
                 writeln!(
                     out,
                     "exported {} positions of {} to {} ({} bytes)",

@@ -13,13 +13,25 @@ use ply_core::{Game, Indexed, Outcome, Solution, Tensor};
 pub struct Row {
     /// The position, as `ply solve` prints it.
     pub position: String,
-    /// The moves that achieve the position's value and remoteness (those
-    /// whose outcome, seen through the move, equals the position's), in
-    /// the order `ply solve` lists moves.
-    pub best: Vec<String>,
+    /// The names of the best moves (see [`Row::best_moves`]) one after
+    /// another, and where each ends: one buffer for every row.
+    best: String,
+    best_ends: Vec<usize>,
     /// The board's codes, as [`Rows::tensor`] writes them, when asked
     /// for: the caller sizes it to the tensor's cells once.
     pub board: Vec<i8>,
+}
+
+impl Row {
+    /// The moves that achieve the position's value and remoteness (those
+    /// whose outcome, seen through the move, equals the position's), in
+    /// the order `ply solve` lists moves.
+    pub fn best_moves(&self) -> impl Iterator<Item = &str> {
+        let starts = std::iter::once(0).chain(self.best_ends.iter().copied());
+        starts
+            .zip(&self.best_ends)
+            .map(|(start, &end)| &self.best[start..end])
+    }
 }
 
 /// What [`Rows::row`] fills beyond the position's text.
@@ -111,6 +123,7 @@ impl<P: Probe> Rows for P {
             game.fill_tensor(&position, &mut row.board);
         }
         row.best.clear();
+        row.best_ends.clear();
         if !want.best || game.primitive(&position).is_some() {
             return Ok(true);
         }
@@ -121,7 +134,8 @@ impl<P: Probe> Rows for P {
             }
             match self.known(&child) {
                 Ok(Some(o)) if o.through_move() == outcome => {
-                    row.best.push(game.format_move(&position, mv));
+                    game.write_move(&position, mv, &mut row.best);
+                    row.best_ends.push(row.best.len());
                 }
                 Ok(_) => {}
                 Err(e) => failed = Some(e),
