@@ -20,6 +20,15 @@
 //! left undecided is a draw. The result equals whole-game retrograde
 //! analysis ([`crate::solve::retro`]) cell for cell.
 //!
+//! A game with symmetries inside its tiers ([`Tiers::IN_TIER_SYMMETRY`])
+//! has only one position per class solved: the first pass marks every
+//! position that is not its class's representative ([`Tiers::fold_in_tier`])
+//! as folded and skips it; children inside the tier and un-move parents are
+//! folded to their representatives, so a counter counts distinct classes of
+//! children and a parent class hears once of each child class. A last pass
+//! gives each folded position its representative's cell, so the tier's
+//! cells are whole and read as if every position had been solved.
+//!
 //! Memory: a 2-byte cell (seeds share its bits) and a 1-byte counter per
 //! index of the tier, plus the child tiers' cells; no allocation per
 //! position (each thread keeps one list of children, reused).
@@ -48,6 +57,9 @@ pub struct ChildCells<T> {
 const UNDECIDED: u16 = 0;
 /// A working cell whose index names no position.
 const NOT_A_POSITION: u16 = 1;
+/// A working cell of a position that is not its symmetry class's
+/// representative: solved by its representative.
+const FOLDED: u16 = 2;
 /// Tag of a seed: a win at the layer in the low bits.
 const WIN_SEED: u16 = 5;
 /// Tag of a seed: the layer at which the children in child tiers (all wins)
@@ -67,6 +79,11 @@ fn seed(kind: u16, layer: Remoteness) -> u16 {
 /// Whether the working cell holds a final value.
 fn decided(bits: u16) -> bool {
     (1..=4).contains(&tag(bits))
+}
+
+/// Whether the working cell is of a position being solved and not decided.
+fn open(bits: u16) -> bool {
+    !decided(bits) && bits != NOT_A_POSITION && bits != FOLDED
 }
 
 /// What a position's children in child tiers say, folded as they come.
@@ -162,6 +179,10 @@ pub fn solve_tier<G: Tiers>(
     layers(Phase::WinLose, seeds.last_win_lose)?;
     if seeds.ties {
         layers(Phase::Tie, seeds.last_tie)?;
+    }
+    if G::IN_TIER_SYMMETRY {
+        work.unfold();
+        work.check(progress)?;
     }
     Ok(work
         .cells
@@ -324,7 +345,7 @@ impl<G: Tiers> Work<'_, G> {
         inside.clear();
         let mut outside = Outside::default();
         let mut any = false;
-        self.game.for_each_child(position, |tier, child| {
+        self.game.for_each_folded_child(position, |tier, child| {
             any = true;
             if tier == self.tier {
                 inside.push(child);
@@ -381,6 +402,10 @@ impl<G: Tiers> Work<'_, G> {
         seeds: &mut Seeds,
     ) {
         let slot = index as usize;
+        if G::IN_TIER_SYMMETRY && self.game.fold_in_tier(position) != *position {
+            self.cells[slot].store(FOLDED, Relaxed);
+            return;
+        }
         if let Some(value) = self.game.primitive(position) {
             seeds.ties |= value == Value::Tie;
             self.set(slot, Outcome::terminal(value));
@@ -449,7 +474,7 @@ impl<G: Tiers> Work<'_, G> {
     fn decide(&self, slot: usize, bits: u16) -> bool {
         let mut current = self.cells[slot].load(Relaxed);
         loop {
-            if decided(current) || current == NOT_A_POSITION {
+            if !open(current) {
                 return false;
             }
             match self.cells[slot].compare_exchange_weak(current, bits, Relaxed, Relaxed) {
@@ -464,7 +489,7 @@ impl<G: Tiers> Work<'_, G> {
     /// if this call decided it.
     #[inline]
     fn count_down(&self, slot: usize, lose: u16) -> bool {
-        if decided(self.cells[slot].load(Relaxed)) {
+        if !open(self.cells[slot].load(Relaxed)) {
             return false;
         }
         let before = self.counters[slot].fetch_sub(1, Relaxed);
@@ -518,7 +543,7 @@ impl<G: Tiers> Work<'_, G> {
             }
         }
         if !G::IN_TIER_PARENTS {
-            if !decided(bits) && bits != NOT_A_POSITION {
+            if open(bits) {
                 count += self.pull(index, layer, found);
             }
             return count;
@@ -537,6 +562,11 @@ impl<G: Tiers> Work<'_, G> {
         };
         parents.clear();
         self.game.for_each_parent_in_tier(&position, |parent| {
+            let parent = if G::IN_TIER_SYMMETRY {
+                self.game.fold_in_tier(&parent)
+            } else {
+                parent
+            };
             parents.push(self.game.tier_rank(self.tier, &parent));
         });
         parents.sort_unstable();
@@ -567,7 +597,7 @@ impl<G: Tiers> Work<'_, G> {
             return 0;
         };
         found.clear();
-        self.game.for_each_child(&position, |tier, child| {
+        self.game.for_each_folded_child(&position, |tier, child| {
             if tier == self.tier {
                 found.push(child);
             }
@@ -605,5 +635,40 @@ impl<G: Tiers> Work<'_, G> {
             decided_now += u64::from(self.count_down(slot, layer.lose));
         }
         decided_now
+    }
+
+    /// The last pass under symmetry: every folded position takes its
+    /// representative's cell (representatives are never folded, so no
+    /// cell read here is written here).
+    fn unfold(&self) {
+        let len = self.cells.len() as u64;
+        chunks(len).for_each(|range| {
+            if self.broken.load(Relaxed) {
+                return;
+            }
+            self.game
+                .for_each_in_tier(self.tier, range, |index, position| {
+                    let slot = index as usize;
+                    if self.cells[slot].load(Relaxed) != FOLDED {
+                        return;
+                    }
+                    let representative = self
+                        .game
+                        .tier_rank(self.tier, &self.game.fold_in_tier(&position));
+                    match self
+                        .cells
+                        .get(representative as usize)
+                        .map(|c| c.load(Relaxed))
+                    {
+                        Some(bits) if bits != FOLDED && bits != NOT_A_POSITION => {
+                            self.cells[slot].store(bits, Relaxed);
+                        }
+                        _ => self.fail(
+                            index,
+                            "its symmetry class's representative is not a position of the tier",
+                        ),
+                    }
+                });
+        });
     }
 }
