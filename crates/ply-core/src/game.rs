@@ -686,6 +686,13 @@ pub trait Tiers: Game {
         position.clone()
     }
 
+    /// Whether `position` is its class's representative: by default
+    /// whether [`Tiers::fold_in_tier`] leaves it as it is; games override
+    /// it to stop at the first image that is less.
+    fn is_representative(&self, position: &Self::Position) -> bool {
+        self.fold_in_tier(position) == *position
+    }
+
     /// Like [`Tiers::for_each_child`], but a child whose canonical tier is
     /// that of `position` is given by the index of its representative
     /// ([`Tiers::fold_in_tier`]) there. By default [`Tiers::for_each_child`]

@@ -431,7 +431,7 @@ impl<G: Tiers> Work<'_, G> {
         seeds: &mut Seeds,
     ) {
         let slot = index as usize;
-        if G::IN_TIER_SYMMETRY && self.game.fold_in_tier(position) != *position {
+        if G::IN_TIER_SYMMETRY && !self.game.is_representative(position) {
             self.cells[slot].store(FOLDED, Relaxed);
             return;
         }

@@ -105,7 +105,7 @@ impl Tiers for Quixo {
         2 * self.boards(tier)
     }
 
-    #[inline]
+    #[inline(always)]
     fn tier_rank(&self, tier: Tier, position: &Cubes) -> u64 {
         self.rank_in(tier, position)
     }
@@ -218,6 +218,15 @@ impl Tiers for Quixo {
             o,
             o_to_move: position.o_to_move,
         }
+    }
+
+    #[inline]
+    fn is_representative(&self, position: &Cubes) -> bool {
+        (1..self.images.len()).all(|symmetry| {
+            let image_x = self.images.image(symmetry, position.x);
+            image_x > position.x
+                || image_x == position.x && self.images.image(symmetry, position.o) >= position.o
+        })
     }
 
     #[inline]

@@ -391,6 +391,11 @@ fn folding_maps_a_class_to_one_board_and_moves_onto_moves() {
                 images += usize::from(image == representative);
                 let text = game.format_position(&image);
                 assert_eq!(game.fold_in_tier(&image), representative, "{text}");
+                assert_eq!(
+                    game.is_representative(&image),
+                    image == representative,
+                    "{text}"
+                );
                 assert_eq!(game.primitive(&image), game.primitive(&position), "{text}");
                 assert_eq!(
                     folded_children(&image),
