@@ -638,6 +638,11 @@ pub trait Tiers: Game {
     /// Whether [`Tiers::for_each_parent_in_tier`] lists un-moves.
     const IN_TIER_PARENTS: bool = false;
 
+    /// Whether [`Tiers::fold_in_tier`] maps positions onto representatives
+    /// of symmetry classes inside their tier: the solver then solves one
+    /// position per class and copies its answer to the others.
+    const IN_TIER_SYMMETRY: bool = false;
+
     /// Every tier of the game, each once, in any order.
     fn tiers(&self) -> Vec<Self::Tier>;
 
@@ -673,6 +678,57 @@ pub trait Tiers: Game {
     /// its own canonical tier; by default the position itself.
     fn to_canonical_tier(&self, position: &Self::Position) -> Self::Position {
         position.clone()
+    }
+
+    /// The representative of `position`'s class under the game's
+    /// symmetries inside a tier (used only when [`Tiers::IN_TIER_SYMMETRY`]
+    /// is true): every member of the class maps to the same position, which
+    /// lies in the same tier and has the same value and remoteness. The
+    /// symmetries must map moves onto moves (a position and its image have
+    /// images of each other's children as children), so that the
+    /// representatives of the un-move parents of a representative are the
+    /// representatives with a child in its class. By default the position
+    /// itself.
+    fn fold_in_tier(&self, position: &Self::Position) -> Self::Position {
+        position.clone()
+    }
+
+    /// Whether `position` is its class's representative: by default
+    /// whether [`Tiers::fold_in_tier`] leaves it as it is; games override
+    /// it to stop at the first image that is less.
+    fn is_representative(&self, position: &Self::Position) -> bool {
+        self.fold_in_tier(position) == *position
+    }
+
+    /// Like [`Tiers::for_each_child`], but a child whose canonical tier is
+    /// that of `position` is given by the index of its representative
+    /// ([`Tiers::fold_in_tier`]) there. By default [`Tiers::for_each_child`]
+    /// when the game has no symmetry inside tiers, else from
+    /// [`Game::for_each_move`]; games override it to be faster.
+    fn for_each_folded_child(
+        &self,
+        position: &Self::Position,
+        mut visit: impl FnMut(Self::Tier, u64),
+    ) {
+        if !Self::IN_TIER_SYMMETRY {
+            return self.for_each_child(position, visit);
+        }
+        let own = self.canonical_tier(self.tier_of(position));
+        self.for_each_move(position, |_, child| {
+            let tier = self.tier_of(&child);
+            let canonical = self.canonical_tier(tier);
+            let image = if canonical == tier {
+                child
+            } else {
+                self.to_canonical_tier(&child)
+            };
+            let image = if canonical == own {
+                self.fold_in_tier(&image)
+            } else {
+                image
+            };
+            visit(canonical, self.tier_rank(canonical, &image));
+        });
     }
 
     /// Calls `visit` with every position of the same tier as `position`

@@ -14,6 +14,36 @@ pub struct Shape {
     pub cols: u8,
 }
 
+/// The symmetries of a board of at most 32 squares, applied to masks of
+/// squares by table: for each symmetry, the image of every byte of a mask
+/// at each of its four byte positions, so a mask maps with four lookups.
+#[derive(Clone, Debug)]
+pub struct MaskImages {
+    tables: Vec<[[u32; 256]; 4]>,
+}
+
+impl MaskImages {
+    /// How many symmetries there are (the identity first).
+    pub fn len(&self) -> usize {
+        self.tables.len()
+    }
+
+    /// Whether there is no symmetry at all (never, for a real board).
+    pub fn is_empty(&self) -> bool {
+        self.tables.is_empty()
+    }
+
+    /// The image of the squares `mask` under symmetry `symmetry`.
+    #[inline]
+    pub fn image(&self, symmetry: usize, mask: u32) -> u32 {
+        let table = &self.tables[symmetry];
+        table[0][(mask & 0xFF) as usize]
+            | table[1][(mask >> 8 & 0xFF) as usize]
+            | table[2][(mask >> 16 & 0xFF) as usize]
+            | table[3][(mask >> 24) as usize]
+    }
+}
+
 impl Shape {
     /// A shape, if it has between 1 and [`MAX_SQUARES`] squares.
     pub fn new(rows: u8, cols: u8) -> Result<Self, PositionError> {
@@ -77,6 +107,31 @@ impl Shape {
                     .collect()
             })
             .collect()
+    }
+
+    /// Tables that map a mask of this board's squares (at most 32) under
+    /// each of its [`Shape::symmetries`].
+    pub fn mask_images(self) -> MaskImages {
+        MaskImages {
+            tables: self
+                .symmetries()
+                .iter()
+                .map(|map| {
+                    let mut tables = [[0u32; 256]; 4];
+                    for (position, table) in tables.iter_mut().enumerate() {
+                        for (byte, image) in table.iter_mut().enumerate() {
+                            for bit in 0..8 {
+                                let square = position * 8 + bit;
+                                if byte >> bit & 1 == 1 && square < map.len() {
+                                    *image |= 1 << map[square];
+                                }
+                            }
+                        }
+                    }
+                    tables
+                })
+                .collect(),
+        }
     }
 
     /// Splits a board written as rows joined by `/` into its rows, checking

@@ -27,9 +27,8 @@ pub struct Euler {
     /// The slides of pins longer than one square, as families sharing an
     /// edge, a direction and a length, for generating moves with bit tricks.
     slides: Vec<Slide>,
-    /// For each symmetry, the image of every byte of a mask at each byte
-    /// position, so a mask maps with four lookups.
-    images: Vec<[[u32; 256]; 4]>,
+    /// The board's symmetries, applied to masks.
+    images: crate::board::MaskImages,
 }
 
 /// All slides of one pin length from one edge in one direction.
@@ -113,11 +112,7 @@ impl Euler {
             longest_pin,
             moves,
             slides: slides(shape, longest_pin),
-            images: shape
-                .symmetries()
-                .iter()
-                .map(|map| byte_images(map))
-                .collect(),
+            images: shape.mask_images(),
         })
     }
 
@@ -210,23 +205,6 @@ fn slides(shape: Shape, longest_pin: u8) -> Vec<Slide> {
         }
     }
     families
-}
-
-/// For a map of squares to their images, the image of every byte of a mask
-/// at each of the four byte positions of a 32-square board.
-fn byte_images(map: &[usize]) -> [[u32; 256]; 4] {
-    let mut images = [[0u32; 256]; 4];
-    for (position, table) in images.iter_mut().enumerate() {
-        for (byte, image) in table.iter_mut().enumerate() {
-            for bit in 0..8 {
-                let square = position * 8 + bit;
-                if byte >> bit & 1 == 1 && square < map.len() {
-                    *image |= 1 << map[square];
-                }
-            }
-        }
-    }
-    images
 }
 
 impl Default for Euler {
@@ -421,13 +399,10 @@ fn first_with_ones(from: u64, ones: u32) -> Option<u64> {
 
 impl Symmetric for Euler {
     fn for_each_symmetric(&self, position: &Covered, mut visit: impl FnMut(Covered)) {
-        let bytes = (position.0 as u32).to_le_bytes();
-        for images in &self.images {
-            let image = images[0][usize::from(bytes[0])]
-                | images[1][usize::from(bytes[1])]
-                | images[2][usize::from(bytes[2])]
-                | images[3][usize::from(bytes[3])];
-            visit(Covered(u64::from(image)));
+        for symmetry in 0..self.images.len() {
+            visit(Covered(u64::from(
+                self.images.image(symmetry, position.0 as u32),
+            )));
         }
     }
 }

@@ -175,9 +175,8 @@ pub struct Teeko {
     patterns: Vec<u32>,
     /// The first index of each tier, and the index count after the last.
     offsets: [u64; TIERS + 1],
-    /// `images[s][byte][b]`: the image under board symmetry `s` of the
-    /// squares of bits `8 * byte ..` given by `b`.
-    images: [[[u32; 256]; 4]; 8],
+    /// The board's symmetries, applied to masks.
+    images: crate::board::MaskImages,
 }
 
 impl Default for Teeko {
@@ -270,17 +269,7 @@ impl Teeko {
             rows: side as u8,
             cols: side as u8,
         };
-        let mut images = [[[0u32; 256]; 4]; 8];
-        for (map, table) in shape.symmetries().iter().zip(images.iter_mut()) {
-            for (byte, part) in table.iter_mut().enumerate() {
-                for (bits, image) in part.iter_mut().enumerate() {
-                    *image = (0..8)
-                        .filter(|b| bits >> b & 1 == 1 && byte * 8 + b < squares)
-                        .map(|b| 1u32 << map[byte * 8 + b])
-                        .fold(0, |a, b| a | b);
-                }
-            }
-        }
+        let images = shape.mask_images();
         Self {
             advanced,
             side,
@@ -417,11 +406,7 @@ impl Teeko {
     /// The image of a set of squares under board symmetry `symmetry`.
     #[inline]
     fn image(&self, symmetry: usize, mask: u32) -> u32 {
-        let table = &self.images[symmetry];
-        table[0][(mask & 0xFF) as usize]
-            | table[1][(mask >> 8 & 0xFF) as usize]
-            | table[2][(mask >> 16 & 0xFF) as usize]
-            | table[3][(mask >> 24) as usize]
+        self.images.image(symmetry, mask)
     }
 
     /// Names a square, like `c3`.

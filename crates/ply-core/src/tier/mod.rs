@@ -5,7 +5,9 @@
 //! inside the tier seeded with its child tiers' values ([`solve`]), loops
 //! and draws included. Mirror tiers are solved once: only canonical tiers
 //! are solved and stored, and a position of a mirror tier is answered from
-//! its image. Each solved tier is written at once as a database shard
+//! its image; inside a tier, a game's symmetries may fold positions into
+//! classes of which one each is solved ([`solve`]). Each solved tier is
+//! written at once as a database shard
 //! through the atomic writer ([`shard`]); in memory are only the tier being
 //! solved and its child tiers, read back from their shards. A memory budget
 //! too small for some tier is refused before any work, naming the tier; a

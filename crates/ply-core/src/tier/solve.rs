@@ -17,8 +17,21 @@
 //! come from the game's un-moves when it gives them; otherwise every
 //! undecided position looks at its children in the tier at each layer.
 //! Ties spread the same way in a second series of layers, and whatever is
-//! left undecided is a draw. The result equals whole-game retrograde
+//! left undecided is a draw. With un-moves, each block of [`BLOCK`]
+//! indices keeps a mask of the remoteness values (modulo 64) decided or
+//! due in it, and a layer skips the blocks where nothing was decided at
+//! the layer before and nothing is due now: the long tail of layers that
+//! decide few positions scans little. The result equals whole-game retrograde
 //! analysis ([`crate::solve::retro`]) cell for cell.
+//!
+//! A game with symmetries inside its tiers ([`Tiers::IN_TIER_SYMMETRY`])
+//! has only one position per class solved: the first pass marks every
+//! position that is not its class's representative ([`Tiers::fold_in_tier`])
+//! as folded and skips it; children inside the tier and un-move parents are
+//! folded to their representatives, so a counter counts distinct classes of
+//! children and a parent class hears once of each child class. A last pass
+//! gives each folded position its representative's cell, so the tier's
+//! cells are whole and read as if every position had been solved.
 //!
 //! Memory: a 2-byte cell (seeds share its bits) and a 1-byte counter per
 //! index of the tier, plus the child tiers' cells; no allocation per
@@ -33,8 +46,18 @@ use crate::value::{Cell, Outcome, Remoteness, Value};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU64, Ordering::Relaxed};
 
-/// Bytes per index of the tier being solved: its cell and its counter.
+/// Bytes per index of the tier being solved: its cell and its counter
+/// (the blocks' masks add 1/128 of a byte, left out of the estimates).
 pub const BYTES_PER_POSITION: u64 = 3;
+
+/// The indices of a block whose remoteness mask a layer looks at before
+/// scanning it; divides [`crate::solve::chunks`]' chunk.
+const BLOCK: u64 = 1 << 10;
+
+/// The bit of a block's mask that stands for `remoteness`.
+fn mark_bit(remoteness: Remoteness) -> u64 {
+    1 << (remoteness % 64)
+}
 
 /// A solved child tier, as the tier being solved reads it.
 pub struct ChildCells<T> {
@@ -48,6 +71,9 @@ pub struct ChildCells<T> {
 const UNDECIDED: u16 = 0;
 /// A working cell whose index names no position.
 const NOT_A_POSITION: u16 = 1;
+/// A working cell of a position that is not its symmetry class's
+/// representative: solved by its representative.
+const FOLDED: u16 = 2;
 /// Tag of a seed: a win at the layer in the low bits.
 const WIN_SEED: u16 = 5;
 /// Tag of a seed: the layer at which the children in child tiers (all wins)
@@ -67,6 +93,11 @@ fn seed(kind: u16, layer: Remoteness) -> u16 {
 /// Whether the working cell holds a final value.
 fn decided(bits: u16) -> bool {
     (1..=4).contains(&tag(bits))
+}
+
+/// Whether the working cell is of a position being solved and not decided.
+fn open(bits: u16) -> bool {
+    !decided(bits) && bits != NOT_A_POSITION && bits != FOLDED
 }
 
 /// What a position's children in child tiers say, folded as they come.
@@ -115,6 +146,9 @@ struct Work<'a, G: Tiers> {
     children: &'a [ChildCells<G::Tier>],
     cells: Vec<AtomicU16>,
     counters: Vec<AtomicU8>,
+    /// Per block of [`BLOCK`] indices, with un-moves: the remoteness
+    /// values decided in it or at which a seed in it fires ([`mark_bit`]).
+    marks: Vec<AtomicU64>,
     /// Set when the game breaks its promises (a child outside the child
     /// tiers, too many moves); the analysis then fails.
     broken: AtomicBool,
@@ -138,6 +172,13 @@ pub fn solve_tier<G: Tiers>(
         children,
         cells: (0..len).map(|_| AtomicU16::new(UNDECIDED)).collect(),
         counters: (0..len).map(|_| AtomicU8::new(0)).collect(),
+        marks: (0..if G::IN_TIER_PARENTS {
+            len.div_ceil(BLOCK)
+        } else {
+            0
+        })
+            .map(|_| AtomicU64::new(0))
+            .collect(),
         broken: AtomicBool::new(false),
         problem: std::sync::Mutex::new(None),
     };
@@ -162,6 +203,10 @@ pub fn solve_tier<G: Tiers>(
     layers(Phase::WinLose, seeds.last_win_lose)?;
     if seeds.ties {
         layers(Phase::Tie, seeds.last_tie)?;
+    }
+    if G::IN_TIER_SYMMETRY {
+        work.unfold();
+        work.check(progress)?;
     }
     Ok(work
         .cells
@@ -200,6 +245,8 @@ enum Phase {
 struct Layer {
     remoteness: Remoteness,
     phase: Phase,
+    /// The bits of a block's mask that make the block worth a scan.
+    wanted: u64,
     /// A seed firing now (a win or a tie, by phase).
     seed: u16,
     /// Children in child tiers, all wins, stop holding off a loss now.
@@ -224,10 +271,12 @@ impl Layer {
             Cell::pack(Outcome::lose(remoteness)).bits(),
             Cell::pack(Outcome::tie(remoteness)).bits(),
         );
+        let wanted = mark_bit(remoteness - 1) | mark_bit(remoteness);
         match phase {
             Phase::WinLose => Layer {
                 remoteness,
                 phase,
+                wanted,
                 seed: seed(WIN_SEED, remoteness),
                 event: seed(LOSE_EVENT, remoteness),
                 lost: before(Outcome::lose),
@@ -240,6 +289,7 @@ impl Layer {
             Phase::Tie => Layer {
                 remoteness,
                 phase,
+                wanted,
                 seed: seed(TIE_SEED, remoteness),
                 event: NEVER,
                 lost: NEVER,
@@ -324,7 +374,7 @@ impl<G: Tiers> Work<'_, G> {
         inside.clear();
         let mut outside = Outside::default();
         let mut any = false;
-        self.game.for_each_child(position, |tier, child| {
+        self.game.for_each_folded_child(position, |tier, child| {
             any = true;
             if tier == self.tier {
                 inside.push(child);
@@ -381,6 +431,10 @@ impl<G: Tiers> Work<'_, G> {
         seeds: &mut Seeds,
     ) {
         let slot = index as usize;
+        if G::IN_TIER_SYMMETRY && !self.game.is_representative(position) {
+            self.cells[slot].store(FOLDED, Relaxed);
+            return;
+        }
         if let Some(value) = self.game.primitive(position) {
             seeds.ties |= value == Value::Tie;
             self.set(slot, Outcome::terminal(value));
@@ -416,20 +470,20 @@ impl<G: Tiers> Work<'_, G> {
             self.fail(index, "more than 254 distinct moves inside the tier");
             return;
         }
-        let (bits, counter) = if let Some(l) = outside.lose {
+        let (bits, counter, due) = if let Some(l) = outside.lose {
             seeds.last_win_lose = seeds.last_win_lose.max(l + 1);
-            (seed(WIN_SEED, l + 1), count)
+            (seed(WIN_SEED, l + 1), count, Some(l + 1))
         } else if let Some(t) = outside.tie {
             seeds.last_tie = seeds.last_tie.max(t + 1);
             seeds.ties = true;
-            (seed(TIE_SEED, t + 1), count)
+            (seed(TIE_SEED, t + 1), count, Some(t + 1))
         } else if outside.blocks_loss() {
-            (UNDECIDED, count)
+            (UNDECIDED, count, None)
         } else if let Some(w) = outside.win {
             seeds.last_win_lose = seeds.last_win_lose.max(w + 1);
-            (seed(LOSE_EVENT, w + 1), count)
+            (seed(LOSE_EVENT, w + 1), count, Some(w + 1))
         } else {
-            (UNDECIDED, count - 1)
+            (UNDECIDED, count - 1, None)
         };
         if outside.lose.or(outside.tie).or(outside.win).unwrap_or(0) >= Cell::MAX_REMOTENESS {
             self.fail(index, "a remoteness does not fit a cell");
@@ -437,23 +491,45 @@ impl<G: Tiers> Work<'_, G> {
         }
         self.cells[slot].store(bits, Relaxed);
         self.counters[slot].store(counter as u8, Relaxed);
+        if let Some(due) = due {
+            self.mark(slot, due);
+        }
     }
 
     fn set(&self, slot: usize, outcome: Outcome) {
         self.cells[slot].store(Cell::pack(outcome).bits(), Relaxed);
+        if let Some(r) = outcome.remoteness {
+            self.mark(slot, r);
+        }
     }
 
-    /// Decides the position in `slot` as the packed outcome `bits` unless
-    /// it is decided (or no position); true if this call decided it.
+    /// Notes in the mask of `slot`'s block that a value at `remoteness` is
+    /// decided or due there.
     #[inline]
-    fn decide(&self, slot: usize, bits: u16) -> bool {
+    fn mark(&self, slot: usize, remoteness: Remoteness) {
+        if let Some(mask) = self.marks.get(slot / BLOCK as usize) {
+            let bit = mark_bit(remoteness);
+            if mask.load(Relaxed) & bit == 0 {
+                mask.fetch_or(bit, Relaxed);
+            }
+        }
+    }
+
+    /// Decides the position in `slot` as the packed outcome `bits`, of
+    /// remoteness `remoteness`, unless it is decided (or no position); true
+    /// if this call decided it.
+    #[inline]
+    fn decide(&self, slot: usize, bits: u16, remoteness: Remoteness) -> bool {
         let mut current = self.cells[slot].load(Relaxed);
         loop {
-            if decided(current) || current == NOT_A_POSITION {
+            if !open(current) {
                 return false;
             }
             match self.cells[slot].compare_exchange_weak(current, bits, Relaxed, Relaxed) {
-                Ok(_) => return true,
+                Ok(_) => {
+                    self.mark(slot, remoteness);
+                    return true;
+                }
                 Err(now) => current = now,
             }
         }
@@ -463,12 +539,12 @@ impl<G: Tiers> Work<'_, G> {
     /// more child is a win); the loss `lose` (packed) if none is left. True
     /// if this call decided it.
     #[inline]
-    fn count_down(&self, slot: usize, lose: u16) -> bool {
-        if decided(self.cells[slot].load(Relaxed)) {
+    fn count_down(&self, slot: usize, layer: &Layer) -> bool {
+        if !open(self.cells[slot].load(Relaxed)) {
             return false;
         }
         let before = self.counters[slot].fetch_sub(1, Relaxed);
-        before == 1 && self.decide(slot, lose)
+        before == 1 && self.decide(slot, layer.lose, layer.remoteness)
     }
 
     /// One layer: decides every position whose value has remoteness
@@ -484,8 +560,19 @@ impl<G: Tiers> Work<'_, G> {
                     return;
                 }
                 let mut count = 0u64;
-                for index in range {
-                    count += self.visit(index, &layer, found, parents);
+                let mut start = range.start;
+                while start < range.end {
+                    let end = (start + BLOCK).min(range.end);
+                    let wanted = self
+                        .marks
+                        .get((start / BLOCK) as usize)
+                        .is_none_or(|mask| mask.load(Relaxed) & layer.wanted != 0);
+                    if wanted {
+                        for index in start..end {
+                            count += self.visit(index, &layer, found, parents);
+                        }
+                    }
+                    start = end;
                 }
                 decided_here.fetch_add(count, Relaxed);
             },
@@ -506,19 +593,19 @@ impl<G: Tiers> Work<'_, G> {
         let bits = self.cells[slot].load(Relaxed);
         if bits == layer.seed {
             return u64::from(match layer.phase {
-                Phase::WinLose => self.decide(slot, layer.win),
-                Phase::Tie => self.decide(slot, layer.tie),
+                Phase::WinLose => self.decide(slot, layer.win, layer.remoteness),
+                Phase::Tie => self.decide(slot, layer.tie, layer.remoteness),
             });
         }
         let mut count = 0;
         if bits == layer.event {
-            count += u64::from(self.count_down(slot, layer.lose));
+            count += u64::from(self.count_down(slot, layer));
             if G::IN_TIER_PARENTS {
                 return count;
             }
         }
         if !G::IN_TIER_PARENTS {
-            if !decided(bits) && bits != NOT_A_POSITION {
+            if open(bits) {
                 count += self.pull(index, layer, found);
             }
             return count;
@@ -537,6 +624,11 @@ impl<G: Tiers> Work<'_, G> {
         };
         parents.clear();
         self.game.for_each_parent_in_tier(&position, |parent| {
+            let parent = if G::IN_TIER_SYMMETRY {
+                self.game.fold_in_tier(&parent)
+            } else {
+                parent
+            };
             parents.push(self.game.tier_rank(self.tier, &parent));
         });
         parents.sort_unstable();
@@ -550,9 +642,9 @@ impl<G: Tiers> Work<'_, G> {
                 continue;
             };
             count += u64::from(match spread {
-                Value::Lose => self.decide(p, layer.win),
-                Value::Win => self.count_down(p, layer.lose),
-                _ => self.decide(p, layer.tie),
+                Value::Lose => self.decide(p, layer.win, layer.remoteness),
+                Value::Win => self.count_down(p, layer),
+                _ => self.decide(p, layer.tie, layer.remoteness),
             });
         }
         count
@@ -567,7 +659,7 @@ impl<G: Tiers> Work<'_, G> {
             return 0;
         };
         found.clear();
-        self.game.for_each_child(&position, |tier, child| {
+        self.game.for_each_folded_child(&position, |tier, child| {
             if tier == self.tier {
                 found.push(child);
             }
@@ -591,19 +683,54 @@ impl<G: Tiers> Work<'_, G> {
             }
             match (phase, outcome.value) {
                 (Phase::WinLose, Value::Lose) => {
-                    return u64::from(self.decide(slot, layer.win));
+                    return u64::from(self.decide(slot, layer.win, layer.remoteness));
                 }
                 (Phase::WinLose, Value::Win) => wins += 1,
                 (Phase::Tie, Value::Tie) => {
-                    return u64::from(self.decide(slot, layer.tie));
+                    return u64::from(self.decide(slot, layer.tie, layer.remoteness));
                 }
                 _ => {}
             }
         }
         let mut decided_now = 0;
         for _ in 0..wins {
-            decided_now += u64::from(self.count_down(slot, layer.lose));
+            decided_now += u64::from(self.count_down(slot, layer));
         }
         decided_now
+    }
+
+    /// The last pass under symmetry: every folded position takes its
+    /// representative's cell (representatives are never folded, so no
+    /// cell read here is written here).
+    fn unfold(&self) {
+        let len = self.cells.len() as u64;
+        chunks(len).for_each(|range| {
+            if self.broken.load(Relaxed) {
+                return;
+            }
+            self.game
+                .for_each_in_tier(self.tier, range, |index, position| {
+                    let slot = index as usize;
+                    if self.cells[slot].load(Relaxed) != FOLDED {
+                        return;
+                    }
+                    let representative = self
+                        .game
+                        .tier_rank(self.tier, &self.game.fold_in_tier(&position));
+                    match self
+                        .cells
+                        .get(representative as usize)
+                        .map(|c| c.load(Relaxed))
+                    {
+                        Some(bits) if bits != FOLDED && bits != NOT_A_POSITION => {
+                            self.cells[slot].store(bits, Relaxed);
+                        }
+                        _ => self.fail(
+                            index,
+                            "its symmetry class's representative is not a position of the tier",
+                        ),
+                    }
+                });
+        });
     }
 }

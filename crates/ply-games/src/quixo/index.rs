@@ -6,6 +6,9 @@
 //! `((rank(cubes) * C(x + o, x) + rank(X among cubes)) * 2 + mover`.
 //! Tier (x, o) mirrors (o, x) by swapping the colours and the mover; the
 //! tier with at least as many X cubes as O cubes is the one solved.
+//! Inside a tier the 8 symmetries of the square board map boards onto
+//! boards of equal value: the solver solves one board per class, the one
+//! whose (X, O) masks are least.
 
 use super::{Cubes, Quixo};
 use crate::colex::{binomial, next_subset, pop};
@@ -48,6 +51,29 @@ impl Quixo {
         board * 2 + u64::from(position.o_to_move)
     }
 
+    /// Calls `visit` with the canonical tier of every child of `position`
+    /// and the child there (mapped by swapping colours and mover when its
+    /// own tier is not canonical).
+    #[inline(always)]
+    fn for_each_canonical_child(&self, position: &Cubes, mut visit: impl FnMut(Tier, Cubes)) {
+        let (x0, o0) = Self::counts(position);
+        let cubes = position.x | position.o;
+        self.for_each_slide(position, |slide, child| {
+            // Taking a blank cube adds one of the mover's.
+            let blank = u8::from(cubes & 1 << slide.from == 0);
+            let (x, o) = if position.o_to_move {
+                (x0, o0 + blank)
+            } else {
+                (x0 + blank, o0)
+            };
+            if x >= o {
+                visit((x, o), child);
+            } else {
+                visit((o, x), child.swapped());
+            }
+        });
+    }
+
     /// The tier, canonical or not, of `position`.
     #[inline]
     fn counts(position: &Cubes) -> Tier {
@@ -58,6 +84,7 @@ impl Quixo {
 impl Tiers for Quixo {
     type Tier = Tier;
     const IN_TIER_PARENTS: bool = true;
+    const IN_TIER_SYMMETRY: bool = true;
 
     fn tiers(&self) -> Vec<Tier> {
         let n = self.squares() as u8;
@@ -78,7 +105,7 @@ impl Tiers for Quixo {
         2 * self.boards(tier)
     }
 
-    #[inline]
+    #[inline(always)]
     fn tier_rank(&self, tier: Tier, position: &Cubes) -> u64 {
         self.rank_in(tier, position)
     }
@@ -166,20 +193,50 @@ impl Tiers for Quixo {
 
     #[inline]
     fn for_each_child(&self, position: &Cubes, mut visit: impl FnMut(Tier, u64)) {
-        let (x0, o0) = Self::counts(position);
-        let cubes = position.x | position.o;
-        self.for_each_slide(position, |slide, child| {
-            // Taking a blank cube adds one of the mover's.
-            let blank = u8::from(cubes & 1 << slide.from == 0);
-            let (x, o) = if position.o_to_move {
-                (x0, o0 + blank)
+        self.for_each_canonical_child(position, |tier, child| {
+            visit(tier, self.rank_in(tier, &child));
+        });
+    }
+
+    /// The image under the board's symmetries with the least X mask, then
+    /// the least O mask; the mover stays.
+    #[inline]
+    fn fold_in_tier(&self, position: &Cubes) -> Cubes {
+        let (mut x, mut o) = (position.x, position.o);
+        for symmetry in 1..self.images.len() {
+            let image_x = self.images.image(symmetry, position.x);
+            if image_x > x {
+                continue;
+            }
+            let image_o = self.images.image(symmetry, position.o);
+            if image_x < x || image_o < o {
+                (x, o) = (image_x, image_o);
+            }
+        }
+        Cubes {
+            x,
+            o,
+            o_to_move: position.o_to_move,
+        }
+    }
+
+    #[inline]
+    fn is_representative(&self, position: &Cubes) -> bool {
+        (1..self.images.len()).all(|symmetry| {
+            let image_x = self.images.image(symmetry, position.x);
+            image_x > position.x
+                || image_x == position.x && self.images.image(symmetry, position.o) >= position.o
+        })
+    }
+
+    #[inline]
+    fn for_each_folded_child(&self, position: &Cubes, mut visit: impl FnMut(Tier, u64)) {
+        let own = self.canonical_tier(Self::counts(position));
+        self.for_each_canonical_child(position, |tier, child| {
+            if tier == own {
+                visit(tier, self.rank_in(tier, &self.fold_in_tier(&child)));
             } else {
-                (x0 + blank, o0)
-            };
-            if x >= o {
-                visit((x, o), self.rank_in((x, o), &child));
-            } else {
-                visit((o, x), self.rank_in((o, x), &child.swapped()));
+                visit(tier, self.rank_in(tier, &child));
             }
         });
     }

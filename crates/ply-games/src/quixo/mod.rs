@@ -14,6 +14,7 @@ pub mod index;
 #[cfg(test)]
 mod tests;
 
+use crate::board::{MaskImages, Shape};
 use crate::colex::Colex;
 use crate::two_sides::TwoSides;
 use ply_core::board::{Board, BoardMove, Look, Piece};
@@ -68,6 +69,9 @@ pub struct Quixo {
     paths: Vec<Path>,
     /// The rows, columns and two diagonals.
     lines: Vec<u32>,
+    /// The 8 symmetries of the square board, applied to masks: they map
+    /// moves onto moves and lines onto lines.
+    images: MaskImages,
 }
 
 impl std::fmt::Debug for Quixo {
@@ -125,6 +129,7 @@ impl Quixo {
             colex: Colex::get(),
             paths,
             lines,
+            images: Shape { rows: n, cols: n }.mask_images(),
         }
     }
 

@@ -346,3 +346,64 @@ fn stepping_through_a_tier_equals_unranking_each_index() {
         }
     }
 }
+
+/// The image of `position` under a permutation of squares, square by square.
+fn mapped(position: &Cubes, map: &[usize]) -> Cubes {
+    let image = |mask: u32| {
+        (0..map.len())
+            .filter(|&s| mask >> s & 1 == 1)
+            .fold(0, |m, s| m | 1 << map[s])
+    };
+    Cubes {
+        x: image(position.x),
+        o: image(position.o),
+        o_to_move: position.o_to_move,
+    }
+}
+
+#[test]
+fn folding_maps_a_class_to_one_board_and_moves_onto_moves() {
+    let mut state = 11;
+    for n in [3, 4, 5] {
+        let game = Quixo::new(n);
+        let maps = crate::board::Shape { rows: n, cols: n }.symmetries();
+        assert_eq!(maps.len(), 8);
+        let folded_children = |p: &Cubes| {
+            let mut children = Vec::new();
+            if game.primitive(p).is_none() {
+                game.for_each_folded_child(p, |tier, index| {
+                    // Children in other tiers come unfolded: fold them here.
+                    let child = game.tier_unrank(tier, index).expect("a child");
+                    children.push((tier, game.tier_rank(tier, &game.fold_in_tier(&child))));
+                });
+            }
+            children.sort_unstable();
+            children
+        };
+        for _ in 0..200 {
+            let position = random(&game, &mut state);
+            let representative = game.fold_in_tier(&position);
+            assert_eq!(game.fold_in_tier(&representative), representative);
+            assert_eq!(game.tier_of(&representative), game.tier_of(&position));
+            let mut images = 0;
+            for map in &maps {
+                let image = mapped(&position, map);
+                images += usize::from(image == representative);
+                let text = game.format_position(&image);
+                assert_eq!(game.fold_in_tier(&image), representative, "{text}");
+                assert_eq!(
+                    game.is_representative(&image),
+                    image == representative,
+                    "{text}"
+                );
+                assert_eq!(game.primitive(&image), game.primitive(&position), "{text}");
+                assert_eq!(
+                    folded_children(&image),
+                    folded_children(&position),
+                    "{text}"
+                );
+            }
+            assert!(images >= 1, "the representative is an image");
+        }
+    }
+}
