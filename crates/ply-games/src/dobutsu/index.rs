@@ -1,16 +1,68 @@
-//! The dense index, Tanaka's: the two Lions (12 x 11 squares), then the
-//! set of the other ten squares that hold a piece, the kinds on those
-//! squares in order (Giraffe, Elephant, Chick; at most two of each), who
-//! owns each, Chick or Hen for each Chick on the board, and how the pieces
-//! off the board split between the hands. For the full game that is
-//! 132 x 11,878,227 = 1,567,925,964 positions, his published figure.
+//! The dense index, Tanaka's with mirror images folded: the two Lions,
+//! then the set of the other ten squares that hold a piece, the kinds on
+//! those squares in order (Giraffe, Elephant, Chick; at most two of each),
+//! who owns each, Chick or Hen for each Chick on the board, and how the
+//! pieces off the board split between the hands. Tanaka numbers all 132
+//! placements of the Lions (12 x 11 squares): 132 x 11,878,227 =
+//! 1,567,925,964 positions for the full game, his published figure. A
+//! position and its left-right mirror image play alike, so this index
+//! keeps the 72 placements that do not number after their mirror image
+//! (the 12 with both Lions on the middle file among them) and ranks a
+//! position with any other placement as its mirror image: 72 x 11,878,227
+//! = 855,232,344 indices, and no solver's bit set spends a bit on a
+//! placement whose positions all rank as their images.
 //!
 //! Ranking is a few table look-ups and one pass over the board; unranking
 //! a division per level and a binary search among at most 90 kind words.
 
 use std::cmp::Ordering;
 
-use super::{CHICK, DobutsuPosition, EMPTY, HAND_PIECES, HEN, LION, THEIRS};
+use super::{CHICK, Dobutsu, DobutsuPosition, EMPTY, HAND_PIECES, HEN, LION, THEIRS};
+
+/// How many placements of the two Lions the index keeps: those that do
+/// not number after their mirror image ([`lions_order`] not `Greater`).
+pub(crate) const PLACEMENTS: usize = 72;
+
+/// The Lions' squares (the mover's, then the other's) of each kept
+/// placement, in increasing order of Tanaka's number `mine * 11 + theirs`
+/// (`theirs` counted among the eleven squares `mine` leaves).
+const LION_PAIRS: [(u8, u8); PLACEMENTS] = {
+    let mut pairs = [(0u8, 0u8); PLACEMENTS];
+    let (mut n, mut mine) = (0, 0);
+    while mine < 12 {
+        let mut theirs = 0;
+        while theirs < 12 {
+            if theirs != mine && !matches!(lions_order(mine, theirs), Ordering::Greater) {
+                pairs[n] = (mine as u8, theirs as u8);
+                n += 1;
+            }
+            theirs += 1;
+        }
+        mine += 1;
+    }
+    assert!(n == PLACEMENTS);
+    pairs
+};
+
+/// `LION_NUMBER[mine * 12 + theirs]`: the number of a kept placement among
+/// [`LION_PAIRS`] (unused for the others).
+const LION_NUMBER: [u8; 144] = {
+    let mut numbers = [u8::MAX; 144];
+    let mut n = 0;
+    while n < PLACEMENTS {
+        let (mine, theirs) = LION_PAIRS[n];
+        numbers[mine as usize * 12 + theirs as usize] = n as u8;
+        n += 1;
+    }
+    numbers
+};
+
+/// The number of the placement with the mover's Lion on `mine` and the
+/// other on `theirs` among the placements the index keeps, if it keeps it.
+pub(crate) fn lion_number(mine: u32, theirs: u32) -> Option<u64> {
+    let number = *LION_NUMBER.get((mine * 12 + theirs) as usize)?;
+    (number != u8::MAX).then_some(u64::from(number))
+}
 
 /// One arrangement of kinds on the occupied squares.
 #[derive(Copy, Clone, Debug)]
@@ -148,16 +200,17 @@ impl IndexTables {
 
     /// The size of the index.
     pub fn len(&self) -> u64 {
-        132 * self.per_lions()
+        PLACEMENTS as u64 * self.per_lions()
     }
 
-    /// Whether the index is empty (never: the Lions alone make 132).
+    /// Whether the index is empty (never: the Lions alone make 72).
     pub fn is_empty(&self) -> bool {
         false
     }
 
-    /// The index of a position (turned to Sente's view or not, the same);
-    /// [`IndexTables::len`] for a position without both Lions.
+    /// The index of a position (turned to Sente's view or not, the same;
+    /// a position whose Lions number after its mirror image's ranks as that
+    /// image); [`IndexTables::len`] for a position without both Lions.
     #[inline]
     pub fn rank(&self, position: &DobutsuPosition) -> u64 {
         let (mut my_lion, mut their_lion) = (12u32, 12u32);
@@ -191,7 +244,9 @@ impl IndexTables {
         if my_lion == 12 || their_lion == 12 {
             return self.len();
         }
-        let lions = my_lion * 11 + their_lion - u32::from(their_lion > my_lion);
+        let Some(lions) = lion_number(my_lion, their_lion) else {
+            return self.rank(&Dobutsu::mirror(position));
+        };
         // The occupied squares among the ten the Lions leave, the higher
         // Lion's square taken out first.
         let (low, high) = (my_lion.min(their_lion), my_lion.max(their_lion));
@@ -201,7 +256,7 @@ impl IndexTables {
         for ((total, on), mine) in self.totals.iter().zip(on_board).zip(position.hands[0]) {
             inner = inner * (u64::from(total - on) + 1) + u64::from(mine);
         }
-        u64::from(lions) * self.per_lions()
+        lions * self.per_lions()
             + self.level[k]
             + u64::from(self.subset_number[usize::from(mask)]) * self.block[k]
             + self.word_offset[k << 12 | kinds]
@@ -209,14 +264,14 @@ impl IndexTables {
     }
 
     /// How the Lions' squares of the positions at `index` order against
-    /// those of their mirror images: `Less` when every position with these
-    /// Lions has a smaller index than its image, `Greater` when larger, and
-    /// `Equal` for Lions on the middle file, whose images share their Lions.
+    /// those of their mirror images: `Less` when the image ranks as the
+    /// position (the index keeps no placement that orders `Greater`), and
+    /// `Equal` for Lions on the middle file, whose images share their Lions
+    /// and have indices of their own.
     #[inline]
     pub fn lions_against_mirror(&self, index: u64) -> Ordering {
-        let lions = (index / self.per_lions()) as u32;
-        let (my_lion, their_lion) = (lions / 11, lions % 11 + u32::from(lions % 11 >= lions / 11));
-        lions_order(my_lion, their_lion)
+        let (my_lion, their_lion) = LION_PAIRS[(index / self.per_lions()) as usize];
+        lions_order(u32::from(my_lion), u32::from(their_lion))
     }
 
     /// [`IndexTables::lions_against_mirror`] for the index of `position`,
@@ -239,10 +294,9 @@ impl IndexTables {
         if index >= self.len() {
             return None;
         }
-        let lions = (index / self.per_lions()) as usize;
+        let (my_lion, their_lion) = LION_PAIRS[(index / self.per_lions()) as usize];
+        let (my_lion, their_lion) = (usize::from(my_lion), usize::from(their_lion));
         let mut rest = index % self.per_lions();
-        let my_lion = lions / 11;
-        let their_lion = lions % 11 + usize::from(lions % 11 >= my_lion);
         let k = self.level.partition_point(|&l| l <= rest) - 1;
         rest -= self.level[k];
         let mask = self.subsets[k][(rest / self.block[k]) as usize];
@@ -295,13 +349,27 @@ impl IndexTables {
     }
 }
 
-/// How the number [`IndexTables::rank`] gives Lions on `my_lion` and
+/// How Tanaka's number of the placement of Lions on `my_lion` and
 /// `their_lion` orders against the number of their mirror images.
 #[inline]
-fn lions_order(my_lion: u32, their_lion: u32) -> Ordering {
-    let number = |mine: u32, theirs: u32| mine * 11 + theirs - u32::from(theirs > mine);
-    let mirror = |square: u32| square / 3 * 3 + 2 - square % 3;
-    number(my_lion, their_lion).cmp(&number(mirror(my_lion), mirror(their_lion)))
+const fn lions_order(my_lion: u32, their_lion: u32) -> Ordering {
+    const fn number(mine: u32, theirs: u32) -> u32 {
+        mine * 11 + theirs - (theirs > mine) as u32
+    }
+    const fn mirror(square: u32) -> u32 {
+        square / 3 * 3 + 2 - square % 3
+    }
+    let (a, b) = (
+        number(my_lion, their_lion),
+        number(mirror(my_lion), mirror(their_lion)),
+    );
+    if a < b {
+        Ordering::Less
+    } else if a > b {
+        Ordering::Greater
+    } else {
+        Ordering::Equal
+    }
 }
 
 /// The first square of `board` holding `piece`, or 12: the twelve bytes
