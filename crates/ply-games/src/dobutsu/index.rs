@@ -76,31 +76,23 @@ struct Word {
     offset: u64,
 }
 
-/// `PIECE_INFO[piece & 15]`: 0 for an empty square, else the hand kind
-/// (bits 0-1: 0 Giraffe, 1 Elephant, 2 Chick), bit 2 for a Hen, bit 3 for
-/// a Lion, bit 4 set for any piece.
+/// `PIECE_INFO[piece & 15]` for a Giraffe, Elephant, Chick or Hen of
+/// either player: the hand kind (bits 0-1: 0 Giraffe, 1 Elephant, 2 Chick),
+/// and bit 2 for a Hen.
 const PIECE_INFO: [u8; 16] = {
     let mut table = [0u8; 16];
     let mut piece = 0;
     while piece < 16 {
         table[piece] = match piece & 7 {
-            1 => ANY | LION_BIT,
-            2 => ANY,
-            3 => ANY | 1,
-            4 => ANY | 2,
-            5 => ANY | 2 | 4,
-            _ => NONE,
+            3 => 1,
+            4 => 2,
+            5 => 2 | 4,
+            _ => 0,
         };
         piece += 1;
     }
     table
 };
-/// [`PIECE_INFO`] of an empty square.
-const NONE: u8 = 0;
-/// Set in [`PIECE_INFO`] for any piece.
-const ANY: u8 = 16;
-/// Set in [`PIECE_INFO`] for a Lion.
-const LION_BIT: u8 = 8;
 
 /// `mask` with bit `bit` taken out and the bits above it moved down.
 #[inline]
@@ -213,50 +205,90 @@ impl IndexTables {
     /// image); [`IndexTables::len`] for a position without both Lions.
     #[inline]
     pub fn rank(&self, position: &DobutsuPosition) -> u64 {
-        let (mut my_lion, mut their_lion) = (12u32, 12u32);
-        let (mut occupied, mut kinds, mut owners, mut promoted) = (0u16, 0usize, 0u64, 0u64);
+        let (mine, theirs) = lions(position);
+        if mine == 12 || theirs == 12 {
+            return self.len();
+        }
+        match lion_number(mine, theirs) {
+            Some(placement) => self.rank_placed(position, mine, theirs, placement),
+            None => {
+                let (mine, theirs) = (mirror_square(mine), mirror_square(theirs));
+                let placement = lion_number(mine, theirs).unwrap_or_default();
+                self.rank_placed(&Dobutsu::mirror(position), mine, theirs, placement)
+            }
+        }
+    }
+
+    /// The lesser of the indices of a position and its mirror image (the
+    /// same index unless both Lions stand on the middle file), the Lions
+    /// found once; [`IndexTables::len`] for a position without both Lions.
+    #[inline]
+    pub fn canonical_rank(&self, position: &DobutsuPosition) -> u64 {
+        let (mine, theirs) = lions(position);
+        if mine == 12 || theirs == 12 {
+            return self.len();
+        }
+        match lions_order(mine, theirs) {
+            Ordering::Less => {
+                let placement = lion_number(mine, theirs).unwrap_or_default();
+                self.rank_placed(position, mine, theirs, placement)
+            }
+            Ordering::Greater => self.rank(position),
+            Ordering::Equal => {
+                // The Lions stay where they are in the image.
+                let placement = lion_number(mine, theirs).unwrap_or_default();
+                let image = Dobutsu::mirror(position);
+                self.rank_placed(position, mine, theirs, placement)
+                    .min(self.rank_placed(&image, mine, theirs, placement))
+            }
+        }
+    }
+
+    /// The index of a position with the mover's Lion on `mine` and the
+    /// other on `theirs`, a placement the index keeps, numbered
+    /// `placement`. Only the squares with another piece are visited, and
+    /// the board is found occupied without a branch per square.
+    #[inline]
+    fn rank_placed(
+        &self,
+        position: &DobutsuPosition,
+        mine: u32,
+        theirs: u32,
+        placement: u64,
+    ) -> u64 {
+        let board = &position.board;
+        let mut occupied = 0u16;
+        for (square, &piece) in board.iter().enumerate() {
+            occupied |= u16::from(piece & 7 > LION) << square;
+        }
+        let (mut kinds, mut owners, mut promoted) = (0usize, 0u64, 0u64);
         let (mut k, mut chicks) = (0u32, 0u32);
         let mut on_board = [0u8; 3];
-        for (square, &piece) in position.board.iter().enumerate() {
+        let mut rest = occupied;
+        while rest != 0 {
+            let square = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let piece = board[square];
             let info = PIECE_INFO[usize::from(piece & 15)];
-            if info == NONE {
-                continue;
-            }
-            if info & LION_BIT != 0 {
-                if piece & THEIRS == 0 {
-                    my_lion = square as u32;
-                } else {
-                    their_lion = square as u32;
-                }
-                continue;
-            }
-            occupied |= 1 << square;
             let kind = usize::from(info & 3);
             kinds |= kind << (2 * k);
             owners |= u64::from(piece >> 3) << k;
-            if kind == 2 {
-                promoted |= u64::from(info >> 2 & 1) << chicks;
-                chicks += 1;
-            }
+            // Only a Hen has bit 2, and only Chicks and Hens count.
+            promoted |= u64::from(info >> 2 & 1) << chicks;
+            chicks += u32::from(kind == 2);
             on_board[kind] += 1;
             k += 1;
         }
-        if my_lion == 12 || their_lion == 12 {
-            return self.len();
-        }
-        let Some(lions) = lion_number(my_lion, their_lion) else {
-            return self.rank(&Dobutsu::mirror(position));
-        };
         // The occupied squares among the ten the Lions leave, the higher
         // Lion's square taken out first.
-        let (low, high) = (my_lion.min(their_lion), my_lion.max(their_lion));
+        let (low, high) = (mine.min(theirs), mine.max(theirs));
         let mask = remove_bit(remove_bit(occupied, high), low);
         let k = k as usize;
         let mut inner = owners << chicks | promoted;
-        for ((total, on), mine) in self.totals.iter().zip(on_board).zip(position.hands[0]) {
-            inner = inner * (u64::from(total - on) + 1) + u64::from(mine);
+        for ((total, on), held) in self.totals.iter().zip(on_board).zip(position.hands[0]) {
+            inner = inner * (u64::from(total - on) + 1) + u64::from(held);
         }
-        lions * self.per_lions()
+        placement * self.per_lions()
             + self.level[k]
             + u64::from(self.subset_number[usize::from(mask)]) * self.block[k]
             + self.word_offset[k << 12 | kinds]
@@ -279,10 +311,7 @@ impl IndexTables {
     /// without both Lions (outside the index, as its image is).
     #[inline]
     pub fn position_against_mirror(position: &DobutsuPosition) -> Ordering {
-        let (my_lion, their_lion) = (
-            find_square(&position.board, LION),
-            find_square(&position.board, LION | THEIRS),
-        );
+        let (my_lion, their_lion) = lions(position);
         if my_lion == 12 || their_lion == 12 {
             return Ordering::Equal;
         }
@@ -349,6 +378,22 @@ impl IndexTables {
     }
 }
 
+/// The squares of the mover's Lion and the other Lion, 12 for a Lion not
+/// on the board.
+#[inline]
+fn lions(position: &DobutsuPosition) -> (u32, u32) {
+    (
+        find_square(&position.board, LION),
+        find_square(&position.board, LION | THEIRS),
+    )
+}
+
+/// The square a square's mirror image is on.
+#[inline]
+const fn mirror_square(square: u32) -> u32 {
+    square / 3 * 3 + 2 - square % 3
+}
+
 /// How Tanaka's number of the placement of Lions on `my_lion` and
 /// `their_lion` orders against the number of their mirror images.
 #[inline]
@@ -356,12 +401,9 @@ const fn lions_order(my_lion: u32, their_lion: u32) -> Ordering {
     const fn number(mine: u32, theirs: u32) -> u32 {
         mine * 11 + theirs - (theirs > mine) as u32
     }
-    const fn mirror(square: u32) -> u32 {
-        square / 3 * 3 + 2 - square % 3
-    }
     let (a, b) = (
         number(my_lion, their_lion),
-        number(mirror(my_lion), mirror(their_lion)),
+        number(mirror_square(my_lion), mirror_square(their_lion)),
     );
     if a < b {
         Ordering::Less

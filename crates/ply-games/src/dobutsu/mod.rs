@@ -449,11 +449,7 @@ impl Symmetric for Dobutsu {
     /// index unless both Lions stand on the middle file), ranking the image
     /// only when the Lions do not already decide.
     fn canonical_index(&self, position: &DobutsuPosition) -> u64 {
-        match IndexTables::position_against_mirror(position) {
-            Ordering::Less => self.rank(position),
-            Ordering::Greater => self.rank(&Self::mirror(position)),
-            Ordering::Equal => self.rank(position).min(self.rank(&Self::mirror(position))),
-        }
+        self.tables.canonical_rank(position)
     }
 
     /// Two unless both Lions stand on the middle file (only then can a
