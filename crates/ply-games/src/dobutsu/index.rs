@@ -220,27 +220,14 @@ impl IndexTables {
     }
 
     /// The lesser of the indices of a position and its mirror image (the
-    /// same index unless both Lions stand on the middle file), the Lions
-    /// found once; [`IndexTables::len`] for a position without both Lions.
+    /// same index unless both Lions stand on the middle file);
+    /// [`IndexTables::len`] for a position without both Lions.
     #[inline]
     pub fn canonical_rank(&self, position: &DobutsuPosition) -> u64 {
-        let (mine, theirs) = lions(position);
-        if mine == 12 || theirs == 12 {
-            return self.len();
-        }
-        match lions_order(mine, theirs) {
-            Ordering::Less => {
-                let placement = lion_number(mine, theirs).unwrap_or_default();
-                self.rank_placed(position, mine, theirs, placement)
-            }
-            Ordering::Greater => self.rank(position),
-            Ordering::Equal => {
-                // The Lions stay where they are in the image.
-                let placement = lion_number(mine, theirs).unwrap_or_default();
-                let image = Dobutsu::mirror(position);
-                self.rank_placed(position, mine, theirs, placement)
-                    .min(self.rank_placed(&image, mine, theirs, placement))
-            }
+        let rank = self.rank(position);
+        match Self::position_against_mirror(position) {
+            Ordering::Equal if rank < self.len() => rank.min(self.rank(&Dobutsu::mirror(position))),
+            _ => rank,
         }
     }
 
