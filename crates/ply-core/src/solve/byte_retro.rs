@@ -2,7 +2,7 @@
 //! reaches, in one byte per stored position.
 //!
 //! For games whose index is too large for a cell per index (Dobutsu Shogi:
-//! 1.5 x 10^9 indices, a sixth of them reachable). Three phases:
+//! 8.6 x 10^8 indices with mirror images folded). Three phases:
 //!
 //! The solve keeps one position of each class of symmetric positions (in
 //! Dobutsu Shogi, a position and its left-right mirror image), its *key*:
@@ -91,9 +91,13 @@ const COUNT_LOSS_2: u8 = 255;
 const BLOCK_WORDS: usize = 8;
 /// Directory blocks handed to one parallel task.
 const TASK_BLOCKS: usize = 256;
-/// The most indices listed for the next round (8 bytes each); a round
-/// deciding more is found by scanning the bytes instead.
-const LIST_CAP: u64 = 24 << 20;
+/// The most indices listed for the next round (8 bytes each, 32 MiB); a
+/// round deciding more is found by scanning the bytes instead. Two lists
+/// live at once (the one read and the one filled), on top of the table: a
+/// cap of 24 Mi indices let them reach 400 MB, twice the bytes of the full
+/// Dobutsu solve, while scanning those bytes costs about what listing and
+/// sorting that many indices does.
+const LIST_CAP: u64 = 4 << 20;
 
 /// The most memory [`solve`] takes for an index of `len`: three bit sets
 /// over the index while reaching (the byte per stored position comes after

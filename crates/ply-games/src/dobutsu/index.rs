@@ -1,16 +1,68 @@
-//! The dense index, Tanaka's: the two Lions (12 x 11 squares), then the
-//! set of the other ten squares that hold a piece, the kinds on those
-//! squares in order (Giraffe, Elephant, Chick; at most two of each), who
-//! owns each, Chick or Hen for each Chick on the board, and how the pieces
-//! off the board split between the hands. For the full game that is
-//! 132 x 11,878,227 = 1,567,925,964 positions, his published figure.
+//! The dense index, Tanaka's with mirror images folded: the two Lions,
+//! then the set of the other ten squares that hold a piece, the kinds on
+//! those squares in order (Giraffe, Elephant, Chick; at most two of each),
+//! who owns each, Chick or Hen for each Chick on the board, and how the
+//! pieces off the board split between the hands. Tanaka numbers all 132
+//! placements of the Lions (12 x 11 squares): 132 x 11,878,227 =
+//! 1,567,925,964 positions for the full game, his published figure. A
+//! position and its left-right mirror image play alike, so this index
+//! keeps the 72 placements that do not number after their mirror image
+//! (the 12 with both Lions on the middle file among them) and ranks a
+//! position with any other placement as its mirror image: 72 x 11,878,227
+//! = 855,232,344 indices, and no solver's bit set spends a bit on a
+//! placement whose positions all rank as their images.
 //!
 //! Ranking is a few table look-ups and one pass over the board; unranking
 //! a division per level and a binary search among at most 90 kind words.
 
 use std::cmp::Ordering;
 
-use super::{CHICK, DobutsuPosition, EMPTY, HAND_PIECES, HEN, LION, THEIRS};
+use super::{CHICK, Dobutsu, DobutsuPosition, EMPTY, HAND_PIECES, HEN, LION, THEIRS};
+
+/// How many placements of the two Lions the index keeps: those that do
+/// not number after their mirror image ([`lions_order`] not `Greater`).
+pub(crate) const PLACEMENTS: usize = 72;
+
+/// The Lions' squares (the mover's, then the other's) of each kept
+/// placement, in increasing order of Tanaka's number `mine * 11 + theirs`
+/// (`theirs` counted among the eleven squares `mine` leaves).
+const LION_PAIRS: [(u8, u8); PLACEMENTS] = {
+    let mut pairs = [(0u8, 0u8); PLACEMENTS];
+    let (mut n, mut mine) = (0, 0);
+    while mine < 12 {
+        let mut theirs = 0;
+        while theirs < 12 {
+            if theirs != mine && !matches!(lions_order(mine, theirs), Ordering::Greater) {
+                pairs[n] = (mine as u8, theirs as u8);
+                n += 1;
+            }
+            theirs += 1;
+        }
+        mine += 1;
+    }
+    assert!(n == PLACEMENTS);
+    pairs
+};
+
+/// `LION_NUMBER[mine * 12 + theirs]`: the number of a kept placement among
+/// [`LION_PAIRS`] (unused for the others).
+const LION_NUMBER: [u8; 144] = {
+    let mut numbers = [u8::MAX; 144];
+    let mut n = 0;
+    while n < PLACEMENTS {
+        let (mine, theirs) = LION_PAIRS[n];
+        numbers[mine as usize * 12 + theirs as usize] = n as u8;
+        n += 1;
+    }
+    numbers
+};
+
+/// The number of the placement with the mover's Lion on `mine` and the
+/// other on `theirs` among the placements the index keeps, if it keeps it.
+pub(crate) fn lion_number(mine: u32, theirs: u32) -> Option<u64> {
+    let number = *LION_NUMBER.get((mine * 12 + theirs) as usize)?;
+    (number != u8::MAX).then_some(u64::from(number))
+}
 
 /// One arrangement of kinds on the occupied squares.
 #[derive(Copy, Clone, Debug)]
@@ -24,31 +76,23 @@ struct Word {
     offset: u64,
 }
 
-/// `PIECE_INFO[piece & 15]`: 0 for an empty square, else the hand kind
-/// (bits 0-1: 0 Giraffe, 1 Elephant, 2 Chick), bit 2 for a Hen, bit 3 for
-/// a Lion, bit 4 set for any piece.
+/// `PIECE_INFO[piece & 15]` for a Giraffe, Elephant, Chick or Hen of
+/// either player: the hand kind (bits 0-1: 0 Giraffe, 1 Elephant, 2 Chick),
+/// and bit 2 for a Hen.
 const PIECE_INFO: [u8; 16] = {
     let mut table = [0u8; 16];
     let mut piece = 0;
     while piece < 16 {
         table[piece] = match piece & 7 {
-            1 => ANY | LION_BIT,
-            2 => ANY,
-            3 => ANY | 1,
-            4 => ANY | 2,
-            5 => ANY | 2 | 4,
-            _ => NONE,
+            3 => 1,
+            4 => 2,
+            5 => 2 | 4,
+            _ => 0,
         };
         piece += 1;
     }
     table
 };
-/// [`PIECE_INFO`] of an empty square.
-const NONE: u8 = 0;
-/// Set in [`PIECE_INFO`] for any piece.
-const ANY: u8 = 16;
-/// Set in [`PIECE_INFO`] for a Lion.
-const LION_BIT: u8 = 8;
 
 /// `mask` with bit `bit` taken out and the bits above it moved down.
 #[inline]
@@ -148,60 +192,90 @@ impl IndexTables {
 
     /// The size of the index.
     pub fn len(&self) -> u64 {
-        132 * self.per_lions()
+        PLACEMENTS as u64 * self.per_lions()
     }
 
-    /// Whether the index is empty (never: the Lions alone make 132).
+    /// Whether the index is empty (never: the Lions alone make 72).
     pub fn is_empty(&self) -> bool {
         false
     }
 
-    /// The index of a position (turned to Sente's view or not, the same);
-    /// [`IndexTables::len`] for a position without both Lions.
+    /// The index of a position (turned to Sente's view or not, the same;
+    /// a position whose Lions number after its mirror image's ranks as that
+    /// image); [`IndexTables::len`] for a position without both Lions.
     #[inline]
     pub fn rank(&self, position: &DobutsuPosition) -> u64 {
-        let (mut my_lion, mut their_lion) = (12u32, 12u32);
-        let (mut occupied, mut kinds, mut owners, mut promoted) = (0u16, 0usize, 0u64, 0u64);
+        let (mine, theirs) = lions(position);
+        if mine == 12 || theirs == 12 {
+            return self.len();
+        }
+        match lion_number(mine, theirs) {
+            Some(placement) => self.rank_placed(position, mine, theirs, placement),
+            None => {
+                let (mine, theirs) = (mirror_square(mine), mirror_square(theirs));
+                let placement = lion_number(mine, theirs).unwrap_or_default();
+                self.rank_placed(&Dobutsu::mirror(position), mine, theirs, placement)
+            }
+        }
+    }
+
+    /// The lesser of the indices of a position and its mirror image (the
+    /// same index unless both Lions stand on the middle file);
+    /// [`IndexTables::len`] for a position without both Lions.
+    #[inline]
+    pub fn canonical_rank(&self, position: &DobutsuPosition) -> u64 {
+        let rank = self.rank(position);
+        match Self::position_against_mirror(position) {
+            Ordering::Equal if rank < self.len() => rank.min(self.rank(&Dobutsu::mirror(position))),
+            _ => rank,
+        }
+    }
+
+    /// The index of a position with the mover's Lion on `mine` and the
+    /// other on `theirs`, a placement the index keeps, numbered
+    /// `placement`. Only the squares with another piece are visited, and
+    /// the board is found occupied without a branch per square.
+    #[inline]
+    fn rank_placed(
+        &self,
+        position: &DobutsuPosition,
+        mine: u32,
+        theirs: u32,
+        placement: u64,
+    ) -> u64 {
+        let board = &position.board;
+        let mut occupied = 0u16;
+        for (square, &piece) in board.iter().enumerate() {
+            occupied |= u16::from(piece & 7 > LION) << square;
+        }
+        let (mut kinds, mut owners, mut promoted) = (0usize, 0u64, 0u64);
         let (mut k, mut chicks) = (0u32, 0u32);
         let mut on_board = [0u8; 3];
-        for (square, &piece) in position.board.iter().enumerate() {
+        let mut rest = occupied;
+        while rest != 0 {
+            let square = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let piece = board[square];
             let info = PIECE_INFO[usize::from(piece & 15)];
-            if info == NONE {
-                continue;
-            }
-            if info & LION_BIT != 0 {
-                if piece & THEIRS == 0 {
-                    my_lion = square as u32;
-                } else {
-                    their_lion = square as u32;
-                }
-                continue;
-            }
-            occupied |= 1 << square;
             let kind = usize::from(info & 3);
             kinds |= kind << (2 * k);
             owners |= u64::from(piece >> 3) << k;
-            if kind == 2 {
-                promoted |= u64::from(info >> 2 & 1) << chicks;
-                chicks += 1;
-            }
+            // Only a Hen has bit 2, and only Chicks and Hens count.
+            promoted |= u64::from(info >> 2 & 1) << chicks;
+            chicks += u32::from(kind == 2);
             on_board[kind] += 1;
             k += 1;
         }
-        if my_lion == 12 || their_lion == 12 {
-            return self.len();
-        }
-        let lions = my_lion * 11 + their_lion - u32::from(their_lion > my_lion);
         // The occupied squares among the ten the Lions leave, the higher
         // Lion's square taken out first.
-        let (low, high) = (my_lion.min(their_lion), my_lion.max(their_lion));
+        let (low, high) = (mine.min(theirs), mine.max(theirs));
         let mask = remove_bit(remove_bit(occupied, high), low);
         let k = k as usize;
         let mut inner = owners << chicks | promoted;
-        for ((total, on), mine) in self.totals.iter().zip(on_board).zip(position.hands[0]) {
-            inner = inner * (u64::from(total - on) + 1) + u64::from(mine);
+        for ((total, on), held) in self.totals.iter().zip(on_board).zip(position.hands[0]) {
+            inner = inner * (u64::from(total - on) + 1) + u64::from(held);
         }
-        u64::from(lions) * self.per_lions()
+        placement * self.per_lions()
             + self.level[k]
             + u64::from(self.subset_number[usize::from(mask)]) * self.block[k]
             + self.word_offset[k << 12 | kinds]
@@ -209,14 +283,14 @@ impl IndexTables {
     }
 
     /// How the Lions' squares of the positions at `index` order against
-    /// those of their mirror images: `Less` when every position with these
-    /// Lions has a smaller index than its image, `Greater` when larger, and
-    /// `Equal` for Lions on the middle file, whose images share their Lions.
+    /// those of their mirror images: `Less` when the image ranks as the
+    /// position (the index keeps no placement that orders `Greater`), and
+    /// `Equal` for Lions on the middle file, whose images share their Lions
+    /// and have indices of their own.
     #[inline]
     pub fn lions_against_mirror(&self, index: u64) -> Ordering {
-        let lions = (index / self.per_lions()) as u32;
-        let (my_lion, their_lion) = (lions / 11, lions % 11 + u32::from(lions % 11 >= lions / 11));
-        lions_order(my_lion, their_lion)
+        let (my_lion, their_lion) = LION_PAIRS[(index / self.per_lions()) as usize];
+        lions_order(u32::from(my_lion), u32::from(their_lion))
     }
 
     /// [`IndexTables::lions_against_mirror`] for the index of `position`,
@@ -224,10 +298,7 @@ impl IndexTables {
     /// without both Lions (outside the index, as its image is).
     #[inline]
     pub fn position_against_mirror(position: &DobutsuPosition) -> Ordering {
-        let (my_lion, their_lion) = (
-            find_square(&position.board, LION),
-            find_square(&position.board, LION | THEIRS),
-        );
+        let (my_lion, their_lion) = lions(position);
         if my_lion == 12 || their_lion == 12 {
             return Ordering::Equal;
         }
@@ -239,10 +310,9 @@ impl IndexTables {
         if index >= self.len() {
             return None;
         }
-        let lions = (index / self.per_lions()) as usize;
+        let (my_lion, their_lion) = LION_PAIRS[(index / self.per_lions()) as usize];
+        let (my_lion, their_lion) = (usize::from(my_lion), usize::from(their_lion));
         let mut rest = index % self.per_lions();
-        let my_lion = lions / 11;
-        let their_lion = lions % 11 + usize::from(lions % 11 >= my_lion);
         let k = self.level.partition_point(|&l| l <= rest) - 1;
         rest -= self.level[k];
         let mask = self.subsets[k][(rest / self.block[k]) as usize];
@@ -295,13 +365,40 @@ impl IndexTables {
     }
 }
 
-/// How the number [`IndexTables::rank`] gives Lions on `my_lion` and
+/// The squares of the mover's Lion and the other Lion, 12 for a Lion not
+/// on the board.
+#[inline]
+fn lions(position: &DobutsuPosition) -> (u32, u32) {
+    (
+        find_square(&position.board, LION),
+        find_square(&position.board, LION | THEIRS),
+    )
+}
+
+/// The square a square's mirror image is on.
+#[inline]
+const fn mirror_square(square: u32) -> u32 {
+    square / 3 * 3 + 2 - square % 3
+}
+
+/// How Tanaka's number of the placement of Lions on `my_lion` and
 /// `their_lion` orders against the number of their mirror images.
 #[inline]
-fn lions_order(my_lion: u32, their_lion: u32) -> Ordering {
-    let number = |mine: u32, theirs: u32| mine * 11 + theirs - u32::from(theirs > mine);
-    let mirror = |square: u32| square / 3 * 3 + 2 - square % 3;
-    number(my_lion, their_lion).cmp(&number(mirror(my_lion), mirror(their_lion)))
+const fn lions_order(my_lion: u32, their_lion: u32) -> Ordering {
+    const fn number(mine: u32, theirs: u32) -> u32 {
+        mine * 11 + theirs - (theirs > mine) as u32
+    }
+    let (a, b) = (
+        number(my_lion, their_lion),
+        number(mirror_square(my_lion), mirror_square(their_lion)),
+    );
+    if a < b {
+        Ordering::Less
+    } else if a > b {
+        Ordering::Greater
+    } else {
+        Ordering::Equal
+    }
 }
 
 /// The first square of `board` holding `piece`, or 12: the twelve bytes

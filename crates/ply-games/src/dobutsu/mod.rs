@@ -194,11 +194,11 @@ impl Game for Dobutsu {
         self.describe(position)
     }
 
-    /// 3: databases hold one position of each left-right mirror pair, over
-    /// every position legal play reaches (2 stopped play where the mover
-    /// could catch the Lion or make a safe try).
+    /// 4: databases are keyed by the index with mirror images folded
+    /// (3 keyed them by Tanaka's 132 Lion placements; 2 stopped play where
+    /// the mover could catch the Lion or make a safe try).
     fn rules_version(&self) -> u32 {
-        3
+        4
     }
 
     fn name(&self) -> String {
@@ -403,8 +403,11 @@ impl Game for Dobutsu {
 /// The index covers positions as the mover sees them: a position and its
 /// turned image (the other player to move, the board turned round, the
 /// colours exchanged) share an index, and [`Indexed::unrank`] gives the one
-/// with Sente to move. Positions whose mover's Lion has been caught (play
-/// is over) are outside the index and rank to [`Indexed::index_len`].
+/// with Sente to move. So do a position and its left-right mirror image,
+/// unless both Lions stand on the middle file: [`Indexed::unrank`] gives
+/// the one whose Lions the index keeps. Positions whose mover's Lion has
+/// been caught (play is over) are outside the index and rank to
+/// [`Indexed::index_len`].
 impl Indexed for Dobutsu {
     fn index_len(&self) -> u64 {
         self.tables.len()
@@ -429,14 +432,24 @@ impl Symmetric for Dobutsu {
         visit(Self::mirror(position));
     }
 
-    /// The lesser of the indexes of the position and its mirror image,
-    /// ranking the image only when the Lions do not already decide.
-    fn canonical_index(&self, position: &DobutsuPosition) -> u64 {
+    /// The image whose Lions the index keeps; with both Lions on the
+    /// middle file, the one of the lesser index. (The default, the image of
+    /// the least index, cannot choose between images sharing an index.)
+    fn canonical(&self, position: &DobutsuPosition) -> DobutsuPosition {
+        let mirror = Self::mirror(position);
         match IndexTables::position_against_mirror(position) {
-            Ordering::Less => self.rank(position),
-            Ordering::Greater => self.rank(&Self::mirror(position)),
-            Ordering::Equal => self.rank(position).min(self.rank(&Self::mirror(position))),
+            Ordering::Less => *position,
+            Ordering::Greater => mirror,
+            Ordering::Equal if self.rank(&mirror) < self.rank(position) => mirror,
+            Ordering::Equal => *position,
         }
+    }
+
+    /// The lesser of the indexes of the position and its mirror image (one
+    /// index unless both Lions stand on the middle file), ranking the image
+    /// only when the Lions do not already decide.
+    fn canonical_index(&self, position: &DobutsuPosition) -> u64 {
+        self.tables.canonical_rank(position)
     }
 
     /// Two unless both Lions stand on the middle file (only then can a
