@@ -126,18 +126,19 @@ impl Dictionary {
 pub fn put_keys(first: u64, keys: &[u64], out: &mut Vec<u8>) {
     let mut last = first;
     for &key in keys {
-        let mut delta = key - last;
+        put_varint(key - last, out);
         last = key;
-        loop {
-            let byte = (delta & 0x7f) as u8;
-            delta >>= 7;
-            if delta == 0 {
-                out.push(byte);
-                break;
-            }
-            out.push(byte | 0x80);
-        }
     }
+}
+
+/// Appends `value` as a LEB128 varint.
+#[inline]
+pub fn put_varint(mut value: u64, out: &mut Vec<u8>) {
+    while value >= 0x80 {
+        out.push(value as u8 | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
 }
 
 /// Reads `n` keys written by [`put_keys`] from `bytes`; `None` if they are

@@ -11,6 +11,8 @@
 /// A message: the receiving worker and its encoded numbers.
 pub(super) type Batch = (u64, Vec<u8>);
 
+use crate::db::codec::{put_keys, put_varint};
+
 /// Items waiting to be sent, one list per receiving worker.
 pub(super) struct Outbox<T> {
     pending: Vec<Vec<T>>,
@@ -64,11 +66,7 @@ impl<T: Clone> Outbox<T> {
 pub(super) fn encode(values: &mut [u64]) -> Vec<u8> {
     values.sort_unstable();
     let mut bytes = Vec::with_capacity(values.len() * 2);
-    let mut before = 0;
-    for &value in values.iter() {
-        put(&mut bytes, value - before);
-        before = value;
-    }
+    put_keys(0, values, &mut bytes);
     bytes
 }
 
@@ -80,16 +78,6 @@ pub(super) fn decode(bytes: &[u8], mut visit: impl FnMut(u64)) {
         value = value.wrapping_add(delta);
         visit(value);
     });
-}
-
-/// Writes `value` as a LEB128 varint.
-#[inline]
-fn put(bytes: &mut Vec<u8>, mut value: u64) {
-    while value >= 0x80 {
-        bytes.push(value as u8 | 0x80);
-        value >>= 7;
-    }
-    bytes.push(value as u8);
 }
 
 /// Zigzag: small distances of either sign become small numbers.
@@ -111,9 +99,9 @@ pub(super) fn encode_pairs(pairs: &mut [(u64, u64)], index_of: impl Fn(u64) -> u
     let mut bytes = Vec::with_capacity(pairs.len() * 4);
     let mut before = 0;
     for &(slot, parent) in pairs.iter() {
-        put(&mut bytes, slot - before);
+        put_varint(slot - before, &mut bytes);
         before = slot;
-        put(&mut bytes, zigzag(parent as i64 - index_of(slot) as i64));
+        put_varint(zigzag(parent as i64 - index_of(slot) as i64), &mut bytes);
     }
     bytes
 }
