@@ -4,6 +4,7 @@
 //! alone, or as one process of a team sharing the directory.
 
 use super::TierError;
+use super::cells::Cells;
 use super::deal;
 use super::peers::{Heartbeat, Team, Watch};
 use super::plan::Plan;
@@ -13,6 +14,7 @@ use crate::db::Expect;
 use crate::game::Tiers;
 use crate::limits;
 use crate::progress::Progress;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -136,6 +138,29 @@ pub fn build<G: Tiers>(
                 await_shard(&shards, plan, at, owners[at], peers, progress)?;
                 done[at] = true;
             }
+        }
+        if let Some(budget) = options.memory {
+            // The child tiers' cells take two bytes each where a tier
+            // holds more than 256 distinct cells: known from their shards.
+            let mut widths = BTreeMap::new();
+            for &tier in &step.children {
+                if let Some(child) = plan.step(tier) {
+                    widths.insert(tier, Cells::width(&shards.dictionary(child)?));
+                }
+            }
+            let needed = plan.bytes_needed_with(step, |child| widths[&child.tier]);
+            if needed > budget {
+                return Err(TierError::Budget {
+                    tier: step.name.clone(),
+                    needed,
+                    budget,
+                });
+            }
+        }
+        for &tier in &step.children {
+            let Some(at) = plan.position_of(tier) else {
+                continue;
+            };
             children.push(ChildCells {
                 tier,
                 cells: shards.load(&plan.steps[at])?,
