@@ -53,6 +53,7 @@ use crate::solve::chunks;
 use crate::value::{Cell, Outcome, Remoteness, Value};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
 
 /// Bytes per index of the tier being solved: its working cell (the
 /// blocks' masks add 1/128 of a byte, left out of the estimates).
@@ -195,13 +196,16 @@ pub fn solve_tier<G: Tiers>(
         problem: std::sync::Mutex::new(None),
     };
     let name = game.tier_name(tier);
+    let started = Instant::now();
     progress.begin(&format!("tier {name}"), len);
     let seeds = work.seed(progress);
     progress.end();
     work.check(progress)?;
+    let first_pass = started.elapsed();
     // Decides the positions of `phase` a layer of remoteness at a time,
-    // until a layer past the seeds' longest (`last`) decides none.
-    let layers = |phase: Phase, last: Remoteness| -> Result<(), TierError> {
+    // until a layer past the seeds' longest (`last`) decides none; returns
+    // the layers it took.
+    let layers = |phase: Phase, last: Remoteness| -> Result<Remoteness, TierError> {
         let mut remoteness: Remoteness = 1;
         loop {
             let mut decided = 0;
@@ -212,19 +216,26 @@ pub fn solve_tier<G: Tiers>(
             decided += work.layer(remoteness, phase);
             work.check(progress)?;
             if decided == 0 && remoteness > last {
-                return Ok(());
+                return Ok(remoteness);
             }
             remoteness = next(remoteness)?;
         }
     };
-    layers(Phase::WinLose, seeds.last_win_lose)?;
+    let mut rounds = layers(Phase::WinLose, seeds.last_win_lose)?;
     if seeds.ties {
-        layers(Phase::Tie, seeds.last_tie)?;
+        rounds += layers(Phase::Tie, seeds.last_tie)?;
     }
+    let layered = started.elapsed() - first_pass;
     if G::IN_TIER_SYMMETRY {
         work.unfold();
         work.check(progress)?;
     }
+    progress.note(&format!(
+        "tier {name}: {len} indices; first pass {:.1} s, {rounds} layers {:.1} s, last pass {:.1} s",
+        first_pass.as_secs_f64(),
+        layered.as_secs_f64(),
+        (started.elapsed() - first_pass - layered).as_secs_f64()
+    ));
     Ok(work
         .cells
         .into_iter()
