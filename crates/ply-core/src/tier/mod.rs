@@ -27,6 +27,7 @@ pub mod peers;
 pub mod plan;
 pub mod shard;
 pub mod solve;
+mod together;
 
 pub use build::{Built, Options, build};
 pub use peers::Team;
