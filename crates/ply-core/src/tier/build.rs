@@ -22,8 +22,9 @@ use std::time::Duration;
 pub struct Options {
     /// The directory the tier shards are written to (and found in).
     pub dir: PathBuf,
-    /// The most memory one tier's solve may use, in bytes; `None` for
-    /// whatever the system has.
+    /// The most memory the tiers solved at the same time may use
+    /// together, in bytes (a tier needing more alone is refused before
+    /// any work); `None` for what the system has free.
     pub memory: Option<u64>,
     /// Stop once this many tiers were solved in this run (the rest are
     /// left for a later run).

@@ -799,8 +799,12 @@ type Tree = (u32, Node);
 /// Three random tiered graphs side by side, none leading into another: a
 /// game whose tiers of one branch never depend on another branch's, so
 /// that up to three tiers are ready at once.
+/// With `lie`, that branch's top tier lists only the level below as its
+/// child tiers, though some of its moves go two levels down: a broken
+/// promise its solve finds, last of its branch.
 struct Forest {
     branches: Vec<Graph<true>>,
+    lie: Option<u32>,
 }
 
 impl Forest {
@@ -809,6 +813,7 @@ impl Forest {
             branches: (0..u64::from(BRANCHES))
                 .map(|b| Graph::new(seed * 10 + b))
                 .collect(),
+            lie: None,
         }
     }
     fn branch(&self, b: u32) -> &Graph<true> {
@@ -884,6 +889,7 @@ impl Tiers for Forest {
         self.branch(b)
             .child_tiers(t)
             .into_iter()
+            .filter(|c| !(self.lie == Some(b) && t.0 == LEVELS - 1 && c.0 < t.0 - 1))
             .map(|c| (b, c))
             .collect()
     }
@@ -995,4 +1001,47 @@ fn tiers_solved_at_once_stay_within_the_budget() {
         ..Options::default()
     };
     assert_eq!(cells, built_shards(&game, &plan, "budget-one", in_turn).1);
+}
+
+#[test]
+fn a_tier_failing_among_others_fails_the_build_and_leaves_only_sound_shards() {
+    let mut game = Forest::new(2);
+    game.lie = Some(1);
+    let plan = Plan::new(&game).unwrap();
+    let dir = Dir::new("failing");
+    let options = Options {
+        at_once: Some(3),
+        memory: Some(u64::MAX),
+        ..dir.options()
+    };
+    let error = build(&game, &plan, &options, &NoProgress).unwrap_err();
+    assert!(
+        matches!(&error, TierError::Game(why) if why.contains("b1-l3")),
+        "not the broken tier's error: {error}"
+    );
+    let shards = shards_of(&game, &dir);
+    let mut written = 0;
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        assert!(!name.ends_with(".tmp"), "a temporary file is left: {name}");
+        let step = plan
+            .steps
+            .iter()
+            .find(|s| shards.path(&s.name).ends_with(&name))
+            .unwrap_or_else(|| panic!("{name} is no tier's shard"));
+        assert_ne!(step.name, "b1-l3-s0", "the failed tier has no shard");
+        shards.sound(&plan, step).unwrap();
+        written += 1;
+    }
+    assert!(written < plan.steps.len(), "{written} shards");
+    game.lie = None;
+    let plan = Plan::new(&game).unwrap();
+    let rerun = build(&game, &plan, &dir.options(), &NoProgress).unwrap();
+    assert_eq!(rerun.found_done, written);
+    let in_turn = Options {
+        at_once: Some(1),
+        ..Options::default()
+    };
+    let expected = built_shards(&game, &plan, "failing-turn", in_turn).1;
+    assert_eq!(shard_cells(&plan, &shards), expected);
 }

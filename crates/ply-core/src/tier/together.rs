@@ -1,7 +1,7 @@
 //! Solving tiers at the same time: a build alone starts every tier whose
 //! child tiers are done, in solving order, while the memory the running tiers
-//! need together stays within the budget (one always runs), each on its
-//! own thread with rayon inside. The first error wins: the other running
+//! need together stays within the budget (one always runs), each a job of
+//! the caller's rayon pool with rayon inside. The first error wins: the other running
 //! tiers are asked to stop, and none is started after it.
 
 use super::TierError;
@@ -9,8 +9,9 @@ use super::build::{Job, Run};
 use crate::game::Tiers;
 use crate::progress::Progress;
 use std::any::Any;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
+use std::sync::{Mutex, MutexGuard};
 
 /// What bounds the tiers solved at the same time.
 pub(super) struct Limits {
@@ -25,6 +26,7 @@ pub(super) struct Limits {
 
 /// Solves the unfinished tiers of `mine` (every tier of `plan`, its
 /// children among them), marking each in `done` as its shard is written.
+/// The tiers run as jobs of the caller's rayon pool.
 pub(super) fn solve<G: Tiers>(
     job: &Job<'_, G>,
     mine: &[usize],
@@ -33,7 +35,7 @@ pub(super) fn solve<G: Tiers>(
     progress: &dyn Progress,
 ) -> Result<Run, TierError> {
     let plan = job.plan;
-    let mut ready = Ready::new(job, mine, done)?;
+    let ready = Ready::new(job, mine, done)?;
     let whole = limits.most > 1 && !ready.todo.is_empty();
     if whole {
         let (tiers, positions) = ready
@@ -43,89 +45,145 @@ pub(super) fn solve<G: Tiers>(
         progress.begin(&format!("{tiers} tiers"), positions);
     }
     let stop = AtomicBool::new(false);
-    let tier_progress = TierProgress {
-        inner: progress,
-        stop: &stop,
-        phases: limits.most == 1,
+    let together = Together {
+        job,
+        limits,
+        progress,
+        whole,
+        tier_progress: TierProgress {
+            inner: progress,
+            stop: &stop,
+            phases: limits.most == 1,
+        },
+        state: Mutex::new(State {
+            ready,
+            done,
+            running: 0,
+            bytes: 0,
+            started: 0,
+            first: None,
+            run: Run {
+                solved: 0,
+                at_once: 0,
+                at_once_bytes: 0,
+            },
+        }),
     };
-    let mut run = Run {
-        solved: 0,
-        at_once: 0,
-        at_once_bytes: 0,
-    };
-    let mut first: Option<Failure> = None;
-    std::thread::scope(|scope| {
-        let (sender, finished) = mpsc::channel::<(usize, Outcome)>();
-        let (mut running, mut bytes, mut started) = (0usize, 0u64, 0usize);
-        loop {
-            while first.is_none()
-                && running < limits.most
-                && limits.stop_after.is_none_or(|most| started < most)
-            {
-                let room = match limits.budget {
-                    Some(budget) if running > 0 => budget.saturating_sub(bytes),
-                    _ if running > 0 => 0,
-                    _ => u64::MAX,
-                };
-                let Some(i) = ready.take(|i| plan.bytes_needed(&plan.steps[i]) <= room) else {
-                    break;
-                };
-                if progress.cancelled() {
-                    first = Some(Failure::Error(TierError::Cancelled));
-                    break;
-                }
-                running += 1;
-                started += 1;
-                bytes += plan.bytes_needed(&plan.steps[i]);
-                run.at_once = run.at_once.max(running);
-                run.at_once_bytes = run.at_once_bytes.max(bytes);
-                let (sender, tier_progress) = (sender.clone(), &tier_progress);
-                scope.spawn(move || {
-                    let step = &plan.steps[i];
-                    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        job.solve(step, tier_progress)
-                    }));
-                    // The receiver lives until every started tier reported.
-                    let _ = sender.send((i, outcome));
-                });
-            }
-            if running == 0 {
-                break;
-            }
-            let Ok((i, outcome)) = finished.recv() else {
-                break;
-            };
-            running -= 1;
-            bytes -= plan.bytes_needed(&plan.steps[i]);
-            match outcome {
-                Ok(Ok(())) => {
-                    done[i] = true;
-                    run.solved += 1;
-                    ready.finished(i);
-                    if whole {
-                        progress.advance(plan.steps[i].size());
-                    }
-                }
-                Ok(Err(error)) => {
-                    stop.store(true, Ordering::Relaxed);
-                    first.get_or_insert(Failure::Error(error));
-                }
-                Err(panic) => {
-                    stop.store(true, Ordering::Relaxed);
-                    if !matches!(first, Some(Failure::Panic(_))) {
-                        first = Some(Failure::Panic(panic));
-                    }
-                }
-            }
-        }
-    });
+    rayon::in_place_scope(|scope| together.start(scope, &mut together.lock()));
     if whole {
         progress.end();
     }
-    match first {
-        None => Ok(run),
+    let state = together
+        .state
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    match state.first {
+        None => Ok(state.run),
         Some(Failure::Error(error)) => Err(error),
         Some(Failure::Panic(panic)) => std::panic::resume_unwind(panic),
+    }
+}
+
+/// A build's tiers being solved at the same time.
+struct Together<'a, G: Tiers> {
+    job: &'a Job<'a, G>,
+    limits: &'a Limits,
+    /// The build's progress: one phase over every tier when `whole`.
+    progress: &'a dyn Progress,
+    whole: bool,
+    /// The progress each tier's solve reports to.
+    tier_progress: TierProgress<'a>,
+    state: Mutex<State<'a>>,
+}
+
+/// What is solved, running and waiting.
+struct State<'a> {
+    ready: Ready,
+    /// By step, whether its shard is written.
+    done: &'a mut [bool],
+    /// Tiers running, and the memory they need together.
+    running: usize,
+    bytes: u64,
+    /// Tiers started in this run.
+    started: usize,
+    /// Why the build stops, once a tier failed or the build is cancelled.
+    first: Option<Failure>,
+    run: Run,
+}
+
+impl<'a, G: Tiers> Together<'a, G> {
+    fn lock(&self) -> MutexGuard<'_, State<'a>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Starts ready tiers, in solving order, while they fit: fewer than
+    /// the most running, within the budget (one always may run), until
+    /// the build stops.
+    fn start<'s>(&'s self, scope: &rayon::Scope<'s>, state: &mut State<'a>) {
+        let plan = self.job.plan;
+        while state.first.is_none()
+            && state.running < self.limits.most
+            && self
+                .limits
+                .stop_after
+                .is_none_or(|most| state.started < most)
+        {
+            let room = match self.limits.budget {
+                _ if state.running == 0 => u64::MAX,
+                Some(budget) => budget.saturating_sub(state.bytes),
+                None => 0,
+            };
+            let Some(i) = state
+                .ready
+                .take(|i| plan.bytes_needed(&plan.steps[i]) <= room)
+            else {
+                return;
+            };
+            if self.progress.cancelled() {
+                state.first = Some(Failure::Error(TierError::Cancelled));
+                return;
+            }
+            state.running += 1;
+            state.started += 1;
+            state.bytes += plan.bytes_needed(&plan.steps[i]);
+            state.run.at_once = state.run.at_once.max(state.running);
+            state.run.at_once_bytes = state.run.at_once_bytes.max(state.bytes);
+            scope.spawn(move |scope| {
+                let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    self.job.solve(&plan.steps[i], &self.tier_progress)
+                }));
+                let mut state = self.lock();
+                self.finished(&mut state, i, outcome);
+                self.start(scope, &mut state);
+            });
+        }
+    }
+
+    /// Tier `i` ended with `outcome`: done, or the build stops (the first
+    /// error or panic wins, and the running tiers are asked to stop).
+    fn finished(&self, state: &mut State<'a>, i: usize, outcome: Outcome) {
+        let step = &self.job.plan.steps[i];
+        state.running -= 1;
+        state.bytes -= self.job.plan.bytes_needed(step);
+        let failure = match outcome {
+            Ok(Ok(())) => {
+                state.done[i] = true;
+                state.run.solved += 1;
+                state.ready.finished(i);
+                if self.whole {
+                    self.progress.advance(step.size());
+                }
+                return;
+            }
+            Ok(Err(error)) => Failure::Error(error),
+            Err(panic) => Failure::Panic(panic),
+        };
+        self.tier_progress.stop.store(true, Ordering::Relaxed);
+        // A panic (a bug) is passed on even after an error.
+        let panic = matches!(failure, Failure::Panic(_));
+        if !matches!(state.first, Some(Failure::Panic(_))) && (panic || state.first.is_none()) {
+            state.first = Some(failure);
+        }
     }
 }
 
