@@ -4,6 +4,7 @@
 //! alone, or as one process of a team sharing the directory.
 
 use super::TierError;
+use super::cells::Cells;
 use super::deal;
 use super::peers::{Heartbeat, Team, Watch};
 use super::plan::{Plan, Step};
@@ -14,6 +15,7 @@ use crate::db::Expect;
 use crate::game::Tiers;
 use crate::limits;
 use crate::progress::Progress;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -133,15 +135,7 @@ pub fn build<G: Tiers>(
         shards: &shards,
     };
     let run = match &mut peers {
-        Some(peers) => in_turn(
-            &job,
-            &mine,
-            &owners,
-            &mut done,
-            options.stop_after,
-            peers,
-            progress,
-        )?,
+        Some(peers) => in_turn(&job, &mine, &owners, &mut done, options, peers, progress)?,
         None => {
             let budget = options
                 .memory
@@ -151,6 +145,7 @@ pub fn build<G: Tiers>(
                 .unwrap_or_else(rayon::current_num_threads)
                 .max(1);
             let limits = Limits {
+                memory: options.memory,
                 budget,
                 most,
                 stop_after: options.stop_after,
@@ -197,7 +192,7 @@ fn in_turn<G: Tiers>(
     mine: &[usize],
     owners: &[usize],
     done: &mut [bool],
-    stop_after: Option<usize>,
+    options: &Options,
     peers: &mut Watch,
     progress: &dyn Progress,
 ) -> Result<Run, TierError> {
@@ -211,7 +206,7 @@ fn in_turn<G: Tiers>(
         if done[i] {
             continue;
         }
-        if stop_after.is_some_and(|most| run.solved >= most) {
+        if options.stop_after.is_some_and(|most| run.solved >= most) {
             break;
         }
         if progress.cancelled() {
@@ -224,11 +219,12 @@ fn in_turn<G: Tiers>(
                 done[at] = true;
             }
         }
+        let needed = job.bytes_needed(step, options.memory)?;
         job.solve(step, progress)?;
         done[i] = true;
         run.solved += 1;
         run.at_once = 1;
-        run.at_once_bytes = run.at_once_bytes.max(job.plan.bytes_needed(step));
+        run.at_once_bytes = run.at_once_bytes.max(needed);
     }
     Ok(run)
 }
@@ -250,6 +246,34 @@ impl<G: Tiers> Job<'_, G> {
         self.plan.position_of(tier).ok_or_else(|| {
             TierError::Game(format!("tier {} is not planned", self.game.tier_name(tier)))
         })
+    }
+
+    /// The memory solving `step` needs, its child tiers' cell widths read
+    /// from their shards (all finished); fails if that is over `memory`.
+    pub fn bytes_needed(
+        &self,
+        step: &Step<G::Tier>,
+        memory: Option<u64>,
+    ) -> Result<u64, TierError> {
+        // The child tiers' cells take two bytes each where a tier holds
+        // more than 256 distinct cells: known from their shards.
+        let mut widths = BTreeMap::new();
+        for &tier in &step.children {
+            if let Some(child) = self.plan.step(tier) {
+                widths.insert(tier, Cells::width(&self.shards.dictionary(child)?));
+            }
+        }
+        let needed = self
+            .plan
+            .bytes_needed_with(step, |child| widths[&child.tier]);
+        match memory {
+            Some(budget) if needed > budget => Err(TierError::Budget {
+                tier: step.name.clone(),
+                needed,
+                budget,
+            }),
+            _ => Ok(needed),
+        }
     }
 
     /// Solves `step`, its child tiers read from their shards (all

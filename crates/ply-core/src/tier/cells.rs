@@ -1,54 +1,63 @@
 //! The cells of a solved child tier as the tier being solved reads them:
-//! one byte each when every remoteness in the tier fits six bits (0 not a
-//! position, 1 a draw, then win, lose and tie in the top two bits with the
-//! remoteness below), else the two-byte [`Cell`].
+//! one byte each, a code into the tier's table of distinct outcomes, when
+//! the tier holds at most 256 distinct cells (its shard's dictionary says
+//! so before any cell is read); else the two-byte [`Cell`].
 
-use crate::value::{Cell, Outcome, Remoteness};
+use crate::value::{Cell, Outcome};
 
-/// The most remoteness a one-byte cell holds.
-const NARROW_MAX: Remoteness = 63;
+/// The most distinct cells (the unknown cell included) a byte codes.
+const NARROW_MOST: usize = 1 << 8;
 
 /// A solved tier's cells, by index.
 pub enum Cells {
-    /// A byte each.
-    Narrow(Vec<u8>),
+    /// A byte each: the cell's code in `table`.
+    Narrow {
+        /// The outcome of each code; code 0 is no position.
+        table: Vec<Option<Outcome>>,
+        /// The code of each raw cell value in `table`.
+        code_of: Vec<u8>,
+        /// The codes, by index.
+        codes: Vec<u8>,
+    },
     /// Two bytes each.
     Wide(Vec<Cell>),
 }
 
 impl Cells {
-    /// Room for `len` unknown cells, a byte each if `narrow`.
-    pub fn new(len: usize, narrow: bool) -> Cells {
-        if narrow {
-            Cells::Narrow(vec![0; len])
-        } else {
-            Cells::Wide(vec![Cell::UNKNOWN; len])
+    /// Room for `len` unknown cells, to be set to cells of `dictionary`
+    /// (the tier's distinct cells): a byte each if they are few enough.
+    pub fn new(len: usize, dictionary: &[Cell]) -> Cells {
+        let distinct = distinct(dictionary);
+        if distinct.len() > NARROW_MOST {
+            return Cells::Wide(vec![Cell::UNKNOWN; len]);
+        }
+        let mut code_of = vec![0; 1 << 16];
+        for (code, cell) in distinct.iter().enumerate() {
+            code_of[usize::from(cell.bits())] = code as u8;
+        }
+        Cells::Narrow {
+            table: distinct.iter().map(|c| c.unpack()).collect(),
+            code_of,
+            codes: vec![0; len],
         }
     }
 
-    /// Whether `cell` fits one byte.
-    pub fn fits_narrow(cell: Cell) -> bool {
-        cell.unpack()
-            .is_none_or(|o| o.remoteness.unwrap_or(0) <= NARROW_MAX)
+    /// Bytes a cell takes when the tier's distinct cells are `dictionary`.
+    pub fn width(dictionary: &[Cell]) -> u64 {
+        if distinct(dictionary).len() > NARROW_MOST {
+            2
+        } else {
+            1
+        }
     }
 
-    /// Sets the cell at `index` (which must fit if the cells are narrow).
+    /// Sets the cell at `index` to `cell`, one of the dictionary's cells
+    /// (another reads back as no position in narrow cells).
     pub fn set(&mut self, index: usize, cell: Cell) {
         match self {
             Cells::Wide(cells) => cells[index] = cell,
-            Cells::Narrow(bytes) => {
-                bytes[index] = match cell.unpack() {
-                    None => 0,
-                    Some(o) => {
-                        let r = o.remoteness.unwrap_or(0).min(NARROW_MAX) as u8;
-                        match o.value {
-                            crate::value::Value::Draw => 1,
-                            crate::value::Value::Win => 64 | r,
-                            crate::value::Value::Lose => 128 | r,
-                            crate::value::Value::Tie => 192 | r,
-                        }
-                    }
-                }
+            Cells::Narrow { code_of, codes, .. } => {
+                codes[index] = code_of[usize::from(cell.bits())];
             }
         }
     }
@@ -58,44 +67,66 @@ impl Cells {
     pub fn outcome(&self, index: usize) -> Option<Outcome> {
         match self {
             Cells::Wide(cells) => cells.get(index)?.unpack(),
-            Cells::Narrow(bytes) => {
-                let b = *bytes.get(index)?;
-                let r = Remoteness::from(b & 63);
-                match b >> 6 {
-                    0 => (b == 1).then_some(Outcome::DRAW),
-                    1 => Some(Outcome::win(r)),
-                    2 => Some(Outcome::lose(r)),
-                    _ => Some(Outcome::tie(r)),
-                }
-            }
+            Cells::Narrow { table, codes, .. } => table[usize::from(*codes.get(index)?)],
         }
     }
+}
+
+/// The distinct cells of `dictionary` and the unknown cell, the unknown
+/// cell first.
+fn distinct(dictionary: &[Cell]) -> Vec<Cell> {
+    let mut distinct = vec![Cell::UNKNOWN];
+    distinct.extend(dictionary.iter().filter(|&&c| c != Cell::UNKNOWN));
+    distinct[1..].sort_unstable_by_key(|c| c.bits());
+    distinct.dedup();
+    distinct
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn cells_of(outcomes: &[Option<Outcome>]) -> Vec<Cell> {
+        outcomes
+            .iter()
+            .map(|o| o.map_or(Cell::UNKNOWN, Cell::pack))
+            .collect()
+    }
+
     #[test]
-    fn narrow_cells_read_back_what_was_set() {
-        let outcomes = [
-            None,
-            Some(Outcome::DRAW),
-            Some(Outcome::win(0)),
-            Some(Outcome::win(63)),
-            Some(Outcome::lose(17)),
-            Some(Outcome::tie(5)),
-        ];
-        let mut narrow = Cells::new(outcomes.len(), true);
-        let mut wide = Cells::new(outcomes.len(), false);
-        for (i, o) in outcomes.iter().enumerate() {
-            let cell = o.map_or(Cell::UNKNOWN, Cell::pack);
-            assert!(Cells::fits_narrow(cell));
-            narrow.set(i, cell);
-            wide.set(i, cell);
-            assert_eq!(narrow.outcome(i), *o);
-            assert_eq!(wide.outcome(i), *o);
+    fn a_byte_each_reads_back_what_was_set_up_to_256_distinct_cells() {
+        // 255 outcomes and the unknown cell: remoteness far past 6 bits.
+        let mut outcomes = vec![None, Some(Outcome::DRAW)];
+        outcomes.extend((0..127).map(|r| Some(Outcome::win(2 * r + 1))));
+        outcomes.extend((0..126).map(|r| Some(Outcome::lose(2 * r))));
+        outcomes.push(Some(Outcome::tie(3000)));
+        let dictionary = cells_of(&outcomes);
+        assert_eq!(dictionary.len(), 256);
+        let mut cells = Cells::new(outcomes.len(), &dictionary);
+        assert!(matches!(cells, Cells::Narrow { .. }));
+        assert_eq!(Cells::width(&dictionary), 1);
+        for (i, &cell) in dictionary.iter().enumerate().rev() {
+            cells.set(i, cell);
         }
-        assert!(!Cells::fits_narrow(Cell::pack(Outcome::lose(64))));
+        for (i, o) in outcomes.iter().enumerate() {
+            assert_eq!(cells.outcome(i), *o, "{i}");
+        }
+        assert_eq!(cells.outcome(outcomes.len()), None);
+    }
+
+    #[test]
+    fn more_than_256_distinct_cells_take_two_bytes_each() {
+        let mut outcomes = vec![None];
+        outcomes.extend((0..256).map(|r| Some(Outcome::win(r))));
+        let dictionary = cells_of(&outcomes);
+        let mut cells = Cells::new(outcomes.len(), &dictionary);
+        assert!(matches!(cells, Cells::Wide(_)));
+        assert_eq!(Cells::width(&dictionary), 2);
+        for (i, &cell) in dictionary.iter().enumerate() {
+            cells.set(i, cell);
+        }
+        for (i, o) in outcomes.iter().enumerate() {
+            assert_eq!(cells.outcome(i), *o);
+        }
     }
 }

@@ -42,7 +42,9 @@ use crate::limits::{TooLarge, human_bytes};
 /// Why a tiered build could not finish.
 #[derive(Debug)]
 pub enum TierError {
-    /// A tier needs more memory than the budget allows (said before any work).
+    /// A tier needs more memory than the budget allows: said before any
+    /// work, or before the tier's when its child tiers' cells turn out to
+    /// take two bytes each.
     Budget {
         /// The tier's name.
         tier: String,

@@ -175,14 +175,22 @@ impl<T: Copy + Ord> Plan<T> {
         self.at.get(&tier).copied()
     }
 
-    /// The memory solving `step` needs: its cells and counters, and its
-    /// child tiers' cells.
+    /// The memory solving `step` needs at the least: its working cells, and
+    /// its child tiers' cells at a byte each (what they take when each
+    /// holds at most 256 distinct cells, as they nearly always do; see
+    /// [`Plan::bytes_needed_with`]).
     pub fn bytes_needed(&self, step: &Step<T>) -> u64 {
+        self.bytes_needed_with(step, |_| 1)
+    }
+
+    /// The memory solving `step` needs when each child tier's cells take
+    /// `width(child)` bytes each.
+    pub fn bytes_needed_with(&self, step: &Step<T>, mut width: impl FnMut(&Step<T>) -> u64) -> u64 {
         let children: u64 = step
             .children
             .iter()
             .filter_map(|&c| self.step(c))
-            .map(|c| 2 * c.size())
+            .map(|c| width(c) * c.size())
             .sum();
         BYTES_PER_POSITION * step.size() + children
     }

@@ -113,15 +113,18 @@ impl Shards {
         db.verify().map_err(|e| e.to_string())
     }
 
+    /// The distinct cells the shard of the solved tier `step` holds, from
+    /// its headers.
+    pub fn dictionary<T>(&self, step: &Step<T>) -> Result<Vec<Cell>, DbError> {
+        Ok(listed(&Database::open_piece(&self.path(&step.name))?))
+    }
+
     /// The cells of the solved tier `step`, read from its shard: a byte
-    /// each if the cells its header lists all fit one.
+    /// each if it holds few enough distinct cells ([`Cells::new`]).
     pub fn load<T>(&self, step: &Step<T>) -> Result<Cells, DbError> {
         let path = self.path(&step.name);
         let db = Database::open_piece(&path)?;
-        let narrow = db
-            .headers()
-            .all(|h| h.dictionary.cells().iter().all(|&c| Cells::fits_narrow(c)));
-        let mut cells = Cells::new(step.size() as usize, narrow);
+        let mut cells = Cells::new(step.size() as usize, &listed(&db));
         let start = step.keys.start;
         db.for_each_cell(step.keys.clone(), &mut |key, cell| {
             cells.set((key - start) as usize, cell);
@@ -158,4 +161,11 @@ impl Shards {
         let paths: Vec<PathBuf> = plan.steps.iter().map(|s| self.path(&s.name)).collect();
         Database::open_shards(&paths, Some(&self.expect))
     }
+}
+
+/// The cells the dictionaries of `db`'s headers list.
+fn listed(db: &Database) -> Vec<Cell> {
+    db.headers()
+        .flat_map(|h| h.dictionary.cells().iter().copied())
+        .collect()
 }

@@ -33,9 +33,17 @@
 //! gives each folded position its representative's cell, so the tier's
 //! cells are whole and read as if every position had been solved.
 //!
-//! Memory: a 2-byte cell (seeds share its bits) and a 1-byte counter per
-//! index of the tier, plus the child tiers' cells; no allocation per
-//! position (each thread keeps one list of children, reused).
+//! Memory: one 2-byte working cell per index of the tier, plus the child
+//! tiers' cells (a byte each, see [`Cells`]); no allocation per position
+//! (each thread keeps one list of children, reused). A working cell holds
+//! a 3-bit tag and 13 bits: an undecided position's counter (tag 0), a
+//! decided position's value and remoteness (tags 1 to 4, as in [`Cell`]),
+//! or a seed's layer (tags 5 to 7). A position that is a seed has no
+//! counter: a win or tie seed cannot lose, so it needs none; a lose event
+//! (its children in child tiers all wins, the last of them at remoteness
+//! `E - 1`) counts its children in the tier afresh just before layer `E`,
+//! leaving out those decided wins before `E - 1` (the wins at `E - 1`
+//! take themselves off during layer `E`, as for any counter).
 
 use super::TierError;
 use super::cells::Cells;
@@ -44,11 +52,11 @@ use crate::progress::Progress;
 use crate::solve::chunks;
 use crate::value::{Cell, Outcome, Remoteness, Value};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
 
-/// Bytes per index of the tier being solved: its cell and its counter
-/// (the blocks' masks add 1/128 of a byte, left out of the estimates).
-pub const BYTES_PER_POSITION: u64 = 3;
+/// Bytes per index of the tier being solved: its working cell (the
+/// blocks' masks add 1/128 of a byte, left out of the estimates).
+pub const BYTES_PER_POSITION: u64 = 2;
 
 /// The indices of a block whose remoteness mask a layer looks at before
 /// scanning it; divides [`crate::solve::chunks`]' chunk.
@@ -67,13 +75,14 @@ pub struct ChildCells<T> {
     pub cells: Cells,
 }
 
-/// A working cell not decided yet, without a seed.
-const UNDECIDED: u16 = 0;
-/// A working cell whose index names no position.
-const NOT_A_POSITION: u16 = 1;
+/// A working cell whose index names no position (tag 0, past any counter).
+const NOT_A_POSITION: u16 = 0x1FFF;
 /// A working cell of a position that is not its symmetry class's
-/// representative: solved by its representative.
-const FOLDED: u16 = 2;
+/// representative: solved by its representative (tag 0, past any counter).
+const FOLDED: u16 = 0x1FFE;
+/// The most a counter holds: the children in the tier, plus one for the
+/// children in child tiers.
+const MOST_COUNTED: usize = FOLDED as usize - 1;
 /// Tag of a seed: a win at the layer in the low bits.
 const WIN_SEED: u16 = 5;
 /// Tag of a seed: the layer at which the children in child tiers (all wins)
@@ -98,6 +107,11 @@ fn decided(bits: u16) -> bool {
 /// Whether the working cell is of a position being solved and not decided.
 fn open(bits: u16) -> bool {
     !decided(bits) && bits != NOT_A_POSITION && bits != FOLDED
+}
+
+/// Whether the working cell is an undecided position's counter.
+fn counting(bits: u16) -> bool {
+    bits != 0 && bits < FOLDED
 }
 
 /// What a position's children in child tiers say, folded as they come.
@@ -145,7 +159,6 @@ struct Work<'a, G: Tiers> {
     tier: G::Tier,
     children: &'a [ChildCells<G::Tier>],
     cells: Vec<AtomicU16>,
-    counters: Vec<AtomicU8>,
     /// Per block of [`BLOCK`] indices, with un-moves: the remoteness
     /// values decided in it or at which a seed in it fires ([`mark_bit`]).
     marks: Vec<AtomicU64>,
@@ -170,8 +183,7 @@ pub fn solve_tier<G: Tiers>(
         game,
         tier,
         children,
-        cells: (0..len).map(|_| AtomicU16::new(UNDECIDED)).collect(),
-        counters: (0..len).map(|_| AtomicU8::new(0)).collect(),
+        cells: (0..len).map(|_| AtomicU16::new(NOT_A_POSITION)).collect(),
         marks: (0..if G::IN_TIER_PARENTS {
             len.div_ceil(BLOCK)
         } else {
@@ -192,7 +204,12 @@ pub fn solve_tier<G: Tiers>(
     let layers = |phase: Phase, last: Remoteness| -> Result<(), TierError> {
         let mut remoteness: Remoteness = 1;
         loop {
-            let decided = work.layer(remoteness, phase);
+            let mut decided = 0;
+            if phase == Phase::WinLose && seeds.event_at(remoteness) {
+                decided += work.recount(remoteness);
+                work.check(progress)?;
+            }
+            decided += work.layer(remoteness, phase);
             work.check(progress)?;
             if decided == 0 && remoteness > last {
                 return Ok(());
@@ -249,8 +266,6 @@ struct Layer {
     wanted: u64,
     /// A seed firing now (a win or a tie, by phase).
     seed: u16,
-    /// Children in child tiers, all wins, stop holding off a loss now.
-    event: u16,
     /// Decided at the layer before: spread to parents.
     lost: u16,
     won: u16,
@@ -278,7 +293,6 @@ impl Layer {
                 phase,
                 wanted,
                 seed: seed(WIN_SEED, remoteness),
-                event: seed(LOSE_EVENT, remoteness),
                 lost: before(Outcome::lose),
                 won: before(Outcome::win),
                 tied: NEVER,
@@ -291,7 +305,6 @@ impl Layer {
                 phase,
                 wanted,
                 seed: seed(TIE_SEED, remoteness),
-                event: NEVER,
                 lost: NEVER,
                 won: NEVER,
                 tied: before(Outcome::tie),
@@ -303,8 +316,10 @@ impl Layer {
     }
 }
 
+/// Words of a set of layers, one bit a layer.
+const LAYER_WORDS: usize = (Cell::MAX_REMOTENESS as usize + 1).div_ceil(64);
+
 /// What the first pass found.
-#[derive(Default)]
 struct Seeds {
     /// The last layer a win or loss seed fires at.
     last_win_lose: Remoteness,
@@ -312,15 +327,43 @@ struct Seeds {
     last_tie: Remoteness,
     /// Whether any tie was decided or seeded.
     ties: bool,
+    /// The layers some lose event is due at, a bit each.
+    events: [u64; LAYER_WORDS],
+}
+
+impl Default for Seeds {
+    fn default() -> Seeds {
+        Seeds {
+            last_win_lose: 0,
+            last_tie: 0,
+            ties: false,
+            events: [0; LAYER_WORDS],
+        }
+    }
 }
 
 impl Seeds {
-    fn merge(self, other: Seeds) -> Seeds {
-        Seeds {
-            last_win_lose: self.last_win_lose.max(other.last_win_lose),
-            last_tie: self.last_tie.max(other.last_tie),
-            ties: self.ties | other.ties,
+    fn merge(mut self, other: Seeds) -> Seeds {
+        self.last_win_lose = self.last_win_lose.max(other.last_win_lose);
+        self.last_tie = self.last_tie.max(other.last_tie);
+        self.ties |= other.ties;
+        for (word, theirs) in self.events.iter_mut().zip(other.events) {
+            *word |= theirs;
         }
+        self
+    }
+
+    /// Notes a lose event due at `layer`.
+    fn add_event(&mut self, layer: Remoteness) {
+        self.last_win_lose = self.last_win_lose.max(layer);
+        self.events[layer as usize / 64] |= 1 << (layer % 64);
+    }
+
+    /// Whether some lose event is due at `layer`.
+    fn event_at(&self, layer: Remoteness) -> bool {
+        self.events
+            .get(layer as usize / 64)
+            .is_some_and(|word| word & (1 << (layer % 64)) != 0)
     }
 }
 
@@ -465,32 +508,38 @@ impl<G: Tiers> Work<'_, G> {
             self.set(slot, outcome);
             return;
         }
-        let count = inside.len() + 1;
-        if count > usize::from(u8::MAX) {
-            self.fail(index, "more than 254 distinct moves inside the tier");
+        if inside.len() >= MOST_COUNTED {
+            self.fail(
+                index,
+                &format!(
+                    "more than {} distinct moves inside the tier",
+                    MOST_COUNTED - 1
+                ),
+            );
             return;
         }
-        let (bits, counter, due) = if let Some(l) = outside.lose {
-            seeds.last_win_lose = seeds.last_win_lose.max(l + 1);
-            (seed(WIN_SEED, l + 1), count, Some(l + 1))
-        } else if let Some(t) = outside.tie {
-            seeds.last_tie = seeds.last_tie.max(t + 1);
-            seeds.ties = true;
-            (seed(TIE_SEED, t + 1), count, Some(t + 1))
-        } else if outside.blocks_loss() {
-            (UNDECIDED, count, None)
-        } else if let Some(w) = outside.win {
-            seeds.last_win_lose = seeds.last_win_lose.max(w + 1);
-            (seed(LOSE_EVENT, w + 1), count, Some(w + 1))
-        } else {
-            (UNDECIDED, count - 1, None)
-        };
         if outside.lose.or(outside.tie).or(outside.win).unwrap_or(0) >= Cell::MAX_REMOTENESS {
             self.fail(index, "a remoteness does not fit a cell");
             return;
         }
+        // A counter counts the children in the tier, plus one while some
+        // child in a child tier keeps the position from losing.
+        let (bits, due) = if let Some(l) = outside.lose {
+            seeds.last_win_lose = seeds.last_win_lose.max(l + 1);
+            (seed(WIN_SEED, l + 1), Some(l + 1))
+        } else if let Some(t) = outside.tie {
+            seeds.last_tie = seeds.last_tie.max(t + 1);
+            seeds.ties = true;
+            (seed(TIE_SEED, t + 1), Some(t + 1))
+        } else if outside.blocks_loss() {
+            (inside.len() as u16 + 1, None)
+        } else if let Some(w) = outside.win {
+            seeds.add_event(w + 1);
+            (seed(LOSE_EVENT, w + 1), Some(w + 1))
+        } else {
+            (inside.len() as u16, None)
+        };
         self.cells[slot].store(bits, Relaxed);
-        self.counters[slot].store(counter as u8, Relaxed);
         if let Some(due) = due {
             self.mark(slot, due);
         }
@@ -536,15 +585,95 @@ impl<G: Tiers> Work<'_, G> {
     }
 
     /// Takes one off the counter of the undecided position in `slot` (one
-    /// more child is a win); the loss `lose` (packed) if none is left. True
-    /// if this call decided it.
+    /// more child is a win); the layer's loss if none is left. True if this
+    /// call decided it. A seed has no counter: a win or tie seed cannot
+    /// lose, and a lose event counts its children when it is due.
     #[inline]
     fn count_down(&self, slot: usize, layer: &Layer) -> bool {
-        if !open(self.cells[slot].load(Relaxed)) {
-            return false;
+        let mut current = self.cells[slot].load(Relaxed);
+        loop {
+            if !counting(current) {
+                return false;
+            }
+            let next = if current == 1 {
+                layer.lose
+            } else {
+                current - 1
+            };
+            match self.cells[slot].compare_exchange_weak(current, next, Relaxed, Relaxed) {
+                Ok(_) if current == 1 => {
+                    self.mark(slot, layer.remoteness);
+                    return true;
+                }
+                Ok(_) => return false,
+                Err(now) => current = now,
+            }
         }
-        let before = self.counters[slot].fetch_sub(1, Relaxed);
-        before == 1 && self.decide(slot, layer.lose, layer.remoteness)
+    }
+
+    /// Before layer `remoteness` of wins and losses: each lose event due
+    /// now counts its children in the tier that are not wins of
+    /// remoteness below `remoteness - 1`, and is a loss now if none is
+    /// left. Returns the losses it decided.
+    fn recount(&self, remoteness: Remoteness) -> u64 {
+        let len = self.cells.len() as u64;
+        let event = seed(LOSE_EVENT, remoteness);
+        let lose = Cell::pack(Outcome::lose(remoteness)).bits();
+        chunks(len)
+            .map_init(Vec::new, |inside, range| {
+                let mut lost = 0;
+                let mut start = range.start;
+                while start < range.end {
+                    let end = (start + BLOCK).min(range.end);
+                    let due = self
+                        .marks
+                        .get((start / BLOCK) as usize)
+                        .is_none_or(|mask| mask.load(Relaxed) & mark_bit(remoteness) != 0);
+                    for index in (start..end).filter(|_| due) {
+                        let slot = index as usize;
+                        if self.cells[slot].load(Relaxed) != event {
+                            continue;
+                        }
+                        let Some(position) = self.game.tier_unrank(self.tier, index) else {
+                            self.fail(index, "a lose event at an index naming no position");
+                            continue;
+                        };
+                        inside.clear();
+                        self.game.for_each_folded_child(&position, |tier, child| {
+                            if tier == self.tier {
+                                inside.push(child);
+                            }
+                        });
+                        inside.sort_unstable();
+                        inside.dedup();
+                        let left = inside
+                            .iter()
+                            .filter(|&&child| !self.won_before(child, remoteness - 1))
+                            .count();
+                        if left == 0 {
+                            self.cells[slot].store(lose, Relaxed);
+                            self.mark(slot, remoteness);
+                            lost += 1;
+                        } else {
+                            self.cells[slot].store(left as u16, Relaxed);
+                        }
+                    }
+                    start = end;
+                }
+                lost
+            })
+            .sum()
+    }
+
+    /// Whether the position at `index` of the tier is decided a win of
+    /// remoteness below `remoteness`.
+    fn won_before(&self, index: u64, remoteness: Remoteness) -> bool {
+        self.cells
+            .get(index as usize)
+            .map(|c| c.load(Relaxed))
+            .filter(|&bits| decided(bits))
+            .and_then(|bits| Cell::from_bits(bits).unpack())
+            .is_some_and(|o| o.value == Value::Win && o.remoteness.is_some_and(|r| r < remoteness))
     }
 
     /// One layer: decides every position whose value has remoteness
@@ -597,18 +726,12 @@ impl<G: Tiers> Work<'_, G> {
                 Phase::Tie => self.decide(slot, layer.tie, layer.remoteness),
             });
         }
-        let mut count = 0;
-        if bits == layer.event {
-            count += u64::from(self.count_down(slot, layer));
-            if G::IN_TIER_PARENTS {
-                return count;
-            }
-        }
         if !G::IN_TIER_PARENTS {
-            if open(bits) {
-                count += self.pull(index, layer, found);
-            }
-            return count;
+            return if open(bits) {
+                self.pull(index, layer, found)
+            } else {
+                0
+            };
         }
         let spread = if bits == layer.lost {
             Value::Lose
@@ -633,6 +756,7 @@ impl<G: Tiers> Work<'_, G> {
         });
         parents.sort_unstable();
         parents.dedup();
+        let mut count = 0;
         for &parent in parents.iter() {
             let Some(p) = usize::try_from(parent)
                 .ok()

@@ -15,6 +15,9 @@ use std::sync::{Mutex, MutexGuard};
 
 /// What bounds the tiers solved at the same time.
 pub(super) struct Limits {
+    /// The memory budget the build was given: a tier needing more, its
+    /// child tiers' cell widths known, fails the build.
+    pub memory: Option<u64>,
     /// The memory the running tiers may need together, in bytes; `None`
     /// if unknown, and then one tier runs at a time.
     pub budget: Option<u64>,
@@ -35,7 +38,7 @@ pub(super) fn solve<G: Tiers>(
     progress: &dyn Progress,
 ) -> Result<Run, TierError> {
     let plan = job.plan;
-    let ready = Ready::new(job, mine, done)?;
+    let ready = Ready::new(job, mine, done, limits.memory)?;
     let whole = limits.most > 1 && !ready.todo.is_empty();
     if whole {
         let (tiers, positions) = ready
@@ -133,10 +136,7 @@ impl<'a, G: Tiers> Together<'a, G> {
                 Some(budget) => budget.saturating_sub(state.bytes),
                 None => 0,
             };
-            let Some(i) = state
-                .ready
-                .take(|i| plan.bytes_needed(&plan.steps[i]) <= room)
-            else {
+            let Some((i, needed)) = state.ready.take(room) else {
                 return;
             };
             if self.progress.cancelled() {
@@ -145,7 +145,7 @@ impl<'a, G: Tiers> Together<'a, G> {
             }
             state.running += 1;
             state.started += 1;
-            state.bytes += plan.bytes_needed(&plan.steps[i]);
+            state.bytes += needed;
             state.run.at_once = state.run.at_once.max(state.running);
             state.run.at_once_bytes = state.run.at_once_bytes.max(state.bytes);
             scope.spawn(move |scope| {
@@ -153,27 +153,30 @@ impl<'a, G: Tiers> Together<'a, G> {
                     self.job.solve(&plan.steps[i], &self.tier_progress)
                 }));
                 let mut state = self.lock();
-                self.finished(&mut state, i, outcome);
+                self.finished(&mut state, i, needed, outcome);
                 self.start(scope, &mut state);
             });
         }
     }
 
-    /// Tier `i` ended with `outcome`: done, or the build stops (the first
+    /// Tier `i`, which needed `needed` bytes, ended with `outcome`: done,
+    /// or the build stops (the first
     /// error or panic wins, and the running tiers are asked to stop).
-    fn finished(&self, state: &mut State<'a>, i: usize, outcome: Outcome) {
+    fn finished(&self, state: &mut State<'a>, i: usize, needed: u64, outcome: Outcome) {
         let step = &self.job.plan.steps[i];
         state.running -= 1;
-        state.bytes -= self.job.plan.bytes_needed(step);
+        state.bytes -= needed;
         let failure = match outcome {
             Ok(Ok(())) => {
                 state.done[i] = true;
                 state.run.solved += 1;
-                state.ready.finished(i);
                 if self.whole {
                     self.progress.advance(step.size());
                 }
-                return;
+                match state.ready.finished(self.job, i, self.limits.memory) {
+                    Ok(()) => return,
+                    Err(error) => Failure::Error(error),
+                }
             }
             Ok(Err(error)) => Failure::Error(error),
             Err(panic) => Failure::Panic(panic),
@@ -210,10 +213,20 @@ struct Ready {
     parents: Vec<Vec<usize>>,
     /// By step, its place in `todo`.
     rank: Vec<usize>,
+    /// By step, the memory it needs, once it is ready (its child tiers'
+    /// cell widths are read from their shards).
+    needs: Vec<u64>,
 }
 
 impl Ready {
-    fn new<G: Tiers>(job: &Job<'_, G>, mine: &[usize], done: &[bool]) -> Result<Ready, TierError> {
+    /// The unfinished tiers of `mine`; fails if a ready one needs more
+    /// than `memory`.
+    fn new<G: Tiers>(
+        job: &Job<'_, G>,
+        mine: &[usize],
+        done: &[bool],
+        memory: Option<u64>,
+    ) -> Result<Ready, TierError> {
         let plan = job.plan;
         let todo: Vec<usize> = mine.iter().copied().filter(|&i| !done[i]).collect();
         let mut waiting = vec![0; plan.steps.len()];
@@ -227,7 +240,11 @@ impl Ready {
                 }
             }
         }
-        let ready = todo.iter().copied().filter(|&i| waiting[i] == 0).collect();
+        let ready: Vec<usize> = todo.iter().copied().filter(|&i| waiting[i] == 0).collect();
+        let mut needs = vec![0; plan.steps.len()];
+        for &i in &ready {
+            needs[i] = job.bytes_needed(&plan.steps[i], memory)?;
+        }
         let mut rank = vec![usize::MAX; plan.steps.len()];
         for (place, &i) in todo.iter().enumerate() {
             rank[i] = place;
@@ -238,27 +255,37 @@ impl Ready {
             waiting,
             parents,
             rank,
+            needs,
         })
     }
 
-    /// The first ready tier in solving order that `fits`, taken out of the
-    /// ready ones.
-    fn take(&mut self, fits: impl Fn(usize) -> bool) -> Option<usize> {
-        let at = self.ready.iter().position(|&i| fits(i))?;
-        Some(self.ready.remove(at))
+    /// The first ready tier in solving order needing at most `room`
+    /// bytes, taken out of the ready ones, with the bytes it needs.
+    fn take(&mut self, room: u64) -> Option<(usize, u64)> {
+        let at = self.ready.iter().position(|&i| self.needs[i] <= room)?;
+        let i = self.ready.remove(at);
+        Some((i, self.needs[i]))
     }
 
     /// Tier `i` is done: the tiers waiting only for it become ready, in
-    /// solving order among the others.
-    fn finished(&mut self, i: usize) {
+    /// solving order among the others. Fails if one of them needs more
+    /// than `memory`.
+    fn finished<G: Tiers>(
+        &mut self,
+        job: &Job<'_, G>,
+        i: usize,
+        memory: Option<u64>,
+    ) -> Result<(), TierError> {
         for parent in std::mem::take(&mut self.parents[i]) {
             self.waiting[parent] -= 1;
             if self.waiting[parent] == 0 {
+                self.needs[parent] = job.bytes_needed(&job.plan.steps[parent], memory)?;
                 let rank = &self.rank;
                 let at = self.ready.partition_point(|&r| rank[r] < rank[parent]);
                 self.ready.insert(at, parent);
             }
         }
+        Ok(())
     }
 }
 
