@@ -115,6 +115,8 @@ fn main() {
     let start = Instant::now();
     let options = Options {
         dir: PathBuf::from(&args[1]),
+        // One sector at a time, so that each phase's time is its own.
+        at_once: Some(1),
         ..Options::default()
     };
     let built = build(&game, &plan, &options, &phases).unwrap_or_else(|e| {

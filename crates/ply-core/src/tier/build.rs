@@ -7,9 +7,10 @@ use super::TierError;
 use super::cells::Cells;
 use super::deal;
 use super::peers::{Heartbeat, Team, Watch};
-use super::plan::Plan;
+use super::plan::{Plan, Step};
 use super::shard::Shards;
 use super::solve::{ChildCells, solve_tier};
+use super::together::{self, Limits};
 use crate::db::Expect;
 use crate::game::Tiers;
 use crate::limits;
@@ -23,8 +24,9 @@ use std::time::Duration;
 pub struct Options {
     /// The directory the tier shards are written to (and found in).
     pub dir: PathBuf,
-    /// The most memory one tier's solve may use, in bytes; `None` for
-    /// whatever the system has.
+    /// The most memory the tiers solved at the same time may use
+    /// together, in bytes (a tier needing more alone is refused before
+    /// any work); `None` for what the system has free.
     pub memory: Option<u64>,
     /// Stop once this many tiers were solved in this run (the rest are
     /// left for a later run).
@@ -32,6 +34,13 @@ pub struct Options {
     /// This process's place in a team of processes building the tiers
     /// together in `dir`; `None` for a build alone.
     pub team: Option<Team>,
+    /// The most tiers a build alone solves at the same time (each only
+    /// once its child tiers are done, and all of them within the memory
+    /// budget); `None` for as many as rayon has threads. With 1, each
+    /// tier's phases reach the progress reporter as they happen; with
+    /// more, the build is one phase advancing by each solved tier's
+    /// positions. A team's process solves its tiers one at a time.
+    pub at_once: Option<usize>,
 }
 
 /// What a build did.
@@ -49,6 +58,11 @@ pub struct Built {
     pub discarded: Vec<String>,
     /// The most memory one tier's solve needed, in bytes.
     pub peak_bytes: u64,
+    /// The most tiers this run solved at the same time.
+    pub at_once: usize,
+    /// The most memory the tiers this run solved at the same time needed
+    /// together, in bytes.
+    pub at_once_bytes: u64,
 }
 
 impl Built {
@@ -115,63 +129,30 @@ pub fn build<G: Tiers>(
     }
     let found_done = done.iter().filter(|&&d| d).count();
     progress.note(&format!("{found_done} of {} tiers found done", mine.len()));
-    let mut solved = 0;
-    for &i in &mine {
-        let step = &plan.steps[i];
-        if done[i] {
-            continue;
-        }
-        if options.stop_after.is_some_and(|most| solved >= most) {
-            break;
-        }
-        if progress.cancelled() {
-            return Err(TierError::Cancelled);
-        }
-        let mut children = Vec::with_capacity(step.children.len());
-        for &tier in &step.children {
-            let at = plan.position_of(tier).ok_or_else(|| {
-                TierError::Game(format!("tier {} is not planned", game.tier_name(tier)))
-            })?;
-            if let Some(peers) = &mut peers
-                && !done[at]
-            {
-                await_shard(&shards, plan, at, owners[at], peers, progress)?;
-                done[at] = true;
-            }
-        }
-        if let Some(budget) = options.memory {
-            // The child tiers' cells take two bytes each where a tier
-            // holds more than 256 distinct cells: known from their shards.
-            let mut widths = BTreeMap::new();
-            for &tier in &step.children {
-                if let Some(child) = plan.step(tier) {
-                    widths.insert(tier, Cells::width(&shards.dictionary(child)?));
-                }
-            }
-            let needed = plan.bytes_needed_with(step, |child| widths[&child.tier]);
-            if needed > budget {
-                return Err(TierError::Budget {
-                    tier: step.name.clone(),
-                    needed,
-                    budget,
-                });
-            }
-        }
-        for &tier in &step.children {
-            let Some(at) = plan.position_of(tier) else {
-                continue;
+    let job = Job {
+        game,
+        plan,
+        shards: &shards,
+    };
+    let run = match &mut peers {
+        Some(peers) => in_turn(&job, &mine, &owners, &mut done, options, peers, progress)?,
+        None => {
+            let budget = options
+                .memory
+                .or_else(|| limits::available_memory().map(|available| available - available / 9));
+            let most = options
+                .at_once
+                .unwrap_or_else(rayon::current_num_threads)
+                .max(1);
+            let limits = Limits {
+                memory: options.memory,
+                budget,
+                most,
+                stop_after: options.stop_after,
             };
-            children.push(ChildCells {
-                tier,
-                cells: shards.load(&plan.steps[at])?,
-            });
+            together::solve(&job, &mine, &mut done, &limits, progress)?
         }
-        let cells = solve_tier(game, step.tier, &children, progress)?;
-        drop(children);
-        shards.write(plan, step, &cells, progress)?;
-        done[i] = true;
-        solved += 1;
-    }
+    };
     if let Some(peers) = &mut peers
         && process == 0
         && options.stop_after.is_none()
@@ -186,10 +167,131 @@ pub fn build<G: Tiers>(
         tiers: plan.steps.len(),
         owned: mine.len(),
         found_done,
-        solved,
+        solved: run.solved,
         discarded,
         peak_bytes,
+        at_once: run.at_once,
+        at_once_bytes: run.at_once_bytes,
     })
+}
+
+/// What the solving part of a build did.
+pub(super) struct Run {
+    /// Tiers solved.
+    pub solved: usize,
+    /// The most tiers solved at the same time.
+    pub at_once: usize,
+    /// The most memory the tiers solved at the same time needed together.
+    pub at_once_bytes: u64,
+}
+
+/// Solves this team process's unfinished tiers of `mine` one at a time,
+/// in order, first waiting for any child tier another process solves.
+fn in_turn<G: Tiers>(
+    job: &Job<'_, G>,
+    mine: &[usize],
+    owners: &[usize],
+    done: &mut [bool],
+    options: &Options,
+    peers: &mut Watch,
+    progress: &dyn Progress,
+) -> Result<Run, TierError> {
+    let mut run = Run {
+        solved: 0,
+        at_once: 0,
+        at_once_bytes: 0,
+    };
+    for &i in mine {
+        let step = &job.plan.steps[i];
+        if done[i] {
+            continue;
+        }
+        if options.stop_after.is_some_and(|most| run.solved >= most) {
+            break;
+        }
+        if progress.cancelled() {
+            return Err(TierError::Cancelled);
+        }
+        for &tier in &step.children {
+            let at = job.position_of(tier)?;
+            if !done[at] {
+                await_shard(job.shards, job.plan, at, owners[at], peers, progress)?;
+                done[at] = true;
+            }
+        }
+        let needed = job.bytes_needed(step, options.memory)?;
+        job.solve(step, progress)?;
+        done[i] = true;
+        run.solved += 1;
+        run.at_once = 1;
+        run.at_once_bytes = run.at_once_bytes.max(needed);
+    }
+    Ok(run)
+}
+
+/// What solving a tier reads and writes: the game, its plan and the
+/// directory of its shards.
+pub(super) struct Job<'a, G: Tiers> {
+    /// The game.
+    pub game: &'a G,
+    /// Its plan.
+    pub plan: &'a Plan<G::Tier>,
+    /// Its shards.
+    pub shards: &'a Shards,
+}
+
+impl<G: Tiers> Job<'_, G> {
+    /// Where child tier `tier` is in the plan's steps.
+    pub fn position_of(&self, tier: G::Tier) -> Result<usize, TierError> {
+        self.plan.position_of(tier).ok_or_else(|| {
+            TierError::Game(format!("tier {} is not planned", self.game.tier_name(tier)))
+        })
+    }
+
+    /// The memory solving `step` needs, its child tiers' cell widths read
+    /// from their shards (all finished); fails if that is over `memory`.
+    pub fn bytes_needed(
+        &self,
+        step: &Step<G::Tier>,
+        memory: Option<u64>,
+    ) -> Result<u64, TierError> {
+        // The child tiers' cells take two bytes each where a tier holds
+        // more than 256 distinct cells: known from their shards.
+        let mut widths = BTreeMap::new();
+        for &tier in &step.children {
+            if let Some(child) = self.plan.step(tier) {
+                widths.insert(tier, Cells::width(&self.shards.dictionary(child)?));
+            }
+        }
+        let needed = self
+            .plan
+            .bytes_needed_with(step, |child| widths[&child.tier]);
+        match memory {
+            Some(budget) if needed > budget => Err(TierError::Budget {
+                tier: step.name.clone(),
+                needed,
+                budget,
+            }),
+            _ => Ok(needed),
+        }
+    }
+
+    /// Solves `step`, its child tiers read from their shards (all
+    /// finished), and writes it as its shard.
+    pub fn solve(&self, step: &Step<G::Tier>, progress: &dyn Progress) -> Result<(), TierError> {
+        let mut children = Vec::with_capacity(step.children.len());
+        for &tier in &step.children {
+            let at = self.position_of(tier)?;
+            children.push(ChildCells {
+                tier,
+                cells: self.shards.load(&self.plan.steps[at])?,
+            });
+        }
+        let cells = solve_tier(self.game, step.tier, &children, progress)?;
+        drop(children);
+        self.shards.write(self.plan, step, &cells, progress)?;
+        Ok(())
+    }
 }
 
 /// How often a process waiting for another's shard looks for it.

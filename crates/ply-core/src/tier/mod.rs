@@ -12,7 +12,9 @@
 //! solved and its child tiers, read back from their shards. A memory budget
 //! too small for some tier is refused before any work, naming the tier; a
 //! killed build keeps its finished tiers and a rerun starts at the first
-//! unfinished one ([`build()`]). Several processes may build one game
+//! unfinished one ([`build()`]); tiers whose child tiers are done are
+//! solved at the same time while the memory they need together stays
+//! within the budget. Several processes may build one game
 //! together through a shared directory, the tiers dealt out among them
 //! ([`deal`]), each waiting for the child shards the others write and
 //! naming any of them whose heartbeat stops ([`peers`]). The shards of every tier read as one
@@ -27,6 +29,7 @@ pub mod peers;
 pub mod plan;
 pub mod shard;
 pub mod solve;
+mod together;
 
 pub use build::{Built, Options, build};
 pub use peers::Team;

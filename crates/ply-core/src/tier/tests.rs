@@ -789,3 +789,259 @@ fn a_process_removes_only_the_leftovers_of_its_own_tiers() {
         );
     }
 }
+
+/// Branches of a [`Forest`].
+const BRANCHES: u32 = 3;
+
+/// A position of a [`Forest`]: its branch and its node there.
+type Tree = (u32, Node);
+
+/// Three random tiered graphs side by side, none leading into another: a
+/// game whose tiers of one branch never depend on another branch's, so
+/// that up to three tiers are ready at once.
+/// With `lie`, that branch's top tier lists only the level below as its
+/// child tiers, though some of its moves go two levels down: a broken
+/// promise its solve finds, last of its branch.
+struct Forest {
+    branches: Vec<Graph<true>>,
+    lie: Option<u32>,
+}
+
+impl Forest {
+    fn new(seed: u64) -> Forest {
+        Forest {
+            branches: (0..u64::from(BRANCHES))
+                .map(|b| Graph::new(seed * 10 + b))
+                .collect(),
+            lie: None,
+        }
+    }
+    fn branch(&self, b: u32) -> &Graph<true> {
+        &self.branches[b as usize]
+    }
+}
+
+impl Game for Forest {
+    type Position = Tree;
+    type Move = Tree;
+    fn name(&self) -> String {
+        "forest".into()
+    }
+    fn start(&self) -> Tree {
+        (0, self.branch(0).start())
+    }
+    fn primitive(&self, (b, p): &Tree) -> Option<Value> {
+        self.branch(*b).primitive(p)
+    }
+    fn for_each_move(&self, &(b, p): &Tree, mut visit: impl FnMut(Tree, Tree)) {
+        self.branch(b)
+            .for_each_move(&p, |_, child| visit((b, child), (b, child)));
+    }
+    fn parse_position(&self, _: &str) -> Result<Tree, PositionError> {
+        Err(PositionError::new("not read"))
+    }
+    fn format_position(&self, p: &Tree) -> String {
+        format!("{p:?}")
+    }
+    fn format_move(&self, _: &Tree, m: Tree) -> String {
+        format!("{m:?}")
+    }
+}
+
+impl Indexed for Forest {
+    fn index_len(&self) -> u64 {
+        u64::from(BRANCHES) * self.branch(0).index_len()
+    }
+    fn rank(&self, (b, p): &Tree) -> u64 {
+        u64::from(*b) * self.branch(0).index_len() + self.branch(*b).rank(p)
+    }
+    fn unrank(&self, index: u64) -> Option<Tree> {
+        let len = self.branch(0).index_len();
+        let b = u32::try_from(index / len).ok()?;
+        Some((b, self.branch(b).unrank(index % len)?))
+    }
+}
+
+impl Tiers for Forest {
+    type Tier = (u32, (u32, u32));
+    const IN_TIER_PARENTS: bool = true;
+    fn tiers(&self) -> Vec<Self::Tier> {
+        (0..BRANCHES)
+            .flat_map(|b| self.branch(b).tiers().into_iter().map(move |t| (b, t)))
+            .collect()
+    }
+    fn tier_name(&self, (b, t): Self::Tier) -> String {
+        format!("b{b}-{}", self.branch(b).tier_name(t))
+    }
+    fn tier_of(&self, (b, p): &Tree) -> Self::Tier {
+        (*b, self.branch(*b).tier_of(p))
+    }
+    fn tier_size(&self, (b, t): Self::Tier) -> u64 {
+        self.branch(b).tier_size(t)
+    }
+    fn tier_rank(&self, (b, t): Self::Tier, (_, p): &Tree) -> u64 {
+        self.branch(b).tier_rank(t, p)
+    }
+    fn tier_unrank(&self, (b, t): Self::Tier, index: u64) -> Option<Tree> {
+        Some((b, self.branch(b).tier_unrank(t, index)?))
+    }
+    fn child_tiers(&self, (b, t): Self::Tier) -> Vec<Self::Tier> {
+        self.branch(b)
+            .child_tiers(t)
+            .into_iter()
+            .filter(|c| !(self.lie == Some(b) && t.0 == LEVELS - 1 && c.0 < t.0 - 1))
+            .map(|c| (b, c))
+            .collect()
+    }
+    fn canonical_tier(&self, (b, t): Self::Tier) -> Self::Tier {
+        (b, self.branch(b).canonical_tier(t))
+    }
+    fn to_canonical_tier(&self, (b, p): &Tree) -> Tree {
+        (*b, self.branch(*b).to_canonical_tier(p))
+    }
+    fn for_each_parent_in_tier(&self, (b, p): &Tree, mut visit: impl FnMut(Tree)) {
+        self.branch(*b)
+            .for_each_parent_in_tier(p, |parent| visit((*b, parent)));
+    }
+}
+
+/// Builds `game` into a fresh directory with `options`' limits, checking
+/// it completes; returns every tier's cells, from its shard, in plan order.
+fn built_shards<G: Tiers>(
+    game: &G,
+    plan: &Plan<G::Tier>,
+    name: &str,
+    options: Options,
+) -> (Built, Vec<Vec<Cell>>) {
+    let dir = Dir::new(name);
+    let options = Options {
+        dir: dir.path().to_path_buf(),
+        ..options
+    };
+    let built = build(game, plan, &options, &NoProgress).expect("built");
+    assert!(built.complete(), "{name}: {built:?}");
+    (built, shard_cells(plan, &shards_of(game, &dir)))
+}
+
+#[test]
+fn tiers_solved_at_once_give_the_cells_of_tiers_solved_in_turn_and_of_the_whole_game() {
+    for seed in 0..12 {
+        let game = Forest::new(seed);
+        let plan = Plan::new(&game).unwrap();
+        let in_turn = Options {
+            at_once: Some(1),
+            ..Options::default()
+        };
+        let (one, expected) = built_shards(&game, &plan, "turn", in_turn);
+        assert_eq!(one.at_once, 1, "seed {seed}");
+        let together = Options {
+            at_once: Some(3),
+            memory: Some(u64::MAX),
+            ..Options::default()
+        };
+        let (three, cells) = built_shards(&game, &plan, "together", together);
+        assert_eq!(
+            three.at_once, 3,
+            "seed {seed}: three branches' tiers at once"
+        );
+        assert_eq!(cells, expected, "seed {seed}: the shards, cell for cell");
+        let truth = retro::solve(&game, &NoProgress).expect("retro");
+        let dir = Dir::new("together-keys");
+        let whole = Options {
+            at_once: Some(3),
+            ..dir.options()
+        };
+        build(&game, &plan, &whole, &NoProgress).expect("built");
+        let db = shards_of(&game, &dir).open(&plan).expect("one database");
+        for i in 0..game.index_len() {
+            let cell = match game.unrank(i) {
+                Some(p) => db
+                    .cell(plan.key(&game, &p).expect("a key"))
+                    .expect("a cell"),
+                None => Cell::UNKNOWN,
+            };
+            assert_eq!(cell, truth.cell(i), "seed {seed}, index {i}");
+        }
+    }
+}
+
+#[test]
+fn tiers_solved_at_once_stay_within_the_budget() {
+    let game = Forest::new(4);
+    let plan = Plan::new(&game).unwrap();
+    let (_, largest) = plan.largest().unwrap();
+    // The branches' first tiers, ready together at the start.
+    let leaves: Vec<u64> = plan
+        .steps
+        .iter()
+        .filter(|s| s.children.is_empty())
+        .map(|s| plan.bytes_needed(s))
+        .collect();
+    assert_eq!(leaves.len(), BRANCHES as usize);
+    let two = leaves[0] + leaves[1];
+    let budget = largest.max(two);
+    assert!(
+        budget < leaves.iter().sum::<u64>(),
+        "a budget of {budget} bytes for two leaves and the largest tier ({largest}) must not fit three leaves {leaves:?}"
+    );
+    let options = Options {
+        at_once: Some(3),
+        memory: Some(budget),
+        ..Options::default()
+    };
+    let (built, cells) = built_shards(&game, &plan, "budget-two", options);
+    assert_eq!(built.at_once, 2, "two leaves fit the budget, three do not");
+    assert!(
+        built.at_once_bytes <= budget,
+        "{} bytes at once over the budget of {budget}",
+        built.at_once_bytes
+    );
+    let in_turn = Options {
+        at_once: Some(1),
+        ..Options::default()
+    };
+    assert_eq!(cells, built_shards(&game, &plan, "budget-one", in_turn).1);
+}
+
+#[test]
+fn a_tier_failing_among_others_fails_the_build_and_leaves_only_sound_shards() {
+    let mut game = Forest::new(2);
+    game.lie = Some(1);
+    let plan = Plan::new(&game).unwrap();
+    let dir = Dir::new("failing");
+    let options = Options {
+        at_once: Some(3),
+        memory: Some(u64::MAX),
+        ..dir.options()
+    };
+    let error = build(&game, &plan, &options, &NoProgress).unwrap_err();
+    assert!(
+        matches!(&error, TierError::Game(why) if why.contains("b1-l3")),
+        "not the broken tier's error: {error}"
+    );
+    let shards = shards_of(&game, &dir);
+    let mut written = 0;
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        assert!(!name.ends_with(".tmp"), "a temporary file is left: {name}");
+        let step = plan
+            .steps
+            .iter()
+            .find(|s| shards.path(&s.name).ends_with(&name))
+            .unwrap_or_else(|| panic!("{name} is no tier's shard"));
+        assert_ne!(step.name, "b1-l3-s0", "the failed tier has no shard");
+        shards.sound(&plan, step).unwrap();
+        written += 1;
+    }
+    assert!(written < plan.steps.len(), "{written} shards");
+    game.lie = None;
+    let plan = Plan::new(&game).unwrap();
+    let rerun = build(&game, &plan, &dir.options(), &NoProgress).unwrap();
+    assert_eq!(rerun.found_done, written);
+    let in_turn = Options {
+        at_once: Some(1),
+        ..Options::default()
+    };
+    let expected = built_shards(&game, &plan, "failing-turn", in_turn).1;
+    assert_eq!(shard_cells(&plan, &shards), expected);
+}

@@ -71,8 +71,9 @@ enum Command {
         /// Write the solution as a database into the database directory.
         #[arg(long)]
         save: bool,
-        /// The most memory one tier's solve may use, in bytes (games solved
-        /// tier by tier): a tier needing more is refused before any work.
+        /// The most memory the tiers solved at the same time may use
+        /// together, in bytes (games solved tier by tier): a tier needing
+        /// more alone is refused before any work.
         #[arg(long, value_name = "BYTES")]
         memory: Option<u64>,
         /// Solve and count only the game's end tiers (games solved tier by

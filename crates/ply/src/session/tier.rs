@@ -84,6 +84,7 @@ impl<G: Tiers + 'static> TierSession<G> {
             memory,
             stop_after: None,
             team: team.cloned(),
+            at_once: None,
         };
         tier::build(&self.game, plan, &options, progress).map_err(|e| tier_error(&self.game, e))
     }
