@@ -20,6 +20,7 @@
 
 pub mod index;
 pub mod rules;
+pub mod search;
 #[cfg(test)]
 mod tests;
 pub mod unmoves;

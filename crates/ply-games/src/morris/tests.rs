@@ -344,7 +344,7 @@ fn plain_moves(n: u8, text: &str) -> BTreeSet<(String, String)> {
 }
 
 /// A small deterministic generator (xorshift).
-struct Rng(u64);
+pub(super) struct Rng(pub(super) u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -353,7 +353,7 @@ impl Rng {
         self.0 ^= self.0 << 17;
         self.0
     }
-    fn below(&mut self, n: u64) -> u64 {
+    pub(super) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 }
@@ -372,7 +372,7 @@ fn random_set(rng: &mut Rng, k: u8, taken: u32) -> u32 {
 
 /// A random position of `game` in `sector`, either colour to move where
 /// the sector allows.
-fn random_in(game: &Morris, sector: Sector, rng: &mut Rng) -> Option<Stones> {
+pub(super) fn random_in(game: &Morris, sector: Sector, rng: &mut Rng) -> Option<Stones> {
     let (m, o, mh, oh) = match sector {
         Sector::Lost => return None,
         Sector::Moving { hi, lo } => {
