@@ -117,9 +117,9 @@ impl PlacingSearch {
         (bytes / std::mem::size_of::<Entry>() as u64).max(1)
     }
 
-    /// The bytes the table takes.
-    pub fn table_bytes(&self) -> u64 {
-        (self.table.len() * std::mem::size_of::<Entry>()) as u64
+    /// The bytes the table of a searcher made with `entries` takes.
+    pub fn bytes_for(entries: u64) -> u64 {
+        entries.max(1) * std::mem::size_of::<Entry>() as u64
     }
 
     /// Positions visited by every search so far.
