@@ -41,8 +41,14 @@ fn main() {
     }
     let stones: u8 = args[0].parse().unwrap_or_else(|_| fail("N is 3 to 9"));
     let game = Morris::from_params(&format!("{stones},moving")).unwrap_or_else(|e| fail(e));
-    let samples: usize = args.get(2).map_or(Ok(3), |s| s.parse()).unwrap_or_else(|e| fail(e));
-    let limit: u64 = args.get(3).map_or(Ok(600), |s| s.parse()).unwrap_or_else(|e| fail(e));
+    let samples: usize = args
+        .get(2)
+        .map_or(Ok(3), |s| s.parse())
+        .unwrap_or_else(|e| fail(e));
+    let limit: u64 = args
+        .get(3)
+        .map_or(Ok(600), |s| s.parse())
+        .unwrap_or_else(|e| fail(e));
     let plan = Plan::new(&game).unwrap_or_else(|e| fail(e));
     let db = Shards::new(std::path::Path::new(&args[1]), Expect::of(&game))
         .open(&plan)
@@ -56,7 +62,9 @@ fn main() {
             .unpack()
             .ok_or_else(|| format!("{} is not solved", game.format_position(p)))
     };
-    println!("depth  hands  position                                 outcome     nodes       leaves      seconds");
+    println!(
+        "depth  hands  position                                 outcome     nodes       leaves      seconds"
+    );
     let mut seed = 0x2545_F491_4F6C_DD1Du64;
     let mut random = |n: usize| {
         seed ^= seed << 13;

@@ -286,8 +286,9 @@ impl PlacingSearch {
 #[cfg(test)]
 mod tests {
     use super::super::index::Sector;
-    use super::super::tests::{Rng, random_in, solved_tiers};
+    use super::super::tests::{Rng, random_in};
     use super::*;
+    use crate::tier_check::solve_tiers;
     use ply_core::{NoProgress, Solution, Tiers};
     use std::convert::Infallible;
 
@@ -298,15 +299,15 @@ mod tests {
     fn search_equals_the_whole_game(stones: u8, samples: usize) {
         let whole = Morris::new(stones);
         let moving = Morris::moving_phase(stones);
-        let truth = solved_tiers(&whole, &format!("morris-{stones}-truth"));
-        let stored = solved_tiers(&moving, &format!("morris-{stones}-stored"));
+        let (truth_plan, truth) = solve_tiers(&whole, &format!("morris-{stones}-truth"));
+        let (plan, stored) = solve_tiers(&moving, &format!("morris-{stones}-stored"));
         let expect = |p: &Stones| {
-            let key = truth.plan.key(&whole, p).expect("in the whole game");
-            truth.db.cell(key).unwrap().unpack().expect("solved")
+            let key = truth_plan.key(&whole, p).expect("in the whole game");
+            truth.cell(key).unwrap().unpack().expect("solved")
         };
         let mut leaf = |p: &Stones| -> Result<Outcome, Infallible> {
-            let key = stored.plan.key(&moving, p).expect("in the moving phase");
-            Ok(stored.db.cell(key).unwrap().unpack().expect("solved"))
+            let key = plan.key(&moving, p).expect("in the moving phase");
+            Ok(stored.cell(key).unwrap().unpack().expect("solved"))
         };
         let mut search = PlacingSearch::new(1 << 16);
         let mut check = |p: &Stones, search: &mut PlacingSearch| {

@@ -688,47 +688,12 @@ fn the_moving_phase_lists_the_moving_sectors_and_lost_only() {
     assert_eq!(moving.index_len(), whole.index_len());
 }
 
-/// The tiers of a game solved into a directory, read as one database; the
-/// directory is removed when dropped.
-pub(super) struct SolvedTiers {
-    /// The game's tier plan.
-    pub plan: Plan<Sector>,
-    /// Every tier's shard, read as one database.
-    pub db: ply_core::db::Database,
-    dir: std::path::PathBuf,
-}
-
-impl Drop for SolvedTiers {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-/// The tiers of `game` solved into a fresh directory named after `name`.
-pub(super) fn solved_tiers(game: &Morris, name: &str) -> SolvedTiers {
-    use ply_core::tier::{Options, Shards};
-    let dir = std::env::temp_dir().join(format!("ply-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let plan = Plan::new(game).expect("a plan");
-    let options = Options {
-        dir: dir.clone(),
-        ..Options::default()
-    };
-    let built = ply_core::tier::build(game, &plan, &options, &ply_core::NoProgress).expect("built");
-    assert!(built.complete());
-    let db = Shards::new(&dir, ply_core::db::Expect::of(game))
-        .open(&plan)
-        .expect("one database");
-    SolvedTiers { plan, db, dir }
-}
-
 #[test]
 fn the_moving_phase_alone_solves_as_in_the_whole_game() {
     let whole = Morris::new(4);
     let moving = Morris::moving_phase(4);
-    let truth = solved_tiers(&whole, "morris-4-whole");
-    let solved = solved_tiers(&moving, "morris-4-moving");
-    let (plan, db) = (&solved.plan, &solved.db);
+    let (truth_plan, truth) = crate::tier_check::solve_tiers(&whole, "morris-4-whole");
+    let (plan, db) = crate::tier_check::solve_tiers(&moving, "morris-4-moving");
     let mut values = BTreeSet::new();
     for tier in moving.tiers() {
         for index in 0..moving.tier_size(tier) {
@@ -736,11 +701,11 @@ fn the_moving_phase_alone_solves_as_in_the_whole_game() {
                 continue;
             };
             let key = plan.key(&moving, &position).unwrap();
-            let expect = truth.plan.key(&whole, &position).unwrap();
+            let expect = truth_plan.key(&whole, &position).unwrap();
             let cell = db.cell(key).unwrap();
             assert_eq!(
                 cell,
-                truth.db.cell(expect).unwrap(),
+                truth.cell(expect).unwrap(),
                 "{}",
                 moving.format_position(&position)
             );
