@@ -80,6 +80,26 @@ fn down(bound: i32) -> i32 {
     }
 }
 
+/// Where a move from `position` goes in the search order, lower first:
+/// moves that remove a stone, then those that block a mill the other player
+/// threatens, then those that add to the mover's own open lines.
+fn order(game: &Morris, position: &Stones, step: super::Step) -> u8 {
+    if step.remove != super::NONE {
+        return 0;
+    }
+    let (mover, other, _, _) = position.sides();
+    let mut rank = 8u8;
+    for mill in game.geometry().mills_through[usize::from(step.to)] {
+        let (mine, theirs) = ((mill & mover).count_ones(), (mill & other).count_ones());
+        if theirs == 2 {
+            rank = rank.saturating_sub(4);
+        } else if theirs == 0 && mine == 1 {
+            rank = rank.saturating_sub(1);
+        }
+    }
+    rank
+}
+
 /// One table entry: a position's key plus one (0 for an empty entry) and
 /// bounds on its score.
 #[derive(Copy, Clone, Debug, Default)]
@@ -94,9 +114,10 @@ struct Entry {
 /// moving-phase database.
 pub struct PlacingSearch {
     table: Vec<Entry>,
-    /// Children at each depth, reused between nodes: whether the move
-    /// removes a stone, and the position it leads to.
-    children: Vec<Vec<(bool, Stones)>>,
+    /// Children at each depth, reused between nodes: the move's place in
+    /// the search order (lower first, see [`order`]), and the position it
+    /// leads to.
+    children: Vec<Vec<(u8, Stones)>>,
     nodes: u64,
     leaves: u64,
 }
@@ -237,10 +258,9 @@ impl PlacingSearch {
         let mut children = std::mem::take(&mut self.children[depth]);
         children.clear();
         game.for_each_step(position, |step, child| {
-            children.push((step.remove != super::NONE, child));
+            children.push((order(game, position, step), child));
         });
-        // Moves that remove a stone first: they most often decide.
-        children.sort_by_key(|&(removes, _)| !removes);
+        children.sort_by_key(|&(rank, _)| rank);
         let mut best = i32::MIN;
         let mut result = Ok(());
         for (_, child) in &children {
