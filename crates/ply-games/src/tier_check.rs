@@ -19,16 +19,10 @@ pub struct Compared<T> {
     pub compared: u64,
 }
 
-/// Solves `game` tier by tier into a fresh directory named after `name`
-/// and asserts that every position of `whole` (the same game under an
-/// index of every board, solved by whole-game retrograde analysis) has the
-/// same cell in the tier database; the directory is removed after.
-pub fn tiers_equal_retrograde<G, W>(game: &G, whole: &W, name: &str) -> Compared<G::Tier>
-where
-    G: Tiers,
-    W: Indexed<Position = G::Position>,
-{
-    let truth = retro::solve(whole, &NoProgress).expect("retro");
+/// Solves `game` tier by tier into a fresh directory named after `name`,
+/// and returns its plan and every tier's shard read as one database (the
+/// directory is removed; the database keeps its files open).
+pub fn solve_tiers<G: Tiers>(game: &G, name: &str) -> (Plan<G::Tier>, Database) {
     let dir = std::env::temp_dir().join(format!("ply-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let plan = Plan::new(game).expect("a plan");
@@ -38,8 +32,23 @@ where
     };
     let built = tier::build(game, &plan, &options, &NoProgress).expect("built");
     assert!(built.complete());
-    let expect = Expect::of(game);
-    let db = Shards::new(&dir, expect).open(&plan).expect("one database");
+    let db = Shards::new(&dir, Expect::of(game))
+        .open(&plan)
+        .expect("one database");
+    let _ = std::fs::remove_dir_all(&dir);
+    (plan, db)
+}
+
+/// Solves `game` tier by tier (see [`solve_tiers`]) and asserts that every position of `whole` (the same game under an
+/// index of every board, solved by whole-game retrograde analysis) has the
+/// same cell in the tier database; the directory is removed after.
+pub fn tiers_equal_retrograde<G, W>(game: &G, whole: &W, name: &str) -> Compared<G::Tier>
+where
+    G: Tiers,
+    W: Indexed<Position = G::Position>,
+{
+    let truth = retro::solve(whole, &NoProgress).expect("retro");
+    let (plan, db) = solve_tiers(game, name);
     let mut values = BTreeSet::new();
     let mut compared = 0u64;
     for index in 0..whole.index_len() {
@@ -57,7 +66,6 @@ where
         values.insert(cell.unpack().unwrap().value.as_str());
         compared += 1;
     }
-    let _ = std::fs::remove_dir_all(&dir);
     Compared {
         plan,
         db,

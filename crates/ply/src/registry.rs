@@ -5,7 +5,9 @@
 use crate::cli::dist::{Distributed, Whole};
 use crate::error::PlyError;
 use crate::session::Session;
-use crate::session::choice::{open_acyclic, open_loopy, open_sum, open_tiered, open_wins_at_once};
+use crate::session::choice::{
+    open_acyclic, open_loopy, open_morris, open_sum, open_tiered, open_wins_at_once,
+};
 use ply_core::Variant;
 use ply_games::{Dobutsu, Euler, LGame, Morris, Quixo, Teeko, TicTacToe, Treblecross, Yehr};
 use std::sync::OnceLock;
@@ -94,8 +96,8 @@ pub const GAMES: &[Entry] = &[
     Entry {
         name: "morris",
         summary: "Nine Men's Morris (Gasser's rules, solved 1996: a draw): place nine stones, then slide (jump with three); a mill removes a stone; under three stones or no move loses",
-        variants: "morris (nine stones a side), morris:N (N stones a side, 3 to 9); positions like .../.../.../....../.../.../.../9,9/W; solved sector by sector (ply analyze --save --memory BYTES)",
-        open: |params| open_tiered(Morris::named(params)?),
+        variants: "morris (nine stones a side: the 28 sectors of the moving phase are stored, placing positions searched over them), morris:N (N stones a side, 3 to 9: the whole game stored), morris:N,moving and morris:N,whole choose; positions like .../.../.../....../.../.../.../9,9/W; solved sector by sector (ply analyze --save --memory BYTES)",
+        open: |params| open_morris(Morris::named(params)?),
         distributed: None,
     },
 ];

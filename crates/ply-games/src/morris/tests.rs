@@ -344,7 +344,7 @@ fn plain_moves(n: u8, text: &str) -> BTreeSet<(String, String)> {
 }
 
 /// A small deterministic generator (xorshift).
-struct Rng(u64);
+pub(super) struct Rng(pub(super) u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -353,7 +353,7 @@ impl Rng {
         self.0 ^= self.0 << 17;
         self.0
     }
-    fn below(&mut self, n: u64) -> u64 {
+    pub(super) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 }
@@ -372,7 +372,7 @@ fn random_set(rng: &mut Rng, k: u8, taken: u32) -> u32 {
 
 /// A random position of `game` in `sector`, either colour to move where
 /// the sector allows.
-fn random_in(game: &Morris, sector: Sector, rng: &mut Rng) -> Option<Stones> {
+pub(super) fn random_in(game: &Morris, sector: Sector, rng: &mut Rng) -> Option<Stones> {
     let (m, o, mh, oh) = match sector {
         Sector::Lost => return None,
         Sector::Moving { hi, lo } => {
@@ -499,7 +499,7 @@ fn each_sector_indexes_one_position_per_symmetry_class() {
 
 #[test]
 fn ranks_fold_symmetric_positions_and_the_swapped_colours() {
-    let game = Morris::default();
+    let game = Morris::new(9);
     let mut rng = Rng(77);
     let sectors = game.tiers();
     for _ in 0..20_000 {
@@ -637,4 +637,84 @@ fn tiers_equal_whole_game_retrograde_analysis_on_morris_4() {
     let blocked = parse(&game, BLOCKED);
     let cell = db.cell(plan.key(&game, &blocked).unwrap()).unwrap();
     assert_eq!(cell.unpack(), Some(ply_core::Outcome::lose(0)));
+}
+
+#[test]
+fn names_and_parameters_choose_the_whole_game_or_the_moving_phase() {
+    for (params, name, moving) in [
+        ("9", "morris", true),
+        ("9,moving", "morris", true),
+        ("9,whole", "morris:9,whole", false),
+        ("4", "morris:4", false),
+        ("4,whole", "morris:4", false),
+        ("4,moving", "morris:4,moving", true),
+    ] {
+        let game = Morris::from_params(params).unwrap();
+        assert_eq!((game.name().as_str(), game.moving_only()), (name, moving));
+        let again = name.strip_prefix("morris:").unwrap_or("9");
+        assert_eq!(Morris::from_params(again).unwrap().name(), name);
+    }
+    for bad in ["4,", "4,placing", "10", "4,moving,whole"] {
+        assert!(
+            matches!(Morris::from_params(bad), Err(PositionError::Parameters(_))),
+            "{bad}"
+        );
+    }
+    assert_eq!(Morris::default().name(), "morris");
+    assert_ne!(
+        Morris::default().rules_version(),
+        Morris::new(9).rules_version()
+    );
+}
+
+#[test]
+fn the_moving_phase_lists_the_moving_sectors_and_lost_only() {
+    let whole = Morris::new(9);
+    let moving = Morris::default();
+    let tiers = moving.tiers();
+    assert_eq!(tiers.len(), 28 + 1);
+    assert!(tiers.contains(&Sector::Lost));
+    let whole_tiers = whole.tiers();
+    for &tier in &tiers {
+        assert!(!matches!(tier, Sector::Placing { .. }));
+        assert!(whole_tiers.contains(&tier));
+        for child in moving.child_tiers(tier) {
+            assert!(tiers.contains(&child), "{tier:?} leads to {child:?}");
+        }
+    }
+    let plan = Plan::new(&moving).unwrap();
+    assert_eq!(plan.key(&moving, &moving.start()), None);
+    // The global index still covers the whole game.
+    assert_eq!(moving.index_len(), whole.index_len());
+}
+
+#[test]
+fn the_moving_phase_alone_solves_as_in_the_whole_game() {
+    let whole = Morris::new(4);
+    let moving = Morris::moving_phase(4);
+    let (truth_plan, truth) = crate::tier_check::solve_tiers(&whole, "morris-4-whole");
+    let (plan, db) = crate::tier_check::solve_tiers(&moving, "morris-4-moving");
+    let mut values = BTreeSet::new();
+    for tier in moving.tiers() {
+        for index in 0..moving.tier_size(tier) {
+            let Some(position) = moving.tier_unrank(tier, index) else {
+                continue;
+            };
+            let key = plan.key(&moving, &position).unwrap();
+            let expect = truth_plan.key(&whole, &position).unwrap();
+            let cell = db.cell(key).unwrap();
+            assert_eq!(
+                cell,
+                truth.cell(expect).unwrap(),
+                "{}",
+                moving.format_position(&position)
+            );
+            values.insert(cell.unpack().unwrap().value.as_str());
+        }
+    }
+    assert_eq!(
+        values.len(),
+        3,
+        "wins, losses and draws compared: {values:?}"
+    );
 }

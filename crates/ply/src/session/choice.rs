@@ -10,6 +10,7 @@
 use super::Session;
 use super::alphabeta::AlphaBetaSession;
 use super::byte_retro::ByteRetroSession;
+use super::placing::PlacingSession;
 use super::retro::RetroSession;
 use super::sparse::SparseSession;
 use super::sum::SumSession;
@@ -21,6 +22,7 @@ use ply_core::{
     Choice, Decompose, Retrograde, Searchable, SparseTable, Symmetric, TableWalk, WinsAtOnce,
     choose,
 };
+use ply_games::Morris;
 
 /// Transposition table entries for alpha-beta search (8 bytes each).
 pub const SEARCH_ENTRIES: u64 = SEARCH_TABLE_BYTES / 8;
@@ -78,6 +80,17 @@ where
     G: Decompose + 'static,
 {
     Ok(Box::new(SumSession::new(game)))
+}
+
+/// Opens Morris: with the moving phase stored ([`Morris::moving_phase`])
+/// its placing positions are searched ([`PlacingSession`]), else it is a
+/// game solved tier by tier as a whole.
+pub fn open_morris(game: Morris) -> Result<Box<dyn Session>, PlyError> {
+    if game.moving_only() {
+        Ok(Box::new(PlacingSession::new(game)?))
+    } else {
+        open_tiered(game)
+    }
 }
 
 /// Opens a game cut into tiers ([`ply_core::Tiers`]): solved tier by tier,

@@ -7,6 +7,7 @@ pub mod alphabeta;
 pub mod byte_retro;
 pub mod choice;
 pub mod once;
+pub mod placing;
 pub mod retro;
 pub mod rows;
 pub mod solved;

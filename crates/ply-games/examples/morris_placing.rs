@@ -1,0 +1,109 @@
+//! What the search of Morris's placing phase costs: over the moving phase
+//! of `morris:N,moving` saved in DIR (by `ply analyze morris:N,moving
+//! --save --db-dir DIR`), solves placing positions `D` plies from the start
+//! for each depth `D` from the last placing move down to the empty board,
+//! and prints each position's outcome, the positions the search visited
+//! and looked up, and its wall seconds. Positions are reached by random
+//! placements (a fixed seed); each search starts with an empty table of
+//! 64 MiB. A search over LIMIT seconds is stopped and reported as such.
+//!
+//! `cargo run --release -p ply-games --example morris_placing -- N DIR [SAMPLES] [LIMIT]`
+//! (SAMPLES positions per depth, 3 by default; LIMIT 600 seconds).
+
+use ply_core::db::Expect;
+use ply_core::tier::{Plan, Shards};
+use ply_core::{Game, Outcome, Progress, Solution};
+use ply_games::Morris;
+use ply_games::morris::search::{PlacingSearch, Stop};
+use std::time::{Duration, Instant};
+
+/// Stops a search after a time limit.
+struct Deadline(Instant);
+
+impl Progress for Deadline {
+    fn begin(&self, _phase: &str, _total: u64) {}
+    fn advance(&self, _done: u64) {}
+    fn end(&self) {}
+    fn cancelled(&self) -> bool {
+        Instant::now() > self.0
+    }
+}
+
+fn fail(why: impl std::fmt::Display) -> ! {
+    eprintln!("morris_placing: {why}");
+    std::process::exit(2)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if !(2..=4).contains(&args.len()) {
+        fail("usage: morris_placing N DIR [SAMPLES] [LIMIT_SECONDS]");
+    }
+    let stones: u8 = args[0].parse().unwrap_or_else(|_| fail("N is 3 to 9"));
+    let game = Morris::from_params(&format!("{stones},moving")).unwrap_or_else(|e| fail(e));
+    let samples: usize = args
+        .get(2)
+        .map_or(Ok(3), |s| s.parse())
+        .unwrap_or_else(|e| fail(e));
+    let limit: u64 = args
+        .get(3)
+        .map_or(Ok(600), |s| s.parse())
+        .unwrap_or_else(|e| fail(e));
+    let plan = Plan::new(&game).unwrap_or_else(|e| fail(e));
+    let db = Shards::new(std::path::Path::new(&args[1]), Expect::of(&game))
+        .open(&plan)
+        .unwrap_or_else(|e| fail(format!("{}: {e}", args[1])));
+    let mut leaf = |p: &<Morris as Game>::Position| -> Result<Outcome, String> {
+        let key = plan
+            .key(&game, p)
+            .ok_or_else(|| format!("{} is in no tier", game.format_position(p)))?;
+        db.cell(key)
+            .map_err(|e| e.to_string())?
+            .unpack()
+            .ok_or_else(|| format!("{} is not solved", game.format_position(p)))
+    };
+    println!(
+        "depth  hands  position                                 outcome     nodes       leaves      seconds"
+    );
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut random = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for depth in (0..2 * usize::from(stones)).rev() {
+        for _ in 0..if depth == 0 { 1 } else { samples } {
+            let mut position = game.start();
+            for _ in 0..depth {
+                let mut children = Vec::new();
+                game.for_each_move(&position, |_, child| children.push(child));
+                position = children[random(children.len())];
+            }
+            if game.primitive(&position).is_some() {
+                continue;
+            }
+            let mut search = PlacingSearch::new(PlacingSearch::entries_within(64 << 20));
+            let start = Instant::now();
+            let deadline = Deadline(start + Duration::from_secs(limit));
+            let found = search.solve(&game, &position, &mut leaf, &deadline);
+            let seconds = start.elapsed().as_secs_f64();
+            let outcome = match found {
+                Ok(o) => format!(
+                    "{} {}",
+                    o.value.as_str(),
+                    o.remoteness.map_or(String::new(), |r| r.to_string())
+                ),
+                Err(Stop::Cancelled) => format!("over {limit}s"),
+                Err(Stop::Leaf(e)) => fail(e),
+            };
+            let [w, b] = position.hand;
+            println!(
+                "{depth:>5}  {w},{b}    {:<40} {outcome:<11} {:<11} {:<11} {seconds:.3}",
+                game.format_position(&position),
+                search.nodes(),
+                search.leaves()
+            );
+        }
+    }
+}

@@ -1,0 +1,393 @@
+//! The placing phase answered by search over the moving phase: for
+//! [`Morris::moving_phase`], whose tiers hold the moving phase only, a
+//! position with stones in hand is solved by alpha-beta search down to the
+//! positions where placing is over, whose outcomes the caller looks up (in
+//! the moving-phase database).
+//!
+//! Placing never loops (every move lowers a hand), so the search is a plain
+//! negamax over a finite tree, exact in value and remoteness. A score
+//! encodes both, relative to the position it belongs to: a win in `r` plies
+//! is `WIN - r`, a loss in `r` is `r - WIN`, a draw 0, so a faster win and a
+//! slower loss score higher. A parent's score from a child's is minus it,
+//! moved one step away from 0 for wins and losses ([`up`]). Scores do not
+//! depend on the depth they are met at, so leaves and table entries are
+//! exact wherever they are met. The value comes from one search with the
+//! window (-1, 1), which only asks win, draw or loss; the remoteness of a
+//! win or loss from a bisection with null windows, mostly replaying the
+//! table.
+//!
+//! The transposition table is direct-mapped, keyed by the global index of
+//! the game ([`ply_core::Indexed::rank`]), which folds the 16 symmetries: an
+//! entry keeps the key whole, so a hit is never a stranger. It holds bounds
+//! on placing positions and the exact outcomes of the leaves looked up.
+//!
+//! A search polls [`Progress::cancelled`] every few thousand positions and
+//! stops with [`Stop::Cancelled`]; what the table learnt stays exact.
+
+use super::{Morris, Stones};
+use ply_core::{Game, Indexed, Outcome, Progress, Remoteness, Value};
+
+/// The score of winning at once.
+const WIN: i32 = 1 << 24;
+
+/// Positions visited between two polls of [`Progress::cancelled`].
+const POLL_NODES: u64 = 1 << 12;
+
+/// Why a search stopped without an answer.
+#[derive(Debug)]
+pub enum Stop<E> {
+    /// The progress asked to stop.
+    Cancelled,
+    /// Looking up a moving-phase position failed.
+    Leaf(E),
+}
+
+/// The score of `outcome` (see the module docs).
+fn score(outcome: Outcome) -> i32 {
+    let r = outcome.remoteness.unwrap_or(0).min(WIN as Remoteness / 2) as i32;
+    match outcome.value {
+        Value::Win => WIN - r,
+        Value::Lose => r - WIN,
+        Value::Draw | Value::Tie => 0,
+    }
+}
+
+/// The outcome a score stands for.
+fn outcome(score: i32) -> Outcome {
+    match score.signum() {
+        1 => Outcome::win((WIN - score) as Remoteness),
+        -1 => Outcome::lose((WIN + score) as Remoteness),
+        _ => Outcome::DRAW,
+    }
+}
+
+/// A parent's score from its child's `score`.
+fn up(score: i32) -> i32 {
+    match score.signum() {
+        1 => 1 - score,
+        -1 => -1 - score,
+        _ => 0,
+    }
+}
+
+/// The inverse of [`up`]: the child's window bound standing for the
+/// parent's `bound`.
+fn down(bound: i32) -> i32 {
+    match bound.signum() {
+        1 => -1 - bound,
+        -1 => 1 - bound,
+        _ => 0,
+    }
+}
+
+/// Where a move from `position` goes in the search order, lower first:
+/// moves that remove a stone, then those that block a mill the other player
+/// threatens, then those that add to the mover's own open lines.
+fn order(game: &Morris, position: &Stones, step: super::Step) -> u8 {
+    if step.remove != super::NONE {
+        return 0;
+    }
+    let (mover, other, _, _) = position.sides();
+    let mut rank = 8u8;
+    for mill in game.geometry().mills_through[usize::from(step.to)] {
+        let (mine, theirs) = ((mill & mover).count_ones(), (mill & other).count_ones());
+        if theirs == 2 {
+            rank = rank.saturating_sub(4);
+        } else if theirs == 0 && mine == 1 {
+            rank = rank.saturating_sub(1);
+        }
+    }
+    rank
+}
+
+/// One table entry: a position's key plus one (0 for an empty entry) and
+/// bounds on its score.
+#[derive(Copy, Clone, Debug, Default)]
+struct Entry {
+    key: u64,
+    lower: i32,
+    upper: i32,
+}
+
+/// A searcher with its transposition table. Keep one per game and reuse
+/// it: what it learnt stays valid for later searches over the same
+/// moving-phase database.
+pub struct PlacingSearch {
+    table: Vec<Entry>,
+    /// Children at each depth, reused between nodes: the move's place in
+    /// the search order (lower first, see [`order`]), and the position it
+    /// leads to.
+    children: Vec<Vec<(u8, Stones)>>,
+    nodes: u64,
+    leaves: u64,
+}
+
+impl PlacingSearch {
+    /// A searcher whose table has `entries` entries (at least one).
+    pub fn new(entries: u64) -> PlacingSearch {
+        PlacingSearch {
+            table: vec![Entry::default(); entries.max(1) as usize],
+            children: Vec::new(),
+            nodes: 0,
+            leaves: 0,
+        }
+    }
+
+    /// The table entries that fit in `bytes`.
+    pub fn entries_within(bytes: u64) -> u64 {
+        (bytes / std::mem::size_of::<Entry>() as u64).max(1)
+    }
+
+    /// The bytes the table of a searcher made with `entries` takes.
+    pub fn bytes_for(entries: u64) -> u64 {
+        entries.max(1) * std::mem::size_of::<Entry>() as u64
+    }
+
+    /// Positions visited by every search so far.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Moving-phase positions looked up by every search so far.
+    pub fn leaves(&self) -> u64 {
+        self.leaves
+    }
+
+    /// The exact outcome of `position` for the player to move, looking up
+    /// each position with both hands empty through `leaf`.
+    pub fn solve<E>(
+        &mut self,
+        game: &Morris,
+        position: &Stones,
+        leaf: &mut dyn FnMut(&Stones) -> Result<Outcome, E>,
+        progress: &dyn Progress,
+    ) -> Result<Outcome, Stop<E>> {
+        let mut search =
+            |me: &mut Self, alpha, beta| me.negamax(game, position, 0, alpha, beta, leaf, progress);
+        let first = search(self, -1, 1)?;
+        if first == 0 {
+            return Ok(Outcome::DRAW);
+        }
+        // The first search bounds the score on one side; bisect the rest.
+        let (mut low, mut high) = if first > 0 {
+            (first, WIN)
+        } else {
+            (-WIN, first)
+        };
+        while low < high {
+            let mid = low + (high - low) / 2;
+            let found = search(self, mid, mid + 1)?;
+            if found > mid {
+                low = low.max(found);
+            } else {
+                high = high.min(found);
+            }
+        }
+        Ok(outcome(low))
+    }
+
+    /// The table slot of `key`.
+    fn slot(&self, key: u64) -> usize {
+        // Fibonacci hashing spreads neighbouring indices apart.
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) % self.table.len() as u64) as usize
+    }
+
+    /// Keeps in the table that the score of the position with `key` lies
+    /// in `lower..=upper`.
+    fn store(&mut self, key: u64, lower: i32, upper: i32) {
+        let slot = self.slot(key);
+        let entry = &mut self.table[slot];
+        if entry.key == key + 1 {
+            entry.lower = entry.lower.max(lower);
+            entry.upper = entry.upper.min(upper);
+        } else {
+            *entry = Entry {
+                key: key + 1,
+                lower,
+                upper,
+            };
+        }
+    }
+
+    /// The score of `position`, `depth` plies below the root, if it lies
+    /// strictly inside (alpha, beta); otherwise a bound on the far side of
+    /// the window (fail-soft).
+    #[allow(clippy::too_many_arguments)]
+    fn negamax<E>(
+        &mut self,
+        game: &Morris,
+        position: &Stones,
+        depth: usize,
+        mut alpha: i32,
+        mut beta: i32,
+        leaf: &mut dyn FnMut(&Stones) -> Result<Outcome, E>,
+        progress: &dyn Progress,
+    ) -> Result<i32, Stop<E>> {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(POLL_NODES) {
+            if progress.cancelled() {
+                return Err(Stop::Cancelled);
+            }
+            progress.advance(self.nodes);
+        }
+        if let Some(value) = game.primitive(position) {
+            return Ok(score(Outcome::terminal(value)));
+        }
+        let key = game.rank(position);
+        let known = self.table[self.slot(key)];
+        if known.key == key + 1 {
+            if known.lower >= beta || known.lower == known.upper {
+                return Ok(known.lower);
+            }
+            if known.upper <= alpha {
+                return Ok(known.upper);
+            }
+            alpha = alpha.max(known.lower);
+            beta = beta.min(known.upper);
+        }
+        if position.hand == [0, 0] {
+            self.leaves += 1;
+            let found = score(leaf(position).map_err(Stop::Leaf)?);
+            self.store(key, found, found);
+            return Ok(found);
+        }
+        let (alpha_searched, beta_searched) = (alpha, beta);
+        if self.children.len() <= depth {
+            self.children.resize_with(depth + 1, Vec::new);
+        }
+        let mut children = std::mem::take(&mut self.children[depth]);
+        children.clear();
+        game.for_each_step(position, |step, child| {
+            children.push((order(game, position, step), child));
+        });
+        children.sort_by_key(|&(rank, _)| rank);
+        let mut best = i32::MIN;
+        let mut result = Ok(());
+        for (_, child) in &children {
+            let found = match self.negamax(
+                game,
+                child,
+                depth + 1,
+                down(beta),
+                down(alpha),
+                leaf,
+                progress,
+            ) {
+                Ok(found) => up(found),
+                Err(stop) => {
+                    result = Err(stop);
+                    break;
+                }
+            };
+            if found > best {
+                best = found;
+                if found > alpha {
+                    alpha = found;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.children[depth] = children;
+        result?;
+        let (lower, upper) = if best <= alpha_searched {
+            (-WIN, best)
+        } else if best >= beta_searched {
+            (best, WIN)
+        } else {
+            (best, best)
+        };
+        self.store(key, lower, upper);
+        Ok(best)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::index::Sector;
+    use super::super::tests::{Rng, random_in};
+    use super::*;
+    use crate::tier_check::solve_tiers;
+    use ply_core::{NoProgress, Solution, Tiers};
+    use std::convert::Infallible;
+
+    /// Solves `morris:stones` whole and in the moving-phase mode, then
+    /// checks that the search over the moving phase gives the whole game's
+    /// outcome on the start, its moves, and `samples` random placing
+    /// positions with each of their moves.
+    fn search_equals_the_whole_game(stones: u8, samples: usize) {
+        let whole = Morris::new(stones);
+        let moving = Morris::moving_phase(stones);
+        let (truth_plan, truth) = solve_tiers(&whole, &format!("morris-{stones}-truth"));
+        let (plan, stored) = solve_tiers(&moving, &format!("morris-{stones}-stored"));
+        let expect = |p: &Stones| {
+            let key = truth_plan.key(&whole, p).expect("in the whole game");
+            truth.cell(key).unwrap().unpack().expect("solved")
+        };
+        let mut leaf = |p: &Stones| -> Result<Outcome, Infallible> {
+            let key = plan.key(&moving, p).expect("in the moving phase");
+            Ok(stored.cell(key).unwrap().unpack().expect("solved"))
+        };
+        let mut search = PlacingSearch::new(1 << 16);
+        let mut check = |p: &Stones, search: &mut PlacingSearch| {
+            let found = search.solve(&moving, p, &mut leaf, &NoProgress).unwrap();
+            assert_eq!(found, expect(p), "{}", moving.format_position(p));
+            found
+        };
+        let placing: Vec<Sector> = whole
+            .tiers()
+            .into_iter()
+            .filter(|t| matches!(t, Sector::Placing { .. }))
+            .collect();
+        let mut rng = Rng(2026);
+        let mut positions = vec![moving.start()];
+        while positions.len() <= samples {
+            let sector = placing[rng.below(placing.len() as u64) as usize];
+            positions.extend(random_in(&whole, sector, &mut rng));
+        }
+        let mut values = std::collections::BTreeSet::new();
+        for position in &positions {
+            values.insert(check(position, &mut search).value.as_str());
+            if moving.primitive(position).is_none() {
+                moving.for_each_move(position, |_, child| {
+                    if child.hand != [0, 0] {
+                        check(&child, &mut search);
+                    }
+                });
+            }
+        }
+        assert_eq!(values.len(), 3, "wins, losses and draws met: {values:?}");
+        assert!(search.leaves() > 0);
+    }
+
+    #[test]
+    fn the_search_equals_the_whole_game_on_morris_4() {
+        search_equals_the_whole_game(4, 3000);
+    }
+
+    #[test]
+    fn the_search_equals_the_whole_game_on_morris_3() {
+        search_equals_the_whole_game(3, 1000);
+    }
+
+    #[test]
+    fn a_child_s_score_gives_the_parent_s_and_windows_map_back() {
+        for (child, parent) in [
+            (Outcome::lose(0), Outcome::win(1)),
+            (Outcome::lose(7), Outcome::win(8)),
+            (Outcome::win(1), Outcome::lose(2)),
+            (Outcome::DRAW, Outcome::DRAW),
+        ] {
+            assert_eq!(outcome(up(score(child))), parent);
+            assert_eq!(outcome(score(child)), child);
+        }
+        for bound in [-WIN, -5 - WIN / 2, -1, 0, 1, 9, WIN - 3, WIN] {
+            assert_eq!(up(down(bound)), bound);
+        }
+        // A faster win and a slower loss score higher.
+        assert!(score(Outcome::win(3)) > score(Outcome::win(5)));
+        assert!(score(Outcome::lose(5)) > score(Outcome::lose(3)));
+        assert!(score(Outcome::lose(100)) < score(Outcome::DRAW));
+    }
+}

@@ -1,0 +1,185 @@
+//! The session of Morris with the moving phase stored ([`Morris::moving_phase`],
+//! `morris`): the tiers are the moving phase, solved and saved as any game
+//! solved tier by tier ([`TierSession`]), and a placing position is
+//! answered by search over them ([`PlacingSearch`]), with one
+//! transposition table kept across queries.
+
+use super::once::lock_within;
+use super::tier::TierSession;
+use super::{Session, Solver};
+use crate::error::PlyError;
+use crate::report::{AnalyzeReport, SolveReport};
+use ply_core::limits::SEARCH_TABLE_BYTES;
+use ply_core::tier::Team;
+use ply_core::{Game, Outcome, Progress, Source, Tiers};
+use ply_games::Morris;
+use ply_games::morris::index::Sector;
+use ply_games::morris::search::{PlacingSearch, Stop};
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use super::rows::Rows;
+use super::store::Store;
+
+/// Morris with its moving phase in tiers and its placing phase searched.
+pub struct PlacingSession {
+    tiers: TierSession<Morris>,
+    /// The searcher, made on the first placing query.
+    search: Mutex<Option<PlacingSearch>>,
+}
+
+impl PlacingSession {
+    /// A session over `game`, whose tiers are its moving phase.
+    pub fn new(game: Morris) -> Result<Self, PlyError> {
+        Ok(Self {
+            tiers: TierSession::new(game)?,
+            search: Mutex::new(None),
+        })
+    }
+
+    /// The transposition table's entries: what fits in the search budget.
+    fn entries() -> u64 {
+        PlacingSearch::entries_within(SEARCH_TABLE_BYTES)
+    }
+
+    /// Whether `position` has stones in hand and is answered by search.
+    fn searched(&self, position: &<Morris as Game>::Position) -> bool {
+        matches!(self.game().tier_of(position), Sector::Placing { .. })
+    }
+}
+
+impl Solver for PlacingSession {
+    type Game = Morris;
+
+    fn game(&self) -> &Morris {
+        self.tiers.game()
+    }
+
+    fn outcome_within(
+        &self,
+        position: &<Morris as Game>::Position,
+        progress: &dyn Progress,
+    ) -> Result<Outcome, PlyError> {
+        if !self.searched(position) {
+            return self.tiers.outcome_within(position, progress);
+        }
+        // The database first, so that its build (if any) is not shown as
+        // part of the search.
+        self.tiers.prepare(progress)?;
+        let mut slot = lock_within(&self.search, progress, "another search of this game")?;
+        let searcher = slot.get_or_insert_with(|| PlacingSearch::new(Self::entries()));
+        progress.begin(
+            "alpha-beta search of the placing phase over the moving-phase database",
+            0,
+        );
+        let found = searcher.solve(
+            self.game(),
+            position,
+            &mut |leaf| self.tiers.outcome_within(leaf, progress),
+            progress,
+        );
+        progress.end();
+        found.map_err(|stop| match stop {
+            Stop::Cancelled => PlyError::Cancelled(format!(
+                "the search of the placing phase of {} after {} positions",
+                self.game().name(),
+                searcher.nodes()
+            )),
+            Stop::Leaf(error) => error,
+        })
+    }
+}
+
+impl Session for PlacingSession {
+    super::solver_session!();
+
+    /// The tiers' bound and the search's table.
+    fn memory_bound(&self) -> u64 {
+        self.tiers.memory_bound() + PlacingSearch::bytes_for(Self::entries())
+    }
+
+    /// For a placing position: that it was answered by search (the same
+    /// for every query, so that a long-lived server and one command agree).
+    fn notes(&self, report: &SolveReport) -> Vec<String> {
+        let placing = self
+            .game()
+            .parse_position(&report.position)
+            .is_ok_and(|p| self.searched(&p));
+        if placing {
+            vec![
+                "a placing position: answered by alpha-beta search over the moving-phase \
+                 database"
+                    .into(),
+            ]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
+        self.tiers.prepare(progress)
+    }
+
+    fn warm(&self, progress: &dyn Progress) -> Result<(), PlyError> {
+        self.tiers.warm(progress)
+    }
+
+    fn source(&self) -> Option<Source> {
+        self.tiers.source()
+    }
+
+    fn stale(&self) -> bool {
+        self.tiers.stale()
+    }
+
+    fn save(
+        &self,
+        store: &Store,
+        progress: &dyn Progress,
+    ) -> Result<Option<(PathBuf, u64)>, PlyError> {
+        self.tiers.save(store, progress)
+    }
+
+    fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
+        self.tiers.analyze(progress)
+    }
+
+    fn analyze_saving(
+        &self,
+        save: Option<&Store>,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<AnalyzeReport, PlyError> {
+        self.tiers.analyze_saving(save, memory, progress)
+    }
+
+    fn tiered(&self) -> bool {
+        self.tiers.tiered()
+    }
+
+    fn analyze_end_tiers(
+        &self,
+        height: u32,
+        save: Option<&Store>,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<AnalyzeReport, PlyError> {
+        self.tiers.analyze_end_tiers(height, save, memory, progress)
+    }
+
+    fn analyze_shared(
+        &self,
+        team: &Team,
+        end_tiers: Option<u32>,
+        save: &Store,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<Option<AnalyzeReport>, PlyError> {
+        self.tiers
+            .analyze_shared(team, end_tiers, save, memory, progress)
+    }
+
+    fn rows(&self, progress: &dyn Progress) -> Result<Option<Box<dyn Rows + '_>>, PlyError> {
+        self.tiers.rows(progress)
+    }
+}

@@ -1,0 +1,85 @@
+//! `ply` on Morris with the moving phase stored (`morris:N,moving`, as
+//! `morris` is for nine stones): the moving sectors analyzed and saved,
+//! placing positions answered by search over them exactly as the whole
+//! game's solution answers them, moves included.
+
+mod common;
+
+use common::cli::{json_of as json, ply};
+
+/// What `ply solve` says of a position and of each of its moves.
+fn answer(report: &serde_json::Value) -> (String, String, Vec<String>) {
+    let moves = report["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .map(|m| {
+            format!(
+                "{} {} {} {}",
+                m["move"], m["position"], m["value"], m["remoteness"]
+            )
+        })
+        .collect();
+    (
+        report["value"].to_string(),
+        report["remoteness"].to_string(),
+        moves,
+    )
+}
+
+#[test]
+fn placing_positions_are_searched_over_the_saved_moving_phase() {
+    let dir = std::env::temp_dir().join(format!("ply-morris-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let db = dir.to_str().unwrap();
+    let analyzed = json(&ply(
+        &[
+            "analyze",
+            "morris:4,moving",
+            "--save",
+            "--db-dir",
+            db,
+            "--json",
+        ],
+        b"",
+    ));
+    assert_eq!(analyzed["tiers"], 4, "three moving sectors and lost");
+    for position in [
+        ".../.../.../....../.../.../.../4,4/W",
+        "W../.B./.../....../.../.../.../3,3/W",
+        "WW./.../.../....../BB./.../.../2,2/W",
+        "WW./.B./.../W.B.../.../.../.../1,2/B",
+    ] {
+        let searched = json(&ply(
+            &[
+                "solve",
+                "morris:4,moving",
+                position,
+                "--db-dir",
+                db,
+                "--json",
+            ],
+            b"",
+        ));
+        assert_eq!(searched["source"], "database");
+        let notes = searched["notes"].to_string();
+        assert!(notes.contains("answered by alpha-beta search"), "{notes}");
+        let whole = json(&ply(&["solve", "morris:4", position, "--json"], b""));
+        assert_eq!(answer(&searched), answer(&whole), "{position}");
+    }
+    // A moving-phase position is read from the database, with no search.
+    let stored = json(&ply(
+        &[
+            "solve",
+            "morris:4,moving",
+            "WWW/W../.../....../BBB/B../.../0,0/W",
+            "--db-dir",
+            db,
+            "--json",
+        ],
+        b"",
+    ));
+    assert!(stored["notes"].is_null(), "{}", stored["notes"]);
+    assert_eq!(stored["source"], "database");
+    let _ = std::fs::remove_dir_all(&dir);
+}
