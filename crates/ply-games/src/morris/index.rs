@@ -307,10 +307,36 @@ impl Morris {
         }
     }
 
-    /// Every sector with its first global index, in order, and the end.
+    /// Every sector of the whole game, placing ones included.
+    fn sectors(&self) -> Vec<Sector> {
+        let n = self.stones();
+        let mut sectors = vec![Sector::Lost];
+        for hi in 3..=n {
+            for lo in 3..=hi {
+                sectors.push(Sector::Moving { hi, lo });
+            }
+        }
+        for [mh, oh] in self.placing_hands() {
+            for m in 0..=n - mh {
+                for o in 0..=n - oh {
+                    if m + mh >= 3 && o + oh >= 3 {
+                        sectors.push(Sector::Placing {
+                            hands: [mh, oh],
+                            stones: [m, o],
+                        });
+                    }
+                }
+            }
+        }
+        sectors
+    }
+
+    /// Every sector of the whole game with its first global index, in
+    /// order, and the end (the global index covers the placing phase even
+    /// when the tiers are the moving phase only).
     fn layout(&self) -> &[(Sector, u64)] {
         self.layout.get_or_init(|| {
-            let mut tiers = self.tiers();
+            let mut tiers = self.sectors();
             tiers.sort_unstable();
             let mut next = 0;
             let mut layout = Vec::with_capacity(tiers.len() + 1);
@@ -328,25 +354,12 @@ impl Tiers for Morris {
     type Tier = Sector;
     const IN_TIER_PARENTS: bool = true;
 
+    /// Every sector, or with [`Morris::moving_phase`] the moving sectors
+    /// and `lost` only.
     fn tiers(&self) -> Vec<Sector> {
-        let n = self.stones();
-        let mut tiers = vec![Sector::Lost];
-        for hi in 3..=n {
-            for lo in 3..=hi {
-                tiers.push(Sector::Moving { hi, lo });
-            }
-        }
-        for [mh, oh] in self.placing_hands() {
-            for m in 0..=n - mh {
-                for o in 0..=n - oh {
-                    if m + mh >= 3 && o + oh >= 3 {
-                        tiers.push(Sector::Placing {
-                            hands: [mh, oh],
-                            stones: [m, o],
-                        });
-                    }
-                }
-            }
+        let mut tiers = self.sectors();
+        if self.moving_only() {
+            tiers.retain(|s| !matches!(s, Sector::Placing { .. }));
         }
         tiers
     }

@@ -277,6 +277,9 @@ pub struct Step {
 pub struct Morris {
     /// Stones each player starts with in hand.
     stones: u8,
+    /// Whether the tiers are the moving phase only (placing positions are
+    /// then answered by search), rather than the whole game.
+    moving_only: bool,
     /// The board's lines.
     geometry: &'static Geometry,
     /// Every sector with its first global index, then the end (built on
@@ -284,9 +287,10 @@ pub struct Morris {
     layout: OnceLock<Vec<(index::Sector, u64)>>,
 }
 
+/// Nine Men's Morris: the moving phase stored, the placing phase searched.
 impl Default for Morris {
     fn default() -> Self {
-        Self::new(9)
+        Self::moving_phase(9)
     }
 }
 
@@ -303,23 +307,55 @@ pub fn hands_fit(hand: [u8; 2], black_to_move: bool) -> bool {
 }
 
 impl Morris {
-    /// The game with `stones` stones a side, 3 to 9.
+    /// The game with `stones` stones a side, 3 to 9, solved whole: its
+    /// tiers are the placing sectors as well as the moving ones.
     pub fn new(stones: u8) -> Morris {
         assert!((3..=9).contains(&stones), "3 to 9 stones a side");
         Morris {
             stones,
+            moving_only: false,
             geometry: Geometry::get(),
             layout: OnceLock::new(),
         }
     }
 
-    /// The game from the text after `morris:`: the stones a side, 3 to 9.
+    /// The game with `stones` stones a side, 3 to 9, whose tiers are the
+    /// moving phase only (Gasser's databases): a placing position is in no
+    /// tier and is answered by search over them.
+    pub fn moving_phase(stones: u8) -> Morris {
+        Morris {
+            moving_only: true,
+            ..Morris::new(stones)
+        }
+    }
+
+    /// The game from the text after `morris:`: the stones a side, 3 to 9,
+    /// then optionally `,moving` (the tiers are the moving phase only) or
+    /// `,whole` (the whole game). Nine stones default to the moving phase,
+    /// fewer to the whole game.
     pub fn from_params(params: &str) -> Result<Morris, PositionError> {
-        match params.parse::<u8>() {
-            Ok(n) if (3..=9).contains(&n) => Ok(Morris::new(n)),
-            _ => Err(PositionError::parameters(format!(
-                "morris takes the stones a side, 3 to 9, not '{}'",
-                params.escape_debug()
+        let (count, mode) = match params.split_once(',') {
+            Some((count, mode)) => (count, Some(mode)),
+            None => (params, None),
+        };
+        let stones = match count.parse::<u8>() {
+            Ok(n) if (3..=9).contains(&n) => n,
+            _ => {
+                return Err(PositionError::parameters(format!(
+                    "morris takes the stones a side, 3 to 9, then optionally ',moving' or \
+                     ',whole', not '{}'",
+                    params.escape_debug()
+                )));
+            }
+        };
+        match mode {
+            None if stones == 9 => Ok(Morris::moving_phase(stones)),
+            None | Some("whole") => Ok(Morris::new(stones)),
+            Some("moving") => Ok(Morris::moving_phase(stones)),
+            Some(other) => Err(PositionError::parameters(format!(
+                "morris:{count} takes ',moving' (store the moving phase, search the placing \
+                 phase) or ',whole' (store the whole game), not ',{}'",
+                other.escape_debug()
             ))),
         }
     }
@@ -327,6 +363,12 @@ impl Morris {
     /// Stones each player starts with.
     pub fn stones(&self) -> u8 {
         self.stones
+    }
+
+    /// Whether the tiers are the moving phase only (see
+    /// [`Morris::moving_phase`]).
+    pub fn moving_only(&self) -> bool {
+        self.moving_only
     }
 
     /// The board's lines.
@@ -372,11 +414,19 @@ impl Game for Morris {
     type Move = Step;
 
     fn name(&self) -> String {
-        if self.stones == 9 {
-            "morris".into()
-        } else {
-            format!("morris:{}", self.stones)
+        match (self.stones, self.moving_only) {
+            (9, true) => "morris".into(),
+            (9, false) => "morris:9,whole".into(),
+            (n, false) => format!("morris:{n}"),
+            (n, true) => format!("morris:{n},moving"),
         }
+    }
+
+    /// 2 for the moving phase stored alone (its tiers are the moving
+    /// sectors only, so `morris` databases of the whole game, version 1,
+    /// are refused); 1 for the whole game.
+    fn rules_version(&self) -> u32 {
+        if self.moving_only { 2 } else { 1 }
     }
 
     fn start(&self) -> Stones {

@@ -499,7 +499,7 @@ fn each_sector_indexes_one_position_per_symmetry_class() {
 
 #[test]
 fn ranks_fold_symmetric_positions_and_the_swapped_colours() {
-    let game = Morris::default();
+    let game = Morris::new(9);
     let mut rng = Rng(77);
     let sectors = game.tiers();
     for _ in 0..20_000 {
@@ -637,4 +637,119 @@ fn tiers_equal_whole_game_retrograde_analysis_on_morris_4() {
     let blocked = parse(&game, BLOCKED);
     let cell = db.cell(plan.key(&game, &blocked).unwrap()).unwrap();
     assert_eq!(cell.unpack(), Some(ply_core::Outcome::lose(0)));
+}
+
+#[test]
+fn names_and_parameters_choose_the_whole_game_or_the_moving_phase() {
+    for (params, name, moving) in [
+        ("9", "morris", true),
+        ("9,moving", "morris", true),
+        ("9,whole", "morris:9,whole", false),
+        ("4", "morris:4", false),
+        ("4,whole", "morris:4", false),
+        ("4,moving", "morris:4,moving", true),
+    ] {
+        let game = Morris::from_params(params).unwrap();
+        assert_eq!((game.name().as_str(), game.moving_only()), (name, moving));
+        let again = name.strip_prefix("morris:").unwrap_or("9");
+        assert_eq!(Morris::from_params(again).unwrap().name(), name);
+    }
+    for bad in ["4,", "4,placing", "10", "4,moving,whole"] {
+        assert!(
+            matches!(Morris::from_params(bad), Err(PositionError::Parameters(_))),
+            "{bad}"
+        );
+    }
+    assert_eq!(Morris::default().name(), "morris");
+    assert_ne!(
+        Morris::default().rules_version(),
+        Morris::new(9).rules_version()
+    );
+}
+
+#[test]
+fn the_moving_phase_lists_the_moving_sectors_and_lost_only() {
+    let whole = Morris::new(9);
+    let moving = Morris::default();
+    let tiers = moving.tiers();
+    assert_eq!(tiers.len(), 28 + 1);
+    assert!(tiers.contains(&Sector::Lost));
+    let whole_tiers = whole.tiers();
+    for &tier in &tiers {
+        assert!(!matches!(tier, Sector::Placing { .. }));
+        assert!(whole_tiers.contains(&tier));
+        for child in moving.child_tiers(tier) {
+            assert!(tiers.contains(&child), "{tier:?} leads to {child:?}");
+        }
+    }
+    let plan = Plan::new(&moving).unwrap();
+    assert_eq!(plan.key(&moving, &moving.start()), None);
+    // The global index still covers the whole game.
+    assert_eq!(moving.index_len(), whole.index_len());
+}
+
+/// The tiers of a game solved into a directory, read as one database; the
+/// directory is removed when dropped.
+pub(super) struct SolvedTiers {
+    /// The game's tier plan.
+    pub plan: Plan<Sector>,
+    /// Every tier's shard, read as one database.
+    pub db: ply_core::db::Database,
+    dir: std::path::PathBuf,
+}
+
+impl Drop for SolvedTiers {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The tiers of `game` solved into a fresh directory named after `name`.
+pub(super) fn solved_tiers(game: &Morris, name: &str) -> SolvedTiers {
+    use ply_core::tier::{Options, Shards};
+    let dir = std::env::temp_dir().join(format!("ply-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let plan = Plan::new(game).expect("a plan");
+    let options = Options {
+        dir: dir.clone(),
+        ..Options::default()
+    };
+    let built = ply_core::tier::build(game, &plan, &options, &ply_core::NoProgress).expect("built");
+    assert!(built.complete());
+    let db = Shards::new(&dir, ply_core::db::Expect::of(game))
+        .open(&plan)
+        .expect("one database");
+    SolvedTiers { plan, db, dir }
+}
+
+#[test]
+fn the_moving_phase_alone_solves_as_in_the_whole_game() {
+    let whole = Morris::new(4);
+    let moving = Morris::moving_phase(4);
+    let truth = solved_tiers(&whole, "morris-4-whole");
+    let solved = solved_tiers(&moving, "morris-4-moving");
+    let (plan, db) = (&solved.plan, &solved.db);
+    let mut values = BTreeSet::new();
+    for tier in moving.tiers() {
+        for index in 0..moving.tier_size(tier) {
+            let Some(position) = moving.tier_unrank(tier, index) else {
+                continue;
+            };
+            let key = plan.key(&moving, &position).unwrap();
+            let expect = truth.plan.key(&whole, &position).unwrap();
+            let cell = db.cell(key).unwrap();
+            assert_eq!(
+                cell,
+                truth.db.cell(expect).unwrap(),
+                "{}",
+                moving.format_position(&position)
+            );
+            values.insert(cell.unpack().unwrap().value.as_str());
+        }
+    }
+    assert_eq!(
+        values.len(),
+        3,
+        "wins, losses and draws compared: {values:?}"
+    );
 }
