@@ -11,6 +11,7 @@ pub mod dobutsu;
 pub mod euler;
 pub mod lgame;
 pub mod morris;
+pub mod morris_facts;
 pub mod quixo;
 pub mod teeko;
 pub mod tictactoe;
