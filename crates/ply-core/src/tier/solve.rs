@@ -68,6 +68,34 @@ fn mark_bit(remoteness: Remoteness) -> u64 {
     1 << (remoteness % 64)
 }
 
+/// Positions the first pass takes at a time.
+const BATCH: usize = 64;
+
+/// A position of the first pass whose children are listed in a [`Batch`].
+#[derive(Clone, Copy)]
+struct Listed {
+    index: u64,
+    /// Where its children in the tier end in [`Batch::inside`].
+    inside_end: usize,
+    /// Where its children in child tiers end in [`Batch::outside`].
+    outside_end: usize,
+    /// Whether it has a move.
+    any: bool,
+}
+
+/// Positions of the first pass with their children listed, in order.
+#[derive(Default)]
+struct Batch {
+    items: Vec<Listed>,
+    /// Their children in the tier.
+    inside: Vec<u64>,
+    /// Their children in child tiers: where the tier is in the child
+    /// tiers, and the index.
+    outside: Vec<(usize, u64)>,
+    /// What those say, once read.
+    read: Vec<Option<Outcome>>,
+}
+
 /// A solved child tier, as the tier being solved reads it.
 pub struct ChildCells<T> {
     /// The (canonical) tier.
@@ -408,56 +436,14 @@ impl<G: Tiers> Work<'_, G> {
         }
     }
 
-    /// The cells of child tier `tier`, if it is one.
-    #[inline]
-    fn child(&self, tier: G::Tier) -> Option<&Cells> {
-        self.children
-            .iter()
-            .find(|c| c.tier == tier)
-            .map(|c| &c.cells)
-    }
-
-    /// The distinct children of `position` inside the tier, in `inside`,
-    /// and what its children in child tiers say; `None` if it has no move.
-    fn children_of(
-        &self,
-        index: u64,
-        position: &G::Position,
-        inside: &mut Vec<u64>,
-    ) -> Option<Outside> {
-        inside.clear();
-        let mut outside = Outside::default();
-        let mut any = false;
-        self.game.for_each_folded_child(position, |tier, child| {
-            any = true;
-            if tier == self.tier {
-                inside.push(child);
-                return;
-            }
-            let cell = self
-                .child(tier)
-                .and_then(|cells| cells.outcome(child as usize));
-            match cell {
-                Some(outcome) => outside.add(outcome),
-                None => self.fail(
-                    index,
-                    &format!(
-                        "a move leads to tier {} index {child}, which is not a solved child tier's position",
-                        self.game.tier_name(tier)
-                    ),
-                ),
-            }
-        });
-        inside.sort_unstable();
-        inside.dedup();
-        any.then_some(outside)
-    }
-
-    /// The first pass (see the module docs).
+    /// The first pass (see the module docs). Positions go through it
+    /// [`BATCH`] at a time: their children are listed first, then the
+    /// children in child tiers are read together, so that those reads'
+    /// cache misses (they land all over the child tiers) overlap.
     fn seed(&self, progress: &dyn Progress) -> Seeds {
         let len = self.cells.len() as u64;
         chunks(len)
-            .map_init(Vec::new, |inside, range| {
+            .map_init(Batch::default, |batch, range| {
                 let mut seeds = Seeds::default();
                 if progress.cancelled() || self.broken.load(Relaxed) {
                     return seeds;
@@ -468,22 +454,22 @@ impl<G: Tiers> Work<'_, G> {
                 }
                 self.game
                     .for_each_in_tier(self.tier, range, |index, position| {
-                        self.seed_one(index, &position, inside, &mut seeds);
+                        self.list_one(index, &position, batch, &mut seeds);
+                        if batch.items.len() >= BATCH {
+                            self.seed_batch(batch, &mut seeds);
+                        }
                     });
+                self.seed_batch(batch, &mut seeds);
                 progress.advance(count);
                 seeds
             })
             .reduce(Seeds::default, Seeds::merge)
     }
 
-    /// The first pass at one position.
-    fn seed_one(
-        &self,
-        index: u64,
-        position: &G::Position,
-        inside: &mut Vec<u64>,
-        seeds: &mut Seeds,
-    ) {
+    /// The first pass at one position, up to its children: a position
+    /// decided without them is decided here; any other has its children
+    /// listed in `batch`.
+    fn list_one(&self, index: u64, position: &G::Position, batch: &mut Batch, seeds: &mut Seeds) {
         let slot = index as usize;
         if G::IN_TIER_SYMMETRY && !self.game.is_representative(position) {
             self.cells[slot].store(FOLDED, Relaxed);
@@ -494,7 +480,85 @@ impl<G: Tiers> Work<'_, G> {
             self.set(slot, Outcome::terminal(value));
             return;
         }
-        let Some(outside) = self.children_of(index, position, inside) else {
+        let mut any = false;
+        self.game.for_each_folded_child(position, |tier, child| {
+            any = true;
+            if tier == self.tier {
+                batch.inside.push(child);
+                return;
+            }
+            match self.children.iter().position(|c| c.tier == tier) {
+                Some(at) => batch.outside.push((at, child)),
+                None => self.fail(
+                    index,
+                    &format!(
+                        "a move leads to tier {}, which is not a child tier",
+                        self.game.tier_name(tier)
+                    ),
+                ),
+            }
+        });
+        batch.items.push(Listed {
+            index,
+            inside_end: batch.inside.len(),
+            outside_end: batch.outside.len(),
+            any,
+        });
+    }
+
+    /// Reads the children in child tiers of every position listed in
+    /// `batch`, then ends the first pass at each; empties the batch.
+    fn seed_batch(&self, batch: &mut Batch, seeds: &mut Seeds) {
+        batch.read.clear();
+        batch.read.extend(
+            batch
+                .outside
+                .iter()
+                .map(|&(at, child)| self.children[at].cells.outcome(child as usize)),
+        );
+        let (mut inside_start, mut outside_start) = (0, 0);
+        for i in 0..batch.items.len() {
+            let listed = batch.items[i];
+            let mut outside = Outside::default();
+            let reads = outside_start..listed.outside_end;
+            for (&read, &(at, child)) in batch.read[reads.clone()].iter().zip(&batch.outside[reads])
+            {
+                match read {
+                    Some(outcome) => outside.add(outcome),
+                    None => self.fail(
+                        listed.index,
+                        &format!(
+                            "a move leads to tier {} index {child}, which is not a solved child tier's position",
+                            self.game.tier_name(self.children[at].tier)
+                        ),
+                    ),
+                }
+            }
+            let inside = &mut batch.inside[inside_start..listed.inside_end];
+            inside.sort_unstable();
+            let mut distinct = 0;
+            for j in 0..inside.len() {
+                if distinct == 0 || inside[j] != inside[distinct - 1] {
+                    inside[distinct] = inside[j];
+                    distinct += 1;
+                }
+            }
+            let outside = listed.any.then_some(outside);
+            self.seed_one(listed.index, outside, &inside[..distinct], seeds);
+            inside_start = listed.inside_end;
+            outside_start = listed.outside_end;
+        }
+        batch.items.clear();
+        batch.inside.clear();
+        batch.outside.clear();
+    }
+
+    /// The end of the first pass at one position: its distinct children
+    /// in the tier are `inside`, and its children in child tiers say
+    /// `outside` (`None` if it has no move).
+    fn seed_one(&self, index: u64, outside: Option<Outside>, inside: &[u64], seeds: &mut Seeds) {
+        let slot = index as usize;
+        let Some(outside) = outside else {
             self.set(slot, Outcome::lose(0));
             return;
         };
