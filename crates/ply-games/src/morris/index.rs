@@ -50,13 +50,13 @@ fn colex_rank(set: u32) -> u64 {
 /// the `i`th point not in `taken` (no point of `set` is in `taken`).
 #[inline]
 fn squeeze(set: u32, taken: u32) -> u32 {
-    Colex::get().compress(set, !taken)
+    Colex::get().compress(set, ALL & !taken)
 }
 
 /// The inverse of [`squeeze`].
 #[inline]
 fn spread(squeezed: u32, taken: u32) -> u32 {
-    Colex::get().expand(squeezed, !taken)
+    Colex::get().expand(squeezed, ALL & !taken)
 }
 
 /// The sets of `k` points, `k` up to [`MOST`], in colex order: the first
@@ -90,6 +90,8 @@ struct Images {
 }
 
 impl Images {
+    /// The tables, built once.
+    #[inline]
     fn get() -> &'static Images {
         static IMAGES: OnceLock<Box<Images>> = OnceLock::new();
         IMAGES.get_or_init(|| {
@@ -145,6 +147,7 @@ struct Classes {
 
 impl Classes {
     /// The classes of sets of `m` points, built once.
+    #[inline]
     fn get(m: usize) -> &'static Classes {
         static CLASSES: [OnceLock<Classes>; MOST + 1] = [const { OnceLock::new() }; MOST + 1];
         CLASSES[m].get_or_init(|| Classes::build(m))
@@ -272,12 +275,10 @@ impl Mover {
         self.rank_image(self.image(other))
     }
 
-    /// [`Mover::rank`] of the other player's points whose [`Mover::image`]
-    /// is `image`, with the stone on `from` moved to `to`.
+    /// [`Mover::image`] of the one point `point`.
     #[inline]
-    fn rank_moved(&self, image: u32, from: u8, to: u8) -> u64 {
-        let points = &self.images.points[self.to_least];
-        self.rank_image(image ^ points[usize::from(from)] ^ points[usize::from(to)])
+    fn point_image(&self, point: u8) -> u32 {
+        self.images.points[self.to_least][usize::from(point)]
     }
 
     /// [`Mover::rank`] of the other player's points whose [`Mover::image`]
@@ -285,7 +286,8 @@ impl Mover {
     #[inline]
     fn rank_image(&self, image: u32) -> u64 {
         let colex = self.colex;
-        let squeeze = |set: u32| colex.rank(colex.compress(set, !self.least));
+        let free = ALL & !self.least;
+        let squeeze = |set: u32| colex.rank(colex.compress(set, free));
         let mut best = squeeze(image);
         if self.fixing != 1 {
             for t in 1..16 {
@@ -583,87 +585,77 @@ impl Tiers for Morris {
         children
     }
 
-    /// A move that removes nothing leaves the next mover's points as they
-    /// were (the other player's now): their class is looked up once for
-    /// all such moves.
+    /// Without building the children: a move that removes nothing leaves
+    /// the next mover's points as they were (the other player's now), so
+    /// their class is looked up once for all such moves and each child is
+    /// ranked from the image of the mover's points with one or two points
+    /// changed; each stone that may be removed gets its context once.
     #[inline]
     fn for_each_child(&self, position: &Stones, mut visit: impl FnMut(Sector, u64)) {
         let (mover, other, mh, oh) = position.sides();
-        if mh == 0 && oh == 0 {
-            return self.for_each_moving_child(mover, other, visit);
-        }
+        let geometry = self.geometry();
         let (m, o) = (pop(mover) as u8, pop(other) as u8);
-        let m_after = m + u8::from(mh > 0);
-        let quiet = Morris::sector(o, m_after, oh, mh.saturating_sub(1));
+        let (m_after, mh_after) = (m + u8::from(mh > 0), mh.saturating_sub(1));
+        let empty = ALL & !(mover | other);
+        let removable = geometry.removable(other);
+        // Nothing removed: the next mover holds `other` against `m_after`.
+        let quiet = Morris::sector(o, m_after, oh, mh_after);
         let context = Mover::new(other, usize::from(m_after));
-        let offset = half_start(quiet, o);
-        self.for_each_step(position, |step, child| {
-            if quiet == Sector::Lost {
+        let (offset, image) = (half_start(quiet, o), context.image(mover));
+        // A removal: the next mover holds `other` less one stone.
+        let capture = Morris::sector(o.saturating_sub(1), m_after, oh, mh_after);
+        let capture_offset = half_start(capture, o.saturating_sub(1));
+        let mut contexts: [Option<Mover>; POINTS] = [None; POINTS];
+        // The stone reaching `to` from `from` ([`super::NONE`] for a stone
+        // placed from the hand).
+        let mut land = |from: u8, to: u8| {
+            let from_set = if from == super::NONE { 0 } else { 1 << from };
+            let moved = mover & !from_set | 1 << to;
+            if other != 0 && geometry.mill_through(moved, to) {
+                for remove in points(removable) {
+                    if capture == Sector::Lost {
+                        visit(capture, 0);
+                        continue;
+                    }
+                    let context = contexts[usize::from(remove)].get_or_insert_with(|| {
+                        Mover::new(other & !(1 << remove), usize::from(m_after))
+                    });
+                    visit(capture, capture_offset + context.rank(moved));
+                }
+            } else if quiet == Sector::Lost {
                 visit(quiet, 0);
-            } else if step.remove == super::NONE {
-                let (_, moved, _, _) = child.sides();
-                visit(quiet, offset + context.rank(moved));
             } else {
-                let tier = self.tier_of(&child);
-                visit(tier, self.tier_rank(tier, &child));
+                let from_image = if from == super::NONE {
+                    0
+                } else {
+                    context.point_image(from)
+                };
+                let changed = from_image ^ context.point_image(to);
+                visit(quiet, offset + context.rank_image(image ^ changed));
             }
-        });
+        };
+        if mh > 0 {
+            for to in points(empty) {
+                land(super::NONE, to);
+            }
+        } else {
+            let jumps = m == 3;
+            for from in points(mover) {
+                let to_points = if jumps {
+                    empty
+                } else {
+                    geometry.adjacent[usize::from(from)] & empty
+                };
+                for to in points(to_points) {
+                    land(from, to);
+                }
+            }
+        }
     }
 
     fn for_each_parent_in_tier(&self, position: &Stones, visit: impl FnMut(Stones)) {
         if let Sector::Moving { .. } = self.tier_of(position) {
             self.for_each_unmove_in_sector(position, visit);
-        }
-    }
-}
-
-impl Morris {
-    /// [`Tiers::for_each_child`] of the mover's points `mover` against
-    /// `other` with both hands empty, without building the children: a
-    /// slide or jump that removes nothing is ranked from the image of
-    /// `mover` with one point changed, and each stone that may be removed
-    /// gets its ranking context once.
-    #[inline]
-    fn for_each_moving_child(&self, mover: u32, other: u32, mut visit: impl FnMut(Sector, u64)) {
-        let geometry = self.geometry();
-        let (m, o) = (pop(mover) as u8, pop(other) as u8);
-        let empty = ALL & !(mover | other);
-        let removable = geometry.removable(other);
-        // Nothing removed: the next mover holds `other` against `m`.
-        let quiet = Morris::sector(o, m, 0, 0);
-        let context = Mover::new(other, usize::from(m));
-        let (offset, image) = (half_start(quiet, o), context.image(mover));
-        // A removal: the next mover holds `other` less one stone.
-        let capture = Morris::sector(o.saturating_sub(1), m, 0, 0);
-        let capture_offset = half_start(capture, o.saturating_sub(1));
-        let mut contexts: [Option<Mover>; POINTS] = [None; POINTS];
-        let jumps = m == 3;
-        for from in points(mover) {
-            let to_points = if jumps {
-                empty
-            } else {
-                geometry.adjacent[usize::from(from)] & empty
-            };
-            let without = mover & !(1 << from);
-            for to in points(to_points) {
-                let moved = without | 1 << to;
-                if other != 0 && geometry.mill_through(moved, to) {
-                    for remove in points(removable) {
-                        if capture == Sector::Lost {
-                            visit(capture, 0);
-                            continue;
-                        }
-                        let context = contexts[usize::from(remove)].get_or_insert_with(|| {
-                            Mover::new(other & !(1 << remove), usize::from(m))
-                        });
-                        visit(capture, capture_offset + context.rank(moved));
-                    }
-                } else if quiet == Sector::Lost {
-                    visit(quiet, 0);
-                } else {
-                    visit(quiet, offset + context.rank_moved(image, from, to));
-                }
-            }
         }
     }
 }
