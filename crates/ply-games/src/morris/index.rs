@@ -224,17 +224,19 @@ fn half_len(m: u8, o: u8) -> u64 {
 }
 
 /// What ranking a sector half's positions with one mover point set needs:
-/// the set's class, its class's least set, a symmetry taking it there,
-/// and the symmetries fixing the least set.
+/// the set's class, a symmetry taking it to its class's least set, the
+/// symmetries fixing the least set, and where the points the least set
+/// leaves empty go once it is squeezed out.
 #[derive(Copy, Clone)]
 struct Mover {
     /// The first index of the class: class * C(24 - m, o).
     base: u64,
-    least: u32,
     to_least: usize,
     fixing: u16,
     images: &'static Images,
-    colex: &'static Colex,
+    /// For each point the least set leaves empty, how many such points
+    /// lie below it: its place once the least set is squeezed out.
+    slot: [u8; 32],
 }
 
 impl Mover {
@@ -243,14 +245,20 @@ impl Mover {
     fn new(mover: u32, o: usize) -> Mover {
         let m = pop(mover) as usize;
         let classes = Classes::get(m);
-        let (images, colex) = (Images::get(), Colex::get());
-        let entry = classes.entry[colex.rank(mover) as usize];
+        let images = Images::get();
+        let entry = classes.entry[colex_rank(mover) as usize];
         let class = (entry >> ENTRY_SHIFT) as usize;
         let to_least = (entry & 15) as usize;
+        // The symmetry takes the set to the least one of its class.
+        let least = images.image(to_least, mover);
+        let mut slot = [0u8; 32];
+        let mut free = 0;
+        for (point, place) in slot.iter_mut().enumerate() {
+            *place = free;
+            free += u8::from(least >> point & 1 == 0);
+        }
         Mover {
             base: class as u64 * binomial(POINTS - m, o),
-            // The symmetry takes the set to the least one of its class.
-            least: images.image(to_least, mover),
             to_least,
             fixing: if entry & SYMMETRIC == 0 {
                 1
@@ -258,7 +266,7 @@ impl Mover {
                 classes.fixing[class]
             },
             images,
-            colex,
+            slot,
         }
     }
 
@@ -282,12 +290,20 @@ impl Mover {
     }
 
     /// [`Mover::rank`] of the other player's points whose [`Mover::image`]
-    /// is `image`.
+    /// is `image`: the colex rank of its points' places among those the
+    /// least set leaves empty (that of [`squeeze`], from the places).
     #[inline]
     fn rank_image(&self, image: u32) -> u64 {
-        let colex = self.colex;
-        let free = ALL & !self.least;
-        let squeeze = |set: u32| colex.rank(colex.compress(set, free));
+        let squeeze = |mut set: u32| {
+            let (mut rank, mut k) = (0, 1);
+            while set != 0 {
+                let point = set.trailing_zeros() as usize;
+                set &= set - 1;
+                rank += colex::BINOMIAL[usize::from(self.slot[point & 31])][k & 31];
+                k += 1;
+            }
+            rank
+        };
         let mut best = squeeze(image);
         if self.fixing != 1 {
             for t in 1..16 {
