@@ -23,8 +23,9 @@
 //! such rank where several symmetries do). An index whose other-player set
 //! is not that least one names no position.
 
-use super::{Morris, POINTS, Stones, hands_fit};
+use super::{ALL, Morris, POINTS, Stones, hands_fit, points};
 use ply_core::{Indexed, Symmetric, Tiers};
+use std::ops::Range;
 use std::sync::OnceLock;
 
 pub(super) use crate::colex::pop;
@@ -49,13 +50,13 @@ fn colex_rank(set: u32) -> u64 {
 /// the `i`th point not in `taken` (no point of `set` is in `taken`).
 #[inline]
 fn squeeze(set: u32, taken: u32) -> u32 {
-    Colex::get().compress(set, !taken)
+    Colex::get().compress(set, ALL & !taken)
 }
 
 /// The inverse of [`squeeze`].
 #[inline]
 fn spread(squeezed: u32, taken: u32) -> u32 {
-    Colex::get().expand(squeezed, !taken)
+    Colex::get().expand(squeezed, ALL & !taken)
 }
 
 /// The sets of `k` points, `k` up to [`MOST`], in colex order: the first
@@ -78,19 +79,34 @@ fn sets(k: usize) -> &'static [u32] {
     })
 }
 
-/// Images of point sets under the 16 symmetries, a byte at a time.
-struct Images([[[u32; 256]; 3]; 16]);
+/// Images of point sets under the 16 symmetries: a byte of points at a
+/// time, and one point at a time.
+struct Images {
+    /// `bytes[s][chunk][byte]`: the image under symmetry `s` of the points
+    /// `byte` names in byte `chunk` of a set.
+    bytes: [[[u32; 256]; 3]; 16],
+    /// `points[s][p]`: the image under symmetry `s` of point `p`, as a set.
+    points: [[u32; POINTS]; 16],
+}
 
 impl Images {
+    /// The tables, built once.
+    #[inline]
     fn get() -> &'static Images {
         static IMAGES: OnceLock<Box<Images>> = OnceLock::new();
         IMAGES.get_or_init(|| {
             let perms = &super::Geometry::get().perms;
-            let mut images = Box::new(Images([[[0u32; 256]; 3]; 16]));
+            let mut images = Box::new(Images {
+                bytes: [[[0u32; 256]; 3]; 16],
+                points: [[0u32; POINTS]; 16],
+            });
             for (s, perm) in perms.iter().enumerate() {
+                for (p, &image) in perm.iter().enumerate() {
+                    images.points[s][p] = 1 << image;
+                }
                 for chunk in 0..3 {
                     for byte in 0..256 {
-                        images.0[s][chunk][byte] = (0..8)
+                        images.bytes[s][chunk][byte] = (0..8)
                             .filter(|bit| byte >> bit & 1 == 1)
                             .fold(0, |m, bit| m | 1 << perm[chunk * 8 + bit]);
                     }
@@ -103,17 +119,26 @@ impl Images {
     /// The image of `set` under symmetry `s`.
     #[inline]
     fn image(&self, s: usize, set: u32) -> u32 {
-        let t = &self.0[s];
+        let t = &self.bytes[s];
         t[0][(set & 0xFF) as usize] | t[1][(set >> 8 & 0xFF) as usize] | t[2][(set >> 16) as usize]
     }
 }
 
+/// Bits of a [`Classes`] entry below the class: the symmetry to the least
+/// set (4 bits), then whether the least set has symmetries besides the
+/// identity.
+const ENTRY_SHIFT: u32 = 5;
+/// The bit of a [`Classes`] entry set when the class's least set is fixed
+/// by some symmetry besides the identity.
+const SYMMETRIC: u32 = 1 << 4;
+
 /// The symmetry classes of the sets of `m` points.
 struct Classes {
-    /// The class of each set, by its colex rank.
-    class_of: Vec<u32>,
-    /// A symmetry taking each set (by colex rank) to its class's least set.
-    to_least: Vec<u8>,
+    /// For each set, by its colex rank, in one word (one memory access
+    /// where a position is ranked): its class above [`ENTRY_SHIFT`], the
+    /// [`SYMMETRIC`] bit of the class, and in the low 4 bits a symmetry
+    /// taking the set to its class's least set.
+    entry: Vec<u32>,
     /// Each class's least set.
     least: Vec<u32>,
     /// The symmetries fixing each class's least set (bit `s` for symmetry `s`).
@@ -122,6 +147,7 @@ struct Classes {
 
 impl Classes {
     /// The classes of sets of `m` points, built once.
+    #[inline]
     fn get(m: usize) -> &'static Classes {
         static CLASSES: [OnceLock<Classes>; MOST + 1] = [const { OnceLock::new() }; MOST + 1];
         CLASSES[m].get_or_init(|| Classes::build(m))
@@ -130,8 +156,7 @@ impl Classes {
     fn build(m: usize) -> Classes {
         let images = Images::get();
         let count = binomial(POINTS, m) as usize;
-        let mut class_of = vec![0u32; count];
-        let mut to_least = vec![0u8; count];
+        let mut entry = vec![0u32; count];
         let (mut least, mut fixing) = (Vec::new(), Vec::new());
         // Sets of one size in increasing order as numbers are in colex
         // order; a class's least set comes before the rest of its class.
@@ -144,17 +169,18 @@ impl Classes {
                     (best, best_s) = (r, s as u8);
                 }
             }
-            if best == rank as u64 {
+            let class = if best == rank as u64 {
                 let fixed = (0..16)
                     .filter(|&s| images.image(s, set) == set)
                     .fold(0u16, |f, s| f | 1 << s);
-                class_of[rank] = least.len() as u32;
                 least.push(set);
                 fixing.push(fixed);
+                let symmetric = if fixed == 1 { 0 } else { SYMMETRIC };
+                (least.len() as u32 - 1) << ENTRY_SHIFT | symmetric
             } else {
-                class_of[rank] = class_of[best as usize];
-            }
-            to_least[rank] = best_s;
+                entry[best as usize] & !15
+            };
+            entry[rank] = class | u32::from(best_s);
             if m == 0 {
                 break;
             }
@@ -163,8 +189,7 @@ impl Classes {
             set = carried | (((set ^ carried) >> 2) / low);
         }
         Classes {
-            class_of,
-            to_least,
+            entry,
             least,
             fixing,
         }
@@ -199,15 +224,19 @@ fn half_len(m: u8, o: u8) -> u64 {
 }
 
 /// What ranking a sector half's positions with one mover point set needs:
-/// the set's class, its class's least set, a symmetry taking it there,
-/// and the symmetries fixing the least set.
+/// the set's class, a symmetry taking it to its class's least set, the
+/// symmetries fixing the least set, and where the points the least set
+/// leaves empty go once it is squeezed out.
 #[derive(Copy, Clone)]
 struct Mover {
     /// The first index of the class: class * C(24 - m, o).
     base: u64,
-    least: u32,
     to_least: usize,
     fixing: u16,
+    images: &'static Images,
+    /// For each point the least set leaves empty, how many such points
+    /// lie below it: its place once the least set is squeezed out.
+    slot: [u8; 32],
 }
 
 impl Mover {
@@ -216,26 +245,70 @@ impl Mover {
     fn new(mover: u32, o: usize) -> Mover {
         let m = pop(mover) as usize;
         let classes = Classes::get(m);
-        let r = colex_rank(mover) as usize;
-        let class = classes.class_of[r] as usize;
+        let images = Images::get();
+        let entry = classes.entry[colex_rank(mover) as usize];
+        let class = (entry >> ENTRY_SHIFT) as usize;
+        let to_least = (entry & 15) as usize;
+        // The symmetry takes the set to the least one of its class.
+        let least = images.image(to_least, mover);
+        let mut slot = [0u8; 32];
+        let mut free = 0;
+        for (point, place) in slot.iter_mut().enumerate() {
+            *place = free;
+            free += u8::from(least >> point & 1 == 0);
+        }
         Mover {
             base: class as u64 * binomial(POINTS - m, o),
-            least: classes.least[class],
-            to_least: usize::from(classes.to_least[r]),
-            fixing: classes.fixing[class],
+            to_least,
+            fixing: if entry & SYMMETRIC == 0 {
+                1
+            } else {
+                classes.fixing[class]
+            },
+            images,
+            slot,
         }
+    }
+
+    /// The image of `set` under the symmetry taking the mover's points to
+    /// their class's least set.
+    #[inline]
+    fn image(&self, set: u32) -> u32 {
+        self.images.image(self.to_least, set)
     }
 
     /// The rank inside the half of the other player's points `other`.
     #[inline]
     fn rank(&self, other: u32) -> u64 {
-        let images = Images::get();
-        let image = images.image(self.to_least, other);
-        let mut best = colex_rank(squeeze(image, self.least));
+        self.rank_image(self.image(other))
+    }
+
+    /// [`Mover::image`] of the one point `point`.
+    #[inline]
+    fn point_image(&self, point: u8) -> u32 {
+        self.images.points[self.to_least][usize::from(point)]
+    }
+
+    /// [`Mover::rank`] of the other player's points whose [`Mover::image`]
+    /// is `image`: the colex rank of its points' places among those the
+    /// least set leaves empty (that of [`squeeze`], from the places).
+    #[inline]
+    fn rank_image(&self, image: u32) -> u64 {
+        let squeeze = |mut set: u32| {
+            let (mut rank, mut k) = (0, 1);
+            while set != 0 {
+                let point = set.trailing_zeros() as usize;
+                set &= set - 1;
+                rank += colex::BINOMIAL[usize::from(self.slot[point & 31])][k & 31];
+                k += 1;
+            }
+            rank
+        };
+        let mut best = squeeze(image);
         if self.fixing != 1 {
             for t in 1..16 {
                 if self.fixing >> t & 1 == 1 {
-                    best = best.min(colex_rank(squeeze(images.image(t, image), self.least)));
+                    best = best.min(squeeze(self.images.image(t, image)));
                 }
             }
         }
@@ -261,16 +334,61 @@ fn unrank_half(m: u8, o: u8, index: u64) -> Option<(u32, u32)> {
     let least = *classes.least.get(class)?;
     let rank = index % per;
     let other = spread(*sets(o).get(usize::try_from(rank).ok()?)?, least);
-    let fixing = classes.fixing[class];
-    if fixing != 1 {
-        let images = Images::get();
-        for t in 1..16 {
-            if fixing >> t & 1 == 1 && colex_rank(squeeze(images.image(t, other), least)) < rank {
-                return None;
-            }
+    least_image(least, classes.fixing[class], other, rank).then_some((least, other))
+}
+
+/// Whether no symmetry of `fixing` (those fixing the mover's points
+/// `least`) takes the other player's points `other`, of rank `rank` among
+/// the points `least` leaves empty, to a set of lower rank: whether the
+/// index of that rank names a position.
+#[inline]
+fn least_image(least: u32, fixing: u16, other: u32, rank: u64) -> bool {
+    if fixing == 1 {
+        return true;
+    }
+    let images = Images::get();
+    (1..16)
+        .all(|t| fixing >> t & 1 == 0 || colex_rank(squeeze(images.image(t, other), least)) >= rank)
+}
+
+/// Calls `visit` with every index in `range` of the half with `m` mover
+/// and `o` other stones that names a position, in increasing order, with
+/// the mover's and other's points: [`unrank_half`] of each index, stepping
+/// from one set of the other player's points to the next.
+fn for_each_in_half(m: u8, o: u8, range: Range<u64>, mut visit: impl FnMut(u64, u32, u32)) {
+    let (m, o) = (usize::from(m), usize::from(o));
+    let classes = Classes::get(m);
+    let per = binomial(POINTS - m, o);
+    let end = range.end.min(classes.least.len() as u64 * per);
+    if range.start >= end {
+        return;
+    }
+    let first: u32 = (1 << o) - 1;
+    let mut class = (range.start / per) as usize;
+    let mut rank = range.start % per;
+    let mut squeezed = sets(o)[rank as usize];
+    for index in range.start..end {
+        let least = classes.least[class];
+        let other = spread(squeezed, least);
+        if least_image(least, classes.fixing[class], other, rank) {
+            visit(index, least, other);
+        }
+        rank += 1;
+        if rank == per {
+            (class, rank, squeezed) = (class + 1, 0, first);
+        } else {
+            squeezed = colex::next_subset(squeezed);
         }
     }
-    Some((least, other))
+}
+
+/// Where a sector's half with `m` mover stones starts in its index.
+#[inline]
+fn half_start(sector: Sector, m: u8) -> u64 {
+    match sector {
+        Sector::Moving { hi, lo } if m != hi => half_len(hi, lo),
+        _ => 0,
+    }
 }
 
 /// The one position standing for the `lost` sector: Black to move with no
@@ -397,10 +515,7 @@ impl Tiers for Morris {
         let (mover, other, _, _) = position.sides();
         match tier {
             Sector::Lost => 0,
-            Sector::Moving { hi, lo } if pop(mover) as u8 != hi => {
-                half_len(hi, lo) + rank_half(mover, other)
-            }
-            _ => rank_half(mover, other),
+            _ => half_start(tier, pop(mover) as u8) + rank_half(mover, other),
         }
     }
 
@@ -433,6 +548,46 @@ impl Tiers for Morris {
         }
     }
 
+    fn for_each_in_tier(
+        &self,
+        tier: Sector,
+        range: Range<u64>,
+        mut visit: impl FnMut(u64, Stones),
+    ) {
+        match tier {
+            Sector::Lost => {
+                if range.contains(&0) {
+                    visit(0, LOST);
+                }
+            }
+            Sector::Moving { hi, lo } => {
+                let first = half_len(hi, lo);
+                let mut moving = |index: u64, mover: u32, other: u32| {
+                    visit(index, Stones::from_sides(mover, other, 0, 0, false));
+                };
+                for_each_in_half(hi, lo, range.start..range.end.min(first), &mut moving);
+                if hi != lo {
+                    let rest = range.start.saturating_sub(first)..range.end.saturating_sub(first);
+                    for_each_in_half(lo, hi, rest, |index, mover, other| {
+                        moving(first + index, mover, other);
+                    });
+                }
+            }
+            Sector::Placing {
+                hands: [mh, oh],
+                stones: [m, o],
+            } => {
+                let black_to_move = mh != oh;
+                for_each_in_half(m, o, range, |index, mover, other| {
+                    visit(
+                        index,
+                        Stones::from_sides(mover, other, mh, oh, black_to_move),
+                    );
+                });
+            }
+        }
+    }
+
     fn child_tiers(&self, tier: Sector) -> Vec<Sector> {
         let mut children = Vec::new();
         match tier {
@@ -459,31 +614,72 @@ impl Tiers for Morris {
         children
     }
 
-    /// A move that removes nothing leaves the next mover's points as they
-    /// were (the other player's now): their class is looked up once for
-    /// all such moves.
+    /// Without building the children: a move that removes nothing leaves
+    /// the next mover's points as they were (the other player's now), so
+    /// their class is looked up once for all such moves and each child is
+    /// ranked from the image of the mover's points with one or two points
+    /// changed; each stone that may be removed gets its context once.
     #[inline]
     fn for_each_child(&self, position: &Stones, mut visit: impl FnMut(Sector, u64)) {
         let (mover, other, mh, oh) = position.sides();
+        let geometry = self.geometry();
         let (m, o) = (pop(mover) as u8, pop(other) as u8);
-        let m_after = m + u8::from(mh > 0);
-        let quiet = Morris::sector(o, m_after, oh, mh.saturating_sub(1));
+        let (m_after, mh_after) = (m + u8::from(mh > 0), mh.saturating_sub(1));
+        let empty = ALL & !(mover | other);
+        let removable = geometry.removable(other);
+        // Nothing removed: the next mover holds `other` against `m_after`.
+        let quiet = Morris::sector(o, m_after, oh, mh_after);
         let context = Mover::new(other, usize::from(m_after));
-        let offset = match quiet {
-            Sector::Moving { hi, lo } if o != hi => half_len(hi, lo),
-            _ => 0,
-        };
-        self.for_each_step(position, |step, child| {
-            if quiet == Sector::Lost {
+        let (offset, image) = (half_start(quiet, o), context.image(mover));
+        // A removal: the next mover holds `other` less one stone.
+        let capture = Morris::sector(o.saturating_sub(1), m_after, oh, mh_after);
+        let capture_offset = half_start(capture, o.saturating_sub(1));
+        let mut contexts: [Option<Mover>; POINTS] = [None; POINTS];
+        // The stone reaching `to` from `from` ([`super::NONE`] for a stone
+        // placed from the hand).
+        let mut land = |from: u8, to: u8| {
+            let from_set = if from == super::NONE { 0 } else { 1 << from };
+            let moved = mover & !from_set | 1 << to;
+            if other != 0 && geometry.mill_through(moved, to) {
+                for remove in points(removable) {
+                    if capture == Sector::Lost {
+                        visit(capture, 0);
+                        continue;
+                    }
+                    let context = contexts[usize::from(remove)].get_or_insert_with(|| {
+                        Mover::new(other & !(1 << remove), usize::from(m_after))
+                    });
+                    visit(capture, capture_offset + context.rank(moved));
+                }
+            } else if quiet == Sector::Lost {
                 visit(quiet, 0);
-            } else if step.remove == super::NONE {
-                let (_, moved, _, _) = child.sides();
-                visit(quiet, offset + context.rank(moved));
             } else {
-                let tier = self.tier_of(&child);
-                visit(tier, self.tier_rank(tier, &child));
+                let from_image = if from == super::NONE {
+                    0
+                } else {
+                    context.point_image(from)
+                };
+                let changed = from_image ^ context.point_image(to);
+                visit(quiet, offset + context.rank_image(image ^ changed));
             }
-        });
+        };
+        if mh > 0 {
+            for to in points(empty) {
+                land(super::NONE, to);
+            }
+        } else {
+            let jumps = m == 3;
+            for from in points(mover) {
+                let to_points = if jumps {
+                    empty
+                } else {
+                    geometry.adjacent[usize::from(from)] & empty
+                };
+                for to in points(to_points) {
+                    land(from, to);
+                }
+            }
+        }
     }
 
     fn for_each_parent_in_tier(&self, position: &Stones, visit: impl FnMut(Stones)) {

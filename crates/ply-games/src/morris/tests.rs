@@ -1,8 +1,10 @@
 //! Morris's rules on hand-made positions, its moves against a plain move
 //! generator on characters written from the spec, its index against a
 //! count of symmetry classes by Burnside's lemma, its un-moves against its
-//! moves in every sector shape, and the tier solver against whole-game
-//! retrograde analysis on `morris:3` and `morris:4`.
+//! moves in every sector shape, its quick child ranking and sector
+//! stepping against ranking and unranking position by position, and the
+//! tier solver against whole-game retrograde analysis on `morris:3` and
+//! `morris:4`.
 
 use super::index::Sector;
 use super::*;
@@ -717,4 +719,79 @@ fn the_moving_phase_alone_solves_as_in_the_whole_game() {
         3,
         "wins, losses and draws compared: {values:?}"
     );
+}
+
+#[test]
+fn children_are_listed_as_ranking_each_move_s_position_would() {
+    let mut rng = Rng(0xC0FF_EE11);
+    for n in [3, 4, 6, 9] {
+        let game = Morris::new(n);
+        let sectors = game.tiers();
+        for _ in 0..20_000 {
+            let sector = sectors[rng.below(sectors.len() as u64) as usize];
+            let Some(position) = random_in(&game, sector, &mut rng) else {
+                continue;
+            };
+            if game.primitive(&position).is_some() {
+                continue;
+            }
+            let mut expect = Vec::new();
+            game.for_each_move(&position, |_, child| {
+                let tier = game.tier_of(&child);
+                expect.push((tier, game.tier_rank(tier, &child)));
+            });
+            let mut listed = Vec::new();
+            game.for_each_child(&position, |tier, index| listed.push((tier, index)));
+            assert_eq!(listed, expect, "{}", game.format_position(&position));
+        }
+    }
+}
+
+#[test]
+fn stepping_through_a_sector_unranks_every_index() {
+    let mut rng = Rng(4242);
+    for n in [4, 9] {
+        let game = Morris::new(n);
+        for sector in game.tiers() {
+            let size = game.tier_size(sector);
+            // A moving sector's second half (the mover with `lo` stones)
+            // starts where a placing sector of `hi` against `lo` would end.
+            let seam = match sector {
+                Sector::Moving { hi, lo } if hi != lo => game.tier_size(Sector::Placing {
+                    hands: [1, 1],
+                    stones: [hi, lo],
+                }),
+                _ => size,
+            };
+            // The whole of a small sector; else runs from random starts,
+            // across class boundaries, the halves' seam and the end.
+            let runs: Vec<std::ops::Range<u64>> = if size <= 50_000 {
+                vec![
+                    0..size,
+                    size / 3..size / 3 + 1,
+                    seam - 1..seam + 1,
+                    size..size,
+                ]
+            } else {
+                (0..4)
+                    .map(|_| rng.below(size))
+                    .chain([seam.saturating_sub(1500), size.saturating_sub(3000)])
+                    .map(|start| start..(start + 3000).min(size))
+                    .collect()
+            };
+            for range in runs {
+                let mut expect = Vec::new();
+                for index in range.clone() {
+                    if let Some(position) = game.tier_unrank(sector, index) {
+                        expect.push((index, position));
+                    }
+                }
+                let mut stepped = Vec::new();
+                game.for_each_in_tier(sector, range.clone(), |index, position| {
+                    stepped.push((index, position));
+                });
+                assert_eq!(stepped, expect, "{} {range:?}", game.tier_name(sector));
+            }
+        }
+    }
 }
