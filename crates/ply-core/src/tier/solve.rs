@@ -713,14 +713,7 @@ impl<G: Tiers> Work<'_, G> {
                             self.fail(index, "a lose event at an index naming no position");
                             continue;
                         };
-                        inside.clear();
-                        self.game.for_each_folded_child(&position, |tier, child| {
-                            if tier == self.tier {
-                                inside.push(child);
-                            }
-                        });
-                        inside.sort_unstable();
-                        inside.dedup();
+                        self.children_in_tier(&position, inside);
                         let left = inside
                             .iter()
                             .filter(|&&child| !self.won_before(child, remoteness - 1))
@@ -849,6 +842,18 @@ impl<G: Tiers> Work<'_, G> {
         count
     }
 
+    /// The distinct children of `position` inside the tier, in `out`.
+    fn children_in_tier(&self, position: &G::Position, out: &mut Vec<u64>) {
+        out.clear();
+        self.game.for_each_folded_child(position, |tier, child| {
+            if tier == self.tier {
+                out.push(child);
+            }
+        });
+        out.sort_unstable();
+        out.dedup();
+    }
+
     /// Without un-moves: the undecided position at `index` looks at its
     /// children in the tier decided at the layer before. Returns 1 if it is
     /// decided now.
@@ -857,14 +862,7 @@ impl<G: Tiers> Work<'_, G> {
         let Some(position) = self.game.tier_unrank(self.tier, index) else {
             return 0;
         };
-        found.clear();
-        self.game.for_each_folded_child(&position, |tier, child| {
-            if tier == self.tier {
-                found.push(child);
-            }
-        });
-        found.sort_unstable();
-        found.dedup();
+        self.children_in_tier(&position, found);
         let slot = index as usize;
         let mut wins = 0;
         for &child in found.iter() {
