@@ -162,14 +162,16 @@ impl Classes {
         // order; a class's least set comes before the rest of its class.
         let mut set: u32 = (1 << m) - 1;
         for rank in 0..count {
-            let (mut best, mut best_s) = (rank as u64, 0u8);
+            // Sets of one size compare as numbers as they do in colex
+            // order: the least image is found without ranking each.
+            let (mut best, mut best_s) = (set, 0u8);
             for s in 1..16 {
-                let r = colex_rank(images.image(s, set));
-                if r < best {
-                    (best, best_s) = (r, s as u8);
+                let image = images.image(s, set);
+                if image < best {
+                    (best, best_s) = (image, s as u8);
                 }
             }
-            let class = if best == rank as u64 {
+            let class = if best == set {
                 let fixed = (0..16)
                     .filter(|&s| images.image(s, set) == set)
                     .fold(0u16, |f, s| f | 1 << s);
@@ -178,7 +180,7 @@ impl Classes {
                 let symmetric = if fixed == 1 { 0 } else { SYMMETRIC };
                 (least.len() as u32 - 1) << ENTRY_SHIFT | symmetric
             } else {
-                entry[best as usize] & !15
+                entry[colex_rank(best) as usize] & !15
             };
             entry[rank] = class | u32::from(best_s);
             if m == 0 {
@@ -220,8 +222,14 @@ pub enum Sector {
 /// Positions in a sector half with `m` mover and `o` other stones.
 fn half_len(m: u8, o: u8) -> u64 {
     let m = usize::from(m);
-    Classes::get(m).least.len() as u64 * binomial(POINTS - m, usize::from(o))
+    CLASS_COUNTS[m] * binomial(POINTS - m, usize::from(o))
 }
+
+/// The symmetry classes of the sets of `m` points, by `m` (Burnside's
+/// lemma over the 16 symmetries; a test counts them again from
+/// [`Classes`]): the sizes of every sector are known without building the
+/// classes of every set size, which a one-position query need not do.
+const CLASS_COUNTS: [u64; MOST + 1] = [1, 4, 30, 158, 757, 2830, 8774, 22188, 46879, 82880];
 
 /// What ranking a sector half's positions with one mover point set needs:
 /// the set's class, a symmetry taking it to its class's least set, the
@@ -730,5 +738,17 @@ impl Symmetric for Morris {
 
     fn canonical_index(&self, position: &Stones) -> u64 {
         self.rank(position)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_class_counts_are_those_of_the_built_classes() {
+        for (m, &count) in CLASS_COUNTS.iter().enumerate() {
+            assert_eq!(Classes::get(m).least.len() as u64, count, "{m} points");
+        }
     }
 }
