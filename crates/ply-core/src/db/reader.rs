@@ -593,7 +593,13 @@ impl Shard {
             if self.blocks[i].first_key >= range.end {
                 break;
             }
-            let block = self.block(i as u64)?;
+            // A scan reads each block once: decoded blocks already kept
+            // serve it, but it keeps none it decodes (a child tier loaded
+            // whole would otherwise hold its decoded shard beside its cells).
+            let block = match self.cache.as_ref().and_then(|c| c[i].get()) {
+                Some(block) => block.clone(),
+                None => Arc::new(self.decode(i as u64)?),
+            };
             for at in 0..h.cells_in(i as u64) {
                 let key = match h.keys {
                     Keys::Index => self.blocks[i].first_key + at as u64,
@@ -663,5 +669,53 @@ impl Solution for Database {
             u64::from(super::writer::INDEX_BLOCK),
             weight,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::{Meta, write_indexed};
+    use crate::progress::NoProgress;
+    use crate::value::Outcome;
+
+    /// A cell for index `i`, varied enough to fill many blocks.
+    fn cell_of(i: u64) -> Cell {
+        match i % 5 {
+            0 => Cell::UNKNOWN,
+            1 => Cell::pack(Outcome::DRAW),
+            2 => Cell::pack(Outcome::win((i % 97) as u32)),
+            _ => Cell::pack(Outcome::lose((i % 89) as u32)),
+        }
+    }
+
+    #[test]
+    fn a_scan_reads_every_cell_and_keeps_no_block_it_decodes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("scan.plydb");
+        let len = 300_000;
+        let meta = Meta {
+            game: "scan".into(),
+            rules_version: 1,
+            index_len: len,
+            range: 0..len,
+        };
+        write_indexed(&path, &meta, cell_of, &NoProgress).unwrap();
+        let db = Database::open_piece(&path).unwrap();
+        let shard = &db.shards[0];
+        assert!(shard.blocks.len() > 1, "one block would not show a scan");
+        let slots = shard.cache.as_ref().expect("a small shard keeps blocks");
+        // A probe keeps its block; the scan reads it from there and keeps
+        // none of the others.
+        assert_eq!(db.cell(7).unwrap(), cell_of(7));
+        let mut seen = 0;
+        db.for_each_cell(0..len, &mut |key, cell| {
+            assert_eq!(cell, cell_of(key), "key {key}");
+            seen += 1;
+        })
+        .unwrap();
+        assert_eq!(seen, (0..len).filter(|&i| i % 5 != 0).count());
+        let kept = slots.iter().filter(|slot| slot.get().is_some()).count();
+        assert_eq!(kept, 1, "the scan kept decoded blocks");
     }
 }
