@@ -25,8 +25,10 @@
 
 use super::{ALL, Morris, POINTS, Stones, hands_fit, points};
 use ply_core::{Indexed, Symmetric, Tiers};
+use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 pub(super) use crate::colex::pop;
 use crate::colex::{self, Colex};
@@ -59,24 +61,22 @@ fn spread(squeezed: u32, taken: u32) -> u32 {
     Colex::get().expand(squeezed, ALL & !taken)
 }
 
-/// The sets of `k` points, `k` up to [`MOST`], in colex order: the first
-/// C(n, k) of them are the sets among the points below `n`, so the set of
-/// colex rank `r` among any `n` points is `sets(k)[r]` (built once).
-fn sets(k: usize) -> &'static [u32] {
-    static SETS: [OnceLock<Vec<u32>>; MOST + 1] = [const { OnceLock::new() }; MOST + 1];
-    SETS[k].get_or_init(|| {
-        if k == 0 {
-            return vec![0];
-        }
-        // Sets of one size in increasing order as numbers are in colex order.
-        let mut all = Vec::with_capacity(binomial(POINTS, k) as usize);
-        let mut set: u32 = (1 << k) - 1;
-        while set < 1 << POINTS {
-            all.push(set);
-            set = colex::next_subset(set);
-        }
-        all
-    })
+/// The sets of `k` points in colex order (increasing as numbers).
+fn sets(k: usize) -> impl Iterator<Item = u32> {
+    sets_in(k, 0..binomial(POINTS, k))
+}
+
+/// The sets of `k` points with colex ranks in `ranks`, in order.
+fn sets_in(k: usize, ranks: Range<u64>) -> impl Iterator<Item = u32> {
+    let first = (!ranks.is_empty()).then(|| unrank_set(ranks.start, k, POINTS));
+    std::iter::successors(first, move |&set| Some(colex::next_subset(set)))
+        .take((ranks.end - ranks.start) as usize)
+}
+
+/// The set of `k` points of colex rank `rank` among the first `n` points.
+#[inline]
+fn unrank_set(rank: u64, k: usize, n: usize) -> u32 {
+    Colex::get().unrank(rank, k as u32, n as u32)
 }
 
 /// Images of point sets under the 16 symmetries: a byte of points at a
@@ -124,25 +124,37 @@ impl Images {
     }
 }
 
-/// Bits of a [`Classes`] entry below the class: the symmetry to the least
+/// Bits of an [`Entries`] entry below the class: the symmetry to the least
 /// set (4 bits), then whether the least set has symmetries besides the
 /// identity.
 const ENTRY_SHIFT: u32 = 5;
-/// The bit of a [`Classes`] entry set when the class's least set is fixed
+/// The bit of an [`Entries`] entry set when the class's least set is fixed
 /// by some symmetry besides the identity.
 const SYMMETRIC: u32 = 1 << 4;
+/// Class lookups of one set size answered without [`Entries`] before
+/// they are built: a query ranking a few positions stays quick, and a
+/// solve ranking millions soon pays for the table.
+const LOOKUPS_BEFORE_ENTRIES: u32 = 1 << 12;
 
-/// The symmetry classes of the sets of `m` points.
+/// The symmetry classes of the sets of `m` points: each class's least set
+/// (the class numbers them in increasing order), enough to rank and
+/// unrank any position.
 struct Classes {
-    /// For each set, by its colex rank, in one word (one memory access
-    /// where a position is ranked): its class above [`ENTRY_SHIFT`], the
-    /// [`SYMMETRIC`] bit of the class, and in the low 4 bits a symmetry
-    /// taking the set to its class's least set.
-    entry: Vec<u32>,
-    /// Each class's least set.
+    /// Each class's least set, in increasing order.
     least: Vec<u32>,
     /// The symmetries fixing each class's least set (bit `s` for symmetry `s`).
     fixing: Vec<u16>,
+    /// Lookups answered by search in `least` (see [`LOOKUPS_BEFORE_ENTRIES`]).
+    lookups: AtomicU32,
+}
+
+/// A set's class, a symmetry taking it to its class's least set, and
+/// whether that least set has symmetries besides the identity.
+#[derive(Copy, Clone)]
+struct ClassOf {
+    class: usize,
+    to_least: usize,
+    symmetric: bool,
 }
 
 impl Classes {
@@ -153,47 +165,139 @@ impl Classes {
         CLASSES[m].get_or_init(|| Classes::build(m))
     }
 
+    /// Lists each class's least set: a set is the least of its class when
+    /// no symmetry takes it lower, which most sets show after an image or
+    /// two.
     fn build(m: usize) -> Classes {
         let images = Images::get();
-        let count = binomial(POINTS, m) as usize;
-        let mut entry = vec![0u32; count];
-        let (mut least, mut fixing) = (Vec::new(), Vec::new());
-        // Sets of one size in increasing order as numbers are in colex
-        // order; a class's least set comes before the rest of its class.
-        let mut set: u32 = (1 << m) - 1;
-        for rank in 0..count {
-            // Sets of one size compare as numbers as they do in colex
-            // order: the least image is found without ranking each.
-            let (mut best, mut best_s) = (set, 0u8);
-            for s in 1..16 {
-                let image = images.image(s, set);
-                if image < best {
-                    (best, best_s) = (image, s as u8);
-                }
-            }
+        // In parallel over slices of the sets, for a query's sake: the
+        // least sets of 9 points, from 1.3 million sets, are most of the
+        // work of one `ply solve morris`.
+        const SLICES: u64 = 64;
+        let count = binomial(POINTS, m);
+        let slices: Vec<Vec<(u32, u16)>> = (0..SLICES)
+            .into_par_iter()
+            .map(|i| {
+                sets_in(m, i * count / SLICES..(i + 1) * count / SLICES)
+                    // Sets of one size compare as numbers as they do in
+                    // colex order.
+                    .filter(|&set| (1..16).all(|s| images.image(s, set) >= set))
+                    .map(|set| {
+                        let fixing = (0..16)
+                            .filter(|&s| images.image(s, set) == set)
+                            .fold(0u16, |f, s| f | 1 << s);
+                        (set, fixing)
+                    })
+                    .collect()
+            })
+            .collect();
+        let (least, fixing) = slices.into_iter().flatten().unzip();
+        Classes {
+            least,
+            fixing,
+            lookups: AtomicU32::new(0),
+        }
+    }
+
+    /// The class of the set `set` of `m` points: from [`Entries`] once they
+    /// are built, before that by a search of the least sets.
+    #[inline]
+    fn of(m: usize, set: u32) -> ClassOf {
+        if let Some(entries) = Entries::built(m) {
+            return entries.of(set);
+        }
+        let classes = Classes::get(m);
+        if classes.lookups.fetch_add(1, Relaxed) >= LOOKUPS_BEFORE_ENTRIES {
+            return Entries::get(m).of(set);
+        }
+        classes.search(set)
+    }
+
+    /// The class of `set`, a set of this size, by a search of the least
+    /// sets.
+    #[inline]
+    fn search(&self, set: u32) -> ClassOf {
+        let (least, to_least) = least_of(set);
+        let class = self.least.partition_point(|&l| l < least);
+        ClassOf {
+            class,
+            to_least,
+            symmetric: self.fixing[class] != 1,
+        }
+    }
+}
+
+/// The least image of `set` under the 16 symmetries, and the first
+/// symmetry giving it.
+#[inline]
+fn least_of(set: u32) -> (u32, usize) {
+    let images = Images::get();
+    let (mut best, mut best_s) = (set, 0);
+    for s in 1..16 {
+        let image = images.image(s, set);
+        if image < best {
+            (best, best_s) = (image, s);
+        }
+    }
+    (best, best_s)
+}
+
+/// Every set's class in one word per set, for the solver's ranking of
+/// millions of positions (one memory access each).
+struct Entries {
+    /// For each set, by its colex rank: its class above [`ENTRY_SHIFT`],
+    /// the [`SYMMETRIC`] bit of the class, and in the low 4 bits the
+    /// symmetry [`least_of`] gives.
+    entry: Vec<u32>,
+}
+
+impl Entries {
+    fn cell(m: usize) -> &'static OnceLock<Entries> {
+        static ENTRIES: [OnceLock<Entries>; MOST + 1] = [const { OnceLock::new() }; MOST + 1];
+        &ENTRIES[m]
+    }
+
+    /// The entries of sets of `m` points, built once.
+    fn get(m: usize) -> &'static Entries {
+        Entries::cell(m).get_or_init(|| Entries::build(m))
+    }
+
+    /// The entries of sets of `m` points, if built.
+    #[inline]
+    fn built(m: usize) -> Option<&'static Entries> {
+        Entries::cell(m).get()
+    }
+
+    fn build(m: usize) -> Entries {
+        let classes = Classes::get(m);
+        let mut entry = vec![0u32; binomial(POINTS, m) as usize];
+        // A class's least set comes before the rest of its class.
+        let mut next = 0;
+        for (rank, set) in sets(m).enumerate() {
+            let (best, best_s) = least_of(set);
             let class = if best == set {
-                let fixed = (0..16)
-                    .filter(|&s| images.image(s, set) == set)
-                    .fold(0u16, |f, s| f | 1 << s);
-                least.push(set);
-                fixing.push(fixed);
-                let symmetric = if fixed == 1 { 0 } else { SYMMETRIC };
-                (least.len() as u32 - 1) << ENTRY_SHIFT | symmetric
+                let symmetric = if classes.fixing[next] == 1 {
+                    0
+                } else {
+                    SYMMETRIC
+                };
+                next += 1;
+                (next as u32 - 1) << ENTRY_SHIFT | symmetric
             } else {
                 entry[colex_rank(best) as usize] & !15
             };
-            entry[rank] = class | u32::from(best_s);
-            if m == 0 {
-                break;
-            }
-            let low = set & set.wrapping_neg();
-            let carried = set + low;
-            set = carried | (((set ^ carried) >> 2) / low);
+            entry[rank] = class | best_s as u32;
         }
-        Classes {
-            entry,
-            least,
-            fixing,
+        Entries { entry }
+    }
+
+    #[inline]
+    fn of(&self, set: u32) -> ClassOf {
+        let entry = self.entry[colex_rank(set) as usize];
+        ClassOf {
+            class: (entry >> ENTRY_SHIFT) as usize,
+            to_least: (entry & 15) as usize,
+            symmetric: entry & SYMMETRIC != 0,
         }
     }
 }
@@ -252,11 +356,12 @@ impl Mover {
     #[inline]
     fn new(mover: u32, o: usize) -> Mover {
         let m = pop(mover) as usize;
-        let classes = Classes::get(m);
         let images = Images::get();
-        let entry = classes.entry[colex_rank(mover) as usize];
-        let class = (entry >> ENTRY_SHIFT) as usize;
-        let to_least = (entry & 15) as usize;
+        let ClassOf {
+            class,
+            to_least,
+            symmetric,
+        } = Classes::of(m, mover);
         // The symmetry takes the set to the least one of its class.
         let least = images.image(to_least, mover);
         let mut slot = [0u8; 32];
@@ -268,10 +373,10 @@ impl Mover {
         Mover {
             base: class as u64 * binomial(POINTS - m, o),
             to_least,
-            fixing: if entry & SYMMETRIC == 0 {
-                1
+            fixing: if symmetric {
+                Classes::get(m).fixing[class]
             } else {
-                classes.fixing[class]
+                1
             },
             images,
             slot,
@@ -341,7 +446,7 @@ fn unrank_half(m: u8, o: u8, index: u64) -> Option<(u32, u32)> {
     let class = usize::try_from(index / per).ok()?;
     let least = *classes.least.get(class)?;
     let rank = index % per;
-    let other = spread(*sets(o).get(usize::try_from(rank).ok()?)?, least);
+    let other = spread(unrank_set(rank, o, POINTS - m), least);
     least_image(least, classes.fixing[class], other, rank).then_some((least, other))
 }
 
@@ -374,7 +479,7 @@ fn for_each_in_half(m: u8, o: u8, range: Range<u64>, mut visit: impl FnMut(u64, 
     let first: u32 = (1 << o) - 1;
     let mut class = (range.start / per) as usize;
     let mut rank = range.start % per;
-    let mut squeezed = sets(o)[rank as usize];
+    let mut squeezed = unrank_set(rank, o, POINTS - m);
     for index in range.start..end {
         let least = classes.least[class];
         let other = spread(squeezed, least);
@@ -749,6 +854,24 @@ mod tests {
     fn the_class_counts_are_those_of_the_built_classes() {
         for (m, &count) in CLASS_COUNTS.iter().enumerate() {
             assert_eq!(Classes::get(m).least.len() as u64, count, "{m} points");
+        }
+    }
+
+    #[test]
+    fn the_entries_agree_with_the_search_on_every_set() {
+        for m in 0..=MOST {
+            let (classes, entries) = (Classes::get(m), Entries::get(m));
+            for set in sets(m) {
+                let (table, search) = (entries.of(set), classes.search(set));
+                assert_eq!(table.class, search.class, "{set:#x}");
+                assert_eq!(table.to_least, search.to_least, "{set:#x}");
+                assert_eq!(table.symmetric, search.symmetric, "{set:#x}");
+                assert_eq!(
+                    Images::get().image(search.to_least, set),
+                    classes.least[search.class],
+                    "{set:#x}"
+                );
+            }
         }
     }
 }
