@@ -5,24 +5,68 @@ use ply_core::Progress;
 use std::io::IsTerminal;
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-/// Draws solver progress as a bar on stderr (hidden when stderr is not a
-/// terminal, so scripted use stays clean).
+/// Draws solver progress as a bar on stderr. When stderr is not a
+/// terminal the bar is hidden, so scripted use stays clean, and a long
+/// phase writes a plain line of how far it is every [`LOG_EVERY`] instead,
+/// so that the log of a run of hours shows it is moving.
 pub struct BarProgress {
     bar: Mutex<Option<ProgressBar>>,
     /// When it was made: notes reach a stderr that is not a terminal only
     /// once the work has gone on for [`QUIET_FOR`].
-    since: std::time::Instant,
+    since: Instant,
+    /// Whether stderr is a terminal.
+    terminal: bool,
+    /// When the last line of progress was written (not on a terminal).
+    logged: Mutex<Instant>,
+    /// How often such a line is written.
+    log_every: Duration,
 }
+
+/// How often a phase's progress is written as a line when stderr is not a
+/// terminal.
+pub const LOG_EVERY: Duration = Duration::from_secs(60);
 
 impl BarProgress {
     /// A progress reporter with no phase begun.
     pub fn new() -> Self {
+        Self::with(std::io::stderr().is_terminal(), LOG_EVERY)
+    }
+
+    fn with(terminal: bool, log_every: Duration) -> Self {
         Self {
             bar: Mutex::new(None),
-            since: std::time::Instant::now(),
+            since: Instant::now(),
+            terminal,
+            logged: Mutex::new(Instant::now()),
+            log_every,
         }
+    }
+
+    /// The line of progress due now, if one is (never on a terminal): the
+    /// phase, how far it is, and for how long it has run.
+    fn due_line(&self) -> Option<String> {
+        if self.terminal {
+            return None;
+        }
+        let mut logged = self.logged.try_lock().ok()?;
+        if logged.elapsed() < self.log_every {
+            return None;
+        }
+        let bar = self.bar.lock().ok()?.clone()?;
+        *logged = Instant::now();
+        let (done, total) = (bar.position(), bar.length().unwrap_or(0));
+        let share = if total == 0 {
+            String::new()
+        } else {
+            format!(" of {total} ({:.1}%)", 100.0 * done as f64 / total as f64)
+        };
+        Some(format!(
+            "ply: {}: {done}{share} after {} s",
+            bar.message(),
+            bar.elapsed().as_secs()
+        ))
     }
 }
 
@@ -62,6 +106,9 @@ impl Progress for BarProgress {
         {
             bar.inc(done);
         }
+        if let Some(line) = self.due_line() {
+            eprintln!("{line}");
+        }
     }
 
     fn end(&self) {
@@ -78,7 +125,7 @@ impl Progress for BarProgress {
     fn note(&self, line: &str) {
         let bar = self.bar.lock().ok().and_then(|slot| slot.clone());
         match bar {
-            Some(bar) if std::io::stderr().is_terminal() => bar.println(line),
+            Some(bar) if self.terminal => bar.println(line),
             _ if self.since.elapsed() >= QUIET_FOR => eprintln!("{line}"),
             _ => {}
         }
@@ -175,5 +222,30 @@ impl Drop for Working {
         if let Some(watcher) = self.watcher.take() {
             let _ = watcher.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_phase_off_a_terminal_says_how_far_it_is_once_due() {
+        let progress = BarProgress::with(false, Duration::ZERO);
+        assert_eq!(progress.due_line(), None, "no phase begun");
+        progress.begin("tier m9-9", 400);
+        progress.advance(100);
+        let line = progress.due_line().expect("a line is due");
+        assert!(
+            line.starts_with("ply: tier m9-9: 100 of 400 (25.0%) after "),
+            "{line}"
+        );
+        let waiting = BarProgress::with(false, Duration::from_secs(3600));
+        waiting.begin("tier m9-9", 400);
+        waiting.advance(100);
+        assert_eq!(waiting.due_line(), None, "not due for an hour");
+        let terminal = BarProgress::with(true, Duration::ZERO);
+        terminal.begin("tier m9-9", 400);
+        assert_eq!(terminal.due_line(), None, "the bar shows it");
     }
 }
