@@ -17,7 +17,7 @@ use crate::limits;
 use crate::progress::Progress;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How a tiered build runs.
 #[derive(Clone, Debug, Default)]
@@ -279,6 +279,7 @@ impl<G: Tiers> Job<'_, G> {
     /// Solves `step`, its child tiers read from their shards (all
     /// finished), and writes it as its shard.
     pub fn solve(&self, step: &Step<G::Tier>, progress: &dyn Progress) -> Result<(), TierError> {
+        let started = Instant::now();
         let mut children = Vec::with_capacity(step.children.len());
         for &tier in &step.children {
             let at = self.position_of(tier)?;
@@ -287,12 +288,25 @@ impl<G: Tiers> Job<'_, G> {
                 cells: self.shards.load(&self.plan.steps[at])?,
             });
         }
+        let loaded = started.elapsed();
         let cells = solve_tier(self.game, step.tier, &children, progress)?;
         drop(children);
-        self.shards.write(self.plan, step, &cells, progress)?;
+        let writing = Instant::now();
+        let bytes = self.shards.write(self.plan, step, &cells, progress)?;
+        if started.elapsed() >= NOTE_AFTER {
+            progress.note(&format!(
+                "tier {}: child tiers read in {:.1} s, shard of {bytes} bytes written in {:.1} s",
+                step.name,
+                loaded.as_secs_f64(),
+                writing.elapsed().as_secs_f64()
+            ));
+        }
         Ok(())
     }
 }
+
+/// A tier's solve taking at least this long notes where its time went.
+const NOTE_AFTER: Duration = Duration::from_secs(1);
 
 /// How often a process waiting for another's shard looks for it.
 const POLL: Duration = Duration::from_millis(50);
