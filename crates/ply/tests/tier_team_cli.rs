@@ -5,7 +5,8 @@
 //! non-zero, naming it, within the peer timeout; a rerun resumes from the
 //! finished tiers and matches. Quixo 3x3, Teeko 4x4 (seconds) and Nine Men's
 //! Morris with four stones (31 tiers, some 10 s) stand in for larger games.
-//! `--workers N` alone runs the tier solver on N threads: the same cells.
+//! `--workers N` alone runs the tier solver on N threads, and euler and
+//! tictactoe their table built tier by tier: the same cells.
 
 mod common;
 
@@ -142,7 +143,7 @@ fn two_and_three_processes_write_the_cells_of_one() {
 
 #[test]
 fn workers_solve_each_tier_together_to_the_cells_of_one() {
-    for game in ["quixo:3x3", "teeko:4x4"] {
+    for game in ["quixo:3x3", "teeko:4x4", "euler:4x5", "tictactoe:3x3x3"] {
         let one = Scratch::new(&format!("{game}-alone"));
         let expected_report = alone(game, &one.0);
         let expected = cells(&one.0);

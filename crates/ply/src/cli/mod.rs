@@ -84,8 +84,9 @@ enum Command {
         #[command(flatten)]
         db: DbArgs,
         /// Solve by distributed retrograde analysis on N worker threads
-        /// (per process). Games solved tier by tier (quixo, teeko, morris)
-        /// run their tier solver on N threads instead, which cut each
+        /// (per process). Games solved tier by tier on one process (quixo,
+        /// teeko, morris; euler and tictactoe, whose table is built tier by
+        /// tier) run their own solver on N threads instead, which cut each
         /// tier's positions between them (the same cells as without).
         #[arg(long, value_name = "N")]
         workers: Option<usize>,
@@ -264,7 +265,8 @@ impl Cli {
                 let teamed = processes.is_some() || process.is_some();
                 let shared = teamed && workers.is_none() && hosts.is_none();
                 let progress = BarProgress::new();
-                // A game solved tier by tier runs its own solver on the
+                // A game solved tier by tier (by the tier solver, or into a
+                // table walked tier by tier) runs its own solver on the
                 // worker threads.
                 let tier_threads = match workers {
                     Some(threads) if !teamed && hosts.is_none() => {
