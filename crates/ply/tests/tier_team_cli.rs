@@ -5,6 +5,8 @@
 //! non-zero, naming it, within the peer timeout; a rerun resumes from the
 //! finished tiers and matches. Quixo 3x3, Teeko 4x4 (seconds) and Nine Men's
 //! Morris with four stones (31 tiers, some 10 s) stand in for larger games.
+//! A process killed (SIGKILL) mid-tier while teeko 4x4's drop tiers are
+//! cut between the processes is named and a rerun matches.
 //! `--workers N` alone runs the tier solver on N threads, and euler and
 //! tictactoe their table built tier by tier: the same cells.
 
@@ -195,6 +197,36 @@ fn a_stopped_process_is_named_and_a_rerun_resumes_to_the_same_cells() {
     assert_eq!(after.len(), tiers);
     let one = Scratch::new("stopped-one");
     alone(game, &one.0);
+    assert_eq!(cells(&dir.0), cells(&one.0));
+}
+
+/// Teeko 4x4's drop tiers 6 and 7 are cut between the processes: process
+/// 1 killed (SIGKILL) once process 0 has written its slice of tier 7 makes
+/// process 0 stop, non-zero, naming it; a rerun matches one process and
+/// leaves no slice.
+#[test]
+fn a_process_killed_mid_cut_tier_is_named_and_a_rerun_matches() {
+    let game = "teeko:4x4";
+    let dir = Scratch::new("killed-cut");
+    let survivor = spawn(game, &dir.0, &team_args(2, 0, 3));
+    let mut victim = spawn(game, &dir.0, &team_args(2, 1, 3));
+    let slice = dir.0.join("teeko-4x4.tier-7_dropped.slice-0-of-2.plydb");
+    let start = Instant::now();
+    while !slice.exists() {
+        assert!(start.elapsed() < LIMIT, "no slice of tier 7 written");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    victim.kill().expect("kill");
+    let _ = victim.wait();
+    let (out, took) = finish(survivor, Duration::from_secs(60));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "process 0 must fail: {stderr}");
+    assert!(stderr.contains("process 1 is lost"), "{stderr}");
+    assert!(took < Duration::from_secs(30), "named after {took:?}");
+    let report = team(game, &dir.0, 2);
+    let one = Scratch::new("killed-cut-one");
+    let expected = alone(game, &one.0);
+    assert_eq!(counts(&report), counts(&expected));
     assert_eq!(cells(&dir.0), cells(&one.0));
 }
 
