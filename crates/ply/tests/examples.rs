@@ -300,21 +300,26 @@ fn serve_lists_the_added_game() {
     assert!(names.contains(&"tictactoe"), "{names:?}");
 }
 
+/// Runs example `name` with `args` (an `analyze --json`), checking that it
+/// succeeds; the report's values of `keys`, in order.
+fn report_keys(name: &str, args: &[&str], keys: &[&str]) -> Json {
+    let out = run(name, args, "");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Json = serde_json::from_slice(&out.stdout).expect("analyze --json prints JSON");
+    Json::Array(keys.iter().map(|&key| report[key].clone()).collect())
+}
+
 #[test]
 fn pebbles_on_distributed_workers_counts_what_one_process_counts() {
     let counts = |args: &[&str]| -> Json {
-        let out = run("pebbles", args, "");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let report: Json = serde_json::from_slice(&out.stdout).expect("analyze --json prints JSON");
-        let pick = |key: &str| report[key].clone();
-        Json::Array(
-            ["positions", "win", "lose", "tie", "draw"]
-                .map(pick)
-                .to_vec(),
+        report_keys(
+            "pebbles",
+            args,
+            &["positions", "win", "lose", "tie", "draw"],
         )
     };
     let whole = counts(&["analyze", "pebbles:40", "--json", "--no-db"]);
@@ -331,27 +336,16 @@ fn pebbles_on_distributed_workers_counts_what_one_process_counts() {
     // Nim has no distributed opener, but its table is built tier by tier:
     // `--workers 2` runs that build on two threads, to the same counts.
     let nim = |args: &[&str]| -> Json {
-        let out = run("nim", args, "");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let report: Json = serde_json::from_slice(&out.stdout).expect("analyze --json prints JSON");
-        let pick = |key: &str| report[key].clone();
-        Json::Array(
-            [
-                "positions",
-                "win",
-                "lose",
-                "tie",
-                "draw",
-                "by_remoteness",
-                "workers",
-            ]
-            .map(pick)
-            .to_vec(),
-        )
+        let keys = [
+            "positions",
+            "win",
+            "lose",
+            "tie",
+            "draw",
+            "by_remoteness",
+            "workers",
+        ];
+        report_keys("nim", args, &keys)
     };
     let mut whole = nim(&["analyze", "nim", "--json", "--no-db"]);
     let workers = nim(&["analyze", "nim", "--workers", "2", "--json", "--no-db"]);
