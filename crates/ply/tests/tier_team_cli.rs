@@ -50,8 +50,17 @@ fn team_args(processes: usize, process: usize, timeout: u64) -> Vec<String> {
 
 /// Runs the `processes` processes of a team to the end; process 0's report.
 fn team(game: &str, dir: &Path, processes: usize) -> Value {
+    team_with(game, dir, processes, &[])
+}
+
+/// As [`team`], each process also given `extra`.
+fn team_with(game: &str, dir: &Path, processes: usize, extra: &[&str]) -> Value {
     let children: Vec<Child> = (0..processes)
-        .map(|p| spawn(game, dir, &team_args(processes, p, 15)))
+        .map(|p| {
+            let mut args = team_args(processes, p, 15);
+            args.extend(extra.iter().map(|a| a.to_string()));
+            spawn(game, dir, &args)
+        })
         .collect();
     let mut report = Value::Null;
     for (process, child) in children.into_iter().enumerate() {
@@ -158,6 +167,23 @@ fn workers_solve_each_tier_together_to_the_cells_of_one() {
             assert_eq!(report, counts(&expected_report), "{game}");
             assert_eq!(cells(&dir.0), expected, "{game}, {workers} workers");
         }
+    }
+}
+
+/// A team's processes on `--workers N` threads each: the cells of one.
+#[test]
+fn a_team_on_worker_threads_writes_the_cells_of_one() {
+    let game = "teeko:4x4";
+    let one = Scratch::new("team-workers-one");
+    let expected = alone(game, &one.0);
+    for workers in ["1", "2"] {
+        let dir = Scratch::new(&format!("team-workers-{workers}"));
+        let report = team_with(game, &dir.0, 2, &["--workers", workers]);
+        assert_eq!(report["workers"].to_string(), workers);
+        let mut report = counts(&report);
+        report.as_object_mut().unwrap().remove("workers");
+        assert_eq!(report, counts(&expected));
+        assert_eq!(cells(&dir.0), cells(&one.0), "{workers} workers each");
     }
 }
 
