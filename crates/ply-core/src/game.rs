@@ -646,6 +646,17 @@ pub trait Tiers: Game {
     /// Every tier of the game, each once, in any order.
     fn tiers(&self) -> Vec<Self::Tier>;
 
+    /// Whether every move from a position of `tier` leaves it (no move
+    /// stays inside): then each position is decided from its child tiers
+    /// alone, and a team of processes cuts a large such tier's indices
+    /// between them, each solving a slice ([`crate::tier::build()`]). By
+    /// default false; a build that meets a move inside a tier said to have
+    /// none fails, naming it.
+    fn leaves_tier(&self, tier: Self::Tier) -> bool {
+        let _ = tier;
+        false
+    }
+
     /// A short name of `tier` for file names and messages, unique among the
     /// game's tiers: ASCII letters, digits, `-` and `_` only (e.g. `x3-o2`).
     fn tier_name(&self, tier: Self::Tier) -> String;

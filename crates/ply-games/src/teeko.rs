@@ -740,6 +740,11 @@ impl Tiers for Teeko {
         self.unrank_in_tier(usize::from(tier), index)
     }
 
+    /// Every move of the drop phase drops a piece: it leaves the tier.
+    fn leaves_tier(&self, tier: u8) -> bool {
+        usize::from(tier) < MOVE_TIER
+    }
+
     /// A drop leads to the next tier; the move phase only to itself.
     fn child_tiers(&self, tier: u8) -> Vec<u8> {
         if usize::from(tier) < MOVE_TIER {

@@ -2,14 +2,16 @@
 //! cell for cell, on the 4x4 board (every tier, the loopy move phase and
 //! the drop tiers seeded from it), standard and advanced: the tier solver
 //! works back through the game's un-moves inside the move phase, the
-//! whole-game solver through a reverse graph built from the moves.
+//! whole-game solver through a reverse graph built from the moves. Two
+//! processes cutting every drop tier between them build the same cells.
 
 use ply_core::db::Expect;
 use ply_core::solve::retro;
-use ply_core::tier::{Options, Plan, Shards, build};
+use ply_core::tier::{Options, Plan, Shards, Team, build};
 use ply_core::{Cell, Game, Indexed, NoProgress, Solution, Tiers, Value};
 use ply_games::Teeko;
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 fn check(params: &str) {
     let game = Teeko::from_params(params).unwrap();
@@ -59,6 +61,49 @@ fn check(params: &str) {
         );
     }
     assert!(by_tier.keys().all(|&(_, v)| v != Value::Tie.as_str()));
+    cut_between_two(&game, &plan, &db, params);
+}
+
+/// Two processes (threads here) building the tiers together, every drop
+/// tier cut between them (each said to be left by every move): the same
+/// cells as one build, and both processes solved a slice of each.
+fn cut_between_two(game: &Teeko, plan: &Plan<u8>, one: &ply_core::db::Database, params: &str) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let drops = game
+        .tiers()
+        .into_iter()
+        .filter(|&t| game.leaves_tier(t))
+        .count();
+    assert_eq!(drops, 8, "{params}: the drop tiers are left by every move");
+    let built: Vec<_> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..2)
+            .map(|process| {
+                let options = Options {
+                    dir: dir.path().to_path_buf(),
+                    team: Some(Team::new(2, process, Duration::from_secs(30)).unwrap()),
+                    cut_from: Some(1),
+                    ..Options::default()
+                };
+                scope.spawn(move || build(game, plan, &options, &NoProgress))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for built in built {
+        let built = built.unwrap_or_else(|e| panic!("{params}: {e}"));
+        assert!(built.complete());
+        assert_eq!(built.slices, drops, "{params}");
+    }
+    let db = Shards::new(dir.path(), Expect::of(game))
+        .open(plan)
+        .unwrap();
+    for index in 0..game.index_len() {
+        assert_eq!(
+            db.cell(index).unwrap(),
+            one.cell(index).unwrap(),
+            "{params}: {index}"
+        );
+    }
 }
 
 #[test]

@@ -565,10 +565,31 @@ fn a_bad_file_in_the_database_folder_is_one_row_marked_bad() {
 #[test]
 fn a_sharded_database_is_one_row_with_its_shard_count() {
     let dir = scratch_dir("shards");
+    // One process of the distributed solver (on one process alone,
+    // `--workers` runs tictactoe's own table solver, which saves one file).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let hosts = std::env::temp_dir().join(format!("ply-db-shards-hosts-{}", std::process::id()));
+    std::fs::write(&hosts, format!("127.0.0.1:{port}\n")).unwrap();
     let (code, _, err) = ply_in(
         &dir,
-        &["analyze", "tictactoe:3x3x3", "--workers", "3", "--save"],
+        &[
+            "analyze",
+            "tictactoe:3x3x3",
+            "--workers",
+            "3",
+            "--processes",
+            "1",
+            "--process",
+            "0",
+            "--hosts",
+            hosts.to_str().unwrap(),
+            "--save",
+        ],
     );
+    let _ = std::fs::remove_file(&hosts);
     assert_eq!(code, 0, "{err}");
     let (code, out, _) = ply_in_within(&dir, &["db", "list"]);
     assert_eq!(code, 0, "{out}");

@@ -12,7 +12,7 @@ use ply_core::db::Database;
 use ply_core::dist::fingerprint;
 use ply_core::solve::retro::{self, RetroTable};
 use ply_core::{Indexed, NoProgress};
-use ply_games::{Euler, LGame, TicTacToe, Yehr};
+use ply_games::{Euler, LGame, Teeko, TicTacToe, Yehr};
 use serde_json::Value;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -272,9 +272,19 @@ fn euler_4x5_on_threads_and_one_to_three_processes() {
     check(
         "euler:4x5",
         &expected,
-        &[threads(4), cluster(1, 2)],
+        &[cluster(1, 4), cluster(1, 2)],
         &[cluster(3, 1), cluster(2, 2)],
     );
+}
+
+/// Teeko on a 4x4 board, a game solved tier by tier on one process, has
+/// the cells of whole-index retrograde analysis on processes over TCP.
+#[test]
+fn teeko_4x4_on_two_processes() {
+    let game = Teeko::from_params("4x4").expect("a game");
+    let table = retro::solve_with_parents(&game, &NoProgress).expect("solves");
+    let expected = Expected::of(&game, table, 0..game.index_len());
+    check("teeko:4x4", &expected, &[cluster(2, 1)], &[cluster(2, 1)]);
 }
 
 /// 4x4 tic-tac-toe on two processes, one killed mid-solve: the other stops

@@ -300,21 +300,26 @@ fn serve_lists_the_added_game() {
     assert!(names.contains(&"tictactoe"), "{names:?}");
 }
 
+/// Runs example `name` with `args` (an `analyze --json`), checking that it
+/// succeeds; the report's values of `keys`, in order.
+fn report_keys(name: &str, args: &[&str], keys: &[&str]) -> Json {
+    let out = run(name, args, "");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Json = serde_json::from_slice(&out.stdout).expect("analyze --json prints JSON");
+    Json::Array(keys.iter().map(|&key| report[key].clone()).collect())
+}
+
 #[test]
 fn pebbles_on_distributed_workers_counts_what_one_process_counts() {
     let counts = |args: &[&str]| -> Json {
-        let out = run("pebbles", args, "");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let report: Json = serde_json::from_slice(&out.stdout).expect("analyze --json prints JSON");
-        let pick = |key: &str| report[key].clone();
-        Json::Array(
-            ["positions", "win", "lose", "tie", "draw"]
-                .map(pick)
-                .to_vec(),
+        report_keys(
+            "pebbles",
+            args,
+            &["positions", "win", "lose", "tie", "draw"],
         )
     };
     let whole = counts(&["analyze", "pebbles:40", "--json", "--no-db"]);
@@ -328,8 +333,49 @@ fn pebbles_on_distributed_workers_counts_what_one_process_counts() {
     ]);
     assert_eq!(whole, workers);
     assert_eq!(whole[0], 41);
-    // Nim has no distributed opener: refused with a clear message.
-    let out = run("nim", &["analyze", "nim", "--workers", "2"], "");
+    // Nim has no distributed opener, but its table is built tier by tier:
+    // `--workers 2` runs that build on two threads, to the same counts.
+    let nim = |args: &[&str]| -> Json {
+        let keys = [
+            "positions",
+            "win",
+            "lose",
+            "tie",
+            "draw",
+            "by_remoteness",
+            "workers",
+        ];
+        report_keys("nim", args, &keys)
+    };
+    let mut whole = nim(&["analyze", "nim", "--json", "--no-db"]);
+    let workers = nim(&["analyze", "nim", "--workers", "2", "--json", "--no-db"]);
+    whole[6] = Json::from(2);
+    assert_eq!(whole, workers);
+    // On processes over TCP it is refused with a clear message.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let hosts = std::env::temp_dir().join(format!("ply-nim-hosts-{}", std::process::id()));
+    std::fs::write(&hosts, format!("127.0.0.1:{port}\n")).expect("hosts file");
+    let hosts_arg = hosts.to_str().expect("a UTF-8 path");
+    let out = run(
+        "nim",
+        &[
+            "analyze",
+            "nim",
+            "--workers",
+            "2",
+            "--processes",
+            "1",
+            "--process",
+            "0",
+            "--hosts",
+            hosts_arg,
+        ],
+        "",
+    );
+    let _ = std::fs::remove_file(&hosts);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("distributed workers"));
 }

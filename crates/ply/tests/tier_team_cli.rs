@@ -5,7 +5,10 @@
 //! non-zero, naming it, within the peer timeout; a rerun resumes from the
 //! finished tiers and matches. Quixo 3x3, Teeko 4x4 (seconds) and Nine Men's
 //! Morris with four stones (31 tiers, some 10 s) stand in for larger games.
-//! `--workers N` alone runs the tier solver on N threads: the same cells.
+//! A process killed (SIGKILL) mid-tier while teeko 4x4's drop tiers are
+//! cut between the processes is named and a rerun matches.
+//! `--workers N` alone runs the tier solver on N threads, and euler and
+//! tictactoe their table built tier by tier: the same cells.
 
 mod common;
 
@@ -47,8 +50,17 @@ fn team_args(processes: usize, process: usize, timeout: u64) -> Vec<String> {
 
 /// Runs the `processes` processes of a team to the end; process 0's report.
 fn team(game: &str, dir: &Path, processes: usize) -> Value {
+    team_with(game, dir, processes, &[])
+}
+
+/// As [`team`], each process also given `extra`.
+fn team_with(game: &str, dir: &Path, processes: usize, extra: &[&str]) -> Value {
     let children: Vec<Child> = (0..processes)
-        .map(|p| spawn(game, dir, &team_args(processes, p, 15)))
+        .map(|p| {
+            let mut args = team_args(processes, p, 15);
+            args.extend(extra.iter().map(|a| a.to_string()));
+            spawn(game, dir, &args)
+        })
         .collect();
     let mut report = Value::Null;
     for (process, child) in children.into_iter().enumerate() {
@@ -142,7 +154,7 @@ fn two_and_three_processes_write_the_cells_of_one() {
 
 #[test]
 fn workers_solve_each_tier_together_to_the_cells_of_one() {
-    for game in ["quixo:3x3", "teeko:4x4"] {
+    for game in ["quixo:3x3", "teeko:4x4", "euler:4x5", "tictactoe:3x3x3"] {
         let one = Scratch::new(&format!("{game}-alone"));
         let expected_report = alone(game, &one.0);
         let expected = cells(&one.0);
@@ -155,6 +167,23 @@ fn workers_solve_each_tier_together_to_the_cells_of_one() {
             assert_eq!(report, counts(&expected_report), "{game}");
             assert_eq!(cells(&dir.0), expected, "{game}, {workers} workers");
         }
+    }
+}
+
+/// A team's processes on `--workers N` threads each: the cells of one.
+#[test]
+fn a_team_on_worker_threads_writes_the_cells_of_one() {
+    let game = "teeko:4x4";
+    let one = Scratch::new("team-workers-one");
+    let expected = alone(game, &one.0);
+    for workers in ["1", "2"] {
+        let dir = Scratch::new(&format!("team-workers-{workers}"));
+        let report = team_with(game, &dir.0, 2, &["--workers", workers]);
+        assert_eq!(report["workers"].to_string(), workers);
+        let mut report = counts(&report);
+        report.as_object_mut().unwrap().remove("workers");
+        assert_eq!(report, counts(&expected));
+        assert_eq!(cells(&dir.0), cells(&one.0), "{workers} workers each");
     }
 }
 
@@ -194,6 +223,36 @@ fn a_stopped_process_is_named_and_a_rerun_resumes_to_the_same_cells() {
     assert_eq!(after.len(), tiers);
     let one = Scratch::new("stopped-one");
     alone(game, &one.0);
+    assert_eq!(cells(&dir.0), cells(&one.0));
+}
+
+/// Teeko 4x4's drop tiers 6 and 7 are cut between the processes: process
+/// 1 killed (SIGKILL) once process 0 has written its slice of tier 7 makes
+/// process 0 stop, non-zero, naming it; a rerun matches one process and
+/// leaves no slice.
+#[test]
+fn a_process_killed_mid_cut_tier_is_named_and_a_rerun_matches() {
+    let game = "teeko:4x4";
+    let dir = Scratch::new("killed-cut");
+    let survivor = spawn(game, &dir.0, &team_args(2, 0, 3));
+    let mut victim = spawn(game, &dir.0, &team_args(2, 1, 3));
+    let slice = dir.0.join("teeko-4x4.tier-7_dropped.slice-0-of-2.plydb");
+    let start = Instant::now();
+    while !slice.exists() {
+        assert!(start.elapsed() < LIMIT, "no slice of tier 7 written");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    victim.kill().expect("kill");
+    let _ = victim.wait();
+    let (out, took) = finish(survivor, Duration::from_secs(60));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "process 0 must fail: {stderr}");
+    assert!(stderr.contains("process 1 is lost"), "{stderr}");
+    assert!(took < Duration::from_secs(30), "named after {took:?}");
+    let report = team(game, &dir.0, 2);
+    let one = Scratch::new("killed-cut-one");
+    let expected = alone(game, &one.0);
+    assert_eq!(counts(&report), counts(&expected));
     assert_eq!(cells(&dir.0), cells(&one.0));
 }
 

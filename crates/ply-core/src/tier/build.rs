@@ -9,7 +9,7 @@ use super::deal;
 use super::peers::{Heartbeat, Team, Watch};
 use super::plan::{Plan, Step};
 use super::shard::Shards;
-use super::solve::{ChildCells, solve_tier};
+use super::solve::{ChildCells, solve_slice, solve_tier};
 use super::together::{self, Limits};
 use crate::db::Expect;
 use crate::game::Tiers;
@@ -41,7 +41,15 @@ pub struct Options {
     /// more, the build is one phase advancing by each solved tier's
     /// positions. A team's process solves its tiers one at a time.
     pub at_once: Option<usize>,
+    /// In a team, the fewest indices a tier every move leaves
+    /// ([`Tiers::leaves_tier`]) has for its indices to be cut between the
+    /// processes, each solving a slice; `None` for [`CUT_FROM`].
+    pub cut_from: Option<u64>,
 }
+
+/// The fewest indices of a tier a team cuts between its processes: below
+/// it, a slice's files and waits cost more than the time they save.
+pub const CUT_FROM: u64 = 1 << 16;
 
 /// What a build did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,6 +62,9 @@ pub struct Built {
     pub found_done: usize,
     /// Of those, tiers solved in this run.
     pub solved: usize,
+    /// Slices of tiers cut between a team's processes ([`Options::cut_from`])
+    /// this process solved in this run.
+    pub slices: usize,
     /// Shards found unsound and discarded, with the reason.
     pub discarded: Vec<String>,
     /// The most memory one tier's solve needed, in bytes.
@@ -78,7 +89,12 @@ impl Built {
 /// With a [`Team`] in `options`, only the tiers [`deal`] gives this
 /// process are solved here; a child tier another process solves is waited
 /// for until its shard is in `dir` and sound, while its heartbeat lives.
-/// Process 0 returns only once every tier's shard is there.
+/// A tier every move leaves with at least [`Options::cut_from`] indices is
+/// cut instead: each process solves and writes its slice of the tier's
+/// indices, and the process the tier is dealt to waits for the others'
+/// slices and writes the tier's shard from them (the shard one process
+/// alone writes); a rerun keeps the slices written. Process 0 returns only
+/// once every tier's shard is there.
 pub fn build<G: Tiers>(
     game: &G,
     plan: &Plan<G::Tier>,
@@ -134,9 +150,27 @@ pub fn build<G: Tiers>(
         plan,
         shards: &shards,
     };
-    let run = match &mut peers {
-        Some(peers) => in_turn(&job, &mine, &owners, &mut done, options, peers, progress)?,
-        None => {
+    let run = match (&mut peers, &options.team) {
+        (Some(peers), Some(team)) => {
+            let cut = cut_tiers(game, plan, options);
+            let sliced = plan.steps.iter().enumerate().filter(|&(i, _)| cut[i]);
+            shards.remove_slice_leftovers(sliced.map(|(_, s)| s), process, team.processes);
+            for &i in &mine {
+                if cut[i] && done[i] {
+                    // Written from its slices by a run killed before it
+                    // removed them.
+                    shards.remove_slices(&plan.steps[i]);
+                }
+            }
+            let turn = Turn {
+                owners: &owners,
+                cut: &cut,
+                process,
+                processes: team.processes,
+            };
+            in_turn(&job, &turn, &mut done, options, peers, progress)?
+        }
+        _ => {
             let budget = options
                 .memory
                 .or_else(|| limits::available_memory().map(|available| available - available / 9));
@@ -168,6 +202,7 @@ pub fn build<G: Tiers>(
         owned: mine.len(),
         found_done,
         solved: run.solved,
+        slices: run.slices,
         discarded,
         peak_bytes,
         at_once: run.at_once,
@@ -179,18 +214,44 @@ pub fn build<G: Tiers>(
 pub(super) struct Run {
     /// Tiers solved.
     pub solved: usize,
+    /// Slices of cut tiers solved.
+    pub slices: usize,
     /// The most tiers solved at the same time.
     pub at_once: usize,
     /// The most memory the tiers solved at the same time needed together.
     pub at_once_bytes: u64,
 }
 
-/// Solves this team process's unfinished tiers of `mine` one at a time,
-/// in order, first waiting for any child tier another process solves.
+/// Which tiers a team's process works on, and how.
+struct Turn<'a> {
+    /// Each step's process (for a cut tier, the one writing its shard).
+    owners: &'a [usize],
+    /// Whether each step is cut between the processes.
+    cut: &'a [bool],
+    /// This process.
+    process: usize,
+    /// The processes of the team.
+    processes: usize,
+}
+
+/// Which steps of `plan` a team cuts between its processes: tiers every
+/// move leaves, of at least [`Options::cut_from`] indices.
+fn cut_tiers<G: Tiers>(game: &G, plan: &Plan<G::Tier>, options: &Options) -> Vec<bool> {
+    let processes = options.team.as_ref().map_or(1, |t| t.processes);
+    let from = options.cut_from.unwrap_or(CUT_FROM).max(1);
+    plan.steps
+        .iter()
+        .map(|step| processes > 1 && step.size() >= from && game.leaves_tier(step.tier))
+        .collect()
+}
+
+/// Solves this team process's unfinished tiers one at a time, children
+/// first, first waiting for any child tier another process solves: the
+/// tiers dealt to it, and its slice of every cut tier (writing the shard
+/// of those dealt to it once every slice is there).
 fn in_turn<G: Tiers>(
     job: &Job<'_, G>,
-    mine: &[usize],
-    owners: &[usize],
+    turn: &Turn<'_>,
     done: &mut [bool],
     options: &Options,
     peers: &mut Watch,
@@ -198,11 +259,17 @@ fn in_turn<G: Tiers>(
 ) -> Result<Run, TierError> {
     let mut run = Run {
         solved: 0,
+        slices: 0,
         at_once: 0,
         at_once_bytes: 0,
     };
-    for &i in mine {
+    let mut work: Vec<usize> = (0..job.plan.steps.len())
+        .filter(|&i| turn.owners[i] == turn.process || turn.cut[i])
+        .collect();
+    work.sort_by_key(|&i| (job.plan.steps[i].height, i));
+    for i in work {
         let step = &job.plan.steps[i];
+        let owned = turn.owners[i] == turn.process;
         if done[i] {
             continue;
         }
@@ -212,15 +279,49 @@ fn in_turn<G: Tiers>(
         if progress.cancelled() {
             return Err(TierError::Cancelled);
         }
+        let slice = (turn.process, turn.processes);
+        // A slice of a tier another process writes: nothing to do once
+        // this process's slice is there (checked first: the writer removes
+        // the slices only after the shard is written) or the shard is.
+        if turn.cut[i]
+            && !owned
+            && (job
+                .shards
+                .slice_sound(job.plan, step, slice.0, slice.1)
+                .is_ok()
+                || job.shards.sound(job.plan, step).is_ok())
+        {
+            continue;
+        }
         for &tier in &step.children {
             let at = job.position_of(tier)?;
             if !done[at] {
-                await_shard(job.shards, job.plan, at, owners[at], peers, progress)?;
+                await_shard(job.shards, job.plan, at, turn.owners[at], peers, progress)?;
                 done[at] = true;
             }
         }
         let needed = job.bytes_needed(step, options.memory)?;
-        job.solve(step, progress)?;
+        if turn.cut[i] {
+            if job.solve_slice(step, slice, progress)? {
+                run.slices += 1;
+            }
+            if !owned {
+                continue;
+            }
+            for other in (0..turn.processes).filter(|&p| p != turn.process) {
+                let path = job.shards.slice_path(&step.name, other, turn.processes);
+                let what = format!("slice {other} of tier {}", step.name);
+                await_file(&path, &what, other, peers, progress, || {
+                    job.shards
+                        .slice_sound(job.plan, step, other, turn.processes)
+                })?;
+            }
+            let cells = job.shards.load_slices(step, turn.processes)?;
+            job.shards.write(job.plan, step, &cells, progress)?;
+            job.shards.remove_slices(step);
+        } else {
+            job.solve(step, progress)?;
+        }
         done[i] = true;
         run.solved += 1;
         run.at_once = 1;
@@ -276,10 +377,9 @@ impl<G: Tiers> Job<'_, G> {
         }
     }
 
-    /// Solves `step`, its child tiers read from their shards (all
-    /// finished), and writes it as its shard.
-    pub fn solve(&self, step: &Step<G::Tier>, progress: &dyn Progress) -> Result<(), TierError> {
-        let started = Instant::now();
+    /// The cells of `step`'s child tiers, read from their shards (all
+    /// finished).
+    fn children(&self, step: &Step<G::Tier>) -> Result<Vec<ChildCells<G::Tier>>, TierError> {
         let mut children = Vec::with_capacity(step.children.len());
         for &tier in &step.children {
             let at = self.position_of(tier)?;
@@ -288,6 +388,41 @@ impl<G: Tiers> Job<'_, G> {
                 cells: self.shards.load(&self.plan.steps[at])?,
             });
         }
+        Ok(children)
+    }
+
+    /// Solves slice `slice` of `slices` of `step`, a tier every move
+    /// leaves, from its child tiers, and writes it as the slice's file;
+    /// nothing if that file is there and sound (an unsound one is
+    /// replaced). Whether it solved the slice.
+    fn solve_slice(
+        &self,
+        step: &Step<G::Tier>,
+        (slice, slices): (usize, usize),
+        progress: &dyn Progress,
+    ) -> Result<bool, TierError> {
+        if self
+            .shards
+            .slice_sound(self.plan, step, slice, slices)
+            .is_ok()
+        {
+            return Ok(false);
+        }
+        let children = self.children(step)?;
+        let keys = Shards::slice_keys(step, slice, slices);
+        let indices = keys.start - step.keys.start..keys.end - step.keys.start;
+        let cells = solve_slice(self.game, step.tier, &children, indices, progress)?;
+        drop(children);
+        self.shards
+            .write_slice(self.plan, step, (slice, slices), &cells, progress)?;
+        Ok(true)
+    }
+
+    /// Solves `step`, its child tiers read from their shards (all
+    /// finished), and writes it as its shard.
+    pub fn solve(&self, step: &Step<G::Tier>, progress: &dyn Progress) -> Result<(), TierError> {
+        let started = Instant::now();
+        let children = self.children(step)?;
         let loaded = started.elapsed();
         let cells = solve_tier(self.game, step.tier, &children, progress)?;
         drop(children);
@@ -322,16 +457,36 @@ fn await_shard<T>(
     progress: &dyn Progress,
 ) -> Result<(), TierError> {
     let step = &plan.steps[at];
-    let path = shards.path(&step.name);
+    let what = format!("tier {}", step.name);
+    await_file(
+        &shards.path(&step.name),
+        &what,
+        owner,
+        peers,
+        progress,
+        || shards.sound(plan, step),
+    )
+}
+
+/// Waits until the file at `path` (`what`, which process `owner` writes)
+/// is there and `sound` says so; fails if `owner` is lost first.
+fn await_file(
+    path: &std::path::Path,
+    what: &str,
+    owner: usize,
+    peers: &mut Watch,
+    progress: &dyn Progress,
+    sound: impl Fn() -> Result<(), String>,
+) -> Result<(), TierError> {
     // The file last found unsound (left by an earlier run, to be replaced
     // by its owner): looked at again only once it changes.
     let mut unsound = None;
     let mut noted = false;
     loop {
-        if let Ok(meta) = std::fs::metadata(&path) {
+        if let Ok(meta) = std::fs::metadata(path) {
             let stamp = (meta.len(), meta.modified().ok());
             if unsound != Some(stamp) {
-                match shards.sound(plan, step) {
+                match sound() {
                     Ok(()) => return Ok(()),
                     Err(_) => unsound = Some(stamp),
                 }
@@ -342,10 +497,7 @@ fn await_shard<T>(
         }
         peers.alive(owner)?;
         if !noted {
-            progress.note(&format!(
-                "waiting for tier {} from process {owner}",
-                step.name
-            ));
+            progress.note(&format!("waiting for {what} from process {owner}"));
             noted = true;
         }
         std::thread::sleep(POLL);

@@ -11,6 +11,7 @@ use crate::db::{self, Database, DbError, Expect, Keys, Meta};
 use crate::progress::Progress;
 use crate::solution::Solution;
 use crate::value::Cell;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// The shards of one game in one directory.
@@ -47,13 +48,100 @@ impl Shards {
         &self,
         steps: impl IntoIterator<Item = &'a Step<T>>,
     ) -> usize {
-        let hidden: Vec<String> = steps
+        let paths: Vec<PathBuf> = steps.into_iter().map(|s| self.path(&s.name)).collect();
+        remove_temporaries(&self.dir, &paths)
+    }
+
+    /// Removes temporary files left by killed writers of slice `slice` of
+    /// `slices` of each of `steps`; returns how many. Only the process
+    /// that writes those slices may call it.
+    pub fn remove_slice_leftovers<'a, T: 'a>(
+        &self,
+        steps: impl IntoIterator<Item = &'a Step<T>>,
+        slice: usize,
+        slices: usize,
+    ) -> usize {
+        let paths: Vec<PathBuf> = steps
             .into_iter()
-            .filter_map(|step| {
-                let path = self.path(&step.name);
-                Some(format!(".{}.", path.file_name()?.to_str()?))
-            })
+            .map(|s| self.slice_path(&s.name, slice, slices))
             .collect();
+        remove_temporaries(&self.dir, &paths)
+    }
+
+    /// The file of slice `slice` of `slices` of the tier named `name`
+    /// (see [`Shards::slice_keys`]): `GAME.tier-NAME.slice-K-of-N.plydb`,
+    /// kept only until the tier's shard is written from the slices.
+    pub fn slice_path(&self, name: &str, slice: usize, slices: usize) -> PathBuf {
+        self.dir.join(format!(
+            "{}{name}.slice-{slice}-of-{slices}.{}",
+            self.prefix(),
+            db::EXTENSION
+        ))
+    }
+
+    /// The keys of slice `slice` of `slices` of `step`: its keys cut into
+    /// `slices` runs as even as can be, in order.
+    pub fn slice_keys<T>(step: &Step<T>, slice: usize, slices: usize) -> Range<u64> {
+        let size = u128::from(step.size());
+        let at = |k: usize| step.keys.start + (size * k as u128 / slices.max(1) as u128) as u64;
+        at(slice)..at(slice + 1)
+    }
+
+    /// Whether slice `slice` of `slices` of `step` is written and sound
+    /// (as [`Shards::sound`] for the slice's keys); the reason if not.
+    pub fn slice_sound<T>(
+        &self,
+        plan: &Plan<T>,
+        step: &Step<T>,
+        slice: usize,
+        slices: usize,
+    ) -> Result<(), String> {
+        self.piece_sound(
+            plan,
+            &self.slice_path(&step.name, slice, slices),
+            &Self::slice_keys(step, slice, slices),
+            &step.name,
+        )
+    }
+
+    /// Writes `cells`, slice `slice` of `slices` of `step` (a cell per key
+    /// of [`Shards::slice_keys`]), as its file, atomically.
+    pub fn write_slice<T>(
+        &self,
+        plan: &Plan<T>,
+        step: &Step<T>,
+        (slice, slices): (usize, usize),
+        cells: &[Cell],
+        progress: &dyn Progress,
+    ) -> Result<u64, DbError> {
+        let keys = Self::slice_keys(step, slice, slices);
+        self.write_keys(
+            plan,
+            &self.slice_path(&step.name, slice, slices),
+            keys.clone(),
+            |key| cells[(key - keys.start) as usize],
+            progress,
+        )
+    }
+
+    /// The cells of `step` read from its `slices` slices, a cell per index
+    /// of the tier.
+    pub fn load_slices<T>(&self, step: &Step<T>, slices: usize) -> Result<Vec<Cell>, DbError> {
+        let start = step.keys.start;
+        let mut cells = vec![Cell::UNKNOWN; step.size() as usize];
+        for slice in 0..slices {
+            let db = Database::open_piece(&self.slice_path(&step.name, slice, slices))?;
+            db.for_each_cell(Self::slice_keys(step, slice, slices), &mut |key, cell| {
+                cells[(key - start) as usize] = cell;
+            })?;
+        }
+        Ok(cells)
+    }
+
+    /// Removes every slice file of `step`, of any number of slices; returns
+    /// how many. Called once the tier's shard is written.
+    pub fn remove_slices<T>(&self, step: &Step<T>) -> usize {
+        let start = format!("{}{}.slice-", self.prefix(), step.name);
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return 0;
         };
@@ -61,7 +149,7 @@ impl Shards {
             .flatten()
             .filter(|e| {
                 e.file_name().to_str().is_some_and(|n| {
-                    n.ends_with(".tmp") && hidden.iter().any(|h| n.starts_with(h.as_str()))
+                    n.starts_with(start.as_str()) && n.ends_with(&format!(".{}", db::EXTENSION))
                 })
             })
             .filter(|e| std::fs::remove_file(e.path()).is_ok())
@@ -88,14 +176,26 @@ impl Shards {
     /// Whether the shard of `step` opens, is `step`'s of this game and
     /// passes every checksum; the reason if not. Nothing is removed.
     pub fn sound<T>(&self, plan: &Plan<T>, step: &Step<T>) -> Result<(), String> {
-        let db = Database::open_piece(&self.path(&step.name)).map_err(|e| e.to_string())?;
+        self.piece_sound(plan, &self.path(&step.name), &step.keys, &step.name)
+    }
+
+    /// Whether the file at `path` opens, holds `keys` of this game (of
+    /// the tier named `tier`) and passes every checksum; the reason if not.
+    fn piece_sound<T>(
+        &self,
+        plan: &Plan<T>,
+        path: &Path,
+        keys: &Range<u64>,
+        tier: &str,
+    ) -> Result<(), String> {
+        let db = Database::open_piece(path).map_err(|e| e.to_string())?;
         let header = db.headers().next().ok_or("no header")?;
         let expected = (
             self.expect.game.as_str(),
             self.expect.rules_version,
             Keys::Index,
             plan.index_len,
-            &step.keys,
+            keys,
         );
         let found = (
             header.game.as_str(),
@@ -106,8 +206,7 @@ impl Shards {
         );
         if expected != found {
             return Err(format!(
-                "it holds {found:?} where tier {} is {expected:?}",
-                step.name
+                "it holds {found:?} where tier {tier} is {expected:?}"
             ));
         }
         db.verify().map_err(|e| e.to_string())
@@ -140,20 +239,33 @@ impl Shards {
         cells: &[Cell],
         progress: &dyn Progress,
     ) -> Result<u64, DbError> {
+        let start = step.keys.start;
+        self.write_keys(
+            plan,
+            &self.path(&step.name),
+            step.keys.clone(),
+            |key| cells[(key - start) as usize],
+            progress,
+        )
+    }
+
+    /// Writes the cell of each of `keys` as the file at `path`, atomically.
+    fn write_keys<T>(
+        &self,
+        plan: &Plan<T>,
+        path: &Path,
+        keys: Range<u64>,
+        cell: impl Fn(u64) -> Cell + Sync,
+        progress: &dyn Progress,
+    ) -> Result<u64, DbError> {
         std::fs::create_dir_all(&self.dir).map_err(|e| DbError::io(&self.dir, e))?;
         let meta = Meta {
             game: self.expect.game.clone(),
             rules_version: self.expect.rules_version,
             index_len: plan.index_len,
-            range: step.keys.clone(),
+            range: keys,
         };
-        let start = step.keys.start;
-        db::write_indexed(
-            &self.path(&step.name),
-            &meta,
-            |key| cells[(key - start) as usize],
-            progress,
-        )
+        db::write_indexed(path, &meta, cell, progress)
     }
 
     /// Every tier's shard, read as one database.
@@ -161,6 +273,27 @@ impl Shards {
         let paths: Vec<PathBuf> = plan.steps.iter().map(|s| self.path(&s.name)).collect();
         Database::open_shards(&paths, Some(&self.expect))
     }
+}
+
+/// Removes the temporary files in `dir` that atomic writers of the files
+/// at `paths` left; returns how many.
+fn remove_temporaries(dir: &Path, paths: &[PathBuf]) -> usize {
+    let hidden: Vec<String> = paths
+        .iter()
+        .filter_map(|path| Some(format!(".{}.", path.file_name()?.to_str()?)))
+        .collect();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            e.file_name().to_str().is_some_and(|n| {
+                n.ends_with(".tmp") && hidden.iter().any(|h| n.starts_with(h.as_str()))
+            })
+        })
+        .filter(|e| std::fs::remove_file(e.path()).is_ok())
+        .count()
 }
 
 /// The cells the dictionaries of `db`'s headers list.

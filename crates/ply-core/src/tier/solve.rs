@@ -280,6 +280,114 @@ pub fn solve_tier<G: Tiers>(
         .collect())
 }
 
+/// Solves the indices `range` of `tier`, a canonical tier that every move
+/// leaves ([`Tiers::leaves_tier`]), from the cells of its child tiers in
+/// `children`: one pass, each position decided from its children alone (a
+/// position that is not its class's representative from its
+/// representative). The cells are those [`solve_tier`] gives the same
+/// indices, so that slices solved apart make up the tier's shard. Fails,
+/// naming the index, where a move stays in the tier.
+pub fn solve_slice<G: Tiers>(
+    game: &G,
+    tier: G::Tier,
+    children: &[ChildCells<G::Tier>],
+    range: std::ops::Range<u64>,
+    progress: &dyn Progress,
+) -> Result<Vec<Cell>, TierError> {
+    let start = range.start;
+    let len = range.end.saturating_sub(start);
+    let name = game.tier_name(tier);
+    progress.begin(&format!("tier {name}, indices {start}..{}", range.end), len);
+    let mut parts: Vec<(u64, Vec<Cell>)> = chunks(len)
+        .map(|part| {
+            if progress.cancelled() {
+                return Err(TierError::Cancelled);
+            }
+            let mut cells = vec![Cell::UNKNOWN; (part.end - part.start) as usize];
+            let mut problem = None;
+            let indices = start + part.start..start + part.end;
+            game.for_each_in_tier(tier, indices, |index, position| {
+                if problem.is_some() {
+                    return;
+                }
+                let decided = if G::IN_TIER_SYMMETRY && !game.is_representative(&position) {
+                    decide_from_children(game, tier, children, &game.fold_in_tier(&position))
+                } else {
+                    decide_from_children(game, tier, children, &position)
+                };
+                match decided {
+                    Ok(outcome) => {
+                        cells[(index - start - part.start) as usize] = Cell::pack(outcome);
+                    }
+                    Err(why) => problem = Some(format!("tier {name} index {index}: {why}")),
+                }
+            });
+            progress.advance(part.end - part.start);
+            match problem {
+                Some(why) => Err(TierError::Game(why)),
+                None => Ok((part.start, cells)),
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    progress.end();
+    parts.sort_unstable_by_key(|&(at, _)| at);
+    Ok(parts.into_iter().flat_map(|(_, cells)| cells).collect())
+}
+
+/// The outcome of `position`, of `tier`, whose every move leads to a
+/// solved child tier: as the first pass of [`solve_tier`] decides a
+/// position with no child inside its tier.
+fn decide_from_children<G: Tiers>(
+    game: &G,
+    tier: G::Tier,
+    children: &[ChildCells<G::Tier>],
+    position: &G::Position,
+) -> Result<Outcome, String> {
+    if let Some(value) = game.primitive(position) {
+        return Ok(Outcome::terminal(value));
+    }
+    let mut any = false;
+    let mut outside = Outside::default();
+    let mut problem = None;
+    game.for_each_folded_child(position, |child_tier, child| {
+        any = true;
+        if problem.is_some() {
+            return;
+        }
+        let Some(cells) = children.iter().find(|c| c.tier == child_tier) else {
+            problem = Some(if child_tier == tier {
+                "a move stays inside the tier, which the game says every move leaves".to_string()
+            } else {
+                format!(
+                    "a move leads to tier {}, which is not a child tier",
+                    game.tier_name(child_tier)
+                )
+            });
+            return;
+        };
+        match cells.cells.outcome(child as usize) {
+            Some(outcome) => outside.add(outcome),
+            None => {
+                problem = Some(format!(
+                    "a move leads to tier {} index {child}, which is not a solved child tier's position",
+                    game.tier_name(child_tier)
+                ));
+            }
+        }
+    });
+    if let Some(why) = problem {
+        return Err(why);
+    }
+    if !any {
+        return Ok(Outcome::lose(0));
+    }
+    let outcome = outside.outcome();
+    if outcome.remoteness.unwrap_or(0) > Cell::MAX_REMOTENESS {
+        return Err("a remoteness does not fit a cell".into());
+    }
+    Ok(outcome)
+}
+
 /// The layer after `remoteness`, if a cell holds it.
 fn next(remoteness: Remoteness) -> Result<Remoteness, TierError> {
     if remoteness >= Cell::MAX_REMOTENESS {

@@ -32,6 +32,8 @@ struct Graph<const PARENTS: bool, const FOLD: bool = false> {
     holes: Vec<Vec<bool>>,
     /// Parents inside the tier, by level, side and node.
     parents: Vec<Vec<Vec<Vec<Node>>>>,
+    /// What [`Tiers::leaves_tier`] says of every tier.
+    leaves: bool,
 }
 
 fn next(state: &mut u64) -> u64 {
@@ -43,6 +45,16 @@ fn next(state: &mut u64) -> u64 {
 
 impl<const PARENTS: bool, const FOLD: bool> Graph<PARENTS, FOLD> {
     fn new(seed: u64) -> Self {
+        Self::with(seed, false)
+    }
+
+    /// As [`Graph::new`], without the moves that stay in their level: every
+    /// move leaves its tier, and the graph says so.
+    fn acyclic(seed: u64) -> Self {
+        Self::with(seed, true)
+    }
+
+    fn with(seed: u64, acyclic: bool) -> Self {
         let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
         let mut rand = |n: u64| next(&mut state) % n;
         let mut moves = Vec::new();
@@ -96,6 +108,11 @@ impl<const PARENTS: bool, const FOLD: bool> Graph<PARENTS, FOLD> {
                         .collect();
                 }
             }
+            if acyclic {
+                for list in &mut level_moves {
+                    list.retain(|&(to_level, _, _)| to_level != level);
+                }
+            }
             moves.push(level_moves);
             primitive.push(prim);
             holes.push(hole);
@@ -105,6 +122,7 @@ impl<const PARENTS: bool, const FOLD: bool> Graph<PARENTS, FOLD> {
             primitive,
             holes,
             parents: Vec::new(),
+            leaves: acyclic,
         };
         let mut parents = vec![vec![vec![Vec::new(); WIDTH as usize]; 2]; LEVELS as usize];
         for level in 0..LEVELS {
@@ -185,6 +203,9 @@ impl<const PARENTS: bool, const FOLD: bool> Tiers for Graph<PARENTS, FOLD> {
     }
     fn tiers(&self) -> Vec<(u32, u32)> {
         (0..LEVELS).flat_map(|l| [(l, 0), (l, 1)]).collect()
+    }
+    fn leaves_tier(&self, _: (u32, u32)) -> bool {
+        self.leaves
     }
     fn tier_name(&self, (level, side): (u32, u32)) -> String {
         format!("l{level}-s{side}")
@@ -691,6 +712,143 @@ fn two_and_three_processes_write_the_cells_of_one() {
             assert!(beats.is_empty(), "heartbeats left: {beats:?}");
         }
     }
+}
+
+/// Options for process `process` of `processes` building into `dir`,
+/// cutting every tier each move leaves between them.
+fn cutting(dir: &Dir, processes: usize, process: usize, timeout_ms: u64) -> Options {
+    Options {
+        cut_from: Some(1),
+        ..teamed(dir, processes, process, timeout_ms)
+    }
+}
+
+/// The files in `dir` whose names contain `part`.
+fn files_with(dir: &Dir, part: &str) -> Vec<String> {
+    std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(part))
+        .collect()
+}
+
+fn cut_tiers_write_the_cells_of_one<const FOLD: bool>() {
+    for seed in [1, 4, 9] {
+        let game = Graph::<false, FOLD>::acyclic(seed);
+        let plan = Plan::new(&game).unwrap();
+        let alone = Dir::new(&format!("cut-alone-{seed}"));
+        build(&game, &plan, &alone.options(), &NoProgress).unwrap();
+        let expected = shard_cells(&plan, &shards_of(&game, &alone));
+        let truth = retro::solve(&game, &NoProgress).expect("retro");
+        let db = shards_of(&game, &alone).open(&plan).unwrap();
+        for i in 0..game.index_len() {
+            if let Some(p) = game.unrank(i) {
+                let key = plan.key(&game, &p).expect("a key");
+                assert_eq!(
+                    db.cell(key).unwrap(),
+                    truth.cell(i),
+                    "seed {seed} index {i}"
+                );
+            }
+        }
+        for processes in [2, 3] {
+            let dir = Dir::new(&format!("cut-{seed}-{processes}"));
+            let runs: Vec<Options> = (0..processes)
+                .map(|p| cutting(&dir, processes, p, 10_000))
+                .collect();
+            let built = build_together(&game, &plan, &runs);
+            let (mut solved, mut slices) = (0, 0);
+            for (process, built) in built.into_iter().enumerate() {
+                let built = built.unwrap_or_else(|e| panic!("process {process}: {e}"));
+                assert!(built.complete(), "process {process}: {built:?}");
+                solved += built.solved;
+                slices += built.slices;
+            }
+            assert_eq!(solved, plan.steps.len(), "each tier written once");
+            assert_eq!(
+                slices,
+                plan.steps.len() * processes,
+                "every tier cut between the {processes} processes"
+            );
+            assert_eq!(
+                shard_cells(&plan, &shards_of(&game, &dir)),
+                expected,
+                "seed {seed}, {processes} processes"
+            );
+            let left = files_with(&dir, ".slice-");
+            assert!(left.is_empty(), "slices left: {left:?}");
+        }
+    }
+}
+
+#[test]
+fn tiers_every_move_leaves_are_cut_between_processes_to_the_cells_of_one() {
+    cut_tiers_write_the_cells_of_one::<false>();
+}
+
+#[test]
+fn cut_tiers_folded_by_symmetry_give_the_cells_of_one() {
+    cut_tiers_write_the_cells_of_one::<true>();
+}
+
+#[test]
+fn a_move_inside_a_tier_said_to_have_none_fails_naming_it() {
+    let mut game = Graph::<false>::new(3);
+    game.leaves = true;
+    let plan = Plan::new(&game).unwrap();
+    let dir = Dir::new("cut-liar");
+    let runs: Vec<Options> = (0..2).map(|p| cutting(&dir, 2, p, 2_000)).collect();
+    let built = build_together(&game, &plan, &runs);
+    let failed: Vec<String> = built
+        .iter()
+        .filter_map(|b| match b {
+            Err(TierError::Game(why)) => Some(why.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        failed
+            .iter()
+            .any(|why| why.contains("stays inside the tier") && why.contains("index")),
+        "{built:?}"
+    );
+}
+
+#[test]
+fn a_peer_lost_mid_cut_tier_is_named_and_a_rerun_keeps_the_slices_written() {
+    let game = Graph::<false>::acyclic(5);
+    let plan = Plan::new(&game).unwrap();
+    let alone = Dir::new("cut-stop-alone");
+    build(&game, &plan, &alone.options(), &NoProgress).unwrap();
+    let expected = shard_cells(&plan, &shards_of(&game, &alone));
+    let dir = Dir::new("cut-stop");
+    // Process 1 stops before its first slice, as if killed: process 0
+    // writes its slice of the first tier, then needs process 1's.
+    let stopped = Options {
+        stop_after: Some(0),
+        ..cutting(&dir, 2, 1, 500)
+    };
+    let built = build_together(&game, &plan, &[cutting(&dir, 2, 0, 500), stopped]);
+    let error = built[0].as_ref().unwrap_err();
+    assert!(
+        matches!(error, TierError::Lost { process: 1, .. }),
+        "{error}"
+    );
+    assert_eq!(built[1].as_ref().unwrap().slices, 0);
+    let slices = files_with(&dir, ".slice-0-of-2.");
+    assert_eq!(slices.len(), 1, "process 0's first slice: {slices:?}");
+    let runs = [cutting(&dir, 2, 0, 5_000), cutting(&dir, 2, 1, 5_000)];
+    let rerun = build_together(&game, &plan, &runs);
+    let done: Vec<Built> = rerun
+        .into_iter()
+        .map(|b| b.unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    assert!(done.iter().all(Built::complete));
+    assert_eq!(done[0].slices, plan.steps.len() - 1, "its first slice kept");
+    assert_eq!(done[1].slices, plan.steps.len());
+    assert_eq!(shard_cells(&plan, &shards_of(&game, &dir)), expected);
+    assert!(files_with(&dir, ".slice-").is_empty());
 }
 
 #[test]

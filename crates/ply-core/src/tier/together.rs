@@ -67,6 +67,7 @@ pub(super) fn solve<G: Tiers>(
             first: None,
             run: Run {
                 solved: 0,
+                slices: 0,
                 at_once: 0,
                 at_once_bytes: 0,
             },

@@ -84,9 +84,11 @@ enum Command {
         #[command(flatten)]
         db: DbArgs,
         /// Solve by distributed retrograde analysis on N worker threads
-        /// (per process). Games solved tier by tier (quixo, teeko, morris)
-        /// run their tier solver on N threads instead, which cut each
-        /// tier's positions between them (the same cells as without).
+        /// (per process). Games solved tier by tier on one process (quixo,
+        /// teeko, morris; euler and tictactoe, whose table is built tier by
+        /// tier) run their own solver on N threads instead, which cut each
+        /// tier's positions between them (the same cells as without), and
+        /// so does each process of a team sharing the database directory.
         #[arg(long, value_name = "N")]
         workers: Option<usize>,
         /// Number of processes taking part: with --process and --hosts, of
@@ -262,9 +264,12 @@ impl Cli {
             } => {
                 let store = db.configure()?;
                 let teamed = processes.is_some() || process.is_some();
-                let shared = teamed && workers.is_none() && hosts.is_none();
+                // Processes without --hosts are a team building the tiers
+                // through the database directory, each on --workers threads.
+                let shared = teamed && hosts.is_none();
                 let progress = BarProgress::new();
-                // A game solved tier by tier runs its own solver on the
+                // A game solved tier by tier (by the tier solver, or into a
+                // table walked tier by tier) runs its own solver on the
                 // worker threads.
                 let tier_threads = match workers {
                     Some(threads) if !teamed && hosts.is_none() => {
@@ -285,11 +290,7 @@ impl Cli {
                     ));
                 }
                 let report = if let Some((session, threads)) = tier_threads {
-                    let pool = rayon::ThreadPoolBuilder::new()
-                        .num_threads(threads)
-                        .build()
-                        .map_err(|e| PlyError::argument(format!("--workers {threads}: {e}")))?;
-                    let mut report = pool.install(|| match end_tiers {
+                    let mut report = worker_pool(threads)?.install(|| match end_tiers {
                         Some(height) => session.analyze_end_tiers(
                             height,
                             save.then_some(&store),
@@ -308,8 +309,22 @@ impl Cli {
                         None => &ply_core::NoProgress,
                     };
                     let session = registry::open(&game)?;
-                    match session.analyze_shared(&team, end_tiers, &store, memory, progress)? {
-                        Some(report) => report,
+                    let build =
+                        || session.analyze_shared(&team, end_tiers, &store, memory, progress);
+                    let built = match workers {
+                        Some(threads) => {
+                            dist::cluster(workers, None, None, None)?;
+                            worker_pool(threads)?.install(build)?
+                        }
+                        None => build()?,
+                    };
+                    match built {
+                        Some(mut report) => {
+                            if let Some(threads) = workers {
+                                report.extra.insert("workers".into(), threads.into());
+                            }
+                            report
+                        }
                         None => return Ok(()),
                     }
                 } else if distributed {
@@ -434,6 +449,14 @@ pub fn analyze(
     progress: &dyn ply_core::Progress,
 ) -> Result<crate::report::AnalyzeReport, PlyError> {
     session.analyze_saving(save, memory, progress)
+}
+
+/// The rayon threads `ply analyze --workers N` runs a game's own solver on.
+fn worker_pool(threads: usize) -> Result<rayon::ThreadPool, PlyError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| PlyError::argument(format!("--workers {threads}: {e}")))
 }
 
 /// A position given as `-`: all of stdin, without surrounding whitespace.

@@ -142,9 +142,11 @@ pub trait Session: Send + Sync {
         analyze_then_save(self, save, memory, progress)
     }
 
-    /// Whether the game is solved tier by tier: then `ply analyze
-    /// --workers N` runs its tier solver on N threads, which cut each tier's
-    /// positions between them, instead of the whole-index distributed
+    /// Whether the game's own solver walks it tier by tier, each tier's
+    /// positions cut between rayon's threads: the tier solver (quixo,
+    /// teeko, morris) or a table built tier by tier (euler, tictactoe).
+    /// Then `ply analyze --workers N` runs that solver on N threads, the
+    /// cells of `ply analyze`, instead of the whole-index distributed
     /// solver.
     fn tiered(&self) -> bool {
         false

@@ -39,6 +39,14 @@ pub trait Method: Send + Sync {
         self.game().rank(position)
     }
 
+    /// Whether the build walks the game's tiers ([`ply_core::Tiered`]), a
+    /// tier's positions cut between rayon's threads: then `ply analyze
+    /// --workers N` runs it on N threads (see
+    /// [`crate::session::Session::tiered`]). False by default.
+    fn walks_tiers(&self) -> bool {
+        false
+    }
+
     /// Why `position`, not in the solved form, has no answer.
     fn missing(&self, position: &<Self::Game as ply_core::Game>::Position) -> String;
 
@@ -175,6 +183,10 @@ impl<M: Method> Session for SolvedSession<M> {
 
     fn memory_bound(&self) -> u64 {
         self.method.memory_bound()
+    }
+
+    fn tiered(&self) -> bool {
+        self.method.walks_tiers()
     }
 
     fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {

@@ -48,6 +48,10 @@ impl<G: Indexed + Symmetric + Tiered> Method for SparseMethod<G> {
         self.game.canonical_index(position)
     }
 
+    fn walks_tiers(&self) -> bool {
+        true
+    }
+
     fn missing(&self, position: &G::Position) -> String {
         format!(
             "position {} cannot be reached from the start of {}",

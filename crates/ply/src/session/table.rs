@@ -79,6 +79,10 @@ impl<G: TableWalk + Symmetric> Method for TableMethod<G> {
         Table::bytes_needed(self.game.index_len())
     }
 
+    fn walks_tiers(&self) -> bool {
+        true
+    }
+
     fn missing(&self, position: &G::Position) -> String {
         format!(
             "{} cannot arise in {}",

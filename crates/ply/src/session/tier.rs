@@ -85,6 +85,7 @@ impl<G: Tiers + 'static> TierSession<G> {
             stop_after: None,
             team: team.cloned(),
             at_once: None,
+            cut_from: None,
         };
         tier::build(&self.game, plan, &options, progress).map_err(|e| tier_error(&self.game, e))
     }
