@@ -317,6 +317,6 @@ fn a_shared_build_is_refused_without_what_it_needs() {
     refused(
         "yehr",
         &["--save", "--processes", "2", "--process", "0"],
-        "yehr is not solved tier by tier",
+        "yehr does not write its tiers as shards of their own",
     );
 }

@@ -222,13 +222,13 @@ pub trait Solver: Send + Sync {
     ) -> Result<Outcome, PlyError>;
 }
 
-/// The refusal of `--processes` without `--hosts` for a game not solved
-/// tier by tier.
+/// The refusal of `--processes` without `--hosts` for a game whose tiers
+/// are not written as shards of their own.
 fn not_shared(game: &str) -> PlyError {
     PlyError::argument(format!(
-        "--processes without --hosts: {game} is not solved tier by tier, so its processes \
-         cannot share its tiers through the database directory; the distributed solver \
-         takes --workers N with --processes, --process and --hosts"
+        "--processes without --hosts: {game} does not write its tiers as shards of their own, \
+         so its processes cannot share them through the database directory; the distributed \
+         solver takes --workers N with --processes, --process and --hosts"
     ))
 }
 
