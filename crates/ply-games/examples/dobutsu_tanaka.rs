@@ -19,7 +19,13 @@ fn main() {
         eprintln!("dobutsu_tanaka: {e}");
         std::process::exit(2)
     });
-    match count_reached(&game, Dobutsu::can_catch, &NoProgress) {
+    // Play passes through positions the rules decide, which the solved
+    // index leaves out: counted over the index that keeps them.
+    match count_reached(
+        &game.with_every_placement(),
+        Dobutsu::can_catch,
+        &NoProgress,
+    ) {
         Ok([positions, classes]) => {
             println!("positions {positions}");
             println!("mirror_classes {classes}");

@@ -118,7 +118,19 @@ impl Dobutsu {
     fn with_totals(totals: [u8; 3]) -> Self {
         Self {
             totals,
-            tables: IndexTables::new(totals),
+            tables: IndexTables::new(totals, &index::SOLVED),
+        }
+    }
+
+    /// The same variant over an index that keeps every placement of the
+    /// Lions up to mirror images (72 for the full game, 855,232,344
+    /// indices), those whose positions the rules decide too: for counting
+    /// what play reaches ([`ply_core::solve::byte_retro::count_reached`]),
+    /// which passes through them. The solve uses the smaller index.
+    pub fn with_every_placement(&self) -> Self {
+        Self {
+            totals: self.totals,
+            tables: IndexTables::new(self.totals, &index::EVERY),
         }
     }
 
@@ -194,11 +206,13 @@ impl Game for Dobutsu {
         self.describe(position)
     }
 
-    /// 4: databases are keyed by the index with mirror images folded
-    /// (3 keyed them by Tanaka's 132 Lion placements; 2 stopped play where
-    /// the mover could catch the Lion or make a safe try).
+    /// 5: databases hold every legal position of an index without the
+    /// Lion placements the rules decide, one byte per index (4 held the
+    /// positions legal play reaches, mirror images folded; 3 keyed them by
+    /// Tanaka's 132 Lion placements; 2 stopped play where the mover could
+    /// catch the Lion or make a safe try).
     fn rules_version(&self) -> u32 {
-        4
+        5
     }
 
     fn name(&self) -> String {
