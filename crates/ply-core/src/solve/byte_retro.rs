@@ -96,13 +96,12 @@ const COUNT_LOSS_2: u8 = 254;
 
 /// Indices handed to one parallel task.
 const TASK_INDICES: u64 = 1 << 17;
-/// The most indices listed for the next round (8 bytes each, 32 MiB); a
+/// The most indices listed for the next round (8 bytes each, 8 MiB); a
 /// round deciding more is found by scanning the bytes instead. Two lists
-/// live at once (the one read and the one filled), on top of the table: a
-/// cap of 24 Mi indices let them reach 400 MB, twice the bytes of the full
-/// Dobutsu solve, while scanning those bytes costs about what listing and
-/// sorting that many indices does.
-const LIST_CAP: u64 = 4 << 20;
+/// live at once (the one read and the one filled), on top of the table: at
+/// 4 Mi indices they took 64 of the full Dobutsu solve's 404 MB peak, while
+/// a scan of its 333 MB of bytes costs a fraction of a CPU-second.
+const LIST_CAP: u64 = 1 << 20;
 
 /// The most memory [`solve`] takes for an index of `len`: a byte per index
 /// and two lists of indices between rounds.
@@ -367,7 +366,9 @@ pub fn solve<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<ByteTab
 
 /// How many positions the start reaches by legal play when play also stops
 /// at the positions `stops` names (counted, not expanded): the positions,
-/// symmetric images apart, then the keys (classes once). Play stops only
+/// symmetric images apart, then the keys (classes once), then the
+/// positions among them where the mover wins at once or `stops` stops
+/// play (symmetric images apart). Play stops only
 /// at primitive positions otherwise: a player who could win at once and
 /// plays something else keeps the game going. Other conventions for what
 /// counts as reached (Dobutsu Shogi's published count stops at catches)
@@ -376,12 +377,16 @@ pub fn count_reached<G: WinsAtOnce>(
     game: &G,
     stops: impl Fn(&G::Position) -> bool + Sync,
     progress: &dyn Progress,
-) -> Result<[u64; 2], SolveError> {
+) -> Result<[u64; 3], SolveError> {
     let reach = reach(game, &stops, progress)?;
     let stored = reach.stored.count();
     let stored_positions = positions_of_keys(stored, &reach.small, reach.group);
     let [stopped_positions, stopped_keys] = reach.wins_at_once;
-    Ok([stored_positions + stopped_positions, stored + stopped_keys])
+    Ok([
+        stored_positions + stopped_positions,
+        stored + stopped_keys,
+        stopped_positions,
+    ])
 }
 
 /// How many positions `keys` stored keys stand for: `small` of them their

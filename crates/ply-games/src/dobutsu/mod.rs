@@ -13,7 +13,9 @@
 //! remoteness counts the catching move, and the retrograde solver does not
 //! store it (the rules tell its value). Play goes on from it when the
 //! mover plays something else, so the positions after a declined catch or
-//! try are solved like any other.
+//! try are solved like any other. The solve covers every legal position
+//! of the index (the `index` module: Lion placements the rules decide are
+//! left out), whether or not play from the start reaches it.
 //!
 //! Variants: `dobutsu:GEC` is the game; leaving letters out takes those
 //! pairs of pieces out of play (`dobutsu:C` has the Lions and the Chicks

@@ -85,9 +85,6 @@ impl<G: WinsAtOnce + Send + Sync> Method for ByteMethod<G> {
             .insert("index_size".into(), json!(self.game.index_len()));
         report
             .extra
-            .insert("solved_positions".into(), json!(table.positions()));
-        report
-            .extra
             .insert("wins_at_once".into(), json!(table.wins_at_once()));
         if let Some([stored, at_once]) = table.classes() {
             report
