@@ -422,8 +422,8 @@ impl Game for Dobutsu {
 /// with Sente to move. So do a position and its left-right mirror image,
 /// unless both Lions stand on the middle file: [`Indexed::unrank`] gives
 /// the one whose Lions the index keeps. Positions whose mover's Lion has
-/// been caught (play is over) are outside the index and rank to
-/// [`Indexed::index_len`].
+/// been caught (play is over), and those of the Lion placements the rules
+/// decide, are outside the index and rank to [`Indexed::index_len`].
 impl Indexed for Dobutsu {
     fn index_len(&self) -> u64 {
         self.tables.len()
@@ -435,6 +435,14 @@ impl Indexed for Dobutsu {
 
     fn unrank(&self, index: u64) -> Option<DobutsuPosition> {
         self.tables.unrank(index)
+    }
+
+    /// Where play is over or the mover wins at once: the solved index
+    /// leaves out the Lion placements the rules decide (Lions side by side,
+    /// the other Lion on the mover's home rank), whose positions are all
+    /// such.
+    fn unindexed(&self, position: &DobutsuPosition) -> bool {
+        rules::primitive(position).is_some() || rules::wins_at_once(position)
     }
 }
 
