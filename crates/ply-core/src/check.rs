@@ -237,8 +237,9 @@ impl<'a, G: Game> Check<'a, G> {
 
 impl<G: Indexed> Check<'_, G> {
     /// The index against moves, for the positions and every child: a rank
-    /// lies in the index (a position where play is over may rank past it,
-    /// outside the index) and unranks to a position of that rank, the
+    /// lies in the index (a position where play is over, or that the game
+    /// calls [`Indexed::unindexed`], may rank past it, outside the index)
+    /// and unranks to a position of that rank, the
     /// position itself or one that shares its index and plays alike (the
     /// same end of play and as many moves).
     pub fn index(mut self) -> Self {
@@ -249,7 +250,7 @@ impl<G: Indexed> Check<'_, G> {
             for p in std::iter::once(&position).chain(moves.iter().map(|(_, c)| c)) {
                 let rank = self.game.rank(p);
                 if rank >= len {
-                    if self.game.primitive(p).is_none() {
+                    if !self.game.unindexed(p) {
                         let text = self.name(p);
                         self.fail(
                             "index",
@@ -608,6 +609,9 @@ macro_rules! forward_index {
         }
         fn unrank(&self, index: u64) -> Option<Self::Position> {
             $crate::Indexed::unrank(&self.0, index)
+        }
+        fn unindexed(&self, position: &Self::Position) -> bool {
+            $crate::Indexed::unindexed(&self.0, position)
         }
     };
 }

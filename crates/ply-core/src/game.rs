@@ -240,8 +240,9 @@ pub trait Game: Send + Sync {
 /// but for positions that play alike and share an index on purpose (a game
 /// indexed as the mover sees it gives the turned image one index; then
 /// [`Indexed::unrank`] gives one of them). A position where play is over
-/// may rank to `len`, outside the index. Switches on table-based solvers
-/// and on-disk tables.
+/// may rank to `len`, outside the index, and so may one the game's rules
+/// decide otherwise ([`Indexed::unindexed`]). Switches on table-based
+/// solvers and on-disk tables.
 pub trait Indexed: Game {
     /// The size of the index space.
     fn index_len(&self) -> u64;
@@ -252,6 +253,13 @@ pub trait Indexed: Game {
     /// The position with the given index, or `None` where no legal position
     /// has that index.
     fn unrank(&self, index: u64) -> Option<Self::Position>;
+
+    /// Whether `position` may rank to `len`, outside the index: by default
+    /// where play is over. A game whose index also leaves out positions its
+    /// rules decide (Dobutsu Shogi: the mover catches the Lion) says so.
+    fn unindexed(&self, position: &Self::Position) -> bool {
+        self.primitive(position).is_some()
+    }
 }
 
 /// Symmetries of the board: positions in one class have equal values.

@@ -1,8 +1,12 @@
-//! Retrograde analysis of a large loopy game over the positions its start
-//! reaches, in one byte per stored position.
+//! Retrograde analysis of a large loopy game over its whole index, in one
+//! byte per index.
 //!
-//! For games whose index is too large for a cell per index (Dobutsu Shogi:
-//! 8.6 x 10^8 indices with mirror images folded). Three phases:
+//! For games whose index is too large for a cell of several bytes per
+//! index (Dobutsu Shogi: 3.3 x 10^8 indices with mirror images folded and
+//! the Lion placements the rules decide left out). No reach: every legal
+//! position of the index is solved, those legal play reaches from the
+//! start among them, and no bit set or directory tells stored indices
+//! apart: each index has its byte, [`NOT_STORED`] where nothing is kept.
 //!
 //! The solve keeps one position of each class of symmetric positions (in
 //! Dobutsu Shogi, a position and its left-right mirror image), its *key*:
@@ -10,38 +14,33 @@
 //! below works on keys. A key stands for [`Symmetric::class_size`]
 //! positions; counts of positions weigh keys so.
 //!
-//! 1. **Reach.** Bit sets over the index, "seen" and "expanded"; each pass
-//!    expands, in parallel and in index order, every position seen but not
-//!    yet expanded, until a pass finds none. Play stops only at primitive
-//!    positions: a player who could catch the Lion and plays something else
-//!    keeps the game going, so positions where the mover wins at once
-//!    ([`WinsAtOnce`]) are expanded like any other. They are then counted
-//!    and dropped from the table: the rules tell them (a win in 1) without
-//!    storage. A directory of the number of stored keys before each block
-//!    of 512 gives each stored key a dense slot (rank in the bit set).
-//! 2. **Count.** One byte per slot: a position without moves is a loss in
-//!    0, one whose every move lets the opponent win at once a loss in 2,
-//!    and every other position is undecided, its byte the number of its
-//!    distinct child keys that do not win at once (at most 254; the most
-//!    any position has is `C`).
-//! 3. **Rounds**, in order of remoteness `r`: the positions decided at `r`
+//! 1. **Count.** One byte per index: [`NOT_STORED`] for an index that is no
+//!    position, or not the key of its class, or where the mover wins at
+//!    once ([`WinsAtOnce`]: the rules tell a win in 1 without storage); a
+//!    position without moves is a loss in 0, one whose every move lets the
+//!    opponent win at once a loss in 2, one with a move that ends play a
+//!    win in 1 (a child where play is over need not be in the index), and
+//!    every other position is undecided, its byte the number of its
+//!    distinct child keys that do not win at once (at most 252).
+//! 2. **Rounds**, in order of remoteness `r`: the positions decided at `r`
 //!    are un-moved ([`Parents`]) and the parents' keys taken (a key's
 //!    parents' keys are its images' too, so one un-move does for the
-//!    class); stored, undecided parents of a loss become
-//!    wins in `r + 1`, and each win counts its undecided parents down, the
-//!    last child turning a parent into a loss in `r + 1`. While solving, a
-//!    byte is a counter (1 to `C`) or a decided remoteness `C + 1 + r`, so
-//!    counter and value share the byte as long as `C + 1 + r <= 255`.
-//!    Early rounds find their positions by scanning the bytes; once a round
-//!    decides few enough, their indices are listed for the next round in
-//!    index order. What is still undecided when a round decides nothing is
-//!    a draw. A last pass turns the bytes into the table's encoding: 0 a
-//!    draw, else 1 + remoteness (wins odd, losses even; up to 254).
+//!    class); undecided parents of a loss become wins in `r + 1`, and each
+//!    win counts its undecided parents down, the last child turning a
+//!    parent into a loss in `r + 1`. While solving, a byte is a counter (1
+//!    to `C`) or a decided remoteness `C + 1 + r`, so counter and value
+//!    share the byte as long as `C + 1 + r < 255` ([`NOT_STORED`] stays
+//!    above both). Early rounds find their positions by scanning the
+//!    bytes; once a round decides few enough, their indices are listed for
+//!    the next round in index order. What is still undecided when a round
+//!    decides nothing is a draw. A last pass turns the bytes into the
+//!    table's encoding: 0 a draw, else 1 + remoteness (wins odd, losses
+//!    even; up to 253), [`NOT_STORED`] left as it is.
 //!
-//! Memory: three index bit sets while reaching (3 bits per index), then one
-//! bit set, a directory of 8 bytes per 512 indices, one byte per stored
-//! position and a bounded list of indices while solving. Checked against
-//! the memory available before each allocation.
+//! Memory: one byte per index and a bounded list of indices while solving,
+//! checked against the memory available before each allocation. The
+//! reach ([`count_reached`]) counts what play from the start reaches,
+//! without a solve.
 
 use crate::census::Census;
 use crate::db_error::DbError;
@@ -57,7 +56,7 @@ use crate::value::{Outcome, Value};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering::Relaxed};
 
 /// Positions where the player to move wins with one move: a win in 1,
 /// told by the rules and never stored (in Dobutsu Shogi: a catch of the
@@ -77,34 +76,37 @@ pub trait WinsAtOnce: Indexed + Parents + Symmetric {
 const DRAW: u8 = 0;
 /// Decided bytes are `DECIDED + remoteness`.
 const DECIDED: u8 = 1;
+/// The byte of an index that holds nothing: no position, not the key of
+/// its class, or a win at once (the rules tell it). Above every counter
+/// and decided byte, in the table and while solving.
+pub const NOT_STORED: u8 = u8::MAX;
 /// The largest remoteness a byte holds.
-pub const MAX_REMOTENESS: u32 = 254;
+pub const MAX_REMOTENESS: u32 = 253;
 /// The most distinct children (that do not win at once) a position may
-/// have: its counter is a byte, 255 marking a loss in 2 while counting.
-const MAX_CHILDREN: usize = 254;
+/// have: its counter is a byte below [`COUNT_WIN_1`].
+const MAX_CHILDREN: usize = 252;
 /// While counting: a loss in 0 (no moves).
 const COUNT_LOSS_0: u8 = 0;
+/// While counting: a win in 1 by a move that ends play, where the game
+/// calls no move a win at once (in Dobutsu Shogi, any move that leaves a
+/// Lion already on the far rank safe there).
+const COUNT_WIN_1: u8 = 253;
 /// While counting: a loss in 2 (every move lets the opponent win at once).
-const COUNT_LOSS_2: u8 = 255;
+const COUNT_LOSS_2: u8 = 254;
 
-/// Bit-set words per directory block.
-const BLOCK_WORDS: usize = 8;
-/// Directory blocks handed to one parallel task.
-const TASK_BLOCKS: usize = 256;
-/// The most indices listed for the next round (8 bytes each, 32 MiB); a
+/// Indices handed to one parallel task.
+const TASK_INDICES: u64 = 1 << 17;
+/// The most indices listed for the next round (8 bytes each, 8 MiB); a
 /// round deciding more is found by scanning the bytes instead. Two lists
-/// live at once (the one read and the one filled), on top of the table: a
-/// cap of 24 Mi indices let them reach 400 MB, twice the bytes of the full
-/// Dobutsu solve, while scanning those bytes costs about what listing and
-/// sorting that many indices does.
-const LIST_CAP: u64 = 4 << 20;
+/// live at once (the one read and the one filled), on top of the table: at
+/// 4 Mi indices they took 64 of the full Dobutsu solve's 404 MB peak, while
+/// a scan of its 333 MB of bytes costs a fraction of a CPU-second.
+const LIST_CAP: u64 = 1 << 20;
 
-/// The most memory [`solve`] takes for an index of `len`: three bit sets
-/// over the index while reaching (the byte per stored position comes after
-/// two of them are freed, and is smaller for every game where few indices
-/// are reached).
+/// The most memory [`solve`] takes for an index of `len`: a byte per index
+/// and two lists of indices between rounds.
 pub fn peak_bytes(len: u64) -> u64 {
-    3 * len.div_ceil(64) * 8
+    len + 2 * LIST_CAP * 8
 }
 
 /// Refuses to allocate `bytes` for `what` when the system has less free.
@@ -112,22 +114,19 @@ fn check_memory(bytes: u64, what: &str) -> Result<(), SolveError> {
     limits::check_memory(what, bytes).map_err(SolveError::TooLarge)
 }
 
-/// The solution: the stored keys (reached and not a win at once) and one
-/// byte per stored key, with counts of what was not stored.
+/// The solution: one byte per index ([`NOT_STORED`] where nothing is
+/// kept), with counts of what was not stored.
 pub struct ByteTable {
-    len: u64,
-    reached: Vec<u64>,
-    /// Stored keys before each block of [`BLOCK_WORDS`] words, and the
-    /// total at the end.
-    directory: Vec<u64>,
     cells: Vec<AtomicU8>,
+    /// How many keys are stored.
+    stored: u64,
     /// How many symmetries the game has: the size of most classes.
     group: u64,
     /// The stored keys whose class is smaller than [`ByteTable::group`]
     /// (a position that is its own mirror image), in order, with their
     /// class sizes.
     small: Vec<(u64, u64)>,
-    /// Reached positions where the mover wins at once (not stored).
+    /// Positions of the index where the mover wins at once (not stored).
     wins_at_once: u64,
     /// Their keys (classes once).
     wins_at_once_keys: u64,
@@ -138,24 +137,25 @@ pub struct ByteTable {
 impl ByteTable {
     /// The size of the game's index.
     pub fn index_len(&self) -> u64 {
-        self.len
+        self.cells.len() as u64
     }
 
-    /// How many positions the start reaches by legal play, stored or not,
-    /// symmetric images counted apart.
-    pub fn reached(&self) -> u64 {
+    /// How many positions the solve answers, stored or a win at once,
+    /// symmetric images counted apart: every legal position of the index
+    /// (those play from the start reaches among them).
+    pub fn positions(&self) -> u64 {
         self.stored_positions() + self.wins_at_once
     }
 
-    /// How many keys are stored: one for each class reached where the
-    /// mover cannot win at once.
+    /// How many keys are stored: one for each class where the mover cannot
+    /// win at once.
     pub fn stored(&self) -> u64 {
-        self.cells.len() as u64
+        self.stored
     }
 
     /// How many positions the stored keys stand for.
     pub fn stored_positions(&self) -> u64 {
-        positions_of_keys(self.stored(), &self.small, self.group)
+        positions_of_keys(self.stored, &self.small, self.group)
     }
 
     /// How many positions the stored key `key` stands for.
@@ -166,36 +166,36 @@ impl ByteTable {
         }
     }
 
-    /// How many reached positions the mover wins at once (a win in 1 known
-    /// from the rules, not stored).
+    /// How many positions of the index the mover wins at once (a win in 1
+    /// known from the rules, not stored).
     pub fn wins_at_once(&self) -> u64 {
         self.wins_at_once
     }
 
-    /// The reached positions counted up to symmetry (a position and its
+    /// The positions answered, counted up to symmetry (a position and its
     /// mirror image once): the stored ones, then the wins at once; `None`
     /// when the game has no symmetry.
     pub fn classes(&self) -> Option<[u64; 2]> {
-        (self.group > 1).then_some([self.stored(), self.wins_at_once_keys])
+        (self.group > 1).then_some([self.stored, self.wins_at_once_keys])
     }
 
-    /// Whether the key `index` is stored (reached, and the mover cannot win
-    /// at once).
+    /// Whether the key `index` is stored (a position, the key of its
+    /// class, and the mover cannot win at once).
     pub fn contains(&self, index: u64) -> bool {
-        index < self.len && self.reached[(index / 64) as usize] >> (index % 64) & 1 == 1
+        self.byte(index).is_some()
     }
 
-    /// The slot of a stored index.
+    /// The byte of a stored index.
     #[inline]
-    fn slot(&self, index: u64) -> usize {
-        slot_of(&self.reached, &self.directory, index)
+    fn byte(&self, index: u64) -> Option<u8> {
+        let byte = self.cells.get(index as usize)?.load(Relaxed);
+        (byte != NOT_STORED).then_some(byte)
     }
 
     /// The outcome of the positions with key `index`, if it is stored
     /// (wins at once are not: ask the rules).
     pub fn outcome_at(&self, index: u64) -> Option<Outcome> {
-        self.contains(index)
-            .then(|| decode(self.cells[self.slot(index)].load(Relaxed)))
+        self.byte(index).map(decode)
     }
 
     /// The outcome of `position` for the player to move, if it is stored.
@@ -203,25 +203,16 @@ impl ByteTable {
         self.outcome_at(game.canonical_index(position))
     }
 
-    /// Counts the reached positions (wins at once included, symmetric
+    /// Counts the positions answered (wins at once included, symmetric
     /// images apart) by value and remoteness, with keys as examples of the
     /// longest win and loss.
     pub fn census(&self) -> Census<u64> {
-        let blocks = self.directory.len() - 1;
-        let mut census = (0..blocks.div_ceil(TASK_BLOCKS))
+        let mut census = task_ranges(self.index_len())
             .into_par_iter()
-            .fold(Census::new, |mut census, task| {
-                let first = task * TASK_BLOCKS;
-                let last = (first + TASK_BLOCKS).min(blocks);
-                let mut slot = self.directory[first] as usize;
-                for word in first * BLOCK_WORDS..(last * BLOCK_WORDS).min(self.reached.len()) {
-                    let mut bits = self.reached[word];
-                    while bits != 0 {
-                        let index = word as u64 * 64 + u64::from(bits.trailing_zeros());
-                        bits &= bits - 1;
-                        let outcome = decode(self.cells[slot].load(Relaxed));
-                        census.add_many(outcome, self.weight(index), || index);
-                        slot += 1;
+            .fold(Census::new, |mut census, range| {
+                for index in range {
+                    if let Some(byte) = self.byte(index) {
+                        census.add_many(decode(byte), self.weight(index), || index);
                     }
                 }
                 census
@@ -234,7 +225,7 @@ impl ByteTable {
 }
 
 /// The stored keys as a [`Solution`] keyed by index; indices not stored
-/// (not reached, a win at once, or not the key of their class) hold
+/// (no position, a win at once, or not the key of their class) hold
 /// [`Cell::UNKNOWN`].
 impl Solution for ByteTable {
     fn keys(&self) -> Keys {
@@ -242,7 +233,7 @@ impl Solution for ByteTable {
     }
 
     fn index_len(&self) -> u64 {
-        self.len
+        ByteTable::index_len(self)
     }
 
     fn cell(&self, key: u64) -> Result<Cell, DbError> {
@@ -254,31 +245,16 @@ impl Solution for ByteTable {
         range: Range<u64>,
         visit: &mut dyn FnMut(u64, Cell),
     ) -> Result<(), DbError> {
-        let end = range.end.min(self.len);
-        if range.start >= end {
-            return Ok(());
-        }
-        let mut slot = self.slot(range.start);
-        for word in (range.start / 64) as usize..=((end - 1) / 64) as usize {
-            let mut bits = self.reached[word];
-            while bits != 0 {
-                let index = word as u64 * 64 + u64::from(bits.trailing_zeros());
-                bits &= bits - 1;
-                if index < range.start {
-                    continue;
-                }
-                if index >= end {
-                    return Ok(());
-                }
-                visit(index, Cell::pack(decode(self.cells[slot].load(Relaxed))));
-                slot += 1;
+        for index in range.start..range.end.min(ByteTable::index_len(self)) {
+            if let Some(byte) = self.byte(index) {
+                visit(index, Cell::pack(decode(byte)));
             }
         }
         Ok(())
     }
 }
 
-/// The outcome a byte holds.
+/// The outcome a byte (not [`NOT_STORED`]) holds.
 #[inline]
 pub fn decode(byte: u8) -> Outcome {
     if byte == DRAW {
@@ -304,139 +280,61 @@ pub fn encode(outcome: Outcome) -> Option<u8> {
     }
 }
 
-/// The prefix counts of a bit set, per block of [`BLOCK_WORDS`] words.
-fn directory(words: &[u64]) -> Vec<u64> {
-    let mut out = Vec::with_capacity(words.len() / BLOCK_WORDS + 1);
-    let mut total = 0u64;
-    for block in words.chunks(BLOCK_WORDS) {
-        out.push(total);
-        total += block.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
-    }
-    out.push(total);
-    out
+/// The index ranges of the parallel tasks over an index of `len`.
+fn task_ranges(len: u64) -> Vec<Range<u64>> {
+    (0..len.div_ceil(TASK_INDICES))
+        .map(|task| task * TASK_INDICES..((task + 1) * TASK_INDICES).min(len))
+        .collect()
 }
 
-/// The rank of `index` among the set bits of `words`.
-#[inline]
-fn slot_of(words: &[u64], directory: &[u64], index: u64) -> usize {
-    let word = (index / 64) as usize;
-    let block = word / BLOCK_WORDS;
-    let mut slot = directory[block];
-    for w in &words[block * BLOCK_WORDS..word] {
-        slot += u64::from(w.count_ones());
-    }
-    slot += u64::from((words[word] & ((1u64 << (index % 64)) - 1)).count_ones());
-    slot as usize
-}
+/// The bit-set words per parallel task of the reach.
+const REACH_TASK_WORDS: usize = 2048;
 
-/// The position of the `k`-th set bit (from 0) of `word`, which has more.
-#[inline]
-fn select_in_word(mut word: u64, k: u64) -> u64 {
-    for _ in 0..k {
-        word &= word - 1;
-    }
-    u64::from(word.trailing_zeros())
-}
-
-/// Calls `visit` with every set index in the task's blocks, in order, and
-/// its slot.
-fn for_each_in_task(
-    words: &[u64],
-    directory: &[u64],
-    task: usize,
-    mut visit: impl FnMut(u64, usize),
-) {
-    let blocks = directory.len() - 1;
-    let first = task * TASK_BLOCKS;
-    let last = (first + TASK_BLOCKS).min(blocks);
-    let mut slot = directory[first] as usize;
-    for (word, &w) in words
-        .iter()
-        .enumerate()
-        .take(last * BLOCK_WORDS)
-        .skip(first * BLOCK_WORDS)
-    {
-        let mut bits = w;
-        while bits != 0 {
-            let index = word as u64 * 64 + u64::from(bits.trailing_zeros());
-            bits &= bits - 1;
-            visit(index, slot);
-            slot += 1;
-        }
-    }
-}
-
-/// Calls `visit` with the index and slot of every stored position of the
-/// task's blocks whose byte is `code`, scanning the bytes and finding the
-/// index of a match by walking the bit set forward.
-fn for_each_with_code(table: &ByteTable, task: usize, code: u8, mut visit: impl FnMut(u64, usize)) {
-    let (words, directory) = (&table.reached, &table.directory);
-    let blocks = directory.len() - 1;
-    let first = task * TASK_BLOCKS;
-    let last = (first + TASK_BLOCKS).min(blocks);
-    let (lo, hi) = (directory[first] as usize, directory[last] as usize);
-    let mut block = first;
-    let mut word = first * BLOCK_WORDS;
-    let mut before = directory[first];
-    for (slot, cell) in (lo..hi).zip(&table.cells[lo..hi]) {
-        if cell.load(Relaxed) != code {
-            continue;
-        }
-        let slot64 = slot as u64;
-        if directory[block + 1] <= slot64 {
-            while directory[block + 1] <= slot64 {
-                block += 1;
-            }
-            word = block * BLOCK_WORDS;
-            before = directory[block];
-        }
-        loop {
-            let ones = u64::from(words[word].count_ones());
-            if before + ones > slot64 {
-                break;
-            }
-            before += ones;
-            word += 1;
-        }
-        let index = word as u64 * 64 + select_in_word(words[word], slot64 - before);
-        visit(index, slot);
-    }
-}
-
-/// What the reach found besides the stored set.
+/// What the reach found: the keys reached where the mover cannot win at
+/// once, and counts of the rest.
 struct Reach {
-    /// Keys reached and not a win at once: the stored ones.
+    /// Keys reached and not a win at once.
     stored: IndexSet,
     /// How many symmetries the game has.
     group: u64,
-    /// Stored keys of classes smaller than the group, in order, with their
-    /// sizes.
+    /// Those keys of classes smaller than the group, with their sizes.
     small: Vec<(u64, u64)>,
-    /// Positions, then keys, where the mover wins at once.
+    /// Positions, then keys, where the mover wins at once (or play stops).
     wins_at_once: [u64; 2],
-    win_example: Option<u64>,
 }
 
-/// Solves every position `game.start()` reaches by legal play.
+/// How many symmetric images the start has: the size of most classes.
+fn group_of<G: WinsAtOnce>(game: &G) -> u64 {
+    let mut group = 0;
+    game.for_each_symmetric(&game.start(), |_| group += 1);
+    group
+}
+
+/// Solves every position of the game's index (every key, see the module
+/// documentation), those `game.start()` reaches by legal play among them.
 pub fn solve<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<ByteTable, SolveError> {
     let len = game.index_len();
-    let reach = reach(game, &|_| false, progress)?;
-    let reached = reach.stored.into_words();
-    let directory = directory(&reached);
-    let count = directory.last().copied().unwrap_or(0);
-    check_memory(count, "one byte per stored position")?;
-    let table = ByteTable {
-        len,
-        reached,
-        directory,
-        cells: zeroed(count),
-        group: reach.group,
-        small: reach.small,
-        wins_at_once: reach.wins_at_once[0],
-        wins_at_once_keys: reach.wins_at_once[1],
-        win_example: reach.win_example,
+    if game.canonical_index(&game.start()) >= len {
+        return Err(SolveError::Unsupported(
+            "the start position is outside the index".into(),
+        ));
+    }
+    check_memory(len, "one byte per index")?;
+    let mut table = ByteTable {
+        cells: zeroed(len),
+        stored: 0,
+        group: group_of(game),
+        small: Vec::new(),
+        wins_at_once: 0,
+        wins_at_once_keys: 0,
+        win_example: None,
     };
-    let widest = count_children(game, &table, progress)?;
+    let widest = count_children(game, &mut table, progress)?;
+    if widest + 3 >= usize::from(NOT_STORED) {
+        return Err(SolveError::Overflow(format!(
+            "a position with {widest} distinct moves leaves no byte for its value"
+        )));
+    }
     // Decided bytes start above the widest counter.
     let base = widest as u8 + 1;
     table
@@ -444,6 +342,7 @@ pub fn solve<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<ByteTab
         .par_iter()
         .for_each(|cell| match cell.load(Relaxed) {
             COUNT_LOSS_0 => cell.store(base, Relaxed),
+            COUNT_WIN_1 => cell.store(base + 1, Relaxed),
             COUNT_LOSS_2 => cell.store(base + 2, Relaxed),
             _ => {}
         });
@@ -451,33 +350,43 @@ pub fn solve<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<ByteTab
     // Back to the table's encoding: counters left are draws.
     table.cells.par_iter().for_each(|cell| {
         let byte = cell.load(Relaxed);
-        cell.store(
-            if byte >= base {
-                DECIDED + (byte - base)
-            } else {
-                DRAW
-            },
-            Relaxed,
-        );
+        if byte != NOT_STORED {
+            cell.store(
+                if byte >= base {
+                    DECIDED + (byte - base)
+                } else {
+                    DRAW
+                },
+                Relaxed,
+            );
+        }
     });
     Ok(table)
 }
 
-/// How many positions the start reaches when play also stops at the
-/// positions `stops` names (counted, not expanded): the positions,
-/// symmetric images apart, then the keys (classes once). Other conventions
-/// for what counts as reached (Dobutsu Shogi's published count stops at
-/// catches) are counted this way without a solve.
+/// How many positions the start reaches by legal play when play also stops
+/// at the positions `stops` names (counted, not expanded): the positions,
+/// symmetric images apart, then the keys (classes once), then the
+/// positions among them where the mover wins at once or `stops` stops
+/// play (symmetric images apart). Play stops only
+/// at primitive positions otherwise: a player who could win at once and
+/// plays something else keeps the game going. Other conventions for what
+/// counts as reached (Dobutsu Shogi's published count stops at catches)
+/// are counted this way without a solve.
 pub fn count_reached<G: WinsAtOnce>(
     game: &G,
     stops: impl Fn(&G::Position) -> bool + Sync,
     progress: &dyn Progress,
-) -> Result<[u64; 2], SolveError> {
+) -> Result<[u64; 3], SolveError> {
     let reach = reach(game, &stops, progress)?;
     let stored = reach.stored.count();
     let stored_positions = positions_of_keys(stored, &reach.small, reach.group);
     let [stopped_positions, stopped_keys] = reach.wins_at_once;
-    Ok([stored_positions + stopped_positions, stored + stopped_keys])
+    Ok([
+        stored_positions + stopped_positions,
+        stored + stopped_keys,
+        stopped_positions,
+    ])
 }
 
 /// How many positions `keys` stored keys stand for: `small` of them their
@@ -491,22 +400,19 @@ fn zeroed(count: u64) -> Vec<AtomicU8> {
     bytemuck::zeroed_vec(count as usize)
 }
 
-/// The number of parallel tasks over a bit set of `words` words.
-fn task_count(words: usize) -> usize {
-    words.div_ceil(TASK_BLOCKS * BLOCK_WORDS)
-}
-
-/// Phase 1: the set of reached keys where the mover cannot win at once,
-/// and counts of the rest. Play stops at primitive positions (stored) and
-/// at the positions `stops` names (counted with the wins at once, not
-/// expanded); wins at once are counted and expanded.
+/// The reached keys where the mover cannot win at once, and counts of the
+/// rest: bit sets "seen" and "expanded" over the index; each pass expands,
+/// in parallel and in index order, every key seen but not yet expanded,
+/// until a pass finds none. Play stops at primitive positions and at the
+/// positions `stops` names (counted with the wins at once, not expanded);
+/// wins at once are counted and expanded.
 fn reach<G: WinsAtOnce>(
     game: &G,
     stops: &(dyn Fn(&G::Position) -> bool + Sync),
     progress: &dyn Progress,
 ) -> Result<Reach, SolveError> {
     let len = game.index_len();
-    check_memory(peak_bytes(len), "reaching the positions")?;
+    check_memory(3 * len.div_ceil(64) * 8, "reaching the positions")?;
     let seen = IndexSet::new(len);
     let expanded = IndexSet::new(len);
     let at_once = IndexSet::new(len);
@@ -519,71 +425,71 @@ fn reach<G: WinsAtOnce>(
     seen.insert(start);
     let words = seen.words().len();
     let cancelled = AtomicBool::new(false);
-    let mut group = 0;
-    game.for_each_symmetric(&game.start(), |_| group += 1);
+    let group = group_of(game);
     // Wins at once: positions, then keys.
     let at_once_counts = [AtomicU64::new(0), AtomicU64::new(0)];
     let small = Mutex::new(Vec::new());
-    let example = AtomicU64::new(u64::MAX);
     for pass in 1.. {
         progress.begin(&format!("reaching (pass {pass})"), 0);
         let done = AtomicU64::new(0);
-        (0..task_count(words)).into_par_iter().for_each(|task| {
-            if cancelled.load(Relaxed) || progress.cancelled() {
-                cancelled.store(true, Relaxed);
-                return;
-            }
-            let (mut n, mut counted, mut ones) = (0, [0u64; 2], Vec::new());
-            let end = ((task + 1) * TASK_BLOCKS * BLOCK_WORDS).min(words);
-            for word in task * TASK_BLOCKS * BLOCK_WORDS..end {
-                let todo = seen.words()[word].load(Relaxed) & !expanded.words()[word].load(Relaxed);
-                if todo == 0 {
-                    continue;
+        (0..words.div_ceil(REACH_TASK_WORDS))
+            .into_par_iter()
+            .for_each(|task| {
+                if cancelled.load(Relaxed) || progress.cancelled() {
+                    cancelled.store(true, Relaxed);
+                    return;
                 }
-                expanded.words()[word].fetch_or(todo, Relaxed);
-                let mut bits = todo;
-                while bits != 0 {
-                    let index = word as u64 * 64 + u64::from(bits.trailing_zeros());
-                    bits &= bits - 1;
-                    n += 1;
-                    let Some(position) = game.unrank(index) else {
+                let (mut n, mut counted, mut ones) = (0, [0u64; 2], Vec::new());
+                let end = ((task + 1) * REACH_TASK_WORDS).min(words);
+                for word in task * REACH_TASK_WORDS..end {
+                    let todo =
+                        seen.words()[word].load(Relaxed) & !expanded.words()[word].load(Relaxed);
+                    if todo == 0 {
                         continue;
-                    };
-                    let weight = game.class_size(index, &position);
-                    if game.primitive(&position).is_some() {
-                        if weight < group {
+                    }
+                    expanded.words()[word].fetch_or(todo, Relaxed);
+                    let mut bits = todo;
+                    while bits != 0 {
+                        let index = word as u64 * 64 + u64::from(bits.trailing_zeros());
+                        bits &= bits - 1;
+                        n += 1;
+                        let Some(position) = game.unrank(index) else {
+                            continue;
+                        };
+                        let weight = game.class_size(index, &position);
+                        if game.primitive(&position).is_some() {
+                            if weight < group {
+                                ones.push((index, weight));
+                            }
+                            continue;
+                        }
+                        let stop = stops(&position);
+                        if stop || game.wins_at_once(&position) {
+                            at_once.insert(index);
+                            counted[0] += weight;
+                            counted[1] += 1;
+                        } else if weight < group {
                             ones.push((index, weight));
                         }
-                        continue;
+                        if stop {
+                            continue;
+                        }
+                        game.for_each_move(&position, |_, child| {
+                            seen.insert(game.canonical_index(&child));
+                        });
                     }
-                    let stop = stops(&position);
-                    if stop || game.wins_at_once(&position) {
-                        at_once.insert(index);
-                        example.fetch_min(index, Relaxed);
-                        counted[0] += weight;
-                        counted[1] += 1;
-                    } else if weight < group {
-                        ones.push((index, weight));
-                    }
-                    if stop {
-                        continue;
-                    }
-                    game.for_each_move(&position, |_, child| {
-                        seen.insert(game.canonical_index(&child));
-                    });
                 }
-            }
-            progress.advance(n);
-            done.fetch_add(n, Relaxed);
-            for (total, c) in at_once_counts.iter().zip(counted) {
-                total.fetch_add(c, Relaxed);
-            }
-            if !ones.is_empty()
-                && let Ok(mut small) = small.lock()
-            {
-                small.append(&mut ones);
-            }
-        });
+                progress.advance(n);
+                done.fetch_add(n, Relaxed);
+                for (total, c) in at_once_counts.iter().zip(counted) {
+                    total.fetch_add(c, Relaxed);
+                }
+                if !ones.is_empty()
+                    && let Ok(mut small) = small.lock()
+                {
+                    small.append(&mut ones);
+                }
+            });
         progress.end();
         if cancelled.load(Relaxed) {
             return Err(SolveError::Cancelled("cancelled".into()));
@@ -599,16 +505,13 @@ fn reach<G: WinsAtOnce>(
         .for_each(|(s, w)| {
             s.fetch_and(!w.load(Relaxed), Relaxed);
         });
-    let example = example.into_inner();
-    let [positions, keys] = at_once_counts.map(AtomicU64::into_inner);
     let mut small = small.into_inner().unwrap_or_default();
     small.par_sort_unstable();
     Ok(Reach {
         stored: seen,
         group,
         small,
-        wins_at_once: [positions, keys],
-        win_example: (example != u64::MAX).then_some(example),
+        wins_at_once: at_once_counts.map(AtomicU64::into_inner),
     })
 }
 
@@ -630,81 +533,138 @@ impl FirstError {
     }
 }
 
-/// Phase 2: losses in 0 and 2, and the counts of children that do not win
-/// at once (bytes [`COUNT_LOSS_0`], [`COUNT_LOSS_2`] or the count).
-/// Returns the widest count.
+/// What one counting task found besides the bytes it wrote.
+#[derive(Default)]
+struct Tally {
+    stored: u64,
+    small: Vec<(u64, u64)>,
+    wins_at_once: [u64; 2],
+    win_example: Option<u64>,
+    widest: usize,
+}
+
+/// Phase 1: every index's byte: [`NOT_STORED`], a loss in 0 or 2 or a win
+/// in 1 ([`COUNT_LOSS_0`], [`COUNT_LOSS_2`], [`COUNT_WIN_1`]) or the count
+/// of children that do not win at once; and the table's counts. Returns
+/// the widest count.
 fn count_children<G: WinsAtOnce>(
     game: &G,
-    table: &ByteTable,
+    table: &mut ByteTable,
     progress: &dyn Progress,
 ) -> Result<usize, SolveError> {
-    progress.begin("counting moves", table.stored());
+    let len = table.index_len();
+    progress.begin("counting moves", len);
     let error = FirstError(Default::default());
-    let widest = AtomicUsize::new(1);
-    (0..task_count(table.reached.len()))
+    let group = table.group;
+    let cells = &table.cells;
+    let tallies: Vec<Tally> = task_ranges(len)
         .into_par_iter()
-        .for_each(|task| {
+        .map(|range| {
+            let mut tally = Tally::default();
             if progress.cancelled() {
                 error.set(SolveError::Cancelled("cancelled".into()));
-                return;
+                return tally;
             }
             let mut children = Vec::with_capacity(64);
-            let (mut n, mut wide) = (0, 0);
-            for_each_in_task(&table.reached, &table.directory, task, |index, slot| {
-                n += 1;
-                let Some(position) = game.unrank(index) else {
-                    return;
-                };
-                let byte = match game.primitive(&position) {
-                    Some(Value::Lose) => COUNT_LOSS_0,
-                    Some(value) => {
-                        error.set(SolveError::Unsupported(format!(
-                            "a primitive {value}: only losses for the mover are supported"
-                        )));
-                        COUNT_LOSS_0
-                    }
-                    None => {
-                        children.clear();
-                        let mut moves = 0;
-                        game.for_each_move(&position, |_, child| {
-                            moves += 1;
-                            // A child where play is over counts, even when
-                            // its mover could have won at once before.
-                            if !game.wins_at_once(&child) || game.primitive(&child).is_some() {
-                                children.push(game.canonical_index(&child));
-                            }
-                        });
-                        children.sort_unstable();
-                        children.dedup();
-                        if children.last().is_some_and(|&c| c >= game.index_len()) {
-                            error.set(SolveError::Unsupported(format!(
-                                "position {index} has a move out of the index"
-                            )));
-                        }
-                        match children.len() {
-                            0 if moves == 0 => COUNT_LOSS_0,
-                            0 => COUNT_LOSS_2,
-                            k if k <= MAX_CHILDREN => {
-                                wide = wide.max(k);
-                                k as u8
-                            }
-                            k => {
-                                error.set(SolveError::Overflow(format!(
-                                    "position {index} has {k} moves, more than a byte counts"
-                                )));
-                                COUNT_LOSS_0
-                            }
-                        }
-                    }
-                };
-                table.cells[slot].store(byte, Relaxed);
-            });
-            widest.fetch_max(wide, Relaxed);
+            let n = range.end - range.start;
+            for index in range {
+                let byte = count_one(game, index, &mut children, &mut tally, group, &error);
+                cells[index as usize].store(byte, Relaxed);
+            }
             progress.advance(n);
-        });
+            tally
+        })
+        .collect();
     progress.end();
     error.take()?;
-    Ok(widest.into_inner())
+    let mut widest = 1;
+    for tally in tallies {
+        table.stored += tally.stored;
+        table.small.extend(tally.small);
+        table.wins_at_once += tally.wins_at_once[0];
+        table.wins_at_once_keys += tally.wins_at_once[1];
+        table.win_example = table.win_example.or(tally.win_example);
+        widest = widest.max(tally.widest);
+    }
+    Ok(widest)
+}
+
+/// The counting byte of one index, its counts added to `tally`.
+fn count_one<G: WinsAtOnce>(
+    game: &G,
+    index: u64,
+    children: &mut Vec<u64>,
+    tally: &mut Tally,
+    group: u64,
+    error: &FirstError,
+) -> u8 {
+    let Some(position) = game.unrank(index) else {
+        return NOT_STORED;
+    };
+    if game.canonical_index(&position) != index {
+        return NOT_STORED;
+    }
+    let weight = game.class_size(index, &position);
+    let byte = match game.primitive(&position) {
+        Some(Value::Lose) => COUNT_LOSS_0,
+        Some(value) => {
+            error.set(SolveError::Unsupported(format!(
+                "a primitive {value}: only losses for the mover are supported"
+            )));
+            return NOT_STORED;
+        }
+        None if game.wins_at_once(&position) => {
+            tally.wins_at_once[0] += weight;
+            tally.wins_at_once[1] += 1;
+            tally.win_example.get_or_insert(index);
+            return NOT_STORED;
+        }
+        None => {
+            children.clear();
+            let (mut moves, mut ends) = (0, false);
+            game.for_each_move(&position, |_, child| {
+                moves += 1;
+                // A move that ends play wins (the rules tell the child's
+                // value; it need not be in the index), even where the
+                // mover has no move the game calls a win at once.
+                match game.primitive(&child) {
+                    Some(Value::Lose) => ends = true,
+                    Some(value) => error.set(SolveError::Unsupported(format!(
+                        "a primitive {value}: only losses for the mover are supported"
+                    ))),
+                    None if game.wins_at_once(&child) => {}
+                    None => children.push(game.canonical_index(&child)),
+                }
+            });
+            children.sort_unstable();
+            children.dedup();
+            if children.last().is_some_and(|&c| c >= game.index_len()) {
+                error.set(SolveError::Unsupported(format!(
+                    "position {index} has a move out of the index"
+                )));
+            }
+            match children.len() {
+                _ if ends => COUNT_WIN_1,
+                0 if moves == 0 => COUNT_LOSS_0,
+                0 => COUNT_LOSS_2,
+                k if k <= MAX_CHILDREN => {
+                    tally.widest = tally.widest.max(k);
+                    k as u8
+                }
+                k => {
+                    error.set(SolveError::Overflow(format!(
+                        "position {index} has {k} moves, more than a byte counts"
+                    )));
+                    return NOT_STORED;
+                }
+            }
+        }
+    };
+    tally.stored += 1;
+    if weight < group {
+        tally.small.push((index, weight));
+    }
+    byte
 }
 
 /// Indices decided in a round, for the next one, while they are few.
@@ -755,10 +715,11 @@ fn rounds<G: WinsAtOnce>(
     base: u8,
     progress: &dyn Progress,
 ) -> Result<(), SolveError> {
-    let tasks = task_count(table.reached.len());
+    let ranges = task_ranges(table.index_len());
     progress.begin("deciding, round by round", table.stored());
     let error = FirstError(Default::default());
-    let most = u32::from(u8::MAX - base).min(MAX_REMOTENESS);
+    // Decided bytes stay below NOT_STORED.
+    let most = u32::from(NOT_STORED - 1 - base).min(MAX_REMOTENESS);
     // The frontier listed by the previous round, if it could be.
     let mut listed: Option<Vec<u64>> = None;
     for r in 0..=most {
@@ -781,10 +742,11 @@ fn rounds<G: WinsAtOnce>(
             parents.sort_unstable();
             parents.dedup();
             for &parent in parents.iter() {
-                if !table.contains(parent) {
+                // An index not stored holds NOT_STORED, above every
+                // counter: the loop below leaves it.
+                let Some(cell) = table.cells.get(parent as usize) else {
                     continue;
-                }
-                let cell = &table.cells[table.slot(parent)];
+                };
                 let mut byte = cell.load(Relaxed);
                 // A round's frontier is all losses (even r) or all wins
                 // (odd r): a parent of a loss wins; a parent whose last
@@ -840,20 +802,23 @@ fn rounds<G: WinsAtOnce>(
                 });
             }
             None => {
-                (0..tasks).into_par_iter().for_each(|task| {
+                ranges.par_iter().for_each(|range| {
                     if progress.cancelled() {
                         error.set(SolveError::Cancelled("cancelled".into()));
                         return;
                     }
                     let (mut parents, mut decided) = (Vec::with_capacity(64), Vec::new());
                     let mut n = 0;
-                    for_each_with_code(table, task, code, |index, _| {
+                    for index in range.clone() {
+                        if table.cells[index as usize].load(Relaxed) != code {
+                            continue;
+                        }
                         n += 1;
                         settle(index, &mut parents, &mut decided);
                         if decided.len() >= 4096 {
                             flush(&mut decided);
                         }
-                    });
+                    }
                     flush(&mut decided);
                     progress.advance(n);
                     frontier.fetch_add(n, Relaxed);

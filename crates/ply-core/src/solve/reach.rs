@@ -29,15 +29,6 @@ impl IndexSet {
         &self.words
     }
 
-    /// The words of the set, as plain numbers.
-    pub(crate) fn into_words(self) -> Vec<u64> {
-        self.words
-            .into_vec()
-            .into_iter()
-            .map(AtomicU64::into_inner)
-            .collect()
-    }
-
     /// The size of the index space the set ranges over.
     pub fn capacity(&self) -> u64 {
         self.len

@@ -1,16 +1,22 @@
-//! The dense index, Tanaka's with mirror images folded: the two Lions,
-//! then the set of the other ten squares that hold a piece, the kinds on
-//! those squares in order (Giraffe, Elephant, Chick; at most two of each),
-//! who owns each, Chick or Hen for each Chick on the board, and how the
-//! pieces off the board split between the hands. Tanaka numbers all 132
-//! placements of the Lions (12 x 11 squares): 132 x 11,878,227 =
-//! 1,567,925,964 positions for the full game, his published figure. A
-//! position and its left-right mirror image play alike, so this index
-//! keeps the 72 placements that do not number after their mirror image
-//! (the 12 with both Lions on the middle file among them) and ranks a
-//! position with any other placement as its mirror image: 72 x 11,878,227
-//! = 855,232,344 indices, and no solver's bit set spends a bit on a
-//! placement whose positions all rank as their images.
+//! The dense index, Tanaka's with mirror images folded and the Lion
+//! placements the rules decide left out: the two Lions, then the set of
+//! the other ten squares that hold a piece, the kinds on those squares in
+//! order (Giraffe, Elephant, Chick; at most two of each), who owns each,
+//! Chick or Hen for each Chick on the board, and how the pieces off the
+//! board split between the hands. Tanaka numbers all 132 placements of the
+//! Lions (12 x 11 squares): 132 x 11,878,227 = 1,567,925,964 positions for
+//! the full game, his published figure. This index keeps a placement only
+//! when the rules do not decide its positions: the Lions stand apart (the
+//! mover catches a Lion beside theirs) and the other Lion is off the
+//! mover's home rank (there it is caught, or play is over: a safe try).
+//! A position and its left-right mirror image play alike, so of the 56
+//! placements left it keeps the 28 that do not number after their mirror
+//! image (the 4 with both Lions on the middle file among them) and ranks a
+//! position with any other of them as its mirror image: 28 x 11,878,227 =
+//! 332,590,356 indices, one byte each in the solve. (gentb, the public
+//! generator, also leaves out the mover's Lion on the far rank, which it
+//! scores as a try already won; ply's rules play on from there, so this
+//! index keeps it.)
 //!
 //! Ranking is a few table look-ups and one pass over the board; unranking
 //! a division per level and a binary search among at most 90 kind words.
@@ -19,49 +25,62 @@ use std::cmp::Ordering;
 
 use super::{CHICK, Dobutsu, DobutsuPosition, EMPTY, HAND_PIECES, HEN, LION, THEIRS};
 
-/// How many placements of the two Lions the index keeps: those that do
-/// not number after their mirror image ([`lions_order`] not `Greater`).
-pub(crate) const PLACEMENTS: usize = 72;
+/// The placements of the two Lions an index keeps (the mover's Lion's
+/// square, then the other's), in increasing order of Tanaka's number
+/// `mine * 11 + theirs` (`theirs` counted among the eleven squares `mine`
+/// leaves), and the number of each among them.
+#[derive(Debug)]
+pub(crate) struct Placements {
+    /// The kept placements; the first `count` entries are used.
+    pairs: [(u8, u8); 72],
+    /// How many placements are kept.
+    count: usize,
+    /// `numbers[mine * 12 + theirs]`: the number of a kept placement
+    /// ([`u8::MAX`] for the others).
+    numbers: [u8; 144],
+}
 
-/// The Lions' squares (the mover's, then the other's) of each kept
-/// placement, in increasing order of Tanaka's number `mine * 11 + theirs`
-/// (`theirs` counted among the eleven squares `mine` leaves).
-const LION_PAIRS: [(u8, u8); PLACEMENTS] = {
-    let mut pairs = [(0u8, 0u8); PLACEMENTS];
-    let (mut n, mut mine) = (0, 0);
+/// The placements that do not number after their mirror image
+/// ([`lions_order`] not `Greater`), those the rules decide
+/// ([`decided_by_rules`]) too or not.
+const fn placements(decided_too: bool) -> Placements {
+    let mut kept = Placements {
+        pairs: [(0u8, 0u8); 72],
+        count: 0,
+        numbers: [u8::MAX; 144],
+    };
+    let mut mine = 0;
     while mine < 12 {
         let mut theirs = 0;
         while theirs < 12 {
-            if theirs != mine && !matches!(lions_order(mine, theirs), Ordering::Greater) {
-                pairs[n] = (mine as u8, theirs as u8);
-                n += 1;
+            if theirs != mine
+                && (decided_too || !decided_by_rules(mine, theirs))
+                && !matches!(lions_order(mine, theirs), Ordering::Greater)
+            {
+                kept.pairs[kept.count] = (mine as u8, theirs as u8);
+                kept.numbers[mine as usize * 12 + theirs as usize] = kept.count as u8;
+                kept.count += 1;
             }
             theirs += 1;
         }
         mine += 1;
     }
-    assert!(n == PLACEMENTS);
-    pairs
-};
+    kept
+}
 
-/// `LION_NUMBER[mine * 12 + theirs]`: the number of a kept placement among
-/// [`LION_PAIRS`] (unused for the others).
-const LION_NUMBER: [u8; 144] = {
-    let mut numbers = [u8::MAX; 144];
-    let mut n = 0;
-    while n < PLACEMENTS {
-        let (mine, theirs) = LION_PAIRS[n];
-        numbers[mine as usize * 12 + theirs as usize] = n as u8;
-        n += 1;
+/// The placements the solved index keeps: 28, none the rules decide.
+pub(crate) const SOLVED: Placements = placements(false);
+/// Every placement up to mirror images: 72, for counting what play reaches
+/// (it passes through positions the rules decide).
+pub(crate) const EVERY: Placements = placements(true);
+
+impl Placements {
+    /// The number of the placement with the mover's Lion on `mine` and the
+    /// other on `theirs`, if it is kept.
+    pub(crate) fn number(&self, mine: u32, theirs: u32) -> Option<u64> {
+        let number = *self.numbers.get((mine * 12 + theirs) as usize)?;
+        (number != u8::MAX).then_some(u64::from(number))
     }
-    numbers
-};
-
-/// The number of the placement with the mover's Lion on `mine` and the
-/// other on `theirs` among the placements the index keeps, if it keeps it.
-pub(crate) fn lion_number(mine: u32, theirs: u32) -> Option<u64> {
-    let number = *LION_NUMBER.get((mine * 12 + theirs) as usize)?;
-    (number != u8::MAX).then_some(u64::from(number))
 }
 
 /// One arrangement of kinds on the occupied squares.
@@ -105,6 +124,8 @@ fn remove_bit(mask: u16, bit: u32) -> u16 {
 #[derive(Clone, Debug)]
 pub struct IndexTables {
     totals: [u8; 3],
+    /// The Lion placements kept.
+    placements: &'static Placements,
     /// `words[k]`: the kind words of length `k`, in order.
     words: Vec<Vec<Word>>,
     /// `word_offset[k << 12 | code]`: the offset of the word of length `k`
@@ -123,8 +144,9 @@ pub struct IndexTables {
 }
 
 impl IndexTables {
-    /// The tables for a variant with `totals` Giraffes, Elephants and Chicks.
-    pub fn new(totals: [u8; 3]) -> Self {
+    /// The tables for a variant with `totals` Giraffes, Elephants and
+    /// Chicks, keeping the Lion placements `placements`.
+    pub(crate) fn new(totals: [u8; 3], placements: &'static Placements) -> Self {
         let pieces = usize::from(totals.iter().sum::<u8>());
         let mut words = vec![Vec::new(); 11];
         let mut word_offset = vec![u64::MAX; 11 << 12];
@@ -167,6 +189,7 @@ impl IndexTables {
         }
         Self {
             totals,
+            placements,
             words,
             word_offset,
             block,
@@ -192,7 +215,7 @@ impl IndexTables {
 
     /// The size of the index.
     pub fn len(&self) -> u64 {
-        PLACEMENTS as u64 * self.per_lions()
+        self.placements.count as u64 * self.per_lions()
     }
 
     /// Whether the index is empty (never: the Lions alone make 72).
@@ -202,20 +225,24 @@ impl IndexTables {
 
     /// The index of a position (turned to Sente's view or not, the same;
     /// a position whose Lions number after its mirror image's ranks as that
-    /// image); [`IndexTables::len`] for a position without both Lions.
+    /// image); [`IndexTables::len`] for a position without both Lions or
+    /// with a placement not kept (one the rules decide, [`decided_by_rules`],
+    /// in the solved index).
     #[inline]
     pub fn rank(&self, position: &DobutsuPosition) -> u64 {
         let (mine, theirs) = lions(position);
         if mine == 12 || theirs == 12 {
             return self.len();
         }
-        match lion_number(mine, theirs) {
-            Some(placement) => self.rank_placed(position, mine, theirs, placement),
-            None => {
-                let (mine, theirs) = (mirror_square(mine), mirror_square(theirs));
-                let placement = lion_number(mine, theirs).unwrap_or_default();
+        if let Some(placement) = self.placements.number(mine, theirs) {
+            return self.rank_placed(position, mine, theirs, placement);
+        }
+        let (mine, theirs) = (mirror_square(mine), mirror_square(theirs));
+        match self.placements.number(mine, theirs) {
+            Some(placement) => {
                 self.rank_placed(&Dobutsu::mirror(position), mine, theirs, placement)
             }
+            None => self.len(),
         }
     }
 
@@ -289,7 +316,7 @@ impl IndexTables {
     /// and have indices of their own.
     #[inline]
     pub fn lions_against_mirror(&self, index: u64) -> Ordering {
-        let (my_lion, their_lion) = LION_PAIRS[(index / self.per_lions()) as usize];
+        let (my_lion, their_lion) = self.placements.pairs[(index / self.per_lions()) as usize];
         lions_order(u32::from(my_lion), u32::from(their_lion))
     }
 
@@ -310,7 +337,7 @@ impl IndexTables {
         if index >= self.len() {
             return None;
         }
-        let (my_lion, their_lion) = LION_PAIRS[(index / self.per_lions()) as usize];
+        let (my_lion, their_lion) = self.placements.pairs[(index / self.per_lions()) as usize];
         let (my_lion, their_lion) = (usize::from(my_lion), usize::from(their_lion));
         let mut rest = index % self.per_lions();
         let k = self.level.partition_point(|&l| l <= rest) - 1;
@@ -379,6 +406,18 @@ fn lions(position: &DobutsuPosition) -> (u32, u32) {
 #[inline]
 const fn mirror_square(square: u32) -> u32 {
     square / 3 * 3 + 2 - square % 3
+}
+
+/// Whether the rules decide every position with the mover's Lion on
+/// `mine` and the other on `theirs`: the Lions stand side by side (the
+/// mover catches) or the other Lion stands on the mover's home rank (the
+/// mover catches it, or it has made a safe try). The same for a placement
+/// and its mirror image.
+#[inline]
+pub(crate) const fn decided_by_rules(mine: u32, theirs: u32) -> bool {
+    let rows = (mine / 3).abs_diff(theirs / 3);
+    let cols = (mine % 3).abs_diff(theirs % 3);
+    (rows <= 1 && cols <= 1) || theirs >= 9
 }
 
 /// How Tanaka's number of the placement of Lions on `my_lion` and

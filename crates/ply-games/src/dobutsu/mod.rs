@@ -13,7 +13,9 @@
 //! remoteness counts the catching move, and the retrograde solver does not
 //! store it (the rules tell its value). Play goes on from it when the
 //! mover plays something else, so the positions after a declined catch or
-//! try are solved like any other.
+//! try are solved like any other. The solve covers every legal position
+//! of the index (the `index` module: Lion placements the rules decide are
+//! left out), whether or not play from the start reaches it.
 //!
 //! Variants: `dobutsu:GEC` is the game; leaving letters out takes those
 //! pairs of pieces out of play (`dobutsu:C` has the Lions and the Chicks
@@ -118,7 +120,19 @@ impl Dobutsu {
     fn with_totals(totals: [u8; 3]) -> Self {
         Self {
             totals,
-            tables: IndexTables::new(totals),
+            tables: IndexTables::new(totals, &index::SOLVED),
+        }
+    }
+
+    /// The same variant over an index that keeps every placement of the
+    /// Lions up to mirror images (72 for the full game, 855,232,344
+    /// indices), those whose positions the rules decide too: for counting
+    /// what play reaches ([`ply_core::solve::byte_retro::count_reached`]),
+    /// which passes through them. The solve uses the smaller index.
+    pub fn with_every_placement(&self) -> Self {
+        Self {
+            totals: self.totals,
+            tables: IndexTables::new(self.totals, &index::EVERY),
         }
     }
 
@@ -194,11 +208,13 @@ impl Game for Dobutsu {
         self.describe(position)
     }
 
-    /// 4: databases are keyed by the index with mirror images folded
-    /// (3 keyed them by Tanaka's 132 Lion placements; 2 stopped play where
-    /// the mover could catch the Lion or make a safe try).
+    /// 5: databases hold every legal position of an index without the
+    /// Lion placements the rules decide, one byte per index (4 held the
+    /// positions legal play reaches, mirror images folded; 3 keyed them by
+    /// Tanaka's 132 Lion placements; 2 stopped play where the mover could
+    /// catch the Lion or make a safe try).
     fn rules_version(&self) -> u32 {
-        4
+        5
     }
 
     fn name(&self) -> String {
@@ -406,8 +422,8 @@ impl Game for Dobutsu {
 /// with Sente to move. So do a position and its left-right mirror image,
 /// unless both Lions stand on the middle file: [`Indexed::unrank`] gives
 /// the one whose Lions the index keeps. Positions whose mover's Lion has
-/// been caught (play is over) are outside the index and rank to
-/// [`Indexed::index_len`].
+/// been caught (play is over), and those of the Lion placements the rules
+/// decide, are outside the index and rank to [`Indexed::index_len`].
 impl Indexed for Dobutsu {
     fn index_len(&self) -> u64 {
         self.tables.len()
@@ -419,6 +435,14 @@ impl Indexed for Dobutsu {
 
     fn unrank(&self, index: u64) -> Option<DobutsuPosition> {
         self.tables.unrank(index)
+    }
+
+    /// Where play is over or the mover wins at once: the solved index
+    /// leaves out the Lion placements the rules decide (Lions side by side,
+    /// the other Lion on the mover's home rank), whose positions are all
+    /// such.
+    fn unindexed(&self, position: &DobutsuPosition) -> bool {
+        rules::primitive(position).is_some() || rules::wins_at_once(position)
     }
 }
 

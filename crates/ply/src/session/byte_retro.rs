@@ -1,5 +1,5 @@
-//! Loopy games too large for a cell per index: solved by
-//! retrograde analysis over the positions the start reaches, one byte each
+//! Loopy games too large for a cell of several bytes per index: solved by
+//! retrograde analysis over the whole index, one byte per index
 //! ([`ply_core::solve::byte_retro`]). A game whose index holds
 //! [`ON_DEMAND_INDEX`] or more positions takes minutes and hundreds of
 //! megabytes to solve, so queries about it are answered from a saved
@@ -20,7 +20,8 @@ use std::path::PathBuf;
 
 /// Games with an index of this many positions or more are answered from a
 /// saved database only: their solve takes minutes. (Full Dobutsu Shogi's
-/// index, mirror images folded, is 855,232,344; its variants with fewer
+/// index, mirror images folded and the Lion placements the rules decide
+/// left out, is 332,590,356; its variants with fewer
 /// pieces are under 2^25.)
 pub const ON_DEMAND_INDEX: u64 = 1 << 28;
 
@@ -30,11 +31,11 @@ pub struct ByteMethod<G> {
 }
 
 impl<G: WinsAtOnce> ByteMethod<G> {
-    /// Why `position` of `game` has no answer: no legal play from the
-    /// start reaches it.
+    /// Why `position` of `game` has no answer: it is outside the index the
+    /// solve covers (every legal position the rules do not already decide).
     fn missing_text(game: &G, position: &G::Position) -> String {
         format!(
-            "position {} cannot be reached from the start of {} by legal play",
+            "position {} is outside the positions solved for {}",
             game.format_position(position),
             game.name(),
         )
@@ -74,17 +75,15 @@ impl<G: WinsAtOnce + Send + Sync> Method for ByteMethod<G> {
         report.extra.insert(
             "counted".into(),
             json!(format!(
-                "positions reached from the start by legal play, as the mover sees them; \
-                 those where the mover wins at once ({}) are wins in 1 by the rules",
+                "every legal position of the index, as the mover sees them (those legal play \
+                 reaches from the start among them); those where the mover wins at once ({}) \
+                 are wins in 1 by the rules",
                 self.game.what_wins_at_once()
             )),
         );
         report
             .extra
             .insert("index_size".into(), json!(self.game.index_len()));
-        report
-            .extra
-            .insert("reached".into(), json!(table.reached()));
         report
             .extra
             .insert("wins_at_once".into(), json!(table.wins_at_once()));
@@ -143,9 +142,8 @@ impl<G: WinsAtOnce + Send + Sync> ByteRetroSession<G> {
 
 impl<G: WinsAtOnce + Send + Sync> ByteRetroSession<G> {
     /// The outcome of `position` if known: ends of play and wins at once
-    /// from the rules (the table does not hold them),
-    /// the rest from the solution; `None` for a position the start does
-    /// not reach.
+    /// from the rules (the table does not hold them), the rest from the
+    /// solution; `None` for a position outside the solved index.
     fn known(
         &self,
         position: &G::Position,
@@ -180,7 +178,7 @@ impl<G: WinsAtOnce + Send + Sync + 'static> Session for ByteRetroSession<G> {
             .known(&position, progress)?
             .ok_or_else(|| PlyError::argument(ByteMethod::missing_text(game, &position)))?;
         report_with(game, &position, outcome, |child| {
-            // Every child of a reached position is reached: none is left out.
+            // Every child of a solved position is solved: none is left out.
             self.known(child, progress)?.ok_or_else(|| {
                 PlyError::Database(format!(
                     "the database of {} lacks position {}, a move from {}: rebuild it with \
