@@ -16,6 +16,7 @@ pub mod db_error;
 pub mod dist;
 pub mod error;
 pub mod game;
+pub mod huge;
 pub mod limits;
 pub mod octal_code;
 pub mod progress;

@@ -29,7 +29,7 @@ impl Cells {
     pub fn new(len: usize, dictionary: &[Cell]) -> Cells {
         let distinct = distinct(dictionary);
         if distinct.len() > NARROW_MOST {
-            return Cells::Wide(vec![Cell::UNKNOWN; len]);
+            return Cells::Wide(crate::huge::vec(len, |_| Cell::UNKNOWN));
         }
         let mut code_of = vec![0; 1 << 16];
         for (code, cell) in distinct.iter().enumerate() {
@@ -38,7 +38,7 @@ impl Cells {
         Cells::Narrow {
             table: distinct.iter().map(|c| c.unpack()).collect(),
             code_of,
-            codes: vec![0; len],
+            codes: crate::huge::vec(len, |_| 0),
         }
     }
 

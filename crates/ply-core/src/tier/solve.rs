@@ -18,7 +18,7 @@
 //! undecided position looks at its children in the tier at each layer.
 //! Ties spread the same way in a second series of layers, and whatever is
 //! left undecided is a draw. With un-moves, each block of [`BLOCK`]
-//! indices keeps a mask of the remoteness values (modulo 64) decided or
+//! indices keeps a mask of the remoteness values (modulo 256) decided or
 //! due in it, and a layer skips the blocks where nothing was decided at
 //! the layer before and nothing is due now: the long tail of layers that
 //! decide few positions scans little. The result equals whole-game retrograde
@@ -63,9 +63,18 @@ pub const BYTES_PER_POSITION: u64 = 2;
 /// scanning it; divides [`crate::solve::chunks`]' chunk.
 const BLOCK: u64 = 1 << 10;
 
-/// The bit of a block's mask that stands for `remoteness`.
-fn mark_bit(remoteness: Remoteness) -> u64 {
-    1 << (remoteness % 64)
+/// Words of a block's mask: a bit for each remoteness modulo 256, so that
+/// a layer scans a block only for a value at its own remoteness or the
+/// one before (games such as Morris take about 200 layers).
+const MARK_WORDS: usize = 4;
+
+/// The word of a block's mask and the bit in it that stand for
+/// `remoteness`.
+fn mark_bit(remoteness: Remoteness) -> (usize, u64) {
+    (
+        (remoteness / 64) as usize % MARK_WORDS,
+        1 << (remoteness % 64),
+    )
 }
 
 /// Positions the first pass takes at a time.
@@ -189,7 +198,8 @@ struct Work<'a, G: Tiers> {
     children: &'a [ChildCells<G::Tier>],
     cells: Vec<AtomicU16>,
     /// Per block of [`BLOCK`] indices, with un-moves: the remoteness
-    /// values decided in it or at which a seed in it fires ([`mark_bit`]).
+    /// values decided in it or at which a seed in it fires, in
+    /// [`MARK_WORDS`] words ([`mark_bit`]).
     marks: Vec<AtomicU64>,
     /// Set when the game breaks its promises (a child outside the child
     /// tiers, too many moves); the analysis then fails.
@@ -212,9 +222,9 @@ pub fn solve_tier<G: Tiers>(
         game,
         tier,
         children,
-        cells: (0..len).map(|_| AtomicU16::new(NOT_A_POSITION)).collect(),
+        cells: crate::huge::vec(len as usize, |_| AtomicU16::new(NOT_A_POSITION)),
         marks: (0..if G::IN_TIER_PARENTS {
-            len.div_ceil(BLOCK)
+            len.div_ceil(BLOCK) * MARK_WORDS as u64
         } else {
             0
         })
@@ -404,13 +414,28 @@ enum Phase {
     Tie,
 }
 
+/// Positions decided at the layer before whose parents a layer tells in
+/// one batch ([`SPREAD_BATCH`]), and the lists that takes, reused.
+#[derive(Default)]
+struct Spread {
+    /// The positions, with their values.
+    pending: Vec<(u64, Value)>,
+    /// One position's parents.
+    parents: Vec<u64>,
+    /// Every parent of the batch with the value of its child.
+    targets: Vec<(usize, Value)>,
+    /// A position's children, for games without un-moves.
+    found: Vec<u64>,
+}
+
+/// Positions whose parents a layer tells together.
+const SPREAD_BATCH: usize = 64;
+
 /// The cells one layer looks for, as raw bits (a cell that can never
 /// occur where the phase has none).
 struct Layer {
     remoteness: Remoteness,
     phase: Phase,
-    /// The bits of a block's mask that make the block worth a scan.
-    wanted: u64,
     /// A seed firing now (a win or a tie, by phase).
     seed: u16,
     /// Decided at the layer before: spread to parents.
@@ -433,12 +458,10 @@ impl Layer {
             Cell::pack(Outcome::lose(remoteness)).bits(),
             Cell::pack(Outcome::tie(remoteness)).bits(),
         );
-        let wanted = mark_bit(remoteness - 1) | mark_bit(remoteness);
         match phase {
             Phase::WinLose => Layer {
                 remoteness,
                 phase,
-                wanted,
                 seed: seed(WIN_SEED, remoteness),
                 lost: before(Outcome::lose),
                 won: before(Outcome::win),
@@ -450,7 +473,6 @@ impl Layer {
             Phase::Tie => Layer {
                 remoteness,
                 phase,
-                wanted,
                 seed: seed(TIE_SEED, remoteness),
                 lost: NEVER,
                 won: NEVER,
@@ -739,12 +761,23 @@ impl<G: Tiers> Work<'_, G> {
     /// decided or due there.
     #[inline]
     fn mark(&self, slot: usize, remoteness: Remoteness) {
-        if let Some(mask) = self.marks.get(slot / BLOCK as usize) {
-            let bit = mark_bit(remoteness);
-            if mask.load(Relaxed) & bit == 0 {
-                mask.fetch_or(bit, Relaxed);
-            }
+        let (word, bit) = mark_bit(remoteness);
+        if let Some(mask) = self.marks.get(slot / BLOCK as usize * MARK_WORDS + word)
+            && mask.load(Relaxed) & bit == 0
+        {
+            mask.fetch_or(bit, Relaxed);
         }
+    }
+
+    /// Whether the block starting at index `start` may hold a value at
+    /// `remoteness` (decided or due): its mask says so, or there are no
+    /// masks.
+    #[inline]
+    fn marked(&self, start: u64, remoteness: Remoteness) -> bool {
+        let (word, bit) = mark_bit(remoteness);
+        self.marks
+            .get((start / BLOCK) as usize * MARK_WORDS + word)
+            .is_none_or(|mask| mask.load(Relaxed) & bit != 0)
     }
 
     /// Decides the position in `slot` as the packed outcome `bits`, of
@@ -808,10 +841,7 @@ impl<G: Tiers> Work<'_, G> {
                 let mut start = range.start;
                 while start < range.end {
                     let end = (start + BLOCK).min(range.end);
-                    let due = self
-                        .marks
-                        .get((start / BLOCK) as usize)
-                        .is_none_or(|mask| mask.load(Relaxed) & mark_bit(remoteness) != 0);
+                    let due = self.marked(start, remoteness);
                     for index in (start..end).filter(|_| due) {
                         let slot = index as usize;
                         if self.cells[slot].load(Relaxed) != event {
@@ -858,42 +888,32 @@ impl<G: Tiers> Work<'_, G> {
         let len = self.cells.len() as u64;
         let decided_here = AtomicU64::new(0);
         let layer = Layer::new(remoteness, phase);
-        chunks(len).for_each_init(
-            || (Vec::new(), Vec::new()),
-            |(found, parents), range| {
-                if self.broken.load(Relaxed) {
-                    return;
-                }
-                let mut count = 0u64;
-                let mut start = range.start;
-                while start < range.end {
-                    let end = (start + BLOCK).min(range.end);
-                    let wanted = self
-                        .marks
-                        .get((start / BLOCK) as usize)
-                        .is_none_or(|mask| mask.load(Relaxed) & layer.wanted != 0);
-                    if wanted {
-                        for index in start..end {
-                            count += self.visit(index, &layer, found, parents);
-                        }
+        chunks(len).for_each_init(Spread::default, |spread, range| {
+            if self.broken.load(Relaxed) {
+                return;
+            }
+            let mut count = 0u64;
+            let mut start = range.start;
+            while start < range.end {
+                let end = (start + BLOCK).min(range.end);
+                if self.marked(start, remoteness - 1) || self.marked(start, remoteness) {
+                    for index in start..end {
+                        count += self.visit(index, &layer, spread);
                     }
-                    start = end;
                 }
-                decided_here.fetch_add(count, Relaxed);
-            },
-        );
+                start = end;
+            }
+            count += self.spread(&layer, spread);
+            decided_here.fetch_add(count, Relaxed);
+        });
         decided_here.into_inner()
     }
 
     /// The work of one layer at one index; returns the positions it decided.
+    /// A position decided at the layer before joins `spread`'s batch, whose
+    /// parents are told once it is full.
     #[inline]
-    fn visit(
-        &self,
-        index: u64,
-        layer: &Layer,
-        found: &mut Vec<u64>,
-        parents: &mut Vec<u64>,
-    ) -> u64 {
+    fn visit(&self, index: u64, layer: &Layer, spread: &mut Spread) -> u64 {
         let slot = index as usize;
         let bits = self.cells[slot].load(Relaxed);
         if bits == layer.seed {
@@ -904,12 +924,12 @@ impl<G: Tiers> Work<'_, G> {
         }
         if !G::IN_TIER_PARENTS {
             return if open(bits) {
-                self.pull(index, layer, found)
+                self.pull(index, layer, &mut spread.found)
             } else {
                 0
             };
         }
-        let spread = if bits == layer.lost {
+        let value = if bits == layer.lost {
             Value::Lose
         } else if bits == layer.won {
             Value::Win
@@ -918,30 +938,59 @@ impl<G: Tiers> Work<'_, G> {
         } else {
             return 0;
         };
-        let Some(position) = self.game.tier_unrank(self.tier, index) else {
+        spread.pending.push((index, value));
+        if spread.pending.len() < SPREAD_BATCH {
             return 0;
-        };
-        parents.clear();
-        self.game.for_each_parent_in_tier(&position, |parent| {
-            let parent = if G::IN_TIER_SYMMETRY {
-                self.game.fold_in_tier(&parent)
-            } else {
-                parent
-            };
-            parents.push(self.game.tier_rank(self.tier, &parent));
-        });
-        parents.sort_unstable();
-        parents.dedup();
-        let mut count = 0;
-        for &parent in parents.iter() {
-            let Some(p) = usize::try_from(parent)
-                .ok()
-                .filter(|&p| p < self.cells.len())
-            else {
-                self.fail(index, "an un-move leads outside the tier's index");
+        }
+        self.spread(layer, spread)
+    }
+
+    /// Tells the parents of the positions in `spread`'s batch (decided at
+    /// the layer before) of their values, and empties it; returns the
+    /// positions decided. The parents of the whole batch are listed first,
+    /// then their cells read, then updated: the reads' cache misses overlap
+    /// where an update (an atomic exchange) would wait for each in turn.
+    fn spread(&self, layer: &Layer, spread: &mut Spread) -> u64 {
+        let Spread {
+            pending,
+            parents,
+            targets,
+            ..
+        } = spread;
+        targets.clear();
+        for &(index, value) in pending.iter() {
+            let Some(position) = self.game.tier_unrank(self.tier, index) else {
                 continue;
             };
-            count += u64::from(match spread {
+            parents.clear();
+            self.game.for_each_parent_in_tier(&position, |parent| {
+                let parent = if G::IN_TIER_SYMMETRY {
+                    self.game.fold_in_tier(&parent)
+                } else {
+                    parent
+                };
+                parents.push(self.game.tier_rank(self.tier, &parent));
+            });
+            parents.sort_unstable();
+            parents.dedup();
+            for &parent in parents.iter() {
+                match usize::try_from(parent)
+                    .ok()
+                    .filter(|&p| p < self.cells.len())
+                {
+                    Some(p) => targets.push((p, value)),
+                    None => self.fail(index, "an un-move leads outside the tier's index"),
+                }
+            }
+        }
+        pending.clear();
+        let touched = targets
+            .iter()
+            .fold(0u16, |all, &(p, _)| all ^ self.cells[p].load(Relaxed));
+        std::hint::black_box(touched);
+        let mut count = 0;
+        for &(p, value) in targets.iter() {
+            count += u64::from(match value {
                 Value::Lose => self.decide(p, layer.win, layer.remoteness),
                 Value::Win => self.count_down(p, layer),
                 _ => self.decide(p, layer.tie, layer.remoteness),

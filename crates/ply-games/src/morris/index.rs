@@ -337,8 +337,8 @@ const CLASS_COUNTS: [u64; MOST + 1] = [1, 4, 30, 158, 757, 2830, 8774, 22188, 46
 
 /// What ranking a sector half's positions with one mover point set needs:
 /// the set's class, a symmetry taking it to its class's least set, the
-/// symmetries fixing the least set, and where the points the least set
-/// leaves empty go once it is squeezed out.
+/// symmetries fixing the least set, and the points the least set leaves
+/// empty.
 #[derive(Copy, Clone)]
 struct Mover {
     /// The first index of the class: class * C(24 - m, o).
@@ -346,9 +346,8 @@ struct Mover {
     to_least: usize,
     fixing: u16,
     images: &'static Images,
-    /// For each point the least set leaves empty, how many such points
-    /// lie below it: its place once the least set is squeezed out.
-    slot: [u8; 32],
+    /// The points the least set leaves empty.
+    free: u32,
 }
 
 impl Mover {
@@ -364,12 +363,6 @@ impl Mover {
         } = Classes::of(m, mover);
         // The symmetry takes the set to the least one of its class.
         let least = images.image(to_least, mover);
-        let mut slot = [0u8; 32];
-        let mut free = 0;
-        for (point, place) in slot.iter_mut().enumerate() {
-            *place = free;
-            free += u8::from(least >> point & 1 == 0);
-        }
         Mover {
             base: class as u64 * binomial(POINTS - m, o),
             to_least,
@@ -379,7 +372,7 @@ impl Mover {
                 1
             },
             images,
-            slot,
+            free: ALL & !least,
         }
     }
 
@@ -403,25 +396,18 @@ impl Mover {
     }
 
     /// [`Mover::rank`] of the other player's points whose [`Mover::image`]
-    /// is `image`: the colex rank of its points' places among those the
-    /// least set leaves empty (that of [`squeeze`], from the places).
+    /// is `image`: the colex rank of those points squeezed to the places
+    /// the least set leaves empty, the least such rank over the symmetries
+    /// fixing the least set.
     #[inline]
     fn rank_image(&self, image: u32) -> u64 {
-        let squeeze = |mut set: u32| {
-            let (mut rank, mut k) = (0, 1);
-            while set != 0 {
-                let point = set.trailing_zeros() as usize;
-                set &= set - 1;
-                rank += colex::BINOMIAL[usize::from(self.slot[point & 31])][k & 31];
-                k += 1;
-            }
-            rank
-        };
-        let mut best = squeeze(image);
+        let colex = Colex::get();
+        let rank = |set: u32| colex.rank(colex.compress(set, self.free));
+        let mut best = rank(image);
         if self.fixing != 1 {
             for t in 1..16 {
                 if self.fixing >> t & 1 == 1 {
-                    best = best.min(squeeze(self.images.image(t, image)));
+                    best = best.min(rank(self.images.image(t, image)));
                 }
             }
         }

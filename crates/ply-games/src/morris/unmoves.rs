@@ -22,7 +22,14 @@ impl Morris {
             let closed = geometry.mill_through(last, to);
             let mut offer = |restored: u32| {
                 let parent = Stones::from_sides(before, restored, hand, waiting_hand, parent_black);
-                if self.illegal(&parent).is_none() && self.primitive(&parent).is_none() {
+                // A slide or jump taken back inside a moving sector keeps
+                // every count, so its parent is a position where play goes
+                // on whenever `position` is one (the solver's hot loop).
+                let keeps = in_sector && hand == 0 && waiting_hand == 0;
+                debug_assert!(
+                    !keeps || (self.illegal(&parent).is_none() && self.primitive(&parent).is_none())
+                );
+                if keeps || (self.illegal(&parent).is_none() && self.primitive(&parent).is_none()) {
                     visit(parent);
                 }
             };

@@ -1,4 +1,4 @@
-//! The x86 kernels of the dense search, the only unsafe code of the crate:
+//! The x86 kernels of the dense search, unsafe code (as is [`crate::huge`]):
 //! functions compiled for AVX-512 or AVX2, reached only through the safe
 //! functions here, which check at run time that the processor has every
 //! feature a kernel is compiled for.
