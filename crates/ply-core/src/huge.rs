@@ -59,7 +59,12 @@ mod tests {
         let len = (super::LEAST / 2) + 12_345;
         let table = super::vec(len, |i| (i % 65_521) as u16);
         assert_eq!(table.len(), len);
-        assert!(table.iter().enumerate().all(|(i, &v)| v == (i % 65_521) as u16));
+        assert!(
+            table
+                .iter()
+                .enumerate()
+                .all(|(i, &v)| v == (i % 65_521) as u16)
+        );
     }
 
     #[test]

@@ -27,7 +27,8 @@ impl Morris {
                 // on whenever `position` is one (the solver's hot loop).
                 let keeps = in_sector && hand == 0 && waiting_hand == 0;
                 debug_assert!(
-                    !keeps || (self.illegal(&parent).is_none() && self.primitive(&parent).is_none())
+                    !keeps
+                        || (self.illegal(&parent).is_none() && self.primitive(&parent).is_none())
                 );
                 if keeps || (self.illegal(&parent).is_none() && self.primitive(&parent).is_none()) {
                     visit(parent);
