@@ -750,6 +750,23 @@ pub trait Tiers: Game {
         });
     }
 
+    /// The first pass's view of `position`'s children: as
+    /// [`Tiers::for_each_folded_child`], except that a game may leave out
+    /// every child inside `position`'s own tier when it knows those
+    /// children to be distinct (no two moves lead to one child, or to one
+    /// representative): it then visits only the children in other tiers
+    /// and returns `Some` of how many it left out, so that the solver
+    /// counts them without ranking them. `None` means every child was
+    /// visited; so it is by default.
+    fn for_each_child_outside(
+        &self,
+        position: &Self::Position,
+        visit: impl FnMut(Self::Tier, u64),
+    ) -> Option<usize> {
+        self.for_each_folded_child(position, visit);
+        None
+    }
+
     /// Calls `visit` with every position of the same tier as `position`
     /// that has a legal move to it, each at least once, and with no
     /// position of another tier; positions where play is over may be

@@ -88,6 +88,9 @@ struct Listed {
     inside_end: usize,
     /// Where its children in child tiers end in [`Batch::outside`].
     outside_end: usize,
+    /// Its children in the tier that the game counted without listing
+    /// them ([`Tiers::for_each_child_outside`]).
+    left_out: usize,
     /// Whether it has a move.
     any: bool,
 }
@@ -611,7 +614,7 @@ impl<G: Tiers> Work<'_, G> {
             return;
         }
         let mut any = false;
-        self.game.for_each_folded_child(position, |tier, child| {
+        let left_out = self.game.for_each_child_outside(position, |tier, child| {
             any = true;
             if tier == self.tier {
                 batch.inside.push(child);
@@ -628,11 +631,13 @@ impl<G: Tiers> Work<'_, G> {
                 ),
             }
         });
+        let left_out = left_out.unwrap_or(0);
         batch.items.push(Listed {
             index,
             inside_end: batch.inside.len(),
             outside_end: batch.outside.len(),
-            any,
+            left_out,
+            any: any || left_out > 0,
         });
     }
 
@@ -674,7 +679,7 @@ impl<G: Tiers> Work<'_, G> {
                 }
             }
             let outside = listed.any.then_some(outside);
-            self.seed_one(listed.index, outside, &inside[..distinct], seeds);
+            self.seed_one(listed.index, outside, distinct + listed.left_out, seeds);
             inside_start = listed.inside_end;
             outside_start = listed.outside_end;
         }
@@ -683,16 +688,16 @@ impl<G: Tiers> Work<'_, G> {
         batch.outside.clear();
     }
 
-    /// The end of the first pass at one position: its distinct children
-    /// in the tier are `inside`, and its children in child tiers say
-    /// `outside` (`None` if it has no move).
-    fn seed_one(&self, index: u64, outside: Option<Outside>, inside: &[u64], seeds: &mut Seeds) {
+    /// The end of the first pass at one position: it has `inside` distinct
+    /// children in the tier, and its children in child tiers say `outside`
+    /// (`None` if it has no move).
+    fn seed_one(&self, index: u64, outside: Option<Outside>, inside: usize, seeds: &mut Seeds) {
         let slot = index as usize;
         let Some(outside) = outside else {
             self.set(slot, Outcome::lose(0));
             return;
         };
-        if inside.is_empty() {
+        if inside == 0 {
             let outcome = outside.outcome();
             let r = outcome.remoteness.unwrap_or(0);
             if r > Cell::MAX_REMOTENESS {
@@ -713,7 +718,7 @@ impl<G: Tiers> Work<'_, G> {
             self.set(slot, outcome);
             return;
         }
-        if inside.len() >= MOST_COUNTED {
+        if inside >= MOST_COUNTED {
             self.fail(
                 index,
                 &format!(
@@ -737,12 +742,12 @@ impl<G: Tiers> Work<'_, G> {
             seeds.ties = true;
             (seed(TIE_SEED, t + 1), Some(t + 1))
         } else if outside.blocks_loss() {
-            (inside.len() as u16 + 1, None)
+            (inside as u16 + 1, None)
         } else if let Some(w) = outside.win {
             seeds.add_event(w + 1);
             (seed(LOSE_EVENT, w + 1), Some(w + 1))
         } else {
-            (inside.len() as u16, None)
+            (inside as u16, None)
         };
         self.cells[slot].store(bits, Relaxed);
         if let Some(due) = due {

@@ -713,13 +713,54 @@ impl Tiers for Morris {
         children
     }
 
-    /// Without building the children: a move that removes nothing leaves
-    /// the next mover's points as they were (the other player's now), so
-    /// their class is looked up once for all such moves and each child is
-    /// ranked from the image of the mover's points with one or two points
-    /// changed; each stone that may be removed gets its context once.
+    /// Without building the children: see [`Morris::children`].
     #[inline]
-    fn for_each_child(&self, position: &Stones, mut visit: impl FnMut(Sector, u64)) {
+    fn for_each_child(&self, position: &Stones, visit: impl FnMut(Sector, u64)) {
+        self.children(position, false, visit);
+    }
+
+    /// Leaves out the slides and jumps that keep the moving sector when
+    /// no symmetry but the identity fixes the other player's points: see
+    /// [`Morris::children`].
+    #[inline]
+    fn for_each_child_outside(
+        &self,
+        position: &Stones,
+        visit: impl FnMut(Sector, u64),
+    ) -> Option<usize> {
+        self.children(position, true, visit)
+    }
+
+    fn for_each_parent_in_tier(&self, position: &Stones, visit: impl FnMut(Stones)) {
+        if let Sector::Moving { .. } = self.tier_of(position) {
+            self.for_each_unmove_in_sector(position, visit);
+        }
+    }
+}
+
+impl Morris {
+    /// Calls `visit` with the sector and index of every child of
+    /// `position`, without building the children: a move that removes
+    /// nothing leaves the next mover's points as they were (the other
+    /// player's now), so their class is looked up once for all such moves
+    /// and each child is ranked from the image of the mover's points with
+    /// one or two points changed; each stone that may be removed gets its
+    /// context once.
+    ///
+    /// With `count_quiet`, in a moving sector whose other player's points
+    /// no symmetry but the identity fixes, the moves that remove nothing
+    /// (they stay in the sector) are counted instead of visited, and the
+    /// count returned. Those children are distinct classes: each is the
+    /// other player's points against the mover's with one stone moved, and
+    /// two such moves give different point sets, which no symmetry fixing
+    /// the other player's points (the identity alone) maps onto each other.
+    #[inline]
+    fn children(
+        &self,
+        position: &Stones,
+        count_quiet: bool,
+        mut visit: impl FnMut(Sector, u64),
+    ) -> Option<usize> {
         let (mover, other, mh, oh) = position.sides();
         let geometry = self.geometry();
         let (m, o) = (pop(mover) as u8, pop(other) as u8);
@@ -730,6 +771,8 @@ impl Tiers for Morris {
         let quiet = Morris::sector(o, m_after, oh, mh_after);
         let context = Mover::new(other, usize::from(m_after));
         let (offset, image) = (half_start(quiet, o), context.image(mover));
+        let count_quiet = count_quiet && mh == 0 && oh == 0 && context.fixing == 1;
+        let mut quiet_moves = 0;
         // A removal: the next mover holds `other` less one stone.
         let capture = Morris::sector(o.saturating_sub(1), m_after, oh, mh_after);
         let capture_offset = half_start(capture, o.saturating_sub(1));
@@ -750,6 +793,8 @@ impl Tiers for Morris {
                     });
                     visit(capture, capture_offset + context.rank(moved));
                 }
+            } else if count_quiet {
+                quiet_moves += 1;
             } else if quiet == Sector::Lost {
                 visit(quiet, 0);
             } else {
@@ -779,12 +824,7 @@ impl Tiers for Morris {
                 }
             }
         }
-    }
-
-    fn for_each_parent_in_tier(&self, position: &Stones, visit: impl FnMut(Stones)) {
-        if let Sector::Moving { .. } = self.tier_of(position) {
-            self.for_each_unmove_in_sector(position, visit);
-        }
+        count_quiet.then_some(quiet_moves)
     }
 }
 
