@@ -8,7 +8,10 @@
 //! child tiers promise is kept beside the cell as a *seed*: a win at a given
 //! remoteness (a child tier's loss), a tie (a child tier's tie), or the
 //! remoteness at which its children in child tiers, all wins, stop holding
-//! off its loss.
+//! off its loss. Where the game knows a position's children inside the tier
+//! to be distinct it counts them without ranking them
+//! ([`Tiers::for_each_child_outside`]): only children in child tiers need
+//! an index, to be read.
 //!
 //! Then remoteness layers, one scan of the tier each: a position decided at
 //! remoteness `r - 1` decides its parents in the tier (a loss makes them
@@ -21,7 +24,10 @@
 //! indices keeps a mask of the remoteness values (modulo 256) decided or
 //! due in it, and a layer skips the blocks where nothing was decided at
 //! the layer before and nothing is due now: the long tail of layers that
-//! decide few positions scans little. The result equals whole-game retrograde
+//! decide few positions scans little. A layer tells the parents of 64
+//! decided positions at a time, reading all their cells before it changes
+//! any, so that the cache misses overlap (an atomic exchange waits for its
+//! own). The result equals whole-game retrograde
 //! analysis ([`crate::solve::retro`]) cell for cell.
 //!
 //! A game with symmetries inside its tiers ([`Tiers::IN_TIER_SYMMETRY`])
