@@ -794,7 +794,10 @@ fn children_left_out_are_the_distinct_children_inside_the_sector() {
         }
     }
     // Both ways are taken: most positions have no symmetry, some do.
-    assert!(left_out > 1_000 && listed_all > 1_000, "{left_out} {listed_all}");
+    assert!(
+        left_out > 1_000 && listed_all > 1_000,
+        "{left_out} {listed_all}"
+    );
 }
 
 #[test]
