@@ -721,9 +721,10 @@ fn the_moving_phase_alone_solves_as_in_the_whole_game() {
     );
 }
 
-#[test]
-fn children_are_listed_as_ranking_each_move_s_position_would() {
-    let mut rng = Rng(0xC0FF_EE11);
+/// Calls `visit` with 20,000 random positions where play goes on for each
+/// of 3, 4, 6 and 9 stones, from random sectors.
+fn for_random_positions_in_play(seed: u64, mut visit: impl FnMut(&Morris, &Stones)) {
+    let mut rng = Rng(seed);
     for n in [3, 4, 6, 9] {
         let game = Morris::new(n);
         let sectors = game.tiers();
@@ -732,67 +733,61 @@ fn children_are_listed_as_ranking_each_move_s_position_would() {
             let Some(position) = random_in(&game, sector, &mut rng) else {
                 continue;
             };
-            if game.primitive(&position).is_some() {
-                continue;
+            if game.primitive(&position).is_none() {
+                visit(&game, &position);
             }
-            let mut expect = Vec::new();
-            game.for_each_move(&position, |_, child| {
-                let tier = game.tier_of(&child);
-                expect.push((tier, game.tier_rank(tier, &child)));
-            });
-            let mut listed = Vec::new();
-            game.for_each_child(&position, |tier, index| listed.push((tier, index)));
-            assert_eq!(listed, expect, "{}", game.format_position(&position));
         }
     }
 }
 
 #[test]
+fn children_are_listed_as_ranking_each_move_s_position_would() {
+    for_random_positions_in_play(0xC0FF_EE11, |game, position| {
+        let mut expect = Vec::new();
+        game.for_each_move(position, |_, child| {
+            let tier = game.tier_of(&child);
+            expect.push((tier, game.tier_rank(tier, &child)));
+        });
+        let mut listed = Vec::new();
+        game.for_each_child(position, |tier, index| listed.push((tier, index)));
+        assert_eq!(listed, expect, "{}", game.format_position(position));
+    });
+}
+
+#[test]
 fn children_left_out_are_the_distinct_children_inside_the_sector() {
-    let mut rng = Rng(0x5EC7_0125);
     let (mut left_out, mut listed_all) = (0, 0);
-    for n in [3, 4, 6, 9] {
-        let game = Morris::new(n);
-        let sectors = game.tiers();
-        for _ in 0..20_000 {
-            let sector = sectors[rng.below(sectors.len() as u64) as usize];
-            let Some(position) = random_in(&game, sector, &mut rng) else {
-                continue;
-            };
-            if game.primitive(&position).is_some() {
-                continue;
+    for_random_positions_in_play(0x5EC7_0125, |game, position| {
+        let own = game.tier_of(position);
+        let (mut all, mut outside, mut inside) = (Vec::new(), Vec::new(), Vec::new());
+        game.for_each_move(position, |_, child| {
+            let tier = game.tier_of(&child);
+            let index = game.tier_rank(tier, &child);
+            all.push((tier, index));
+            if tier == own {
+                inside.push(index);
+            } else {
+                outside.push((tier, index));
             }
-            let own = game.tier_of(&position);
-            let (mut all, mut outside, mut inside) = (Vec::new(), Vec::new(), Vec::new());
-            game.for_each_move(&position, |_, child| {
-                let tier = game.tier_of(&child);
-                let index = game.tier_rank(tier, &child);
-                all.push((tier, index));
-                if tier == own {
-                    inside.push(index);
-                } else {
-                    outside.push((tier, index));
-                }
-            });
-            inside.sort_unstable();
-            inside.dedup();
-            let mut listed = Vec::new();
-            let counted =
-                game.for_each_child_outside(&position, |tier, index| listed.push((tier, index)));
-            let text = game.format_position(&position);
-            match counted {
-                Some(count) => {
-                    left_out += 1;
-                    assert_eq!(listed, outside, "{text}");
-                    assert_eq!(count, inside.len(), "{text}");
-                }
-                None => {
-                    listed_all += 1;
-                    assert_eq!(listed, all, "{text}");
-                }
+        });
+        inside.sort_unstable();
+        inside.dedup();
+        let mut listed = Vec::new();
+        let counted =
+            game.for_each_child_outside(position, |tier, index| listed.push((tier, index)));
+        let text = game.format_position(position);
+        match counted {
+            Some(count) => {
+                left_out += 1;
+                assert_eq!(listed, outside, "{text}");
+                assert_eq!(count, inside.len(), "{text}");
+            }
+            None => {
+                listed_all += 1;
+                assert_eq!(listed, all, "{text}");
             }
         }
-    }
+    });
     // Both ways are taken: most positions have no symmetry, some do.
     assert!(
         left_out > 1_000 && listed_all > 1_000,
