@@ -8,7 +8,7 @@
 
 use crate::progress::Progress;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// The most memory one dense table may take: 2 GiB (two bytes per position,
@@ -23,8 +23,24 @@ pub const MAX_EULER_SQUARES: usize = 30;
 /// (the same budget as a dense table).
 pub const MAX_SPARSE_BYTES: u64 = MAX_TABLE_BYTES;
 
-/// The most memory an alpha-beta transposition table takes: 64 MiB.
+/// The most memory an alpha-beta transposition table takes unless told
+/// otherwise ([`set_search_table_bytes`]): 64 MiB.
 pub const SEARCH_TABLE_BYTES: u64 = 64 << 20;
+
+/// The bytes of a search's transposition table made from now on.
+static SEARCH_TABLE: AtomicU64 = AtomicU64::new(SEARCH_TABLE_BYTES);
+
+/// Sets the bytes of the transposition tables of searches made from now
+/// on (`ply solve --memory`): Morris's placing phase.
+pub fn set_search_table_bytes(bytes: u64) {
+    SEARCH_TABLE.store(bytes, Ordering::Relaxed);
+}
+
+/// The bytes a search's transposition table takes (see
+/// [`set_search_table_bytes`]).
+pub fn search_table_bytes() -> u64 {
+    SEARCH_TABLE.load(Ordering::Relaxed)
+}
 
 /// The longest Treblecross row: rows up to 2^20 - 2 squares are answered
 /// from the 0.007 values shipped with ply ([`crate::solve::heaps`]), longer

@@ -66,7 +66,37 @@ fn placing_positions_are_searched_over_the_saved_moving_phase() {
         assert!(notes.contains("answered by alpha-beta search"), "{notes}");
         let whole = json(&ply(&["solve", "morris:4", position, "--json"], b""));
         assert_eq!(answer(&searched), answer(&whole), "{position}");
+        // The least memory: a table of 512 KiB and a block cache of as
+        // much, a few blocks at most, so lookups decode blocks again.
+        let small = json(&ply(
+            &[
+                "solve",
+                "morris:4,moving",
+                position,
+                "--db-dir",
+                db,
+                "--memory",
+                "1048576",
+                "--json",
+            ],
+            b"",
+        ));
+        assert_eq!(answer(&small), answer(&whole), "{position}, --memory 1 MiB");
     }
+    let refused = ply(
+        &[
+            "solve",
+            "morris:4,moving",
+            "--db-dir",
+            db,
+            "--memory",
+            "4096",
+        ],
+        b"",
+    );
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("--memory"), "{said}");
     // A moving-phase position is read from the database, with no search.
     let stored = json(&ply(
         &[

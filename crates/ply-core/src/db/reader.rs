@@ -5,9 +5,10 @@
 //! header, the block index and the footer (and, when its files together
 //! are at most [`VERIFY_AT_OPEN`], every block's checksum); a probe reads and
 //! decompresses the one block holding its key, checking that block's
-//! checksum first. Decoded blocks are kept, so
-//! warm probes cost a lookup in memory; a database larger than
-//! [`CACHE_LIMIT`] decoded keeps only the last block per thread instead.
+//! checksum first. Decoded blocks are kept in one cache for the whole
+//! process, bounded in bytes ([`block_cache_bytes`]), so warm probes cost a
+//! lookup in memory and a search probing many large shards at random keeps
+//! the blocks it uses most without growing past the bound.
 //! Several shards, each covering a range of keys, read as one database.
 //!
 //! A database renamed over an open one's path (as `--save` does) is read
@@ -22,7 +23,6 @@ use crate::solution::Keys;
 use crate::solution::{Solution, Source};
 use crate::value::Cell;
 use rayon::prelude::*;
-use std::cell::RefCell;
 use std::fs::{File, Metadata};
 use std::ops::Range;
 use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
@@ -37,8 +37,55 @@ use std::sync::{Arc, OnceLock};
 /// the whole database: that took 20 of a 33 ms `ply solve dobutsu`, and
 /// 173 MB of reads for one `ply solve morris` over 16 small shards.
 pub const VERIFY_AT_OPEN: u64 = 32 << 20;
-/// Decoded blocks up to this many bytes in all are kept once decoded.
+/// The bytes of decoded blocks the process keeps unless told otherwise
+/// ([`set_block_cache_bytes`]).
 pub const CACHE_LIMIT: u64 = 1 << 30;
+
+/// The cache of decoded blocks, shared by every shard the process reads:
+/// keyed by (shard id, block), weighed in bytes.
+type Blocks = quick_cache::sync::Cache<(u64, u64), Arc<Decoded>, ByBytes>;
+
+/// Weighs a decoded block by the bytes it holds.
+#[derive(Clone)]
+struct ByBytes;
+
+impl quick_cache::Weighter<(u64, u64), Arc<Decoded>> for ByBytes {
+    fn weight(&self, _: &(u64, u64), block: &Arc<Decoded>) -> u64 {
+        // Never 0: a weightless entry would never be evicted.
+        (block.packed.len() + block.keys.len() * 8).max(1) as u64
+    }
+}
+
+/// The bound the cache of decoded blocks is made with.
+static BLOCK_BUDGET: AtomicU64 = AtomicU64::new(CACHE_LIMIT);
+
+/// The cache of decoded blocks, made on the first lookup.
+static BLOCKS: OnceLock<Blocks> = OnceLock::new();
+
+/// Sets the bytes of decoded blocks the process keeps (a block larger than
+/// the cache's share for it is decoded for each lookup and not kept). Takes
+/// effect only before the first lookup of any database; returns whether it
+/// did.
+pub fn set_block_cache_bytes(bytes: u64) -> bool {
+    BLOCK_BUDGET.store(bytes, Relaxed);
+    BLOCKS.get().is_none()
+}
+
+/// The bytes of decoded blocks the process keeps at most.
+pub fn block_cache_bytes() -> u64 {
+    BLOCKS
+        .get()
+        .map_or_else(|| BLOCK_BUDGET.load(Relaxed), Blocks::capacity)
+}
+
+/// The cache of decoded blocks.
+fn blocks() -> &'static Blocks {
+    BLOCKS.get_or_init(|| {
+        let bytes = BLOCK_BUDGET.load(Relaxed).max(1);
+        // A full block of an indexed shard packs 2^16 cells into 8-64 KiB.
+        Blocks::with_weighter((bytes >> 14).clamp(64, 1 << 24) as usize, bytes, ByBytes)
+    })
+}
 
 /// A solved database on disk: one file or several shards.
 pub struct Database {
@@ -59,8 +106,7 @@ struct Shard {
     opened: Identity,
     header: Header,
     blocks: Vec<BlockEntry>,
-    /// Decoded blocks, when they all fit under [`CACHE_LIMIT`].
-    cache: Option<Vec<OnceLock<Arc<Decoded>>>>,
+    /// This opening of the file, for its blocks' keys in the cache.
     id: u64,
 }
 
@@ -165,12 +211,6 @@ struct Decoded {
     packed: Vec<u8>,
     /// The keys, for canonical-key databases (empty otherwise).
     keys: Vec<u64>,
-}
-
-thread_local! {
-    /// The last block this thread decoded, for shards that keep no cache:
-    /// (shard id, block, block).
-    static LAST: RefCell<Option<(u64, u64, Arc<Decoded>)>> = const { RefCell::new(None) };
 }
 
 /// What the game asking for a database expects to find in it.
@@ -423,9 +463,6 @@ impl Shard {
                 "blocks do not end where the index begins",
             ));
         }
-        let raw_total: u64 = blocks.iter().map(|b| u64::from(b.raw_len)).sum();
-        let cache = (raw_total <= CACHE_LIMIT)
-            .then(|| (0..blocks.len()).map(|_| OnceLock::new()).collect());
         if check {
             check_blocks(&file, path, &blocks)?;
         }
@@ -435,7 +472,6 @@ impl Shard {
             opened,
             header,
             blocks,
-            cache,
             id: IDS.fetch_add(1, Relaxed),
         })
     }
@@ -527,24 +563,7 @@ impl Shard {
 
     /// Block `i`, decoded now or earlier.
     fn block(&self, i: u64) -> Result<Arc<Decoded>, DbError> {
-        if let Some(cache) = &self.cache {
-            let slot = &cache[i as usize];
-            if let Some(block) = slot.get() {
-                return Ok(block.clone());
-            }
-            let block = Arc::new(self.decode(i)?);
-            return Ok(slot.get_or_init(|| block).clone());
-        }
-        let hit = LAST.with(|last| match &*last.borrow() {
-            Some((id, b, block)) if *id == self.id && *b == i => Some(block.clone()),
-            _ => None,
-        });
-        if let Some(block) = hit {
-            return Ok(block);
-        }
-        let block = Arc::new(self.decode(i)?);
-        LAST.with(|last| *last.borrow_mut() = Some((self.id, i, block.clone())));
-        Ok(block)
+        blocks().get_or_insert_with(&(self.id, i), || self.decode(i).map(Arc::new))
     }
 
     /// The cell stored for `key`, which lies in this shard's range.
@@ -596,8 +615,8 @@ impl Shard {
             // A scan reads each block once: decoded blocks already kept
             // serve it, but it keeps none it decodes (a child tier loaded
             // whole would otherwise hold its decoded shard beside its cells).
-            let block = match self.cache.as_ref().and_then(|c| c[i].get()) {
-                Some(block) => block.clone(),
+            let block = match blocks().get(&(self.id, i as u64)) {
+                Some(block) => block,
                 None => Arc::new(self.decode(i as u64)?),
             };
             for at in 0..h.cells_in(i as u64) {
@@ -648,10 +667,21 @@ impl Solution for Database {
         Source::Database
     }
 
+    /// Decodes every block into the cache if they all fit in it (half of
+    /// it, so that the cache's admission keeps them); a larger database is
+    /// left to fill the cache with the blocks its probes use.
     fn warm(&self) -> Result<(), DbError> {
+        let raw: u64 = self
+            .shards
+            .iter()
+            .flat_map(|shard| &shard.blocks)
+            .map(|block| u64::from(block.raw_len))
+            .sum();
+        if raw > blocks().capacity() / 2 {
+            return Ok(());
+        }
         self.shards
             .iter()
-            .filter(|shard| shard.cache.is_some())
             .flat_map(|shard| (0..shard.blocks.len() as u64).map(move |i| (shard, i)))
             .collect::<Vec<_>>()
             .into_par_iter()
@@ -704,7 +734,6 @@ mod tests {
         let db = Database::open_piece(&path).unwrap();
         let shard = &db.shards[0];
         assert!(shard.blocks.len() > 1, "one block would not show a scan");
-        let slots = shard.cache.as_ref().expect("a small shard keeps blocks");
         // A probe keeps its block; the scan reads it from there and keeps
         // none of the others.
         assert_eq!(db.cell(7).unwrap(), cell_of(7));
@@ -715,7 +744,9 @@ mod tests {
         })
         .unwrap();
         assert_eq!(seen, (0..len).filter(|&i| i % 5 != 0).count());
-        let kept = slots.iter().filter(|slot| slot.get().is_some()).count();
+        let kept = (0..shard.blocks.len() as u64)
+            .filter(|&i| blocks().get(&(shard.id, i)).is_some())
+            .count();
         assert_eq!(kept, 1, "the scan kept decoded blocks");
     }
 }

@@ -58,6 +58,12 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// The most memory, in bytes, for answering from a database by
+        /// search: half for the database blocks kept decoded, half for the
+        /// search's transposition table (Morris's placing phase). Default:
+        /// 1 GiB of blocks and a 64 MiB table.
+        #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1 << 20..))]
+        memory: Option<u64>,
         #[command(flatten)]
         db: DbArgs,
     },
@@ -213,9 +219,16 @@ impl Cli {
                 game,
                 position,
                 json,
+                memory,
                 db,
             } => {
                 db.configure()?;
+                if let Some(memory) = memory {
+                    ply_core::limits::check_memory("--memory", memory)
+                        .map_err(|e| PlyError::Unavailable(e.to_string()))?;
+                    ply_core::db::reader::set_block_cache_bytes(memory / 2);
+                    ply_core::limits::set_search_table_bytes(memory / 2);
+                }
                 let position = match position {
                     Some(dash) if dash == "-" => Some(read_position()?),
                     other => other,

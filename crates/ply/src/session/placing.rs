@@ -9,7 +9,7 @@ use super::tier::TierSession;
 use super::{Session, Solver};
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, SolveReport};
-use ply_core::limits::SEARCH_TABLE_BYTES;
+use ply_core::limits::search_table_bytes;
 use ply_core::tier::Team;
 use ply_core::{Game, Outcome, Progress, Source, Tiers};
 use ply_games::Morris;
@@ -39,7 +39,7 @@ impl PlacingSession {
 
     /// The transposition table's entries: what fits in the search budget.
     fn entries() -> u64 {
-        PlacingSearch::entries_within(SEARCH_TABLE_BYTES)
+        PlacingSearch::entries_within(search_table_bytes())
     }
 
     /// Whether `position` has stones in hand and is answered by search.

@@ -246,7 +246,10 @@ impl<G: Tiers + 'static> Session for TierSession<G> {
     /// cell or less, when they fit its cache).
     fn memory_bound(&self) -> u64 {
         let build = self.plan.largest().map_or(0, |(_, bytes)| bytes);
-        let decoded = self.plan.positions().min(ply_core::db::reader::CACHE_LIMIT);
+        let decoded = self
+            .plan
+            .positions()
+            .min(ply_core::db::reader::block_cache_bytes());
         build.max(decoded)
     }
 
