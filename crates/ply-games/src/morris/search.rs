@@ -123,10 +123,12 @@ pub struct PlacingSearch {
 }
 
 impl PlacingSearch {
-    /// A searcher whose table has `entries` entries (at least one).
+    /// A searcher whose table has `entries` entries (at least one), on
+    /// huge pages if it is big: every position visited probes it at
+    /// random.
     pub fn new(entries: u64) -> PlacingSearch {
         PlacingSearch {
-            table: vec![Entry::default(); entries.max(1) as usize],
+            table: ply_core::huge::vec(entries.max(1) as usize, |_| Entry::default()),
             children: Vec::new(),
             nodes: 0,
             leaves: 0,
