@@ -236,6 +236,7 @@ impl PlacingSearch {
             return Ok(score(Outcome::terminal(value)));
         }
         let key = game.rank(position);
+        let key_of_position = key;
         let known = self.table[self.slot(key)];
         if known.key == key + 1 {
             if known.lower >= beta || known.lower == known.upper {
@@ -263,6 +264,21 @@ impl PlacingSearch {
             children.push((order(game, position, step), child));
         });
         children.sort_by_key(|&(rank, _)| rank);
+        // A child the table already bounds low enough ends the search here,
+        // before any child is searched (an enhanced transposition cutoff).
+        for (_, child) in &children {
+            if game.primitive(child).is_some() {
+                continue;
+            }
+            let key = game.rank(child);
+            let known = self.table[self.slot(key)];
+            if known.key == key + 1 && up(known.upper) >= beta {
+                let found = up(known.upper);
+                self.children[depth] = children;
+                self.store(key_of_position, found, WIN);
+                return Ok(found);
+            }
+        }
         let mut best = i32::MIN;
         let mut result = Ok(());
         for (_, child) in &children {
