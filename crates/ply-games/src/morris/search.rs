@@ -115,9 +115,10 @@ struct Entry {
 pub struct PlacingSearch {
     table: Vec<Entry>,
     /// Children at each depth, reused between nodes: the move's place in
-    /// the search order (lower first, see [`order`]), and the position it
-    /// leads to.
-    children: Vec<Vec<(u8, Stones)>>,
+    /// the search order (lower first, see [`order`]), the position it
+    /// leads to, and that position's key once ranked (never for a
+    /// primitive position).
+    children: Vec<Vec<(u8, Stones, Option<u64>)>>,
     nodes: u64,
     leaves: u64,
 }
@@ -164,8 +165,9 @@ impl PlacingSearch {
         leaf: &mut dyn FnMut(&Stones) -> Result<Outcome, E>,
         progress: &dyn Progress,
     ) -> Result<Outcome, Stop<E>> {
-        let mut search =
-            |me: &mut Self, alpha, beta| me.negamax(game, position, 0, alpha, beta, leaf, progress);
+        let mut search = |me: &mut Self, alpha, beta| {
+            me.negamax(game, position, None, 0, alpha, beta, leaf, progress)
+        };
         let first = search(self, -1, 1)?;
         if first == 0 {
             return Ok(Outcome::DRAW);
@@ -219,6 +221,7 @@ impl PlacingSearch {
         &mut self,
         game: &Morris,
         position: &Stones,
+        key: Option<u64>,
         depth: usize,
         mut alpha: i32,
         mut beta: i32,
@@ -232,11 +235,15 @@ impl PlacingSearch {
             }
             progress.advance(self.nodes);
         }
-        if let Some(value) = game.primitive(position) {
-            return Ok(score(Outcome::terminal(value)));
-        }
-        let key = game.rank(position);
-        let key_of_position = key;
+        let key = match key {
+            Some(key) => key,
+            None => {
+                if let Some(value) = game.primitive(position) {
+                    return Ok(score(Outcome::terminal(value)));
+                }
+                game.rank(position)
+            }
+        };
         let known = self.table[self.slot(key)];
         if known.key == key + 1 {
             if known.lower >= beta || known.lower == known.upper {
@@ -261,30 +268,33 @@ impl PlacingSearch {
         let mut children = std::mem::take(&mut self.children[depth]);
         children.clear();
         game.for_each_step(position, |step, child| {
-            children.push((order(game, position, step), child));
+            children.push((order(game, position, step), child, None));
         });
-        children.sort_by_key(|&(rank, _)| rank);
+        children.sort_by_key(|&(rank, _, _)| rank);
         // A child the table already bounds low enough ends the search here,
         // before any child is searched (an enhanced transposition cutoff).
-        for (_, child) in &children {
+        // Each child's key is kept for its own search.
+        for (_, child, child_key) in &mut children {
             if game.primitive(child).is_some() {
                 continue;
             }
-            let key = game.rank(child);
-            let known = self.table[self.slot(key)];
-            if known.key == key + 1 && up(known.upper) >= beta {
+            let ranked = game.rank(child);
+            *child_key = Some(ranked);
+            let known = self.table[self.slot(ranked)];
+            if known.key == ranked + 1 && up(known.upper) >= beta {
                 let found = up(known.upper);
                 self.children[depth] = children;
-                self.store(key_of_position, found, WIN);
+                self.store(key, found, WIN);
                 return Ok(found);
             }
         }
         let mut best = i32::MIN;
         let mut result = Ok(());
-        for (_, child) in &children {
+        for &(_, child, child_key) in &children {
             let found = match self.negamax(
                 game,
-                child,
+                &child,
+                child_key,
                 depth + 1,
                 down(beta),
                 down(alpha),
