@@ -137,6 +137,11 @@ const WIN_SEED: u16 = 5;
 const LOSE_EVENT: u16 = 6;
 /// Tag of a seed: a tie at the layer in the low bits.
 const TIE_SEED: u16 = 7;
+/// A working cell that never occurs: a win seed at layer 0 (seeds fire
+/// at layer 1 or later). A layer looks for it where its phase spreads no
+/// such value; [`NOT_A_POSITION`] would not do, as every index naming no
+/// position holds it.
+const NEVER: u16 = WIN_SEED << 13;
 
 fn tag(bits: u16) -> u16 {
     bits >> 13
@@ -440,8 +445,8 @@ struct Spread {
 /// Positions whose parents a layer tells together.
 const SPREAD_BATCH: usize = 64;
 
-/// The cells one layer looks for, as raw bits (a cell that can never
-/// occur where the phase has none).
+/// The cells one layer looks for, as raw bits ([`NEVER`] where the phase
+/// has none).
 struct Layer {
     remoteness: Remoteness,
     phase: Phase,
@@ -459,7 +464,6 @@ struct Layer {
 
 impl Layer {
     fn new(remoteness: Remoteness, phase: Phase) -> Layer {
-        const NEVER: u16 = NOT_A_POSITION;
         let before =
             |outcome: fn(Remoteness) -> Outcome| Cell::pack(outcome(remoteness - 1)).bits();
         let (win, lose, tie) = (
