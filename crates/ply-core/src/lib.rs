@@ -6,6 +6,8 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+pub mod bits;
 pub mod board;
 pub mod census;
 pub mod check;

@@ -14,8 +14,8 @@
 //! packs them to the bottom), or among the squares the other kind leaves
 //! free (`compress(mask, !taken)`).
 
-/// Set bits of each byte: the build targets plain x86-64, where
-/// `count_ones` has no instruction and costs a dozen.
+/// Set bits of each byte: on plain x86-64 `count_ones` has no
+/// instruction and costs a dozen.
 pub const POP8: [u8; 256] = {
     let mut table = [0u8; 256];
     let mut i = 0;
@@ -26,13 +26,21 @@ pub const POP8: [u8; 256] = {
     table
 };
 
-/// Set bits of `mask`, by [`POP8`].
+/// Set bits of `mask`: one instruction where the build has `popcnt` (see
+/// `.cargo/config.toml`), else by [`POP8`].
 #[inline]
 pub fn pop(mask: u32) -> u32 {
-    let [a, b, c, d] = mask
-        .to_le_bytes()
-        .map(|byte| u32::from(POP8[usize::from(byte)]));
-    a + b + c + d
+    #[cfg(target_feature = "popcnt")]
+    {
+        mask.count_ones()
+    }
+    #[cfg(not(target_feature = "popcnt"))]
+    {
+        let [a, b, c, d] = mask
+            .to_le_bytes()
+            .map(|byte| u32::from(POP8[usize::from(byte)]));
+        a + b + c + d
+    }
 }
 
 /// `BINOMIAL[n][k]` = C(n, k), for n and k up to 32.
@@ -101,10 +109,13 @@ pub struct Colex {
     /// the rank.
     rank: Vec<[[u32; 256]; 33]>,
     /// [`compress_slow`] of a byte of bits (low 8 bits of the index) by a
-    /// byte of mask (high 8 bits).
+    /// byte of mask (high 8 bits); BMI2's `pext` does it where the build
+    /// has it.
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
     packed: Vec<u8>,
     /// [`expand_slow`] of a byte of packed bits (low 8) onto a byte of mask
-    /// (high 8).
+    /// (high 8); BMI2's `pdep` where the build has it.
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
     spread: Vec<u8>,
     /// The sets of squares below [`SMALL`], by size then rank.
     small: Vec<u16>,
@@ -137,12 +148,6 @@ impl Colex {
                 }
             }
         }
-        let packed = (0..1usize << 16)
-            .map(|i| compress_slow((i & 0xff) as u32, (i >> 8) as u32) as u8)
-            .collect();
-        let spread = (0..1usize << 16)
-            .map(|i| expand_slow((i & 0xff) as u32, (i >> 8) as u32) as u8)
-            .collect();
         let mut small_at = [0usize; SMALL as usize + 2];
         for k in 0..=SMALL as usize {
             small_at[k + 1] = small_at[k] + binomial(SMALL, k as u32) as usize;
@@ -154,8 +159,14 @@ impl Colex {
         }
         Colex {
             rank,
-            packed,
-            spread,
+            #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+            packed: (0..1usize << 16)
+                .map(|i| compress_slow((i & 0xff) as u32, (i >> 8) as u32) as u8)
+                .collect(),
+            #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+            spread: (0..1usize << 16)
+                .map(|i| expand_slow((i & 0xff) as u32, (i >> 8) as u32) as u8)
+                .collect(),
             small,
             small_at,
         }
@@ -163,17 +174,15 @@ impl Colex {
 
     /// The colex rank of `mask` among the sets of its size.
     #[inline]
-    pub fn rank(&self, mut mask: u32) -> u64 {
-        let mut sum = 0u32;
-        let mut before = 0usize;
-        let mut chunk = 0;
-        while mask != 0 {
-            let byte = mask as u8;
-            sum += self.rank[chunk][before][usize::from(byte)];
-            before += usize::from(POP8[usize::from(byte)]);
-            mask >>= 8;
-            chunk += 1;
-        }
+    pub fn rank(&self, mask: u32) -> u64 {
+        // The bits below each byte are counted first, so that the four
+        // table loads do not wait on one another.
+        let [b0, b1, b2, b3] = mask.to_le_bytes().map(usize::from);
+        let below = |bytes: u32| pop(mask & ((1u64 << (8 * bytes)) - 1) as u32) as usize;
+        let sum = self.rank[0][0][b0]
+            + self.rank[1][below(1)][b1]
+            + self.rank[2][below(2)][b2]
+            + self.rank[3][below(3)][b3];
         u64::from(sum)
     }
 
@@ -201,6 +210,16 @@ impl Colex {
     /// The bits of `bits` at the set squares of `mask`, packed to the
     /// bottom in order: bit `i` of the result is `bits` at the `i`-th
     /// square of `mask`.
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    #[inline]
+    pub fn compress(&self, bits: u32, mask: u32) -> u32 {
+        ply_core::bits::gather(bits, mask)
+    }
+
+    /// The bits of `bits` at the set squares of `mask`, packed to the
+    /// bottom in order: bit `i` of the result is `bits` at the `i`-th
+    /// square of `mask`.
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
     #[inline]
     pub fn compress(&self, mut bits: u32, mut mask: u32) -> u32 {
         let mut out = 0;
@@ -217,6 +236,15 @@ impl Colex {
 
     /// The inverse of [`Colex::compress`]: bit `i` of `packed` goes to the
     /// `i`-th set square of `mask`.
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    #[inline]
+    pub fn expand(&self, packed: u32, mask: u32) -> u32 {
+        ply_core::bits::scatter(packed, mask)
+    }
+
+    /// The inverse of [`Colex::compress`]: bit `i` of `packed` goes to the
+    /// `i`-th set square of `mask`.
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
     #[inline]
     pub fn expand(&self, mut packed: u32, mask: u32) -> u32 {
         let mut out = 0;
@@ -240,6 +268,7 @@ fn rank_slow(mask: u32) -> u64 {
 }
 
 /// [`Colex::compress`], square by square.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "bmi2"), cfg(test))]
 fn compress_slow(bits: u32, mask: u32) -> u32 {
     squares_of(mask)
         .enumerate()
@@ -247,6 +276,7 @@ fn compress_slow(bits: u32, mask: u32) -> u32 {
 }
 
 /// [`Colex::expand`], square by square.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "bmi2"), cfg(test))]
 fn expand_slow(packed: u32, mask: u32) -> u32 {
     squares_of(mask)
         .enumerate()
