@@ -780,6 +780,28 @@ pub trait Tiers: Game {
     ) {
     }
 
+    /// Calls `visit` with the index in `tier` of every parent that
+    /// [`Tiers::for_each_parent_in_tier`] lists for `position` (a position
+    /// of `tier`), folded by [`Tiers::fold_in_tier`] where
+    /// [`Tiers::IN_TIER_SYMMETRY`] holds: what the tier solver's layers
+    /// need. By default by ranking those parents; games override it to
+    /// rank parents without building them.
+    fn for_each_parent_index_in_tier(
+        &self,
+        tier: Self::Tier,
+        position: &Self::Position,
+        mut visit: impl FnMut(u64),
+    ) {
+        self.for_each_parent_in_tier(position, |parent| {
+            let parent = if Self::IN_TIER_SYMMETRY {
+                self.fold_in_tier(&parent)
+            } else {
+                parent
+            };
+            visit(self.tier_rank(tier, &parent));
+        });
+    }
+
     /// Calls `visit` with every index in `range` (within `0..tier_size`)
     /// that names a position of `tier`, in increasing order, together with
     /// that position. By default by [`Tiers::tier_unrank`]; games that can

@@ -978,14 +978,10 @@ impl<G: Tiers> Work<'_, G> {
                 continue;
             };
             parents.clear();
-            self.game.for_each_parent_in_tier(&position, |parent| {
-                let parent = if G::IN_TIER_SYMMETRY {
-                    self.game.fold_in_tier(&parent)
-                } else {
-                    parent
-                };
-                parents.push(self.game.tier_rank(self.tier, &parent));
-            });
+            self.game
+                .for_each_parent_index_in_tier(self.tier, &position, |parent| {
+                    parents.push(parent);
+                });
             parents.sort_unstable();
             parents.dedup();
             for &parent in parents.iter() {

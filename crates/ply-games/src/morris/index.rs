@@ -736,6 +736,26 @@ impl Tiers for Morris {
             self.for_each_unmove_in_sector(position, visit);
         }
     }
+
+    /// Ranks each parent from its points before the move, without
+    /// building it: the other player's points, `waiting`, are the same in
+    /// every parent.
+    #[inline]
+    fn for_each_parent_index_in_tier(
+        &self,
+        tier: Sector,
+        position: &Stones,
+        mut visit: impl FnMut(u64),
+    ) {
+        if let Sector::Moving { .. } = tier {
+            let (waiting, last, _, _) = position.sides();
+            let start = half_start(tier, pop(last) as u8);
+            let o = pop(waiting) as usize;
+            self.for_each_unmoved_set(waiting, last, |before| {
+                visit(start + Mover::new(before, o).rank(waiting));
+            });
+        }
+    }
 }
 
 impl Morris {

@@ -755,6 +755,24 @@ fn children_are_listed_as_ranking_each_move_s_position_would() {
 }
 
 #[test]
+fn parents_are_ranked_as_ranking_each_parent_would() {
+    let mut ranked = 0;
+    for_random_positions_in_play(0x9A2E_4715, |game, position| {
+        let tier = game.tier_of(position);
+        let mut expect = Vec::new();
+        game.for_each_parent_in_tier(position, |parent| {
+            expect.push(game.tier_rank(tier, &parent));
+        });
+        let mut listed = Vec::new();
+        game.for_each_parent_index_in_tier(tier, position, |index| listed.push(index));
+        assert_eq!(listed, expect, "{}", game.format_position(position));
+        ranked += listed.len();
+    });
+    // Moving sectors, where parents are, are drawn often enough.
+    assert!(ranked > 10_000, "{ranked}");
+}
+
+#[test]
 fn children_left_out_are_the_distinct_children_inside_the_sector() {
     let (mut left_out, mut listed_all) = (0, 0);
     for_random_positions_in_play(0x5EC7_0125, |game, position| {

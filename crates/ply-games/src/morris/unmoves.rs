@@ -9,10 +9,8 @@ use super::{ALL, Morris, NONE, Stones, points};
 use ply_core::{Game, Parents};
 
 impl Morris {
-    /// Calls `visit` with every parent of `position` (with repeats), or
-    /// with only those in its moving sector (a slide or jump that removed
-    /// nothing) if `in_sector`.
-    fn for_each_unmove(&self, position: &Stones, in_sector: bool, mut visit: impl FnMut(Stones)) {
+    /// Calls `visit` with every parent of `position` (with repeats).
+    fn for_each_unmove(&self, position: &Stones, mut visit: impl FnMut(Stones)) {
         let (waiting, last, waiting_hand, last_hand) = position.sides();
         let parent_black = !position.black_to_move;
         let empty = ALL & !(waiting | last);
@@ -22,15 +20,7 @@ impl Morris {
             let closed = geometry.mill_through(last, to);
             let mut offer = |restored: u32| {
                 let parent = Stones::from_sides(before, restored, hand, waiting_hand, parent_black);
-                // A slide or jump taken back inside a moving sector keeps
-                // every count, so its parent is a position where play goes
-                // on whenever `position` is one (the solver's hot loop).
-                let keeps = in_sector && hand == 0 && waiting_hand == 0;
-                debug_assert!(
-                    !keeps
-                        || (self.illegal(&parent).is_none() && self.primitive(&parent).is_none())
-                );
-                if keeps || (self.illegal(&parent).is_none() && self.primitive(&parent).is_none()) {
+                if self.illegal(&parent).is_none() && self.primitive(&parent).is_none() {
                     visit(parent);
                 }
             };
@@ -48,11 +38,8 @@ impl Morris {
             }
         };
         for to in points(last) {
-            if in_sector && geometry.mill_through(last, to) {
-                continue;
-            }
             let without = last & !(1 << to);
-            if !in_sector && last_hand < self.stones() {
+            if last_hand < self.stones() {
                 emit(without, to, NONE, last_hand + 1);
             }
             if waiting_hand == 0 && last_hand == 0 {
@@ -70,13 +57,48 @@ impl Morris {
 
     /// The parents of `position` in its moving sector: a slide or a jump
     /// taken back that closed no mill.
-    pub fn for_each_unmove_in_sector(&self, position: &Stones, visit: impl FnMut(Stones)) {
-        self.for_each_unmove(position, true, visit);
+    pub fn for_each_unmove_in_sector(&self, position: &Stones, mut visit: impl FnMut(Stones)) {
+        let (waiting, last, _, _) = position.sides();
+        let parent_black = !position.black_to_move;
+        self.for_each_unmoved_set(waiting, last, |before| {
+            let parent = Stones::from_sides(before, waiting, 0, 0, parent_black);
+            // A slide or jump taken back inside a moving sector keeps
+            // every count, so its parent is a position where play goes on
+            // whenever `position` is one.
+            debug_assert!(self.illegal(&parent).is_none() && self.primitive(&parent).is_none());
+            visit(parent);
+        });
+    }
+
+    /// Calls `visit` with the points before the move of each parent in
+    /// its moving sector of a moving-phase position where `waiting` is to
+    /// move and `last` just moved: `last` with one stone that stands in no
+    /// mill taken back along a slide (a jump, with three stones) to an
+    /// empty point. Each set comes once.
+    #[inline]
+    pub(super) fn for_each_unmoved_set(&self, waiting: u32, last: u32, mut visit: impl FnMut(u32)) {
+        let geometry = self.geometry();
+        let empty = ALL & !(waiting | last);
+        let jumps = super::index::pop(last) == 3;
+        for to in points(last) {
+            if geometry.mill_through(last, to) {
+                continue;
+            }
+            let without = last & !(1 << to);
+            let froms = if jumps {
+                empty
+            } else {
+                geometry.adjacent[usize::from(to)] & empty
+            };
+            for from in points(froms) {
+                visit(without | 1 << from);
+            }
+        }
     }
 }
 
 impl Parents for Morris {
     fn for_each_parent(&self, position: &Stones, visit: impl FnMut(Stones)) {
-        self.for_each_unmove(position, false, visit);
+        self.for_each_unmove(position, visit);
     }
 }
