@@ -58,10 +58,11 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
-        /// The most memory, in bytes, for answering from a database by
-        /// search: half for the database blocks kept decoded, half for the
-        /// search's transposition table (Morris's placing phase). Default:
-        /// 1 GiB of blocks and a 64 MiB table.
+        /// The most memory, in bytes, for answering by search: half for
+        /// database blocks kept decoded, half for the search's
+        /// transposition table (Morris's placing phase, and games searched
+        /// by alpha-beta such as large tic-tac-toe boards). Default: 1 GiB
+        /// of blocks and a 64 MiB table.
         #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1 << 20..))]
         memory: Option<u64>,
         #[command(flatten)]
@@ -226,7 +227,12 @@ impl Cli {
                 if let Some(memory) = memory {
                     ply_core::limits::check_memory("--memory", memory)
                         .map_err(|e| PlyError::Unavailable(e.to_string()))?;
-                    ply_core::db::reader::set_block_cache_bytes(memory / 2);
+                    if !ply_core::db::reader::set_block_cache_bytes(memory / 2) {
+                        return Err(PlyError::Unavailable(
+                            "--memory: a database was read before the block cache could be sized"
+                                .into(),
+                        ));
+                    }
                     ply_core::limits::set_search_table_bytes(memory / 2);
                 }
                 let position = match position {

@@ -17,15 +17,12 @@ use super::sum::SumSession;
 use super::table::TableSession;
 use super::tier::TierSession;
 use crate::error::PlyError;
-use ply_core::limits::{MAX_SPARSE_BYTES, SEARCH_TABLE_BYTES};
+use ply_core::limits::{MAX_SPARSE_BYTES, search_table_bytes};
 use ply_core::{
     Choice, Decompose, Retrograde, Searchable, SparseTable, Symmetric, TableWalk, WinsAtOnce,
     choose,
 };
 use ply_games::Morris;
-
-/// Transposition table entries for alpha-beta search (8 bytes each).
-pub const SEARCH_ENTRIES: u64 = SEARCH_TABLE_BYTES / 8;
 
 /// Opens an acyclic game with an index, tiers, symmetries and a search key
 /// with the solver [`choose`] picks by size: a whole-index table, a table
@@ -50,7 +47,9 @@ where
                 bound.unwrap_or(len),
                 MAX_SPARSE_BYTES >> 30,
             );
-            Box::new(AlphaBetaSession::new(game, SEARCH_ENTRIES, why))
+            // Entries of 8 bytes, in the table `ply solve --memory` sets.
+            let entries = search_table_bytes() / 8;
+            Box::new(AlphaBetaSession::new(game, entries, why))
         }
     })
 }
