@@ -117,6 +117,9 @@ fn counts(report: &Value) -> Value {
     let object = report.as_object_mut().expect("an object");
     for key in [
         "tiers_found_done",
+        "tiers_restored",
+        "bytes_exchanged",
+        "rounds",
         "tiers_solved",
         "saved",
         "saved_bytes",
@@ -128,17 +131,28 @@ fn counts(report: &Value) -> Value {
     report
 }
 
+/// Quixo and teeko write a shard per tier; euler is solved into one table
+/// walked tier by tier, each tier's chunks dealt out between the
+/// processes, which exchange what they solved through the directory.
 #[test]
 fn two_and_three_processes_write_the_cells_of_one() {
-    for game in ["quixo:3x3", "teeko:4x4"] {
+    for (game, shards) in [("quixo:3x3", 9), ("teeko:4x4", 9), ("euler:4x5", 1)] {
         let one = Scratch::new(&format!("{game}-one"));
         let expected_report = alone(game, &one.0);
         let expected = cells(&one.0);
-        assert!(expected.len() >= 9, "{game}: {} shards", expected.len());
+        assert!(
+            expected.len() >= shards,
+            "{game}: {} shards",
+            expected.len()
+        );
         for processes in [2, 3] {
             let dir = Scratch::new(&format!("{game}-p{processes}"));
             let report = team(game, &dir.0, processes);
             assert_eq!(report["processes"], processes);
+            if shards == 1 {
+                let exchanged = report["bytes_exchanged"].as_u64().expect("bytes");
+                assert!(exchanged > 0, "{game}: the parts were counted");
+            }
             assert_eq!(counts(&report), counts(&expected_report), "{game}");
             assert_eq!(cells(&dir.0), expected, "{game}, {processes} processes");
             let left: Vec<_> = std::fs::read_dir(&dir.0)
@@ -254,6 +268,42 @@ fn a_process_killed_mid_cut_tier_is_named_and_a_rerun_matches() {
     let expected = alone(game, &one.0);
     assert_eq!(counts(&report), counts(&expected));
     assert_eq!(cells(&dir.0), cells(&one.0));
+}
+
+/// Euler 5x5 solved into a table by two processes: process 1 killed
+/// (SIGKILL) once it has written its part of a few tiers makes process 0
+/// stop, non-zero, naming it; a rerun reads the tiers both finished back
+/// instead of solving them, and its table is one process's.
+#[test]
+fn a_table_team_process_killed_is_named_and_a_rerun_resumes() {
+    let game = "euler:5x5";
+    let dir = Scratch::new("table-killed");
+    let survivor = spawn(game, &dir.0, &team_args(2, 0, 3));
+    let mut victim = spawn(game, &dir.0, &team_args(2, 1, 3));
+    let part = dir.0.join("euler-5x5.table-tier-20.part-1-of-2.plydb");
+    let start = Instant::now();
+    while !part.exists() {
+        assert!(start.elapsed() < LIMIT, "no part of tier 20 written");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    victim.kill().expect("kill");
+    let _ = victim.wait();
+    let (out, took) = finish(survivor, Duration::from_secs(60));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "process 0 must fail: {stderr}");
+    assert!(stderr.contains("process 1 is lost"), "{stderr}");
+    assert!(took < Duration::from_secs(30), "named after {took:?}");
+    let report = team(game, &dir.0, 2);
+    let restored = report["tiers_restored"].as_u64().expect("a count");
+    assert!(
+        (5..26).contains(&restored),
+        "tiers 25 to 20 were finished by both, not all 26: {restored}"
+    );
+    let one = Scratch::new("table-killed-one");
+    let expected = alone(game, &one.0);
+    assert_eq!(counts(&report), counts(&expected));
+    assert_eq!(cells(&dir.0), cells(&one.0));
+    assert_eq!(shard_files(&dir.0).len(), 1, "the parts are removed");
 }
 
 /// Each shard in `dir` with when it was last written.

@@ -14,6 +14,7 @@ pub mod retro;
 pub mod search;
 pub mod sparse;
 pub mod table;
+pub mod table_team;
 
 use rayon::prelude::*;
 use std::ops::Range;
@@ -24,7 +25,12 @@ pub(crate) const CHUNK: u64 = 1 << 14;
 
 /// Splits `0..len` into ranges of [`CHUNK`] indices, in parallel.
 pub(crate) fn chunks(len: u64) -> impl ParallelIterator<Item = Range<u64>> {
+    chunks_numbered(len).map(|(_, range)| range)
+}
+
+/// [`chunks`], each with its number from 0.
+pub(crate) fn chunks_numbered(len: u64) -> impl ParallelIterator<Item = (u64, Range<u64>)> {
     (0..len.div_ceil(CHUNK))
         .into_par_iter()
-        .map(move |c| c * CHUNK..len.min((c + 1) * CHUNK))
+        .map(move |c| (c, c * CHUNK..len.min((c + 1) * CHUNK)))
 }

@@ -78,6 +78,31 @@ impl IndexSet {
             .sum()
     }
 
+    /// Empties the set into a list of `item(index)` for every index in
+    /// it, in index order (built in parallel).
+    pub fn drain_in_order<T: Send>(&self, item: impl Fn(u64) -> T + Sync) -> Vec<T> {
+        /// Words handled by one task.
+        const TASK: usize = 1 << 10;
+        let lists: Vec<Vec<T>> = self
+            .words
+            .par_chunks(TASK)
+            .enumerate()
+            .map(|(task, words)| {
+                let mut list = Vec::new();
+                for (i, word) in words.iter().enumerate() {
+                    let mut bits = word.swap(0, Relaxed);
+                    let base = ((task * TASK + i) * 64) as u64;
+                    while bits != 0 {
+                        list.push(item(base + u64::from(bits.trailing_zeros())));
+                        bits &= bits - 1;
+                    }
+                }
+                list
+            })
+            .collect();
+        lists.into_iter().flatten().collect()
+    }
+
     /// How many indices the set holds.
     pub fn count(&self) -> u64 {
         self.words

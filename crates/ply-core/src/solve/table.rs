@@ -8,8 +8,8 @@ use crate::error::SolveError;
 use crate::game::{Indexed, Symmetric, TableWalk};
 use crate::limits::TooLarge;
 use crate::progress::Progress;
-use crate::solve::chunks;
 use crate::solve::reach::IndexSet;
+use crate::solve::{chunks, chunks_numbered};
 use crate::value::{Cell, Outcome, Remoteness, Value};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU16, Ordering::Relaxed};
@@ -54,13 +54,18 @@ impl Table {
     /// Solves every indexed position of `game`, last tier first, reporting
     /// each position solved to `progress`.
     pub fn build<G: TableWalk>(game: &G, progress: &dyn Progress) -> Result<Table, SolveError> {
-        Self::fill(game, progress, |_, index, position, cells, broken| {
-            let cell = solve_position(game, cells, &position);
-            if cell == Cell::UNKNOWN {
-                broken.store(true, Relaxed);
-            }
-            cells[index as usize].store(cell.bits(), Relaxed);
-        })
+        Self::fill(
+            game,
+            progress,
+            &mut Alone,
+            |_, index, position, cells, broken, _| {
+                let cell = solve_position(game, cells, &position);
+                if cell == Cell::UNKNOWN {
+                    broken.store(true, Relaxed);
+                }
+                cells[index as usize].store(cell.bits(), Relaxed);
+            },
+        )
     }
 
     /// Like [`Table::build`], but solves only the canonical member of each
@@ -72,36 +77,59 @@ impl Table {
         game: &G,
         progress: &dyn Progress,
     ) -> Result<Table, SolveError> {
-        Self::fill(game, progress, |tier, index, position, cells, broken| {
-            let mut canonical = true;
-            game.for_each_symmetric(&position, |image| {
-                canonical &= game.rank(&image) >= index;
-            });
-            if !canonical {
-                return;
-            }
-            let cell = solve_position(game, cells, &position);
-            if cell == Cell::UNKNOWN {
-                broken.store(true, Relaxed);
-            }
-            game.for_each_symmetric(&position, |image| {
-                match cells.get(game.rank(&image) as usize) {
-                    Some(slot) if game.tier(&image) == tier => slot.store(cell.bits(), Relaxed),
-                    _ => broken.store(true, Relaxed),
+        Self::fill_symmetric(game, progress, &mut Alone)
+    }
+
+    /// [`Table::build_symmetric`] with `hooks` saying which chunks of each
+    /// tier this process solves and sharing what it solved.
+    pub(super) fn fill_symmetric<G: TableWalk + Symmetric, H: Hooks>(
+        game: &G,
+        progress: &dyn Progress,
+        hooks: &mut H,
+    ) -> Result<Table, H::Error> {
+        Self::fill(
+            game,
+            progress,
+            hooks,
+            |tier, index, position, cells, broken, hooks: &H| {
+                let mut canonical = true;
+                game.for_each_symmetric(&position, |image| {
+                    canonical &= game.rank(&image) >= index;
+                });
+                if !canonical {
+                    return;
                 }
-            });
-        })
+                let cell = solve_position(game, cells, &position);
+                if cell == Cell::UNKNOWN {
+                    broken.store(true, Relaxed);
+                }
+                game.for_each_symmetric(&position, |image| {
+                    let at = game.rank(&image);
+                    match cells.get(at as usize) {
+                        Some(slot) if game.tier(&image) == tier => {
+                            slot.store(cell.bits(), Relaxed);
+                            hooks.record(at);
+                        }
+                        _ => broken.store(true, Relaxed),
+                    }
+                });
+            },
+        )
     }
 
     /// Allocates the cells, then visits every position of each tier from
     /// the last down, in parallel chunks, with `visit(tier, index, position,
-    /// cells, broken)`, reporting each position visited; stops when
-    /// cancelled, or at the first tier that sets `broken`.
-    fn fill<G: TableWalk>(
+    /// cells, broken, hooks)`, reporting each position visited; stops when
+    /// cancelled, or at the first tier that sets `broken`. Only the chunks
+    /// `hooks` calls this process's are visited, and only in tiers it has
+    /// not [`Hooks::restore`]d; [`Hooks::solved`] is told of each tier
+    /// solved.
+    fn fill<G: TableWalk, H: Hooks>(
         game: &G,
         progress: &dyn Progress,
-        visit: impl Fn(usize, u64, G::Position, &[AtomicU16], &AtomicBool) + Sync,
-    ) -> Result<Table, SolveError> {
+        hooks: &mut H,
+        visit: impl Fn(usize, u64, G::Position, &[AtomicU16], &AtomicBool, &H) + Sync,
+    ) -> Result<Table, H::Error> {
         Self::check(game)?;
         let len = game.index_len();
         // Ask for the memory first, so that a refusal is an error, not an abort.
@@ -111,27 +139,35 @@ impl Table {
         let broken = AtomicBool::new(false);
         progress.begin("solving", len);
         for tier in (0..game.tier_count()).rev() {
-            chunks(len).for_each(|range| {
-                if progress.cancelled() {
-                    return;
-                }
-                let mut seen = 0;
-                game.for_each_index_in_tier(tier, range, |index, position| {
-                    visit(tier, index, position, &cells, &broken);
-                    seen += 1;
+            if hooks.restore(tier, &cells)? {
+                continue;
+            }
+            let shared: &H = hooks;
+            chunks_numbered(len)
+                .filter(|&(chunk, _)| shared.mine(chunk))
+                .for_each(|(_, range)| {
+                    if progress.cancelled() {
+                        return;
+                    }
+                    let mut seen = 0;
+                    game.for_each_index_in_tier(tier, range, |index, position| {
+                        visit(tier, index, position, &cells, &broken, shared);
+                        seen += 1;
+                    });
+                    progress.advance(seen);
                 });
-                progress.advance(seen);
-            });
             if progress.cancelled() {
                 progress.end();
-                return Err(SolveError::Cancelled("the table build was stopped".into()));
+                return Err(SolveError::Cancelled("the table build was stopped".into()).into());
             }
             if broken.load(Relaxed) {
                 progress.end();
                 return Err(SolveError::Unsupported(format!(
                     "a move from tier {tier} did not lead to a higher tier of the index"
-                )));
+                ))
+                .into());
             }
+            hooks.solved(tier, &cells)?;
         }
         progress.end();
         Ok(Table { cells })
@@ -209,6 +245,52 @@ impl Table {
             )
             .map(|(census, _)| census)
             .reduce(Census::new, Census::merge)
+    }
+}
+
+/// How one process takes part in a table build: which chunks of a tier
+/// it solves, and what it does with a tier once solved. A build alone
+/// ([`Alone`]) solves every chunk and keeps what it solved to itself; a
+/// team's process solves its share and exchanges it
+/// ([`super::table_team`]).
+pub(super) trait Hooks: Sync {
+    /// What stops the build.
+    type Error: From<SolveError>;
+
+    /// Notes that this process set the cell at `index` in the tier being
+    /// solved.
+    fn record(&self, index: u64);
+
+    /// Whether this process solves chunk number `chunk` of every tier.
+    fn mine(&self, chunk: u64) -> bool;
+
+    /// Fills `tier`'s cells from what an earlier run left, if it can;
+    /// true if the tier needs no solving.
+    fn restore(&mut self, tier: usize, cells: &[AtomicU16]) -> Result<bool, Self::Error>;
+
+    /// Called once this process's share of `tier` is solved.
+    fn solved(&mut self, tier: usize, cells: &[AtomicU16]) -> Result<(), Self::Error>;
+}
+
+/// A build by one process alone: every chunk, nothing exchanged.
+struct Alone;
+
+impl Hooks for Alone {
+    type Error = SolveError;
+
+    #[inline(always)]
+    fn record(&self, _: u64) {}
+
+    fn mine(&self, _: u64) -> bool {
+        true
+    }
+
+    fn restore(&mut self, _: usize, _: &[AtomicU16]) -> Result<bool, SolveError> {
+        Ok(false)
+    }
+
+    fn solved(&mut self, _: usize, _: &[AtomicU16]) -> Result<(), SolveError> {
+        Ok(())
     }
 }
 

@@ -37,6 +37,7 @@ pub use plan::{Plan, Step};
 pub use shard::Shards;
 
 use crate::db::DbError;
+use crate::error::SolveError;
 use crate::limits::{TooLarge, human_bytes};
 
 /// Why a tiered build could not finish.
@@ -71,6 +72,9 @@ pub enum TierError {
         /// What was seen of it.
         why: String,
     },
+    /// A table built tier by tier by a team of processes failed as a
+    /// table build alone would ([`crate::Table::build_symmetric_team`]).
+    Solve(SolveError),
 }
 
 impl std::fmt::Display for TierError {
@@ -96,11 +100,21 @@ impl std::fmt::Display for TierError {
             Self::Cancelled => f.write_str("tiered analysis cancelled"),
             Self::Db(e) => e.fmt(f),
             Self::Lost { process, why } => write!(f, "process {process} is lost: {why}"),
+            Self::Solve(e) => e.fmt(f),
         }
     }
 }
 
 impl std::error::Error for TierError {}
+
+impl From<SolveError> for TierError {
+    fn from(e: SolveError) -> Self {
+        match e {
+            SolveError::Cancelled(_) => Self::Cancelled,
+            other => Self::Solve(other),
+        }
+    }
+}
 
 impl From<DbError> for TierError {
     fn from(e: DbError) -> Self {

@@ -100,11 +100,12 @@ enum Command {
         workers: Option<usize>,
         /// Number of processes taking part: with --process and --hosts, of
         /// the distributed solver (--workers); with --process and --save
-        /// alone, of a build tier by tier (quixo, teeko, morris) shared
-        /// through the database directory, on one machine or machines
-        /// sharing a file system: the tiers are dealt out, each process
-        /// waits for the child tiers the others write, and a rerun of the
-        /// same commands resumes.
+        /// alone, of a build tier by tier shared through the database
+        /// directory, on one machine or machines sharing a file system:
+        /// quixo, teeko and morris deal the tiers out, each process waiting
+        /// for the child tiers the others write; euler (a table) deals out
+        /// each tier's positions and the processes exchange what they
+        /// solved. A rerun of the same commands resumes.
         #[arg(long, value_name = "P")]
         processes: Option<usize>,
         /// Which process this is, from 0 (process 0 prints the report).

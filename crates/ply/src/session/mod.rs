@@ -224,7 +224,7 @@ pub trait Solver: Send + Sync {
 
 /// The refusal of `--processes` without `--hosts` for a game whose tiers
 /// are not written as shards of their own.
-fn not_shared(game: &str) -> PlyError {
+pub(super) fn not_shared(game: &str) -> PlyError {
     PlyError::argument(format!(
         "--processes without --hosts: {game} does not write its tiers as shards of their own, \
          so its processes cannot share them through the database directory; the distributed \
@@ -285,7 +285,7 @@ pub(crate) use solver_session;
 /// What `ply analyze` does by default (see [`Session::analyze_saving`]):
 /// [`Session::analyze`], then [`Session::save`] into `save`; refuses a
 /// memory budget, which only games solved tier by tier take.
-fn analyze_then_save<S: Session + ?Sized>(
+pub(super) fn analyze_then_save<S: Session + ?Sized>(
     session: &S,
     save: Option<&Store>,
     memory: Option<u64>,

@@ -9,9 +9,12 @@ use super::store::{self, Store};
 use super::{Session, Solver};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
+use ply_core::Exchanged;
 use ply_core::db::{self, Database, Expect, Meta};
+use ply_core::tier::Team;
 use ply_core::{Census, Game, Indexed, Outcome, Progress, Solution, SolveError, Source};
-use std::path::PathBuf;
+use serde_json::json;
+use std::path::{Path, PathBuf};
 
 /// How a game is solved whole, and what `ply analyze` says about it.
 pub trait Method: Send + Sync {
@@ -45,6 +48,20 @@ pub trait Method: Send + Sync {
     /// [`crate::session::Session::tiered`]). False by default.
     fn walks_tiers(&self) -> bool {
         false
+    }
+
+    /// Solves the game whole as process `team.process` of a team sharing
+    /// the directory `dir` (`ply analyze --save --processes P --process I`):
+    /// every process gets the whole solved form, and what it exchanged.
+    /// Only a build tier by tier can be shared; by default, refused.
+    fn build_shared(
+        &self,
+        team: &Team,
+        dir: &Path,
+        progress: &dyn Progress,
+    ) -> Result<(Self::Built, Exchanged), PlyError> {
+        let _ = (team, dir, progress);
+        Err(super::not_shared(&self.game().name()))
     }
 
     /// Why `position`, not in the solved form, has no answer.
@@ -191,6 +208,46 @@ impl<M: Method> Session for SolvedSession<M> {
 
     fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
         self.method.analyze(self.built(progress)?, progress)
+    }
+
+    /// Builds the table with the team (see [`Method::build_shared`]);
+    /// process 0 then reports on it and saves it, as `ply analyze --save`
+    /// alone would.
+    fn analyze_shared(
+        &self,
+        team: &Team,
+        end_tiers: Option<u32>,
+        save: &Store,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<Option<AnalyzeReport>, PlyError> {
+        if end_tiers.is_some() {
+            return Err(PlyError::argument(format!(
+                "--end-tiers: {} is not solved by the tier solver, so it has no end tiers",
+                self.name()
+            )));
+        }
+        save.create()?;
+        let mut exchanged = Exchanged::default();
+        self.fresh
+            .get_or_build(progress, "the table being built", || {
+                let (built, done) = self.method.build_shared(team, &save.dir, progress)?;
+                exchanged = done;
+                Ok(built)
+            })?;
+        if team.process != 0 {
+            return Ok(None);
+        }
+        let mut report = super::analyze_then_save(self, Some(save), memory, progress)?;
+        for (key, value) in [
+            ("processes", json!(team.processes)),
+            ("bytes_exchanged", json!(exchanged.bytes_all)),
+            ("rounds", json!(exchanged.rounds)),
+            ("tiers_restored", json!(exchanged.tiers_restored)),
+        ] {
+            report.extra.insert(key.into(), value);
+        }
+        Ok(Some(report))
     }
 
     fn source(&self) -> Option<Source> {

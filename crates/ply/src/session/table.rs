@@ -4,13 +4,16 @@
 use super::solved::{Method, SolvedSession};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
+use ply_core::Exchanged;
 use ply_core::solution::census_of_classes;
+use ply_core::tier::{Team, TierError};
 use ply_core::{
     IndexSet, Progress, Solution, SolveError, Symmetric, Table, TableWalk, reachable,
     reachable_classes,
 };
 use rayon::prelude::*;
 use serde_json::json;
+use std::path::Path;
 
 /// Solves a game into a [`Table`], one position per symmetry class.
 pub struct TableMethod<G> {
@@ -77,6 +80,22 @@ impl<G: TableWalk + Symmetric> Method for TableMethod<G> {
 
     fn memory_bound(&self) -> u64 {
         Table::bytes_needed(self.game.index_len())
+    }
+
+    fn build_shared(
+        &self,
+        team: &Team,
+        dir: &Path,
+        progress: &dyn Progress,
+    ) -> Result<(Table, Exchanged), PlyError> {
+        Table::build_symmetric_team(&self.game, team, dir, progress).map_err(|e| match e {
+            TierError::Cancelled => PlyError::Cancelled(format!(
+                "building the table of {} with {} processes",
+                self.game.name(),
+                team.processes
+            )),
+            other => PlyError::argument(format!("{}: {other}", self.game.name())),
+        })
     }
 
     fn walks_tiers(&self) -> bool {

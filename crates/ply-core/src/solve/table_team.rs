@@ -1,0 +1,253 @@
+//! A [`Table`] built tier by tier by a team of processes sharing a
+//! directory (`ply analyze GAME --save --processes P --process I` for a
+//! game solved into a table: euler, tictactoe).
+//!
+//! Each tier's chunks of the index are dealt out in turn: process `I`
+//! solves chunks `I`, `I + P`, `I + 2P`, ... (neighbouring chunks cost
+//! alike, so the shares are even). Once its share of a tier is solved, a
+//! process writes the cells it set, sorted by index, as its *part* of the
+//! tier (`GAME.table-tier-T.part-I-of-P.plydb`, a database file of
+//! canonical keys: LEB128 index deltas and packed cells, zstd-compressed
+//! and checksummed, written atomically), then reads the other processes'
+//! parts of the tier into its own cells before the next tier. A move
+//! climbs a tier, so a tier needs only the tiers solved before it: one
+//! pass and one exchange per tier, and every process ends with every cell.
+//!
+//! Every process keeps a heartbeat in the directory ([`Heartbeat`]); one
+//! waiting on a part takes its writer as lost when the writer's heartbeat
+//! stops ([`Watch`]) and stops, naming it. Parts stay until the whole
+//! team is done, so a rerun after a kill reads the tiers every process
+//! finished instead of solving them, and solves the rest. Once each
+//! process has written that it is done, process 0 removes the parts.
+
+use super::table::{Hooks, Table};
+use crate::db::{self, Database, Meta};
+use crate::game::{Symmetric, TableWalk};
+use crate::progress::Progress;
+use crate::solution::Solution;
+use crate::solve::reach::IndexSet;
+use crate::tier::TierError;
+use crate::tier::peers::{Heartbeat, Team, Watch};
+use crate::value::Cell;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
+use std::time::Duration;
+
+/// The zstd level parts are written at: each is read once, soon after.
+const PART_LEVEL: i32 = 1;
+
+/// How long a process waiting on its peers' parts sleeps between looks.
+const POLL: Duration = Duration::from_millis(10);
+
+/// What a team's process did beside solving its share.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Exchanged {
+    /// Tiers, each one exchange.
+    pub rounds: usize,
+    /// Tiers read back from parts an earlier run left, not solved again.
+    pub tiers_restored: usize,
+    /// Bytes of the parts this process wrote.
+    pub bytes_written: u64,
+    /// Bytes of every process's parts, as process 0 saw them before
+    /// removing them (0 in the other processes).
+    pub bytes_all: u64,
+}
+
+impl Table {
+    /// Builds the table of `game` as process `team.process` of a team
+    /// sharing `dir` (see the module documentation): every process returns
+    /// the whole table. Stops, naming it, when a peer's heartbeat stops for
+    /// the team's timeout.
+    pub fn build_symmetric_team<G: TableWalk + Symmetric>(
+        game: &G,
+        team: &Team,
+        dir: &Path,
+        progress: &dyn Progress,
+    ) -> Result<(Table, Exchanged), TierError> {
+        let name = game.name();
+        std::fs::create_dir_all(dir).map_err(|e| db::DbError::io(dir, e))?;
+        let _heartbeat = Heartbeat::start(dir, &name, team)?;
+        let mut hooks = Member {
+            meta: Meta::whole(game, game.index_len()),
+            team: team.clone(),
+            dir: dir.to_path_buf(),
+            watch: Watch::new(dir, &name, team),
+            progress,
+            exchanged: Exchanged::default(),
+            written: IndexSet::new(game.index_len()),
+        };
+        let table = Table::fill_symmetric(game, progress, &mut hooks)?;
+        hooks.finish(game.tier_count())?;
+        hooks.exchanged.rounds = game.tier_count();
+        Ok((table, hooks.exchanged))
+    }
+}
+
+/// One process of a team, as the table build sees it.
+struct Member<'a> {
+    /// The header every part carries.
+    meta: Meta,
+    team: Team,
+    dir: PathBuf,
+    watch: Watch,
+    progress: &'a dyn Progress,
+    exchanged: Exchanged,
+    /// A mark per index: the cells this process set in the tier being
+    /// solved.
+    written: IndexSet,
+}
+
+impl Member<'_> {
+    /// `GAME.table-WHAT.part-K-of-P.EXTENSION` in the team's directory,
+    /// `K` being `process`.
+    fn team_file(&self, what: &str, process: usize, extension: &str) -> PathBuf {
+        let file = db::file_name(&self.meta.game);
+        let stem = file.trim_end_matches(db::EXTENSION);
+        self.dir.join(format!(
+            "{stem}table-{what}.part-{process}-of-{}.{extension}",
+            self.team.processes
+        ))
+    }
+
+    /// The file of process `process`'s part of tier `tier`.
+    fn part(&self, tier: usize, process: usize) -> PathBuf {
+        self.team_file(&format!("tier-{tier}"), process, db::EXTENSION)
+    }
+
+    /// The file that says process `process` has every cell.
+    fn done_mark(&self, process: usize) -> PathBuf {
+        self.team_file("done", process, "done")
+    }
+
+    /// Reads the part at `path` into `cells`, checking it is of this game
+    /// and every block's checksum; returns its size.
+    fn read_part(&self, path: &Path, cells: &[AtomicU16]) -> Result<u64, TierError> {
+        let part = Database::open_piece(path)?;
+        if part.game() != self.meta.game || part.rules_version() != self.meta.rules_version {
+            return Err(db::DbError::corrupt(
+                path,
+                format!(
+                    "a part of {} (rules version {}), not of {} (rules version {})",
+                    part.game(),
+                    part.rules_version(),
+                    self.meta.game,
+                    self.meta.rules_version
+                ),
+            )
+            .into());
+        }
+        let mut outside = false;
+        part.for_each_cell(
+            0..self.meta.index_len,
+            &mut |key, cell| match cells.get(key as usize) {
+                Some(slot) => slot.store(cell.bits(), Relaxed),
+                None => outside = true,
+            },
+        )?;
+        if outside {
+            return Err(db::DbError::corrupt(path, "a key past the game's index").into());
+        }
+        Ok(part.bytes())
+    }
+
+    /// Waits for every other process's part of `tier` and reads it into
+    /// `cells`; stops when a peer is lost or the build is cancelled.
+    fn gather(&mut self, tier: usize, cells: &[AtomicU16]) -> Result<(), TierError> {
+        let me = self.team.process;
+        for peer in (0..self.team.processes).filter(|&p| p != me) {
+            let path = self.part(tier, peer);
+            self.wait_for(peer, &path)?;
+            self.read_part(&path, cells)?;
+        }
+        Ok(())
+    }
+
+    /// Waits until `path`, written by `peer`, is there.
+    fn wait_for(&mut self, peer: usize, path: &Path) -> Result<(), TierError> {
+        while !path.exists() {
+            if self.progress.cancelled() {
+                return Err(TierError::Cancelled);
+            }
+            self.watch.alive(peer)?;
+            std::thread::sleep(POLL);
+        }
+        Ok(())
+    }
+
+    /// Says this process has every cell; process 0 waits until every
+    /// process has said so, then removes the team's parts.
+    fn finish(&mut self, tiers: usize) -> Result<(), TierError> {
+        let mark = self.done_mark(self.team.process);
+        let temp = db::temporary::path_for(&mark);
+        std::fs::write(&temp, b"done\n")
+            .and_then(|()| std::fs::rename(&temp, &mark))
+            .map_err(|e| db::DbError::io(&mark, e))?;
+        if self.team.process != 0 {
+            return Ok(());
+        }
+        for peer in 1..self.team.processes {
+            let mark = self.done_mark(peer);
+            self.wait_for(peer, &mark)?;
+        }
+        for process in 0..self.team.processes {
+            for tier in 0..tiers {
+                let part = self.part(tier, process);
+                if let Ok(meta) = std::fs::metadata(&part) {
+                    self.exchanged.bytes_all += meta.len();
+                }
+                let _ = std::fs::remove_file(part);
+            }
+            let _ = std::fs::remove_file(self.done_mark(process));
+        }
+        Ok(())
+    }
+}
+
+impl Hooks for Member<'_> {
+    type Error = TierError;
+
+    #[inline]
+    fn record(&self, index: u64) {
+        self.written.insert(index);
+    }
+
+    fn mine(&self, chunk: u64) -> bool {
+        chunk % self.team.processes as u64 == self.team.process as u64
+    }
+
+    /// A tier whose part this process wrote in an earlier run is read
+    /// back (a part that does not read back whole is removed and the
+    /// share solved again), then the peers' parts.
+    fn restore(&mut self, tier: usize, cells: &[AtomicU16]) -> Result<bool, TierError> {
+        let own = self.part(tier, self.team.process);
+        if !own.exists() {
+            return Ok(false);
+        }
+        if self.read_part(&own, cells).is_err() {
+            std::fs::remove_file(&own).map_err(|e| db::DbError::io(&own, e))?;
+            return Ok(false);
+        }
+        self.gather(tier, cells)?;
+        self.exchanged.tiers_restored += 1;
+        Ok(true)
+    }
+
+    /// Writes the cells this process set in `tier`, found in index order
+    /// by their marks (which it clears), as its part; then reads the
+    /// peers' parts.
+    fn solved(&mut self, tier: usize, cells: &[AtomicU16]) -> Result<(), TierError> {
+        let entries = self
+            .written
+            .drain_in_order(|index| (index, Cell::from_bits(cells[index as usize].load(Relaxed))));
+        let path = self.part(tier, self.team.process);
+        self.exchanged.bytes_written += db::write_canonical_at(
+            &path,
+            &self.meta,
+            &entries,
+            PART_LEVEL,
+            &crate::progress::NoProgress,
+        )?;
+        drop(entries);
+        self.gather(tier, cells)
+    }
+}
