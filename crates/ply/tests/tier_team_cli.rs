@@ -132,11 +132,17 @@ fn counts(report: &Value) -> Value {
 }
 
 /// Quixo and teeko write a shard per tier; euler is solved into one table
-/// walked tier by tier, each tier's chunks dealt out between the
-/// processes, which exchange what they solved through the directory.
+/// walked tier by tier and 4x4 tic-tac-toe into a table of the positions
+/// play reaches, each tier's positions dealt out between the processes,
+/// which exchange what they solved through the directory.
 #[test]
 fn two_and_three_processes_write_the_cells_of_one() {
-    for (game, shards) in [("quixo:3x3", 9), ("teeko:4x4", 9), ("euler:4x5", 1)] {
+    for (game, shards) in [
+        ("quixo:3x3", 9),
+        ("teeko:4x4", 9),
+        ("euler:4x5", 1),
+        ("tictactoe", 1),
+    ] {
         let one = Scratch::new(&format!("{game}-one"));
         let expected_report = alone(game, &one.0);
         let expected = cells(&one.0);

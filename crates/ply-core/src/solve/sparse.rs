@@ -17,9 +17,13 @@ use crate::game::{Indexed, Symmetric, Tiered};
 use crate::limits::TooLarge;
 use crate::progress::Progress;
 use crate::solve::reach::IndexSet;
+use crate::solve::table_team::{Exchanged, Member};
+use crate::tier::TierError;
+use crate::tier::peers::Team;
 use crate::value::{Cell, Outcome, Value};
 use rayon::prelude::*;
 use std::cmp::Ordering;
+use std::path::Path;
 
 /// Positions expanded together by one parallel task.
 const TASK: usize = 1 << 12;
@@ -116,6 +120,17 @@ impl TierTable {
         let i = self.directory.find(&self.words, rank)?;
         Some(cell_of(self.words[i]))
     }
+
+    /// Sets the cell of the position `rank`; false if the tier lacks it.
+    fn set(&mut self, rank: u64, cell: Cell) -> bool {
+        match self.directory.find(&self.words, rank) {
+            Some(i) => {
+                self.words[i] = rank << CELL_BITS | u64::from(cell.bits());
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 impl SparseTable {
@@ -128,10 +143,50 @@ impl SparseTable {
     where
         G: Indexed + Symmetric + Tiered,
     {
+        Self::build_sharing(game, root, None, progress).map_err(|e| match e {
+            TierError::Solve(e) => e,
+            TierError::Cancelled => SolveError::Cancelled("the table build was stopped".into()),
+            // Alone, nothing is read or written, and no peer is lost.
+            other => SolveError::Unsupported(other.to_string()),
+        })
+    }
+
+    /// [`SparseTable::build`] as process `team.process` of a team sharing
+    /// the directory `dir`: each process lists every tier, then solves
+    /// every `P`-th task of each tier's positions and exchanges the cells
+    /// with the others through the directory, as a table team does (see
+    /// [`super::table_team`]). Every process returns the whole table.
+    pub fn build_team<G>(
+        game: &G,
+        root: &G::Position,
+        team: &Team,
+        dir: &Path,
+        progress: &dyn Progress,
+    ) -> Result<(Self, Exchanged), TierError>
+    where
+        G: Indexed + Symmetric + Tiered,
+    {
+        let (_heartbeat, mut member) = Member::join(game, team, dir, progress)?;
+        let table = Self::build_sharing(game, root, Some(&mut member), progress)?;
+        member.finish(table.tiers.len())?;
+        Ok((table, member.exchanged()))
+    }
+
+    /// Lists and solves every position reachable from `root`, alone or
+    /// as `member` of a team.
+    fn build_sharing<G>(
+        game: &G,
+        root: &G::Position,
+        member: Option<&mut Member<'_>>,
+        progress: &dyn Progress,
+    ) -> Result<Self, TierError>
+    where
+        G: Indexed + Symmetric + Tiered,
+    {
         let mut root_symmetric = true;
         game.for_each_symmetric(root, |image| root_symmetric &= image == *root);
         let mut tiers = enumerate(game, root, progress)?;
-        solve_tiers(game, &mut tiers, progress)?;
+        solve_tiers(game, &mut tiers, member, progress)?;
         Ok(Self {
             tiers,
             root_symmetric,
@@ -313,12 +368,14 @@ where
     Ok(by_tier)
 }
 
-/// Fills every tier's cells, last tier first.
+/// Fills every tier's cells, last tier first; in a team, `member`'s
+/// tasks of each tier only, then the others' from their parts.
 fn solve_tiers<G>(
     game: &G,
     tiers: &mut [TierTable],
+    mut member: Option<&mut Member<'_>>,
     progress: &dyn Progress,
-) -> Result<(), SolveError>
+) -> Result<(), TierError>
 where
     G: Indexed + Symmetric + Tiered,
 {
@@ -328,16 +385,37 @@ where
         let (lower, solved) = tiers.split_at_mut(tier + 1);
         let this = &mut lower[tier];
         let above = tier + 1;
-        this.words.par_chunks_mut(TASK).try_for_each(|task| {
-            if progress.cancelled() {
-                return Err(SolveError::Cancelled("the table build was stopped".into()));
-            }
-            for word in task {
-                let cell = solve_one(game, index_of(*word), solved, above)?;
-                *word |= u64::from(cell.bits());
-            }
-            Ok(())
-        })?;
+        if let Some(member) = member.as_deref_mut()
+            && member.restore_tier(tier, &mut |rank, cell| this.set(rank, cell))?
+        {
+            progress.advance(this.words.len() as u64);
+            continue;
+        }
+        let deals = member.as_deref().map(|m| |task| m.deals(task));
+        this.words
+            .par_chunks_mut(TASK)
+            .enumerate()
+            .filter(|&(task, _)| deals.as_ref().is_none_or(|deals| deals(task as u64)))
+            .try_for_each(|(_, task)| {
+                if progress.cancelled() {
+                    return Err(SolveError::Cancelled("the table build was stopped".into()));
+                }
+                for word in task {
+                    let cell = solve_one(game, index_of(*word), solved, above)?;
+                    *word |= u64::from(cell.bits());
+                }
+                Ok(())
+            })?;
+        if let Some(member) = member.as_deref_mut() {
+            let entries = this
+                .words
+                .chunks(TASK)
+                .enumerate()
+                .filter(|&(task, _)| member.deals(task as u64))
+                .flat_map(|(_, words)| words.iter().map(|&w| (index_of(w), cell_of(w))))
+                .collect();
+            member.share(tier, entries, &mut |rank, cell| this.set(rank, cell))?;
+        }
         progress.advance(this.words.len() as u64);
     }
     progress.end();

@@ -1,6 +1,7 @@
 //! A [`Table`] built tier by tier by a team of processes sharing a
 //! directory (`ply analyze GAME --save --processes P --process I` for a
-//! game solved into a table: euler, tictactoe).
+//! game solved into a table: euler; [`crate::SparseTable::build_team`]
+//! shares its tiers the same way, through [`Member`]: tictactoe).
 //!
 //! Each tier's chunks of the index are dealt out in turn: process `I`
 //! solves chunks `I`, `I + P`, `I + 2P`, ... (neighbouring chunks cost
@@ -22,7 +23,7 @@
 
 use super::table::{Hooks, Table};
 use crate::db::{self, Database, Meta};
-use crate::game::{Symmetric, TableWalk};
+use crate::game::{Indexed, Symmetric, TableWalk};
 use crate::progress::Progress;
 use crate::solution::Solution;
 use crate::solve::reach::IndexSet;
@@ -36,8 +37,10 @@ use std::time::Duration;
 /// The zstd level parts are written at: each is read once, soon after.
 const PART_LEVEL: i32 = 1;
 
-/// How long a process waiting on its peers' parts sleeps between looks.
-const POLL: Duration = Duration::from_millis(10);
+/// How long a process waiting on its peers' parts first sleeps between
+/// looks, and at most.
+const POLL_FIRST: Duration = Duration::from_micros(200);
+const POLL_MOST: Duration = Duration::from_millis(10);
 
 /// What a team's process did beside solving its share.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -64,27 +67,16 @@ impl Table {
         dir: &Path,
         progress: &dyn Progress,
     ) -> Result<(Table, Exchanged), TierError> {
-        let name = game.name();
-        std::fs::create_dir_all(dir).map_err(|e| db::DbError::io(dir, e))?;
-        let _heartbeat = Heartbeat::start(dir, &name, team)?;
-        let mut hooks = Member {
-            meta: Meta::whole(game, game.index_len()),
-            team: team.clone(),
-            dir: dir.to_path_buf(),
-            watch: Watch::new(dir, &name, team),
-            progress,
-            exchanged: Exchanged::default(),
-            written: IndexSet::new(game.index_len()),
-        };
+        let (_heartbeat, mut hooks) = Member::join(game, team, dir, progress)?;
+        hooks.written = IndexSet::new(game.index_len());
         let table = Table::fill_symmetric(game, progress, &mut hooks)?;
         hooks.finish(game.tier_count())?;
-        hooks.exchanged.rounds = game.tier_count();
         Ok((table, hooks.exchanged))
     }
 }
 
-/// One process of a team, as the table build sees it.
-struct Member<'a> {
+/// One process of a team building a table tier by tier.
+pub(super) struct Member<'a> {
     /// The header every part carries.
     meta: Meta,
     team: Team,
@@ -97,7 +89,41 @@ struct Member<'a> {
     written: IndexSet,
 }
 
-impl Member<'_> {
+impl<'a> Member<'a> {
+    /// Process `team.process` of `team`, building `game`'s table in `dir`,
+    /// with its heartbeat (which beats until dropped).
+    pub(super) fn join(
+        game: &impl Indexed,
+        team: &Team,
+        dir: &Path,
+        progress: &'a dyn Progress,
+    ) -> Result<(Heartbeat, Member<'a>), TierError> {
+        let name = game.name();
+        std::fs::create_dir_all(dir).map_err(|e| db::DbError::io(dir, e))?;
+        let heartbeat = Heartbeat::start(dir, &name, team)?;
+        let member = Member {
+            meta: Meta::whole(game, game.index_len()),
+            team: team.clone(),
+            dir: dir.to_path_buf(),
+            watch: Watch::new(dir, &name, team),
+            progress,
+            exchanged: Exchanged::default(),
+            written: IndexSet::new(0),
+        };
+        Ok((heartbeat, member))
+    }
+
+    /// What this process exchanged so far.
+    pub(super) fn exchanged(&self) -> Exchanged {
+        self.exchanged.clone()
+    }
+
+    /// Whether this process solves chunk (or task) number `chunk` of every
+    /// tier: they are dealt out in turn.
+    pub(super) fn deals(&self, chunk: u64) -> bool {
+        chunk % self.team.processes as u64 == self.team.process as u64
+    }
+
     /// `GAME.table-WHAT.part-K-of-P.EXTENSION` in the team's directory,
     /// `K` being `process`.
     fn team_file(&self, what: &str, process: usize, extension: &str) -> PathBuf {
@@ -119,9 +145,10 @@ impl Member<'_> {
         self.team_file("done", process, "done")
     }
 
-    /// Reads the part at `path` into `cells`, checking it is of this game
-    /// and every block's checksum; returns its size.
-    fn read_part(&self, path: &Path, cells: &[AtomicU16]) -> Result<u64, TierError> {
+    /// Reads the part at `path`, calling `apply(key, cell)` with each of
+    /// its cells (false for a key the table lacks), checking it is of this
+    /// game and every block's checksum; returns its size.
+    pub(super) fn read_part(&self, path: &Path, apply: Apply) -> Result<u64, TierError> {
         let part = Database::open_piece(path)?;
         if part.game() != self.meta.game || part.rules_version() != self.meta.rules_version {
             return Err(db::DbError::corrupt(
@@ -137,46 +164,85 @@ impl Member<'_> {
             .into());
         }
         let mut outside = false;
-        part.for_each_cell(
-            0..self.meta.index_len,
-            &mut |key, cell| match cells.get(key as usize) {
-                Some(slot) => slot.store(cell.bits(), Relaxed),
-                None => outside = true,
-            },
-        )?;
+        part.for_each_cell(0..self.meta.index_len, &mut |key, cell| {
+            outside |= !apply(key, cell);
+        })?;
         if outside {
-            return Err(db::DbError::corrupt(path, "a key past the game's index").into());
+            return Err(db::DbError::corrupt(path, "a key the table does not have").into());
         }
         Ok(part.bytes())
     }
 
-    /// Waits for every other process's part of `tier` and reads it into
-    /// `cells`; stops when a peer is lost or the build is cancelled.
-    fn gather(&mut self, tier: usize, cells: &[AtomicU16]) -> Result<(), TierError> {
+    /// Waits for every other process's part of `tier` and reads it with
+    /// `apply`; stops when a peer is lost or the build is cancelled.
+    pub(super) fn gather(&mut self, tier: usize, apply: Apply) -> Result<(), TierError> {
         let me = self.team.process;
         for peer in (0..self.team.processes).filter(|&p| p != me) {
             let path = self.part(tier, peer);
             self.wait_for(peer, &path)?;
-            self.read_part(&path, cells)?;
+            self.read_part(&path, apply)?;
         }
         Ok(())
     }
 
+    /// If this process's part of `tier` is left from an earlier run and
+    /// reads back whole, reads it and the peers' parts with `apply` and
+    /// says so; a part that does not read back is removed.
+    pub(super) fn restore_tier(&mut self, tier: usize, apply: Apply) -> Result<bool, TierError> {
+        let own = self.part(tier, self.team.process);
+        if !own.exists() {
+            return Ok(false);
+        }
+        if self.read_part(&own, apply).is_err() {
+            std::fs::remove_file(&own).map_err(|e| db::DbError::io(&own, e))?;
+            return Ok(false);
+        }
+        self.gather(tier, apply)?;
+        self.exchanged.tiers_restored += 1;
+        Ok(true)
+    }
+
+    /// Writes `entries` (increasing keys), the cells this process solved
+    /// in `tier`, as its part, then reads the peers' parts with `apply`.
+    pub(super) fn share(
+        &mut self,
+        tier: usize,
+        entries: Vec<(u64, Cell)>,
+        apply: Apply,
+    ) -> Result<(), TierError> {
+        let path = self.part(tier, self.team.process);
+        self.exchanged.bytes_written += db::write_canonical_at(
+            &path,
+            &self.meta,
+            &entries,
+            PART_LEVEL,
+            &crate::progress::NoProgress,
+        )?;
+        drop(entries);
+        self.gather(tier, apply)
+    }
+
     /// Waits until `path`, written by `peer`, is there.
     fn wait_for(&mut self, peer: usize, path: &Path) -> Result<(), TierError> {
+        // Peers finish a tier at nearly the same moment, so look again
+        // soon at first, then less often.
+        let mut pause = POLL_FIRST;
         while !path.exists() {
             if self.progress.cancelled() {
                 return Err(TierError::Cancelled);
             }
             self.watch.alive(peer)?;
-            std::thread::sleep(POLL);
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(POLL_MOST);
         }
         Ok(())
     }
 
     /// Says this process has every cell; process 0 waits until every
-    /// process has said so, then removes the team's parts.
-    fn finish(&mut self, tiers: usize) -> Result<(), TierError> {
+    /// process has said so, then removes the team's parts of the `tiers`
+    /// tiers.
+    pub(super) fn finish(&mut self, tiers: usize) -> Result<(), TierError> {
+        self.exchanged.rounds = tiers;
         let mark = self.done_mark(self.team.process);
         let temp = db::temporary::path_for(&mark);
         std::fs::write(&temp, b"done\n")
@@ -212,24 +278,11 @@ impl Hooks for Member<'_> {
     }
 
     fn mine(&self, chunk: u64) -> bool {
-        chunk % self.team.processes as u64 == self.team.process as u64
+        self.deals(chunk)
     }
 
-    /// A tier whose part this process wrote in an earlier run is read
-    /// back (a part that does not read back whole is removed and the
-    /// share solved again), then the peers' parts.
     fn restore(&mut self, tier: usize, cells: &[AtomicU16]) -> Result<bool, TierError> {
-        let own = self.part(tier, self.team.process);
-        if !own.exists() {
-            return Ok(false);
-        }
-        if self.read_part(&own, cells).is_err() {
-            std::fs::remove_file(&own).map_err(|e| db::DbError::io(&own, e))?;
-            return Ok(false);
-        }
-        self.gather(tier, cells)?;
-        self.exchanged.tiers_restored += 1;
-        Ok(true)
+        self.restore_tier(tier, &mut into(cells))
     }
 
     /// Writes the cells this process set in `tier`, found in index order
@@ -239,15 +292,21 @@ impl Hooks for Member<'_> {
         let entries = self
             .written
             .drain_in_order(|index| (index, Cell::from_bits(cells[index as usize].load(Relaxed))));
-        let path = self.part(tier, self.team.process);
-        self.exchanged.bytes_written += db::write_canonical_at(
-            &path,
-            &self.meta,
-            &entries,
-            PART_LEVEL,
-            &crate::progress::NoProgress,
-        )?;
-        drop(entries);
-        self.gather(tier, cells)
+        self.share(tier, entries, &mut into(cells))
+    }
+}
+
+/// What reads a part's cells in: given a key and its cell, false if the
+/// table has no such key.
+pub(super) type Apply<'a> = &'a mut dyn FnMut(u64, Cell) -> bool;
+
+/// Stores each cell read at its key in `cells`.
+fn into(cells: &[AtomicU16]) -> impl FnMut(u64, Cell) -> bool + '_ {
+    |key, cell| match cells.get(key as usize) {
+        Some(slot) => {
+            slot.store(cell.bits(), Relaxed);
+            true
+        }
+        None => false,
     }
 }

@@ -103,9 +103,9 @@ enum Command {
         /// alone, of a build tier by tier shared through the database
         /// directory, on one machine or machines sharing a file system:
         /// quixo, teeko and morris deal the tiers out, each process waiting
-        /// for the child tiers the others write; euler (a table) deals out
-        /// each tier's positions and the processes exchange what they
-        /// solved. A rerun of the same commands resumes.
+        /// for the child tiers the others write; euler and tictactoe (a
+        /// table) deal out each tier's positions and the processes exchange
+        /// what they solved. A rerun of the same commands resumes.
         #[arg(long, value_name = "P")]
         processes: Option<usize>,
         /// Which process this is, from 0 (process 0 prints the report).

@@ -5,7 +5,9 @@ use super::solved::{Method, SolvedSession, build_error};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::solution::{Canonical, class_size};
-use ply_core::{Indexed, Progress, Solution, SparseTable, Symmetric, Tiered};
+use ply_core::tier::Team;
+use ply_core::{Exchanged, Indexed, Progress, Solution, SparseTable, Symmetric, Tiered};
+use std::path::Path;
 
 /// Solves a game by tabulating every position reachable from its start
 /// (see [`SparseTable`]).
@@ -42,6 +44,17 @@ impl<G: Indexed + Symmetric + Tiered> Method for SparseMethod<G> {
 
     fn memory_bound(&self) -> u64 {
         self.bytes
+    }
+
+    fn build_shared(
+        &self,
+        team: &Team,
+        dir: &Path,
+        progress: &dyn Progress,
+    ) -> Result<(Canonical, Exchanged), PlyError> {
+        SparseTable::build_team(&self.game, &self.game.start(), team, dir, progress)
+            .map(|(table, exchanged)| (Canonical::new(table, self.game.index_len()), exchanged))
+            .map_err(|e| super::table::team_error(&self.game, team, e))
     }
 
     fn key(&self, position: &G::Position) -> u64 {

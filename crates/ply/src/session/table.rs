@@ -50,6 +50,18 @@ impl<G: TableWalk + Symmetric> TableMethod<G> {
     }
 }
 
+/// A team's failed build of `game`'s table, for the command line.
+pub(super) fn team_error(game: &impl ply_core::Game, team: &Team, error: TierError) -> PlyError {
+    match error {
+        TierError::Cancelled => PlyError::Cancelled(format!(
+            "building the table of {} with {} processes",
+            game.name(),
+            team.processes
+        )),
+        other => PlyError::argument(format!("{}: {other}", game.name())),
+    }
+}
+
 fn table_error<G: TableWalk>(game: &G, error: SolveError) -> PlyError {
     PlyError::solve(format!("cannot solve {}", game.name()), error)
 }
@@ -88,14 +100,8 @@ impl<G: TableWalk + Symmetric> Method for TableMethod<G> {
         dir: &Path,
         progress: &dyn Progress,
     ) -> Result<(Table, Exchanged), PlyError> {
-        Table::build_symmetric_team(&self.game, team, dir, progress).map_err(|e| match e {
-            TierError::Cancelled => PlyError::Cancelled(format!(
-                "building the table of {} with {} processes",
-                self.game.name(),
-                team.processes
-            )),
-            other => PlyError::argument(format!("{}: {other}", self.game.name())),
-        })
+        Table::build_symmetric_team(&self.game, team, dir, progress)
+            .map_err(|e| team_error(&self.game, team, e))
     }
 
     fn walks_tiers(&self) -> bool {
