@@ -61,6 +61,7 @@ pub use solve::retro::{
 pub use solve::search::{CycleError, MemoSolver};
 pub use solve::sparse::SparseTable;
 pub use solve::table::Table;
+#[cfg(feature = "db")]
 pub use solve::table_team::Exchanged;
 pub use value::{Cell, Nimber, Outcome, Remoteness, Value};
 pub use variant::Variant;

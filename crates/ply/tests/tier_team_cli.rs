@@ -286,7 +286,7 @@ fn a_table_team_process_killed_is_named_and_a_rerun_resumes() {
     let dir = Scratch::new("table-killed");
     let survivor = spawn(game, &dir.0, &team_args(2, 0, 3));
     let mut victim = spawn(game, &dir.0, &team_args(2, 1, 3));
-    let part = dir.0.join("euler-5x5.table-tier-20.part-1-of-2.plydb");
+    let part = dir.0.join("euler-5x5.table-tier-20.part-1-of-2.plypart");
     let start = Instant::now();
     while !part.exists() {
         assert!(start.elapsed() < LIMIT, "no part of tier 20 written");

@@ -177,10 +177,9 @@ pub struct Encoded {
     pub checksum: u64,
 }
 
-/// Compresses a block's raw bytes at zstd level `level` (a database's
-/// blocks at [`ZSTD_LEVEL`]).
-pub fn encode(raw: &[u8], level: i32) -> std::io::Result<Encoded> {
-    let bytes = zstd::bulk::compress(raw, level)?;
+/// Compresses a block's raw bytes.
+pub fn encode(raw: &[u8]) -> std::io::Result<Encoded> {
+    let bytes = zstd::bulk::compress(raw, ZSTD_LEVEL)?;
     let checksum = checksum(&bytes);
     Ok(Encoded { bytes, checksum })
 }
@@ -257,7 +256,7 @@ mod tests {
             let first = keys.first().copied().unwrap_or(0);
             let cells_len = raw.len();
             put_keys(first, &keys, &mut raw);
-            let block = encode(&raw, ZSTD_LEVEL).unwrap();
+            let block = encode(&raw).unwrap();
             let back = decode(&block.bytes, block.checksum, raw.len()).unwrap();
             prop_assert_eq!(&back, &raw);
             for (i, &cell) in cells.iter().enumerate() {
@@ -271,7 +270,7 @@ mod tests {
             let dict = dictionary(30);
             let mut raw = Vec::new();
             dict.pack(cells.iter().copied(), &mut raw).unwrap();
-            let block = encode(&raw, ZSTD_LEVEL).unwrap();
+            let block = encode(&raw).unwrap();
             let mut bytes = block.bytes.clone();
             let i = at.index(bytes.len());
             bytes[i] ^= change;

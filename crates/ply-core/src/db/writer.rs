@@ -80,7 +80,7 @@ pub fn write_indexed(
         &present,
     );
     let dictionary = header.dictionary.clone();
-    write_blocks(path, &header, codec::ZSTD_LEVEL, progress, |block| {
+    write_blocks(path, &header, progress, |block| {
         let start = range.start + block * u64::from(INDEX_BLOCK);
         let end = range.end.min(start + u64::from(INDEX_BLOCK));
         let mut raw = Vec::with_capacity(dictionary.packed_len((end - start) as usize));
@@ -97,19 +97,6 @@ pub fn write_canonical(
     path: &Path,
     meta: &Meta,
     entries: &[(u64, Cell)],
-    progress: &dyn Progress,
-) -> Result<u64, DbError> {
-    write_canonical_at(path, meta, entries, codec::ZSTD_LEVEL, progress)
-}
-
-/// [`write_canonical`] with blocks compressed at zstd level `level`: a
-/// working file read once soon after (a team's part of a tier) is
-/// written faster at a low level.
-pub fn write_canonical_at(
-    path: &Path,
-    meta: &Meta,
-    entries: &[(u64, Cell)],
-    level: i32,
     progress: &dyn Progress,
 ) -> Result<u64, DbError> {
     let ordered = entries.windows(2).all(|w| w[0].0 < w[1].0)
@@ -134,7 +121,7 @@ pub fn write_canonical_at(
         &present,
     );
     let dictionary = header.dictionary.clone();
-    write_blocks(path, &header, level, progress, |block| {
+    write_blocks(path, &header, progress, |block| {
         let start = block as usize * CANONICAL_BLOCK as usize;
         let chunk = &entries[start..entries.len().min(start + CANONICAL_BLOCK as usize)];
         let keys: Vec<u64> = chunk.iter().map(|&(key, _)| key).collect();
@@ -170,7 +157,6 @@ fn header(meta: &Meta, keys: Keys, entries: u64, block_entries: u32, present: &[
 fn write_blocks(
     path: &Path,
     header: &Header,
-    level: i32,
     progress: &dyn Progress,
     raw: impl Fn(u64) -> (u64, Vec<u8>) + Sync,
 ) -> Result<u64, DbError> {
@@ -195,7 +181,7 @@ fn write_blocks(
                 .into_par_iter()
                 .map(|block| {
                     let (first_key, bytes) = raw(block);
-                    codec::encode(&bytes, level).map(|e| (first_key, bytes.len() as u32, e))
+                    codec::encode(&bytes).map(|e| (first_key, bytes.len() as u32, e))
                 })
                 .collect::<Result<_, _>>()
                 .map_err(io)?;

@@ -9,11 +9,14 @@ pub mod mex;
 // The x86 kernels of the dense search (`octal::x86`) are the crate's only
 // unsafe code; that module alone allows it.
 pub mod octal;
+#[cfg(feature = "db")]
+mod part;
 pub mod reach;
 pub mod retro;
 pub mod search;
 pub mod sparse;
 pub mod table;
+#[cfg(feature = "db")]
 pub mod table_team;
 
 use rayon::prelude::*;

@@ -78,29 +78,28 @@ impl IndexSet {
             .sum()
     }
 
-    /// Empties the set into a list of `item(index)` for every index in
-    /// it, in index order (built in parallel).
-    pub fn drain_in_order<T: Send>(&self, item: impl Fn(u64) -> T + Sync) -> Vec<T> {
+    /// Empties the set a run of up to 2^16 indices at a time, in
+    /// parallel: `run(indices)` gets each run's indices, in increasing
+    /// order; the results come back in index order.
+    pub fn drain_runs<T: Send>(&self, run: impl Fn(&[u64]) -> T + Sync) -> Vec<T> {
         /// Words handled by one task.
         const TASK: usize = 1 << 10;
-        let lists: Vec<Vec<T>> = self
-            .words
+        self.words
             .par_chunks(TASK)
             .enumerate()
-            .map(|(task, words)| {
-                let mut list = Vec::new();
+            .map_init(Vec::new, |indices, (task, words)| {
+                indices.clear();
                 for (i, word) in words.iter().enumerate() {
                     let mut bits = word.swap(0, Relaxed);
                     let base = ((task * TASK + i) * 64) as u64;
                     while bits != 0 {
-                        list.push(item(base + u64::from(bits.trailing_zeros())));
+                        indices.push(base + u64::from(bits.trailing_zeros()));
                         bits &= bits - 1;
                     }
                 }
-                list
+                run(indices)
             })
-            .collect();
-        lists.into_iter().flatten().collect()
+            .collect()
     }
 
     /// How many indices the set holds.

@@ -17,13 +17,17 @@ use crate::game::{Indexed, Symmetric, Tiered};
 use crate::limits::TooLarge;
 use crate::progress::Progress;
 use crate::solve::reach::IndexSet;
+#[cfg(feature = "db")]
 use crate::solve::table_team::{Exchanged, Member};
-use crate::tier::TierError;
-use crate::tier::peers::Team;
+#[cfg(feature = "db")]
+use crate::tier::{TierError, peers::Team};
 use crate::value::{Cell, Outcome, Value};
 use rayon::prelude::*;
 use std::cmp::Ordering;
+#[cfg(feature = "db")]
 use std::path::Path;
+#[cfg(feature = "db")]
+use std::sync::Mutex;
 
 /// Positions expanded together by one parallel task.
 const TASK: usize = 1 << 12;
@@ -121,15 +125,19 @@ impl TierTable {
         Some(cell_of(self.words[i]))
     }
 
-    /// Sets the cell of the position `rank`; false if the tier lacks it.
-    fn set(&mut self, rank: u64, cell: Cell) -> bool {
-        match self.directory.find(&self.words, rank) {
-            Some(i) => {
-                self.words[i] = rank << CELL_BITS | u64::from(cell.bits());
-                true
-            }
-            None => false,
+    /// Sets the cell of each position `(rank, cell)` read from a team's
+    /// part; fails if the tier lacks one.
+    #[cfg(feature = "db")]
+    fn set_all(&mut self, cells: Vec<(u64, Cell)>) -> Result<(), TierError> {
+        for (rank, cell) in cells {
+            let i = self.directory.find(&self.words, rank).ok_or_else(|| {
+                TierError::Game(format!(
+                    "a team's part holds index {rank}, which this tier did not reach"
+                ))
+            })?;
+            self.words[i] = rank << CELL_BITS | u64::from(cell.bits());
         }
+        Ok(())
     }
 }
 
@@ -143,12 +151,7 @@ impl SparseTable {
     where
         G: Indexed + Symmetric + Tiered,
     {
-        Self::build_sharing(game, root, None, progress).map_err(|e| match e {
-            TierError::Solve(e) => e,
-            TierError::Cancelled => SolveError::Cancelled("the table build was stopped".into()),
-            // Alone, nothing is read or written, and no peer is lost.
-            other => SolveError::Unsupported(other.to_string()),
-        })
+        Self::build_sharing(game, root, &mut Alone, progress)
     }
 
     /// [`SparseTable::build`] as process `team.process` of a team sharing
@@ -156,6 +159,7 @@ impl SparseTable {
     /// every `P`-th task of each tier's positions and exchanges the cells
     /// with the others through the directory, as a table team does (see
     /// [`super::table_team`]). Every process returns the whole table.
+    #[cfg(feature = "db")]
     pub fn build_team<G>(
         game: &G,
         root: &G::Position,
@@ -167,26 +171,26 @@ impl SparseTable {
         G: Indexed + Symmetric + Tiered,
     {
         let (_heartbeat, mut member) = Member::join(game, team, dir, progress)?;
-        let table = Self::build_sharing(game, root, Some(&mut member), progress)?;
+        let table = Self::build_sharing(game, root, &mut member, progress)?;
         member.finish(table.tiers.len())?;
         Ok((table, member.exchanged()))
     }
 
     /// Lists and solves every position reachable from `root`, alone or
-    /// as `member` of a team.
-    fn build_sharing<G>(
+    /// in a team (`share`).
+    fn build_sharing<G, S: Share>(
         game: &G,
         root: &G::Position,
-        member: Option<&mut Member<'_>>,
+        share: &mut S,
         progress: &dyn Progress,
-    ) -> Result<Self, TierError>
+    ) -> Result<Self, S::Error>
     where
         G: Indexed + Symmetric + Tiered,
     {
         let mut root_symmetric = true;
         game.for_each_symmetric(root, |image| root_symmetric &= image == *root);
         let mut tiers = enumerate(game, root, progress)?;
-        solve_tiers(game, &mut tiers, member, progress)?;
+        solve_tiers(game, &mut tiers, share, progress)?;
         Ok(Self {
             tiers,
             root_symmetric,
@@ -368,14 +372,91 @@ where
     Ok(by_tier)
 }
 
-/// Fills every tier's cells, last tier first; in a team, `member`'s
-/// tasks of each tier only, then the others' from their parts.
-fn solve_tiers<G>(
+/// How a sparse table's build takes part in a team: alone ([`Alone`]), or
+/// as a member sharing each tier's cells with the others.
+trait Share: Sync {
+    /// What stops the build.
+    type Error: From<SolveError>;
+
+    /// Whether this process solves task number `task` of every tier.
+    fn deals(&self, task: u64) -> bool;
+
+    /// Fills `table`, tier `tier`, from what an earlier run left, if it
+    /// can; true if the tier needs no solving.
+    fn restore(&mut self, tier: usize, table: &mut TierTable) -> Result<bool, Self::Error>;
+
+    /// Called once this process's tasks of `tier` are solved.
+    fn share(&mut self, tier: usize, table: &mut TierTable) -> Result<(), Self::Error>;
+}
+
+/// A build alone: every task, nothing shared.
+struct Alone;
+
+impl Share for Alone {
+    type Error = SolveError;
+
+    fn deals(&self, _: u64) -> bool {
+        true
+    }
+
+    fn restore(&mut self, _: usize, _: &mut TierTable) -> Result<bool, SolveError> {
+        Ok(false)
+    }
+
+    fn share(&mut self, _: usize, _: &mut TierTable) -> Result<(), SolveError> {
+        Ok(())
+    }
+}
+
+#[cfg(feature = "db")]
+impl Share for Member<'_> {
+    type Error = TierError;
+
+    fn deals(&self, task: u64) -> bool {
+        Member::deals(self, task)
+    }
+
+    fn restore(&mut self, tier: usize, table: &mut TierTable) -> Result<bool, TierError> {
+        let read = Mutex::new(Vec::new());
+        if !self.restore_tier(tier, &|rank, cell| {
+            read.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((rank, cell));
+            true
+        })? {
+            return Ok(false);
+        }
+        table.set_all(read.into_inner().unwrap_or_else(|e| e.into_inner()))?;
+        Ok(true)
+    }
+
+    fn share(&mut self, tier: usize, table: &mut TierTable) -> Result<(), TierError> {
+        let mine: Vec<(u64, Cell)> = table
+            .words
+            .chunks(TASK)
+            .enumerate()
+            .filter(|&(task, _)| Member::deals(self, task as u64))
+            .flat_map(|(_, words)| words.iter().map(|&w| (index_of(w), cell_of(w))))
+            .collect();
+        let read = Mutex::new(Vec::new());
+        Member::share(self, tier, &mine, &|rank, cell| {
+            read.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((rank, cell));
+            true
+        })?;
+        table.set_all(read.into_inner().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// Fills every tier's cells, last tier first; in a team, this process's
+/// tasks of each tier only, then the others' from `share`.
+fn solve_tiers<G, S: Share>(
     game: &G,
     tiers: &mut [TierTable],
-    mut member: Option<&mut Member<'_>>,
+    share: &mut S,
     progress: &dyn Progress,
-) -> Result<(), TierError>
+) -> Result<(), S::Error>
 where
     G: Indexed + Symmetric + Tiered,
 {
@@ -385,17 +466,15 @@ where
         let (lower, solved) = tiers.split_at_mut(tier + 1);
         let this = &mut lower[tier];
         let above = tier + 1;
-        if let Some(member) = member.as_deref_mut()
-            && member.restore_tier(tier, &mut |rank, cell| this.set(rank, cell))?
-        {
+        if share.restore(tier, this)? {
             progress.advance(this.words.len() as u64);
             continue;
         }
-        let deals = member.as_deref().map(|m| |task| m.deals(task));
+        let dealt: &S = share;
         this.words
             .par_chunks_mut(TASK)
             .enumerate()
-            .filter(|&(task, _)| deals.as_ref().is_none_or(|deals| deals(task as u64)))
+            .filter(|&(task, _)| dealt.deals(task as u64))
             .try_for_each(|(_, task)| {
                 if progress.cancelled() {
                     return Err(SolveError::Cancelled("the table build was stopped".into()));
@@ -406,16 +485,7 @@ where
                 }
                 Ok(())
             })?;
-        if let Some(member) = member.as_deref_mut() {
-            let entries = this
-                .words
-                .chunks(TASK)
-                .enumerate()
-                .filter(|&(task, _)| member.deals(task as u64))
-                .flat_map(|(_, words)| words.iter().map(|&w| (index_of(w), cell_of(w))))
-                .collect();
-            member.share(tier, entries, &mut |rank, cell| this.set(rank, cell))?;
-        }
+        share.share(tier, this)?;
         progress.advance(this.words.len() as u64);
     }
     progress.end();

@@ -103,13 +103,10 @@ impl Table {
                 if cell == Cell::UNKNOWN {
                     broken.store(true, Relaxed);
                 }
+                hooks.record(index);
                 game.for_each_symmetric(&position, |image| {
-                    let at = game.rank(&image);
-                    match cells.get(at as usize) {
-                        Some(slot) if game.tier(&image) == tier => {
-                            slot.store(cell.bits(), Relaxed);
-                            hooks.record(at);
-                        }
+                    match cells.get(game.rank(&image) as usize) {
+                        Some(slot) if game.tier(&image) == tier => slot.store(cell.bits(), Relaxed),
                         _ => broken.store(true, Relaxed),
                     }
                 });
@@ -257,8 +254,8 @@ pub(super) trait Hooks: Sync {
     /// What stops the build.
     type Error: From<SolveError>;
 
-    /// Notes that this process set the cell at `index` in the tier being
-    /// solved.
+    /// Notes that this process solved the position at `index` in the tier
+    /// being solved (and set the cells of its class).
     fn record(&self, index: u64);
 
     /// Whether this process solves chunk number `chunk` of every tier.

@@ -1,18 +1,18 @@
-//! A [`Table`] built tier by tier by a team of processes sharing a
-//! directory (`ply analyze GAME --save --processes P --process I` for a
-//! game solved into a table: euler; [`crate::SparseTable::build_team`]
-//! shares its tiers the same way, through [`Member`]: tictactoe).
+//! A table built tier by tier by a team of processes sharing a directory
+//! (`ply analyze GAME --save --processes P --process I` for a game solved
+//! into a table): [`Table::build_symmetric_team`] (euler) and
+//! [`crate::SparseTable::build_team`] (tictactoe), each through a
+//! [`Member`] of the team.
 //!
-//! Each tier's chunks of the index are dealt out in turn: process `I`
+//! Each tier's chunks of positions are dealt out in turn: process `I`
 //! solves chunks `I`, `I + P`, `I + 2P`, ... (neighbouring chunks cost
 //! alike, so the shares are even). Once its share of a tier is solved, a
-//! process writes the cells it set, sorted by index, as its *part* of the
-//! tier (`GAME.table-tier-T.part-I-of-P.plydb`, a database file of
-//! canonical keys: LEB128 index deltas and packed cells, zstd-compressed
-//! and checksummed, written atomically), then reads the other processes'
-//! parts of the tier into its own cells before the next tier. A move
-//! climbs a tier, so a tier needs only the tiers solved before it: one
-//! pass and one exchange per tier, and every process ends with every cell.
+//! process writes the cells it set, in index order, as its *part* of the
+//! tier (`GAME.table-tier-T.part-I-of-P.plypart`, see [`super::part`]),
+//! then reads the other processes' parts of the tier into its own cells
+//! before the next tier. A move climbs a tier, so a tier needs only the
+//! tiers solved before it: one pass and one exchange per tier, and every
+//! process ends with every cell.
 //!
 //! Every process keeps a heartbeat in the directory ([`Heartbeat`]); one
 //! waiting on a part takes its writer as lost when the writer's heartbeat
@@ -21,21 +21,25 @@
 //! finished instead of solving them, and solves the rest. Once each
 //! process has written that it is done, process 0 removes the parts.
 
+use super::part::{self, Label, Run};
 use super::table::{Hooks, Table};
-use crate::db::{self, Database, Meta};
+use crate::db::{self, DbError};
 use crate::game::{Indexed, Symmetric, TableWalk};
 use crate::progress::Progress;
-use crate::solution::Solution;
 use crate::solve::reach::IndexSet;
 use crate::tier::TierError;
 use crate::tier::peers::{Heartbeat, Team, Watch};
 use crate::value::Cell;
+use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 use std::time::Duration;
 
-/// The zstd level parts are written at: each is read once, soon after.
-const PART_LEVEL: i32 = 1;
+/// The extension of a part's file.
+const PART_EXTENSION: &str = "plypart";
+
+/// Cells per run of a part a sparse table's tier is coded in.
+const RUN: usize = 1 << 16;
 
 /// How long a process waiting on its peers' parts first sleeps between
 /// looks, and at most.
@@ -67,26 +71,31 @@ impl Table {
         dir: &Path,
         progress: &dyn Progress,
     ) -> Result<(Table, Exchanged), TierError> {
-        let (_heartbeat, mut hooks) = Member::join(game, team, dir, progress)?;
-        hooks.written = IndexSet::new(game.index_len());
+        let (_heartbeat, member) = Member::join(game, team, dir, progress)?;
+        let mut hooks = Marked {
+            member,
+            written: IndexSet::new(game.index_len()),
+            game,
+        };
         let table = Table::fill_symmetric(game, progress, &mut hooks)?;
-        hooks.finish(game.tier_count())?;
-        Ok((table, hooks.exchanged))
+        hooks.member.finish(game.tier_count())?;
+        Ok((table, hooks.member.exchanged))
     }
 }
 
+/// Reads a part's cells in: given a key and its cell, false if there is
+/// no such key. Called from several threads at once.
+pub(super) type Apply<'a> = &'a (dyn Fn(u64, Cell) -> bool + Sync);
+
 /// One process of a team building a table tier by tier.
 pub(super) struct Member<'a> {
-    /// The header every part carries.
-    meta: Meta,
+    /// What every part of this team says it is of, but its tier and process.
+    label: Label,
     team: Team,
     dir: PathBuf,
     watch: Watch,
     progress: &'a dyn Progress,
     exchanged: Exchanged,
-    /// A mark per index: the cells this process set in the tier being
-    /// solved.
-    written: IndexSet,
 }
 
 impl<'a> Member<'a> {
@@ -99,16 +108,22 @@ impl<'a> Member<'a> {
         progress: &'a dyn Progress,
     ) -> Result<(Heartbeat, Member<'a>), TierError> {
         let name = game.name();
-        std::fs::create_dir_all(dir).map_err(|e| db::DbError::io(dir, e))?;
+        std::fs::create_dir_all(dir).map_err(|e| DbError::io(dir, e))?;
         let heartbeat = Heartbeat::start(dir, &name, team)?;
         let member = Member {
-            meta: Meta::whole(game, game.index_len()),
+            label: Label {
+                game: name.clone(),
+                rules_version: game.rules_version(),
+                index_len: game.index_len(),
+                tier: 0,
+                process: team.process as u32,
+                processes: team.processes as u32,
+            },
             team: team.clone(),
             dir: dir.to_path_buf(),
             watch: Watch::new(dir, &name, team),
             progress,
             exchanged: Exchanged::default(),
-            written: IndexSet::new(0),
         };
         Ok((heartbeat, member))
     }
@@ -127,7 +142,7 @@ impl<'a> Member<'a> {
     /// `GAME.table-WHAT.part-K-of-P.EXTENSION` in the team's directory,
     /// `K` being `process`.
     fn team_file(&self, what: &str, process: usize, extension: &str) -> PathBuf {
-        let file = db::file_name(&self.meta.game);
+        let file = db::file_name(&self.label.game);
         let stem = file.trim_end_matches(db::EXTENSION);
         self.dir.join(format!(
             "{stem}table-{what}.part-{process}-of-{}.{extension}",
@@ -137,7 +152,7 @@ impl<'a> Member<'a> {
 
     /// The file of process `process`'s part of tier `tier`.
     fn part(&self, tier: usize, process: usize) -> PathBuf {
-        self.team_file(&format!("tier-{tier}"), process, db::EXTENSION)
+        self.team_file(&format!("tier-{tier}"), process, PART_EXTENSION)
     }
 
     /// The file that says process `process` has every cell.
@@ -145,42 +160,29 @@ impl<'a> Member<'a> {
         self.team_file("done", process, "done")
     }
 
-    /// Reads the part at `path`, calling `apply(key, cell)` with each of
-    /// its cells (false for a key the table lacks), checking it is of this
-    /// game and every block's checksum; returns its size.
-    pub(super) fn read_part(&self, path: &Path, apply: Apply) -> Result<u64, TierError> {
-        let part = Database::open_piece(path)?;
-        if part.game() != self.meta.game || part.rules_version() != self.meta.rules_version {
-            return Err(db::DbError::corrupt(
-                path,
-                format!(
-                    "a part of {} (rules version {}), not of {} (rules version {})",
-                    part.game(),
-                    part.rules_version(),
-                    self.meta.game,
-                    self.meta.rules_version
-                ),
-            )
-            .into());
+    /// What process `process`'s part of `tier` must say it is.
+    fn label(&self, tier: usize, process: usize) -> Label {
+        Label {
+            tier: tier as u64,
+            process: process as u32,
+            ..self.label.clone()
         }
-        let mut outside = false;
-        part.for_each_cell(0..self.meta.index_len, &mut |key, cell| {
-            outside |= !apply(key, cell);
-        })?;
-        if outside {
-            return Err(db::DbError::corrupt(path, "a key the table does not have").into());
-        }
-        Ok(part.bytes())
+    }
+
+    /// Reads process `process`'s part of `tier` with `apply`.
+    fn read_part(&self, tier: usize, process: usize, apply: Apply) -> Result<u64, TierError> {
+        let path = self.part(tier, process);
+        Ok(part::read(&path, &self.label(tier, process), apply)?)
     }
 
     /// Waits for every other process's part of `tier` and reads it with
     /// `apply`; stops when a peer is lost or the build is cancelled.
-    pub(super) fn gather(&mut self, tier: usize, apply: Apply) -> Result<(), TierError> {
+    fn gather(&mut self, tier: usize, apply: Apply) -> Result<(), TierError> {
         let me = self.team.process;
         for peer in (0..self.team.processes).filter(|&p| p != me) {
             let path = self.part(tier, peer);
             self.wait_for(peer, &path)?;
-            self.read_part(&path, apply)?;
+            self.read_part(tier, peer, apply)?;
         }
         Ok(())
     }
@@ -193,8 +195,8 @@ impl<'a> Member<'a> {
         if !own.exists() {
             return Ok(false);
         }
-        if self.read_part(&own, apply).is_err() {
-            std::fs::remove_file(&own).map_err(|e| db::DbError::io(&own, e))?;
+        if self.read_part(tier, self.team.process, apply).is_err() {
+            std::fs::remove_file(&own).map_err(|e| DbError::io(&own, e))?;
             return Ok(false);
         }
         self.gather(tier, apply)?;
@@ -202,24 +204,28 @@ impl<'a> Member<'a> {
         Ok(true)
     }
 
-    /// Writes `entries` (increasing keys), the cells this process solved
-    /// in `tier`, as its part, then reads the peers' parts with `apply`.
+    /// Writes `runs` (in key order), the cells this process solved in
+    /// `tier`, as its part, then reads the peers' parts with `apply`.
+    fn share_runs(&mut self, tier: usize, runs: Vec<Run>, apply: Apply) -> Result<(), TierError> {
+        let path = self.part(tier, self.team.process);
+        self.exchanged.bytes_written +=
+            part::write(&path, &self.label(tier, self.team.process), &runs)?;
+        drop(runs);
+        self.gather(tier, apply)
+    }
+
+    /// [`Member::share_runs`] of `entries` (increasing keys).
     pub(super) fn share(
         &mut self,
         tier: usize,
-        entries: Vec<(u64, Cell)>,
+        entries: &[(u64, Cell)],
         apply: Apply,
     ) -> Result<(), TierError> {
-        let path = self.part(tier, self.team.process);
-        self.exchanged.bytes_written += db::write_canonical_at(
-            &path,
-            &self.meta,
-            &entries,
-            PART_LEVEL,
-            &crate::progress::NoProgress,
-        )?;
-        drop(entries);
-        self.gather(tier, apply)
+        let runs = entries
+            .par_chunks(RUN)
+            .filter_map(|run| Run::code(run.iter().copied()))
+            .collect();
+        self.share_runs(tier, runs, apply)
     }
 
     /// Waits until `path`, written by `peer`, is there.
@@ -247,7 +253,7 @@ impl<'a> Member<'a> {
         let temp = db::temporary::path_for(&mark);
         std::fs::write(&temp, b"done\n")
             .and_then(|()| std::fs::rename(&temp, &mark))
-            .map_err(|e| db::DbError::io(&mark, e))?;
+            .map_err(|e| DbError::io(&mark, e))?;
         if self.team.process != 0 {
             return Ok(());
         }
@@ -269,7 +275,17 @@ impl<'a> Member<'a> {
     }
 }
 
-impl Hooks for Member<'_> {
+/// A member building a [`Table`] of a game with symmetries: it marks the
+/// one position of each class it solves, and codes its part of a tier
+/// from the marks; a reader sets the cells of each class's images.
+struct Marked<'a, G> {
+    member: Member<'a>,
+    /// The positions this process solved in the tier being solved.
+    written: IndexSet,
+    game: &'a G,
+}
+
+impl<G: TableWalk + Symmetric> Hooks for Marked<'_, G> {
     type Error = TierError;
 
     #[inline]
@@ -278,35 +294,46 @@ impl Hooks for Member<'_> {
     }
 
     fn mine(&self, chunk: u64) -> bool {
-        self.deals(chunk)
+        self.member.deals(chunk)
     }
 
     fn restore(&mut self, tier: usize, cells: &[AtomicU16]) -> Result<bool, TierError> {
-        self.restore_tier(tier, &mut into(cells))
+        self.member.restore_tier(tier, &into(self.game, cells))
     }
 
-    /// Writes the cells this process set in `tier`, found in index order
-    /// by their marks (which it clears), as its part; then reads the
-    /// peers' parts.
+    /// Codes the cells of the positions this process solved in `tier`,
+    /// found in index order by their marks (which it clears), as its part;
+    /// then reads the peers'.
     fn solved(&mut self, tier: usize, cells: &[AtomicU16]) -> Result<(), TierError> {
-        let entries = self
-            .written
-            .drain_in_order(|index| (index, Cell::from_bits(cells[index as usize].load(Relaxed))));
-        self.share(tier, entries, &mut into(cells))
+        let runs = self.written.drain_runs(|indices| {
+            Run::code(
+                indices
+                    .iter()
+                    .map(|&i| (i, Cell::from_bits(cells[i as usize].load(Relaxed)))),
+            )
+        });
+        let runs = runs.into_iter().flatten().collect();
+        self.member.share_runs(tier, runs, &into(self.game, cells))
     }
 }
 
-/// What reads a part's cells in: given a key and its cell, false if the
-/// table has no such key.
-pub(super) type Apply<'a> = &'a mut dyn FnMut(u64, Cell) -> bool;
-
-/// Stores each cell read at its key in `cells`.
-fn into(cells: &[AtomicU16]) -> impl FnMut(u64, Cell) -> bool + '_ {
-    |key, cell| match cells.get(key as usize) {
-        Some(slot) => {
-            slot.store(cell.bits(), Relaxed);
-            true
-        }
-        None => false,
+/// Stores each cell read at its key in `cells`, and at the key of each
+/// image of its position (the class shares the cell).
+fn into<'a, G: TableWalk + Symmetric>(
+    game: &'a G,
+    cells: &'a [AtomicU16],
+) -> impl Fn(u64, Cell) -> bool + Sync + 'a {
+    move |key, cell| {
+        let Some(position) = game.unrank(key) else {
+            return false;
+        };
+        let mut known = true;
+        game.for_each_symmetric(&position, |image| {
+            match cells.get(game.rank(&image) as usize) {
+                Some(slot) => slot.store(cell.bits(), Relaxed),
+                None => known = false,
+            }
+        });
+        known
     }
 }
