@@ -254,21 +254,7 @@ fn a_stopped_process_is_named_and_a_rerun_resumes_to_the_same_cells() {
 fn a_process_killed_mid_cut_tier_is_named_and_a_rerun_matches() {
     let game = "teeko:4x4";
     let dir = Scratch::new("killed-cut");
-    let survivor = spawn(game, &dir.0, &team_args(2, 0, 3));
-    let mut victim = spawn(game, &dir.0, &team_args(2, 1, 3));
-    let slice = dir.0.join("teeko-4x4.tier-7_dropped.slice-0-of-2.plydb");
-    let start = Instant::now();
-    while !slice.exists() {
-        assert!(start.elapsed() < LIMIT, "no slice of tier 7 written");
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    victim.kill().expect("kill");
-    let _ = victim.wait();
-    let (out, took) = finish(survivor, Duration::from_secs(60));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "process 0 must fail: {stderr}");
-    assert!(stderr.contains("process 1 is lost"), "{stderr}");
-    assert!(took < Duration::from_secs(30), "named after {took:?}");
+    kill_process_1_once(game, &dir.0, "teeko-4x4.tier-7_dropped.slice-0-of-2.plydb");
     let report = team(game, &dir.0, 2);
     let one = Scratch::new("killed-cut-one");
     let expected = alone(game, &one.0);
@@ -284,21 +270,7 @@ fn a_process_killed_mid_cut_tier_is_named_and_a_rerun_matches() {
 fn a_table_team_process_killed_is_named_and_a_rerun_resumes() {
     let game = "euler:5x5";
     let dir = Scratch::new("table-killed");
-    let survivor = spawn(game, &dir.0, &team_args(2, 0, 3));
-    let mut victim = spawn(game, &dir.0, &team_args(2, 1, 3));
-    let part = dir.0.join("euler-5x5.table-tier-20.part-1-of-2.plypart");
-    let start = Instant::now();
-    while !part.exists() {
-        assert!(start.elapsed() < LIMIT, "no part of tier 20 written");
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    victim.kill().expect("kill");
-    let _ = victim.wait();
-    let (out, took) = finish(survivor, Duration::from_secs(60));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "process 0 must fail: {stderr}");
-    assert!(stderr.contains("process 1 is lost"), "{stderr}");
-    assert!(took < Duration::from_secs(30), "named after {took:?}");
+    kill_process_1_once(game, &dir.0, "euler-5x5.table-tier-20.part-1-of-2.plypart");
     let report = team(game, &dir.0, 2);
     let restored = report["tiers_restored"].as_u64().expect("a count");
     assert!(
@@ -310,6 +282,27 @@ fn a_table_team_process_killed_is_named_and_a_rerun_resumes() {
     assert_eq!(counts(&report), counts(&expected));
     assert_eq!(cells(&dir.0), cells(&one.0));
     assert_eq!(shard_files(&dir.0).len(), 1, "the parts are removed");
+}
+
+/// Starts a team of 2 building `game` in `dir`, kills process 1 (SIGKILL)
+/// as soon as the file `written` appears there, and checks that process 0
+/// then stops, non-zero, naming process 1, within 30 s.
+fn kill_process_1_once(game: &str, dir: &Path, written: &str) {
+    let survivor = spawn(game, dir, &team_args(2, 0, 3));
+    let mut victim = spawn(game, dir, &team_args(2, 1, 3));
+    let file = dir.join(written);
+    let start = Instant::now();
+    while !file.exists() {
+        assert!(start.elapsed() < LIMIT, "{written} was never written");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    victim.kill().expect("kill");
+    let _ = victim.wait();
+    let (out, took) = finish(survivor, Duration::from_secs(60));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "process 0 must fail: {stderr}");
+    assert!(stderr.contains("process 1 is lost"), "{stderr}");
+    assert!(took < Duration::from_secs(30), "named after {took:?}");
 }
 
 /// Each shard in `dir` with when it was last written.

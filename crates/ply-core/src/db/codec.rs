@@ -141,25 +141,32 @@ pub fn put_varint(mut value: u64, out: &mut Vec<u8>) {
     out.push(value as u8);
 }
 
+/// Reads the LEB128 varint at `*at` in `bytes` and moves `at` past it;
+/// `None` if it runs past the end or past 64 bits.
+#[inline]
+pub fn get_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let (mut value, mut shift) = (0u64, 0u32);
+    loop {
+        let byte = *bytes.get(*at)?;
+        *at += 1;
+        if shift > 63 {
+            return None;
+        }
+        value |= u64::from(byte & 0x7f) << shift;
+        shift += 7;
+        if byte & 0x80 == 0 {
+            return Some(value);
+        }
+    }
+}
+
 /// Reads `n` keys written by [`put_keys`] from `bytes`; `None` if they are
 /// malformed, run past the end, do not increase or leave bytes over.
 pub fn get_keys(first: u64, n: usize, bytes: &[u8]) -> Option<Vec<u64>> {
     let mut keys = Vec::with_capacity(n);
     let (mut last, mut at) = (first, 0usize);
     for i in 0..n {
-        let (mut delta, mut shift) = (0u64, 0u32);
-        loop {
-            let byte = *bytes.get(at)?;
-            at += 1;
-            if shift > 63 {
-                return None;
-            }
-            delta |= u64::from(byte & 0x7f) << shift;
-            shift += 7;
-            if byte & 0x80 == 0 {
-                break;
-            }
-        }
+        let delta = get_varint(bytes, &mut at)?;
         if i > 0 && delta == 0 {
             return None;
         }

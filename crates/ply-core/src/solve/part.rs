@@ -18,7 +18,8 @@
 //! only whole: a part whose checksum, header or runs do not add up is an
 //! error naming the file, never cells.
 
-use crate::db::{self, DbError, codec::put_varint};
+use crate::db::codec::{get_varint, put_varint};
+use crate::db::{self, DbError};
 use crate::value::Cell;
 use rayon::prelude::*;
 use std::path::Path;
@@ -175,21 +176,9 @@ pub(super) fn read(
 fn read_run(first: u64, cells: u64, bytes: &[u8], apply: &impl Fn(u64, Cell) -> bool) -> bool {
     let (mut key, mut at, mut read) = (first, 0usize, 0u64);
     while at < bytes.len() {
-        let (mut delta, mut shift) = (0u64, 0u32);
-        loop {
-            let Some(&byte) = bytes.get(at) else {
-                return false;
-            };
-            at += 1;
-            if shift > 63 {
-                return false;
-            }
-            delta |= u64::from(byte & 0x7f) << shift;
-            shift += 7;
-            if byte & 0x80 == 0 {
-                break;
-            }
-        }
+        let Some(delta) = get_varint(bytes, &mut at) else {
+            return false;
+        };
         let Some(cell) = bytes.get(at..at + 2) else {
             return false;
         };
