@@ -284,6 +284,33 @@ fn a_table_team_process_killed_is_named_and_a_rerun_resumes() {
     assert_eq!(shard_files(&dir.0).len(), 1, "the parts are removed");
 }
 
+/// 4x4 tic-tac-toe's table of the positions play reaches, by two
+/// processes: process 1 killed once it has written its part of tier 15
+/// (the solve goes from tier 16 down, the bulk of it still ahead) is
+/// named, and a rerun reads the tiers both finished back and matches one
+/// process.
+#[test]
+fn a_sparse_table_team_process_killed_is_named_and_a_rerun_resumes() {
+    let game = "tictactoe";
+    let dir = Scratch::new("sparse-killed");
+    kill_process_1_once(
+        game,
+        &dir.0,
+        "tictactoe-4x4x4.table-tier-15.part-1-of-2.plypart",
+    );
+    let report = team(game, &dir.0, 2);
+    let restored = report["tiers_restored"].as_u64().expect("a count");
+    assert!(
+        (2..17).contains(&restored),
+        "tiers 16 and 15 were finished by both, not all 17: {restored}"
+    );
+    let one = Scratch::new("sparse-killed-one");
+    let expected = alone(game, &one.0);
+    assert_eq!(counts(&report), counts(&expected));
+    assert_eq!(cells(&dir.0), cells(&one.0));
+    assert_eq!(shard_files(&dir.0).len(), 1, "the parts are removed");
+}
+
 /// Starts a team of 2 building `game` in `dir`, kills process 1 (SIGKILL)
 /// as soon as the file `written` appears there, and checks that process 0
 /// then stops, non-zero, naming process 1, within 30 s.
