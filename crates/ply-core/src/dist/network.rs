@@ -234,6 +234,15 @@ pub(super) fn watch_peers() {
                 eprintln!("ply: lost {peer}: {why} (it stopped or failed; see its own error)");
                 return;
             }
+            // Dropping timely's guards after its network thread failed
+            // panics in turn, on the thread that drops them ("Send thread
+            // panic"): the failure is already recorded, so say nothing.
+            let guard_drop = (message.starts_with("Send thread panic")
+                || message.starts_with("Recv thread panic"))
+                && LOST.lock().is_ok_and(|lost| lost.is_some());
+            if guard_drop {
+                return;
+            }
             let Some(name) = thread.name().filter(|n| n.starts_with("timely:")) else {
                 previous(info);
                 return;
