@@ -131,8 +131,10 @@ pub(super) fn read(
     if take(8)? != MAGIC {
         return Err(corrupt("not a part of a team's tier"));
     }
-    let u32_at = |s: &[u8]| u32::from_le_bytes(s.try_into().expect("four bytes"));
-    let u64_at = |s: &[u8]| u64::from_le_bytes(s.try_into().expect("eight bytes"));
+    // `take(n)` gives exactly `n` bytes, so these slices always fit;
+    // zeros would stand in were they ever short.
+    let u32_at = |s: &[u8]| u32::from_le_bytes(s.try_into().unwrap_or_default());
+    let u64_at = |s: &[u8]| u64::from_le_bytes(s.try_into().unwrap_or_default());
     let name_len = u32_at(take(4)?) as usize;
     let game = String::from_utf8_lossy(take(name_len)?).into_owned();
     let label = Label {
