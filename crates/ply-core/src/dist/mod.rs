@@ -16,6 +16,15 @@
 //! games without them ([`solve`]), from the moves: in a first epoch every
 //! move goes to its child's owner, which keeps its positions' parents.
 //!
+//! Symmetric games ([`solve_all`] with [`crate::BySymmetry`]) are solved
+//! one position per class, as on one machine: a worker seeds only the
+//! representatives among its positions, counts and sends by the classes'
+//! indices, and counts each class once per position in it, so the census
+//! and fingerprint are those of every cell. The other positions' cells
+//! are read through their representatives ([`DistSolution::cell`]); a run
+//! that saves shards solves every position, since a shard holds every cell
+//! of its range.
+//!
 //! Faults: a process that cannot reach the others within the connection
 //! timeout, or that loses a peer (whose sockets close when it dies, or
 //! which sends no heartbeat for the peer timeout when it is frozen or cut
@@ -40,7 +49,9 @@ use crate::error::SolveError;
 use crate::game::{Indexed, Parents};
 use crate::limits::TooLarge;
 use crate::progress::Progress;
-use crate::solve::retro::{FromUnmoves, ParentRule, Retrograde};
+use crate::solve::retro::{
+    Folding, FromUnmoves, ParentRule, Retrograde, Unfolded, remove_duplicate_indices,
+};
 use crate::value::{Cell, Remoteness};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
@@ -405,12 +416,34 @@ pub struct DistSolution {
     pub fingerprint: Option<u64>,
     /// On process 0: totals over every worker.
     pub stats: Option<DistStats>,
+    /// Where positions were folded onto classes: the index of the class
+    /// representative of an index (`None` where no position has it).
+    representative: Option<Representative>,
+}
+
+/// The index of the class representative of an index, for a solve that
+/// folded symmetric positions.
+#[derive(Clone)]
+struct Representative(Arc<dyn Fn(u64) -> Option<u64> + Send + Sync>);
+
+impl std::fmt::Debug for Representative {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Representative")
+    }
 }
 
 impl DistSolution {
-    /// The cell of `index`, if a worker of this process owns it
+    /// The cell of `index`, if a worker of this process owns it (or, where
+    /// symmetric positions were folded, the representative of its class)
     /// ([`Cell::UNKNOWN`] where no position has that index).
     pub fn cell(&self, index: u64) -> Option<Cell> {
+        let index = match &self.representative {
+            Some(Representative(of)) => match of(index) {
+                Some(representative) => representative,
+                None => return Some(Cell::UNKNOWN),
+            },
+            None => index,
+        };
         let owner = self.layout.owner(index);
         let (_, cells) = self.shards.iter().find(|(worker, _)| *worker == owner)?;
         cells.get(self.layout.slot(index)).copied()
@@ -446,7 +479,7 @@ pub fn solve<G: Indexed + Clone + 'static>(
     plan: &Plan,
     progress: &dyn Progress,
 ) -> Result<DistSolution, DistError> {
-    run(game, None, plan, progress)
+    run(game, None, children::<G, Unfolded>, None, plan, progress)
 }
 
 /// Solves every position of `game`, finding parents by un-moves.
@@ -455,36 +488,104 @@ pub fn solve_with_parents<G: Indexed + Parents + Clone + 'static>(
     plan: &Plan,
     progress: &dyn Progress,
 ) -> Result<DistSolution, DistError> {
-    run(game, Some(unmoves::<G, FromUnmoves>), plan, progress)
+    run(
+        game,
+        Some(unmoves::<G, FromUnmoves, Unfolded>),
+        children::<G, Unfolded>,
+        None,
+        plan,
+        progress,
+    )
 }
 
 /// Solves every position of `game`, finding parents as its capabilities
-/// allow (see [`Retrograde::Parents`]); symmetries are not folded.
+/// allow (see [`Retrograde::Parents`]) and solving one position per
+/// symmetry class where the game folds them ([`Retrograde::Folding`]),
+/// unless the plan saves shards.
 pub fn solve_all<G: Retrograde + Clone + 'static>(
     game: &G,
     plan: &Plan,
     progress: &dyn Progress,
 ) -> Result<DistSolution, DistError> {
-    let unmoves =
-        (!G::Parents::STORED).then_some(unmoves::<G, G::Parents> as fn(&G, u64, &mut Vec<u64>));
-    run(game, unmoves, plan, progress)
+    let stored = G::Parents::STORED;
+    if G::Folding::REDUCED && plan.save.is_none() {
+        let unmoves = unmoves::<G, G::Parents, G::Folding> as fn(&G, u64, &mut Vec<u64>);
+        let fold = Fold {
+            key: fold_key::<G, G::Folding>,
+            images: fold_images::<G, G::Folding>,
+        };
+        let children = children::<G, G::Folding>;
+        run(
+            game,
+            (!stored).then_some(unmoves),
+            children,
+            Some(fold),
+            plan,
+            progress,
+        )
+    } else {
+        let unmoves = unmoves::<G, G::Parents, Unfolded> as fn(&G, u64, &mut Vec<u64>);
+        let children = children::<G, Unfolded>;
+        run(
+            game,
+            (!stored).then_some(unmoves),
+            children,
+            None,
+            plan,
+            progress,
+        )
+    }
 }
 
 /// The distinct parents of the position with index `child` by the rule
-/// `P`, in `out`.
-fn unmoves<G: Indexed, P: ParentRule<G>>(game: &G, child: u64, out: &mut Vec<u64>) {
+/// `P`, in `out`, as the indices of their slots under `K`.
+fn unmoves<G: Indexed, P: ParentRule<G>, K: Folding<G>>(game: &G, child: u64, out: &mut Vec<u64>) {
     out.clear();
     if let Some(position) = game.unrank(child) {
-        P::default().for_each_parent(game, &position, |parent| out.push(game.rank(&parent)));
+        let keys = K::default();
+        P::default().for_each_parent(game, &position, |parent| out.push(keys.key(game, &parent)));
     }
-    out.sort_unstable();
-    out.dedup();
+    remove_duplicate_indices(out);
+}
+
+/// The distinct indices of the slots under `K` of the children of
+/// `position`, in `out`.
+fn children<G: Indexed, K: Folding<G>>(game: &G, position: &G::Position, out: &mut Vec<u64>) {
+    out.clear();
+    let keys = K::default();
+    game.for_each_move(position, |_, child| out.push(keys.key(game, &child)));
+    remove_duplicate_indices(out);
+}
+
+/// The index of the slot of `position` under `K`.
+fn fold_key<G: Indexed, K: Folding<G>>(game: &G, position: &G::Position) -> u64 {
+    K::default().key(game, position)
+}
+
+/// The distinct indices of the positions sharing the slot of `position`
+/// under `K`, in `out`.
+fn fold_images<G: Indexed, K: Folding<G>>(game: &G, position: &G::Position, out: &mut Vec<u64>) {
+    out.clear();
+    K::default().for_each_image(game, position, |image| out.push(image));
+    remove_duplicate_indices(out);
+}
+
+/// How a solve that folds symmetric positions finds their classes.
+struct Fold<G: Indexed> {
+    /// The index of the representative of a position's class.
+    key: fn(&G, &G::Position) -> u64,
+    /// The distinct indices of the positions of a representative's class.
+    images: fn(&G, &G::Position, &mut Vec<u64>),
 }
 
 /// What every worker needs.
-struct Job<G> {
+struct Job<G: Indexed> {
     game: G,
     unmoves: Option<fn(&G, u64, &mut Vec<u64>)>,
+    /// The distinct slots of a position's children (see [`children`]).
+    children: fn(&G, &G::Position, &mut Vec<u64>),
+    /// Where symmetric positions share one slot: how.
+    fold: Option<Fold<G>>,
     partition: Partition,
     counted: Range<u64>,
     /// Workers per process.
@@ -613,6 +714,8 @@ fn merge(mut summaries: Vec<Summary>) -> (Census<u64>, u64, DistStats) {
 fn run<G: Indexed + Clone + 'static>(
     game: &G,
     unmoves: Option<fn(&G, u64, &mut Vec<u64>)>,
+    children: fn(&G, &G::Position, &mut Vec<u64>),
+    fold: Option<Fold<G>>,
     plan: &Plan,
     progress: &dyn Progress,
 ) -> Result<DistSolution, DistError> {
@@ -635,9 +738,17 @@ fn run<G: Indexed + Clone + 'static>(
         ));
     }
     let layout = Layout::new(plan.partition, len, workers);
+    let representative = fold.as_ref().map(|fold| {
+        let (game, key) = (game.clone(), fold.key);
+        Representative(Arc::new(move |index| {
+            game.unrank(index).map(|position| key(&game, &position))
+        }))
+    });
     let job = Arc::new(Job {
         game: game.clone(),
         unmoves,
+        children,
+        fold,
         partition: plan.partition,
         counted: plan.counted.clone(),
         threads,
@@ -645,10 +756,11 @@ fn run<G: Indexed + Clone + 'static>(
     });
     // Every process must run the same analysis: the handshake compares this.
     let tag = format!(
-        "{} {len} {workers} {} {}",
+        "{} {len} {workers} {} {} {}",
         game.name(),
         plan.partition.name(),
-        plan.save.is_some()
+        plan.save.is_some(),
+        job.fold.is_some()
     )
     .bytes()
     .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
@@ -705,7 +817,9 @@ fn run<G: Indexed + Clone + 'static>(
         });
     }
     drop(sender);
-    listen(&events, layout, threads, &plan.cluster, &stop, progress)
+    let mut solution = listen(&events, layout, threads, &plan.cluster, &stop, progress)?;
+    solution.representative = representative;
+    Ok(solution)
 }
 
 /// Follows the workers of this process to the end, reporting progress.
@@ -834,6 +948,7 @@ fn listen(
         census,
         fingerprint,
         stats,
+        representative: None,
     })
 }
 

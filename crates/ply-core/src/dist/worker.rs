@@ -258,6 +258,14 @@ pub(super) fn run<G: Indexed>(
             let Some(position) = game.unrank(index) else {
                 continue;
             };
+            if job
+                .fold
+                .as_ref()
+                .is_some_and(|fold| (fold.key)(game, &position) != index)
+            {
+                // Solved as its class's representative, elsewhere.
+                continue;
+            }
             stats.positions += 1;
             if let Some(value) = game.primitive(&position) {
                 st.slots[slot].cell = Cell::pack(Outcome::terminal(value));
@@ -268,10 +276,7 @@ pub(super) fn run<G: Indexed>(
                 }
                 continue;
             }
-            children.clear();
-            game.for_each_move(&position, |_, child| children.push(game.rank(&child)));
-            children.sort_unstable();
-            children.dedup();
+            (job.children)(game, &position, &mut children);
             if children.is_empty() {
                 st.slots[slot].cell = Cell::pack(Outcome::lose(0));
                 losses_and_wins.push(slot as u64);
@@ -410,14 +415,24 @@ pub(super) fn run<G: Indexed>(
         let draw = Cell::pack(Outcome::DRAW);
         let mut census = Census::new();
         let mut print = 0u64;
+        let mut images = Vec::new();
         for (slot, Slot { cell, counter }) in st.slots.iter_mut().enumerate() {
             if *cell == Cell::UNKNOWN && *counter > 0 {
                 *cell = draw;
             }
             let index = layout.index(me, slot);
-            if let Some(outcome) = cell.unpack() {
-                print = print.wrapping_add(fingerprint(index, *cell));
-                if job.counted.contains(&index) {
+            let Some(outcome) = cell.unpack() else {
+                continue;
+            };
+            // A representative stands for every position of its class.
+            images.clear();
+            match (&job.fold, game.unrank(index)) {
+                (Some(fold), Some(position)) => (fold.images)(game, &position, &mut images),
+                _ => images.push(index),
+            }
+            for &image in &images {
+                print = print.wrapping_add(fingerprint(image, *cell));
+                if job.counted.contains(&image) {
                     census.add(outcome, || index);
                 }
             }

@@ -342,6 +342,12 @@ impl<G: Indexed + Parents> ParentRule<G> for FromUnmoves {
 /// games have a few moves per position) are compared pairwise, first
 /// without branches to find out whether anything repeats at all; longer
 /// ones go through a small hash set on the stack; the longest are sorted.
+/// Keeps the first of equal indices in `indices`, in order (the
+/// distributed solver's lists of children and parents).
+pub(crate) fn remove_duplicate_indices(indices: &mut Vec<u64>) {
+    remove_duplicates(indices);
+}
+
 fn remove_duplicates<S: Slot>(slots: &mut Vec<S>) {
     match slots.len() {
         0..=24 => remove_duplicates_pairwise(slots),
