@@ -8,7 +8,8 @@
 //! A process killed (SIGKILL) mid-tier while teeko 4x4's drop tiers are
 //! cut between the processes is named and a rerun matches.
 //! `--workers N` alone runs the tier solver on N threads, and euler and
-//! tictactoe their table built tier by tier: the same cells.
+//! tictactoe their table built tier by tier: the same cells. A team's
+//! process on quixo:4x4 peaks under half the index at a byte a position.
 
 mod common;
 
@@ -129,6 +130,72 @@ fn counts(report: &Value) -> Value {
         object.remove(key);
     }
     report
+}
+
+/// The peak resident memory (`VmHWM`) of a running process, in bytes, if
+/// it can be read (Linux, while the process lives).
+fn peak_resident(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// A team of 2 on quixo:4x4 (86,093,442 positions in 81 tiers): each
+/// process holds the tiers it is solving and their children, never the
+/// whole index. Peaks are sampled every 10 ms until each process ends;
+/// each must stay under one byte for each position of half the index,
+/// where the whole table of two-byte cells would be 172 MB.
+#[test]
+fn a_team_process_holds_its_tiers_not_the_whole_index() {
+    if peak_resident(std::process::id()).is_none() {
+        eprintln!("no /proc/PID/status here: peak memory cannot be read");
+        return;
+    }
+    let game = "quixo:4x4";
+    let dir = Scratch::new("team-memory");
+    let mut children: Vec<Child> = (0..2)
+        .map(|p| spawn(game, &dir.0, &team_args(2, p, 30)))
+        .collect();
+    let mut peaks = [0u64; 2];
+    let start = Instant::now();
+    while children
+        .iter_mut()
+        .any(|c| c.try_wait().expect("wait").is_none())
+    {
+        for (child, peak) in children.iter().zip(&mut peaks) {
+            if let Some(bytes) = peak_resident(child.id()) {
+                *peak = (*peak).max(bytes);
+            }
+        }
+        assert!(
+            start.elapsed() < LIMIT,
+            "the team did not end within {LIMIT:?}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let mut report = Value::Null;
+    for (process, child) in children.into_iter().enumerate() {
+        let out = child.wait_with_output().expect("output");
+        assert!(
+            out.status.success(),
+            "process {process}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if process == 0 {
+            report = serde_json::from_slice(&out.stdout).expect("JSON from process 0");
+        }
+    }
+    let positions = report["positions"].as_u64().expect("positions");
+    assert_eq!(positions, 86_093_442, "{report}");
+    for (process, peak) in peaks.into_iter().enumerate() {
+        assert!(peak > 0, "process {process}: its peak was read");
+        assert!(
+            peak < positions / 2,
+            "process {process} peaked at {peak} bytes: more than a byte for each position of \
+             half the index ({positions} positions)"
+        );
+    }
 }
 
 /// Quixo and teeko write a shard per tier; euler is solved into one table
