@@ -660,6 +660,42 @@ impl Parents for Teeko {
 }
 
 impl Teeko {
+    /// The representative of `position`'s class under the symmetries of
+    /// [`Symmetric::for_each_symmetric`]: the image least by mover, then
+    /// X's squares, then O's (compared as masks, with no ranking). Every
+    /// image lies in the same tier.
+    #[inline]
+    fn fold(&self, position: &TeekoPosition) -> TeekoPosition {
+        let key = |p: &TeekoPosition| {
+            u64::from(p.o_to_move) << 50 | u64::from(p.x) << 25 | u64::from(p.o)
+        };
+        let swap = tier(position) == MOVE_TIER;
+        let (mut best, mut least) = (*position, key(position));
+        for symmetry in 1..self.images.len() {
+            let image = TeekoPosition {
+                x: self.image(symmetry, position.x),
+                o: self.image(symmetry, position.o),
+                o_to_move: position.o_to_move,
+            };
+            if key(&image) < least {
+                (best, least) = (image, key(&image));
+            }
+        }
+        if swap {
+            for symmetry in 0..self.images.len() {
+                let image = TeekoPosition {
+                    x: self.image(symmetry, position.o),
+                    o: self.image(symmetry, position.x),
+                    o_to_move: !position.o_to_move,
+                };
+                if key(&image) < least {
+                    (best, least) = (image, key(&image));
+                }
+            }
+        }
+        best
+    }
+
     /// The parents of a move-phase position by a step taken back: the
     /// previous mover's piece returns to an empty neighbouring square. A
     /// parent showing a pattern would have ended play, so it is none.
@@ -708,6 +744,15 @@ impl Symmetric for Teeko {
 impl Tiers for Teeko {
     type Tier = u8;
     const IN_TIER_PARENTS: bool = true;
+    /// The symmetries of the square (and in the move phase the colours
+    /// exchanged) keep a position in its tier: one position per class is
+    /// solved, a sixteenth of the move phase.
+    const IN_TIER_SYMMETRY: bool = true;
+
+    #[inline]
+    fn fold_in_tier(&self, position: &TeekoPosition) -> TeekoPosition {
+        self.fold(position)
+    }
 
     fn tiers(&self) -> Vec<u8> {
         (0..TIERS as u8).collect()
@@ -767,6 +812,22 @@ impl Tiers for Teeko {
     fn for_each_child(&self, position: &TeekoPosition, mut visit: impl FnMut(u8, u64)) {
         let tier = (tier(position) + 1).min(MOVE_TIER);
         self.for_each_move(position, |_, child| {
+            visit(tier as u8, self.rank_in(tier, &child));
+        });
+    }
+
+    /// As [`Tiers::for_each_child`], a step's child (in the move phase,
+    /// the position's own tier) folded to its representative.
+    #[inline]
+    fn for_each_folded_child(&self, position: &TeekoPosition, mut visit: impl FnMut(u8, u64)) {
+        let own = tier(position).min(MOVE_TIER);
+        let tier = (tier(position) + 1).min(MOVE_TIER);
+        self.for_each_move(position, |_, child| {
+            let child = if tier == own {
+                self.fold(&child)
+            } else {
+                child
+            };
             visit(tier as u8, self.rank_in(tier, &child));
         });
     }

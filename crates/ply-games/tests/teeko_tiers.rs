@@ -144,3 +144,34 @@ fn the_small_board_keeps_the_patterns_that_fit() {
             .is_err()
     );
 }
+
+/// The move phase (no child tiers) solved with a working cell per index
+/// and with one per symmetry class: every index reads the same cell, and
+/// the classes take about a sixteenth of the cells.
+#[test]
+fn a_cell_per_class_gives_the_cells_of_a_cell_per_index() {
+    use ply_core::tier::solve::{Layout, solve_tier_as};
+    for params in ["4x4", "4x4,advanced"] {
+        let game = Teeko::from_params(params).unwrap();
+        let tier = ply_games::teeko::MOVE_TIER as u8;
+        let dense = solve_tier_as(&game, tier, &[], Layout::Dense, &NoProgress).unwrap();
+        let classes = solve_tier_as(&game, tier, &[], Layout::PerClass, &NoProgress).unwrap();
+        let len = game.tier_size(tier);
+        assert_eq!(dense.solved(), len);
+        assert!(
+            classes.solved() * 12 < len,
+            "{params}: {} cells for {len} indices",
+            classes.solved()
+        );
+        let decided = (0..len)
+            .filter(|&index| {
+                let cell = dense.cell(&game, tier, index);
+                assert_eq!(classes.cell(&game, tier, index), cell, "{params}: {index}");
+                cell.unpack().is_some()
+            })
+            .count();
+        assert!(decided > 0, "{params}: some positions");
+        assert!(!classes.broken(), "{params}");
+        assert_eq!(dense.cells(&game, tier), classes.cells(&game, tier));
+    }
+}

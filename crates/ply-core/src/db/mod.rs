@@ -15,7 +15,7 @@ pub use crate::solution::Keys;
 pub use format::{FORMAT_VERSION, Header};
 pub use reader::{Database, Expect};
 pub use temporary::Temporary;
-pub use writer::{Meta, write_canonical, write_indexed};
+pub use writer::{Meta, write_canonical, write_indexed, write_indexed_of};
 
 use crate::progress::Progress;
 use crate::solution::Solution;

@@ -63,21 +63,35 @@ pub fn write_indexed(
     cell: impl Fn(u64) -> Cell + Sync,
     progress: &dyn Progress,
 ) -> Result<u64, DbError> {
-    let range = meta.range.clone();
     let present: Vec<AtomicBool> = (0..1 << 16).map(|_| AtomicBool::new(false)).collect();
-    range.clone().into_par_iter().for_each(|i| {
+    meta.range.clone().into_par_iter().for_each(|i| {
         let slot = &present[usize::from(cell(i).bits())];
         if !slot.load(Relaxed) {
             slot.store(true, Relaxed);
         }
     });
     let present: Vec<bool> = present.iter().map(|p| p.load(Relaxed)).collect();
+    write_indexed_of(path, meta, &present, cell, progress)
+}
+
+/// [`write_indexed`] where the distinct cells are known: `present[bits]`
+/// says whether the cell with those bits occurs (it may say so of a cell
+/// that does not; every cell that does must be listed). Saves a pass
+/// over `cell`.
+pub fn write_indexed_of(
+    path: &Path,
+    meta: &Meta,
+    present: &[bool],
+    cell: impl Fn(u64) -> Cell + Sync,
+    progress: &dyn Progress,
+) -> Result<u64, DbError> {
+    let range = meta.range.clone();
     let header = header(
         meta,
         Keys::Index,
         range.end - range.start,
         INDEX_BLOCK,
-        &present,
+        present,
     );
     let dictionary = header.dictionary.clone();
     write_blocks(path, &header, progress, |block| {

@@ -344,6 +344,7 @@ impl<G: Indexed + Parents> ParentRule<G> for FromUnmoves {
 /// ones go through a small hash set on the stack; the longest are sorted.
 /// Keeps the first of equal indices in `indices`, in order (the
 /// distributed solver's lists of children and parents).
+#[cfg(feature = "dist")]
 pub(crate) fn remove_duplicate_indices(indices: &mut Vec<u64>) {
     remove_duplicates(indices);
 }

@@ -424,10 +424,24 @@ impl<G: Tiers> Job<'_, G> {
         let started = Instant::now();
         let children = self.children(step)?;
         let loaded = started.elapsed();
-        let cells = solve_tier(self.game, step.tier, &children, progress)?;
+        let solved = solve_tier(self.game, step.tier, &children, progress)?;
         drop(children);
         let writing = Instant::now();
-        let bytes = self.shards.write(self.plan, step, &cells, progress)?;
+        let start = step.keys.start;
+        let bytes = self.shards.write_of(
+            self.plan,
+            step,
+            &solved.present(),
+            |key| solved.cell(self.game, step.tier, key - start),
+            progress,
+        )?;
+        if solved.broken() {
+            let _ = std::fs::remove_file(self.shards.path(&step.name));
+            return Err(TierError::Game(format!(
+                "tier {}: a position's symmetry class has no representative in the tier",
+                step.name
+            )));
+        }
         if started.elapsed() >= NOTE_AFTER {
             progress.note(&format!(
                 "tier {}: child tiers read in {:.1} s, shard of {bytes} bytes written in {:.1} s",

@@ -24,6 +24,7 @@
 
 pub mod build;
 pub mod cells;
+pub mod classes;
 pub mod deal;
 pub mod peers;
 pub mod plan;

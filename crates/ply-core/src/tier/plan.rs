@@ -3,7 +3,7 @@
 //! database's key space, and the memory each needs.
 
 use super::TierError;
-use super::solve::BYTES_PER_POSITION;
+use super::solve::working_bytes;
 use crate::game::Tiers;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
@@ -24,6 +24,10 @@ pub struct Step<T> {
     /// Its height: 0 for a tier without child tiers, else one more than
     /// its highest child tier (for Quixo, the blank cubes).
     pub height: u32,
+    /// The bytes of its working cells while it is solved: 2 an index, or
+    /// where a cell per symmetry class pays, an estimate of those
+    /// ([`working_bytes`]).
+    pub working: u64,
 }
 
 impl<T> Step<T> {
@@ -137,6 +141,7 @@ impl<T: Copy + Ord> Plan<T> {
                     children: kids,
                     mirrors: mirrors[&tier],
                     height,
+                    working: working_bytes(game, tier, keys[&tier].end - keys[&tier].start),
                 });
             }
         }
@@ -192,7 +197,7 @@ impl<T: Copy + Ord> Plan<T> {
             .filter_map(|&c| self.step(c))
             .map(|c| width(c) * c.size())
             .sum();
-        BYTES_PER_POSITION * step.size() + children
+        step.working + children
     }
 
     /// The step needing the most memory, and that memory.

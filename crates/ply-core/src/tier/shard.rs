@@ -249,6 +249,32 @@ impl Shards {
         )
     }
 
+    /// Writes the solved tier `step` as its shard, atomically, the cell of
+    /// each key given by `cell`, whose distinct cells `present` lists (see
+    /// [`db::write_indexed_of`]).
+    pub fn write_of<T>(
+        &self,
+        plan: &Plan<T>,
+        step: &Step<T>,
+        present: &[bool],
+        cell: impl Fn(u64) -> Cell + Sync,
+        progress: &dyn Progress,
+    ) -> Result<u64, DbError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| DbError::io(&self.dir, e))?;
+        let meta = self.meta(plan, step.keys.clone());
+        db::write_indexed_of(&self.path(&step.name), &meta, present, cell, progress)
+    }
+
+    /// The header of a file holding `keys` of this game.
+    fn meta<T>(&self, plan: &Plan<T>, keys: Range<u64>) -> Meta {
+        Meta {
+            game: self.expect.game.clone(),
+            rules_version: self.expect.rules_version,
+            index_len: plan.index_len,
+            range: keys,
+        }
+    }
+
     /// Writes the cell of each of `keys` as the file at `path`, atomically.
     fn write_keys<T>(
         &self,
@@ -259,13 +285,7 @@ impl Shards {
         progress: &dyn Progress,
     ) -> Result<u64, DbError> {
         std::fs::create_dir_all(&self.dir).map_err(|e| DbError::io(&self.dir, e))?;
-        let meta = Meta {
-            game: self.expect.game.clone(),
-            rules_version: self.expect.rules_version,
-            index_len: plan.index_len,
-            range: keys,
-        };
-        db::write_indexed(path, &meta, cell, progress)
+        db::write_indexed(path, &self.meta(plan, keys), cell, progress)
     }
 
     /// Every tier's shard, read as one database.

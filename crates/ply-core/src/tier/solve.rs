@@ -37,7 +37,12 @@
 //! folded to their representatives, so a counter counts distinct classes of
 //! children and a parent class hears once of each child class. A last pass
 //! gives each folded position its representative's cell, so the tier's
-//! cells are whole and read as if every position had been solved.
+//! cells are whole and read as if every position had been solved. Where
+//! the classes are small enough ([`Representatives::estimate`]), only the
+//! representatives have working cells, found first and numbered in order
+//! ([`Representatives`]); the other positions' cells are then read
+//! through their representatives as the shard is written
+//! ([`SolvedTier::cell`]), and no last pass is needed.
 //!
 //! Memory: one 2-byte working cell per index of the tier, plus the child
 //! tiers' cells (a byte each, see [`Cells`]); no allocation per position
@@ -53,6 +58,7 @@
 
 use super::TierError;
 use super::cells::Cells;
+use super::classes::Representatives;
 use crate::game::Tiers;
 use crate::progress::Progress;
 use crate::solve::chunks;
@@ -64,6 +70,19 @@ use std::time::Instant;
 /// Bytes per index of the tier being solved: its working cell (the
 /// blocks' masks add 1/128 of a byte, left out of the estimates).
 pub const BYTES_PER_POSITION: u64 = 2;
+
+/// The bytes of the working cells of `tier` of `game`, of `len` indices,
+/// as [`solve_tier`] lays them out: [`BYTES_PER_POSITION`] an index, or
+/// where a cell per symmetry class pays, the bits that find the classes
+/// and a cell per class, estimated from a sample with a quarter to spare.
+pub fn working_bytes<G: Tiers>(game: &G, tier: G::Tier, len: u64) -> u64 {
+    match Representatives::estimate(game, tier, len) {
+        Some(classes) => {
+            Representatives::bytes(len) + BYTES_PER_POSITION * (classes + classes / 4 + 1).min(len)
+        }
+        None => BYTES_PER_POSITION * len,
+    }
+}
 
 /// The indices of a block whose remoteness mask a layer looks at before
 /// scanning it; divides [`crate::solve::chunks`]' chunk.
@@ -210,6 +229,11 @@ struct Work<'a, G: Tiers> {
     game: &'a G,
     tier: G::Tier,
     children: &'a [ChildCells<G::Tier>],
+    /// The tier's indices.
+    len: u64,
+    /// Where only representatives have working cells: which they are.
+    representatives: Option<Representatives>,
+    /// The working cells: one per index, or one per representative.
     cells: Vec<AtomicU16>,
     /// Per block of [`BLOCK`] indices, with un-moves: the remoteness
     /// values decided in it or at which a seed in it fires, in
@@ -222,21 +246,131 @@ struct Work<'a, G: Tiers> {
     problem: std::sync::Mutex<Option<String>>,
 }
 
+/// A solved tier's cells: one per index, or one per symmetry class, the
+/// other positions read through their representatives.
+pub struct SolvedTier {
+    cells: Vec<Cell>,
+    representatives: Option<Representatives>,
+    /// Set when a position's representative turned out to have no cell
+    /// (the game broke [`Tiers::fold_in_tier`]'s promise).
+    broken: AtomicBool,
+}
+
+impl SolvedTier {
+    /// The cell of the position at `index` of `tier`, the tier solved
+    /// here, of `game` ([`Cell::UNKNOWN`] where no position has that
+    /// index).
+    pub fn cell<G: Tiers>(&self, game: &G, tier: G::Tier, index: u64) -> Cell {
+        let Some(representatives) = &self.representatives else {
+            return self
+                .cells
+                .get(index as usize)
+                .copied()
+                .unwrap_or(Cell::UNKNOWN);
+        };
+        if let Some(slot) = representatives.slot(index) {
+            return self.cells[slot];
+        }
+        let Some(position) = game.tier_unrank(tier, index) else {
+            return Cell::UNKNOWN;
+        };
+        match representatives.slot(game.tier_rank(tier, &game.fold_in_tier(&position))) {
+            Some(slot) => self.cells[slot],
+            None => {
+                self.broken.store(true, Relaxed);
+                Cell::UNKNOWN
+            }
+        }
+    }
+
+    /// Whether some position read through [`SolvedTier::cell`] had no
+    /// representative with a cell: its cell read as unknown, and the
+    /// tier must not be kept.
+    pub fn broken(&self) -> bool {
+        self.broken.load(Relaxed)
+    }
+
+    /// `present[bits]`: whether a cell with those bits may be read from
+    /// [`SolvedTier::cell`] (every one that can is; with a cell per
+    /// class, the unknown cell is listed whether or not it occurs).
+    pub fn present(&self) -> Vec<bool> {
+        let mut present = vec![false; 1 << 16];
+        for cell in &self.cells {
+            present[usize::from(cell.bits())] = true;
+        }
+        if self.representatives.is_some() {
+            present[usize::from(Cell::UNKNOWN.bits())] = true;
+        }
+        present
+    }
+
+    /// Every index's cell, in order.
+    pub fn cells<G: Tiers>(&self, game: &G, tier: G::Tier) -> Vec<Cell> {
+        (0..game.tier_size(tier))
+            .into_par_iter()
+            .map(|index| self.cell(game, tier, index))
+            .collect()
+    }
+
+    /// Positions with a working cell: every index, or one per class.
+    pub fn solved(&self) -> u64 {
+        self.cells.len() as u64
+    }
+}
+
+/// Where [`solve_tier_as`] keeps working cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// One per index.
+    Dense,
+    /// One per representative of a symmetry class.
+    PerClass,
+    /// One per class where that pays ([`Representatives::estimate`]).
+    Best,
+}
+
 /// Solves `tier` (a canonical tier) of `game`, reading the cells of its
-/// child tiers from `children`. Returns a cell per index of the tier
-/// ([`Cell::UNKNOWN`] where no position has that index).
+/// child tiers from `children`, with working cells where they pay
+/// ([`Layout::Best`]).
 pub fn solve_tier<G: Tiers>(
     game: &G,
     tier: G::Tier,
     children: &[ChildCells<G::Tier>],
     progress: &dyn Progress,
-) -> Result<Vec<Cell>, TierError> {
+) -> Result<SolvedTier, TierError> {
+    solve_tier_as(game, tier, children, Layout::Best, progress)
+}
+
+/// [`solve_tier`] with working cells laid out as `layout` says (a layout
+/// per class only for games with symmetries inside tiers).
+pub fn solve_tier_as<G: Tiers>(
+    game: &G,
+    tier: G::Tier,
+    children: &[ChildCells<G::Tier>],
+    layout: Layout,
+    progress: &dyn Progress,
+) -> Result<SolvedTier, TierError> {
     let len = game.tier_size(tier);
+    let per_class = G::IN_TIER_SYMMETRY
+        && match layout {
+            Layout::Dense => false,
+            Layout::PerClass => true,
+            Layout::Best => Representatives::estimate(game, tier, len).is_some(),
+        };
+    let representatives = per_class.then(|| {
+        progress.begin(&format!("tier {}: classes", game.tier_name(tier)), 0);
+        let found = Representatives::find(game, tier, len);
+        progress.end();
+        found
+    });
+    let cells = representatives.as_ref().map_or(len, Representatives::count);
     let work = Work {
         game,
         tier,
         children,
-        cells: crate::huge::vec(len as usize, |_| AtomicU16::new(NOT_A_POSITION)),
+        len,
+        representatives,
+        cells: crate::huge::vec(cells as usize, |_| AtomicU16::new(NOT_A_POSITION)),
         marks: (0..if G::IN_TIER_PARENTS {
             len.div_ceil(BLOCK) * MARK_WORDS as u64
         } else {
@@ -278,17 +412,18 @@ pub fn solve_tier<G: Tiers>(
         rounds += layers(Phase::Tie, seeds.last_tie)?;
     }
     let layered = started.elapsed() - first_pass;
-    if G::IN_TIER_SYMMETRY {
+    if G::IN_TIER_SYMMETRY && work.representatives.is_none() {
         work.unfold();
         work.check(progress)?;
     }
     progress.note(&format!(
-        "tier {name}: {len} indices; first pass {:.1} s, {rounds} layers {:.1} s, last pass {:.1} s",
+        "tier {name}: {len} indices, {} working cells; first pass {:.1} s, {rounds} layers {:.1} s, last pass {:.1} s",
+        work.cells.len(),
         first_pass.as_secs_f64(),
         layered.as_secs_f64(),
         (started.elapsed() - first_pass - layered).as_secs_f64()
     ));
-    Ok(work
+    let cells = work
         .cells
         .into_iter()
         .map(|cell| {
@@ -301,7 +436,12 @@ pub fn solve_tier<G: Tiers>(
                 Cell::pack(Outcome::DRAW)
             }
         })
-        .collect())
+        .collect();
+    Ok(SolvedTier {
+        cells,
+        representatives: work.representatives,
+        broken: AtomicBool::new(false),
+    })
 }
 
 /// Solves the indices `range` of `tier`, a canonical tier that every move
@@ -436,8 +576,8 @@ struct Spread {
     pending: Vec<(u64, Value)>,
     /// One position's parents.
     parents: Vec<u64>,
-    /// Every parent of the batch with the value of its child.
-    targets: Vec<(usize, Value)>,
+    /// Every parent of the batch (its index) with the value of its child.
+    targets: Vec<(u64, Value)>,
     /// A position's children, for games without un-moves.
     found: Vec<u64>,
 }
@@ -584,24 +724,34 @@ impl<G: Tiers> Work<'_, G> {
     /// children in child tiers are read together, so that those reads'
     /// cache misses (they land all over the child tiers) overlap.
     fn seed(&self, progress: &dyn Progress) -> Seeds {
-        let len = self.cells.len() as u64;
-        chunks(len)
+        chunks(self.len)
             .map_init(Batch::default, |batch, range| {
                 let mut seeds = Seeds::default();
                 if progress.cancelled() || self.broken.load(Relaxed) {
                     return seeds;
                 }
                 let count = range.end - range.start;
-                for cell in &self.cells[range.start as usize..range.end as usize] {
-                    cell.store(NOT_A_POSITION, Relaxed);
-                }
-                self.game
-                    .for_each_in_tier(self.tier, range, |index, position| {
-                        self.list_one(index, &position, batch, &mut seeds);
-                        if batch.items.len() >= BATCH {
-                            self.seed_batch(batch, &mut seeds);
+                let mut one = |index: u64, position: G::Position| {
+                    self.list_one(index, &position, batch, &mut seeds);
+                    if batch.items.len() >= BATCH {
+                        self.seed_batch(batch, &mut seeds);
+                    }
+                };
+                match &self.representatives {
+                    None => {
+                        for cell in &self.cells[range.start as usize..range.end as usize] {
+                            cell.store(NOT_A_POSITION, Relaxed);
                         }
-                    });
+                        self.game.for_each_in_tier(self.tier, range, one);
+                    }
+                    Some(representatives) => representatives.for_each_in(range, |index| match self
+                        .game
+                        .tier_unrank(self.tier, index)
+                    {
+                        Some(position) => one(index, position),
+                        None => self.fail(index, "a representative at an index naming no position"),
+                    }),
+                }
                 self.seed_batch(batch, &mut seeds);
                 progress.advance(count);
                 seeds
@@ -613,14 +763,17 @@ impl<G: Tiers> Work<'_, G> {
     /// decided without them is decided here; any other has its children
     /// listed in `batch`.
     fn list_one(&self, index: u64, position: &G::Position, batch: &mut Batch, seeds: &mut Seeds) {
-        let slot = index as usize;
-        if G::IN_TIER_SYMMETRY && !self.game.is_representative(position) {
-            self.cells[slot].store(FOLDED, Relaxed);
+        // Where only representatives have cells, only they are listed.
+        if G::IN_TIER_SYMMETRY
+            && self.representatives.is_none()
+            && !self.game.is_representative(position)
+        {
+            self.cells[index as usize].store(FOLDED, Relaxed);
             return;
         }
         if let Some(value) = self.game.primitive(position) {
             seeds.ties |= value == Value::Tie;
-            self.set(slot, Outcome::terminal(value));
+            self.set(index, Outcome::terminal(value));
             return;
         }
         let mut any = false;
@@ -702,9 +855,8 @@ impl<G: Tiers> Work<'_, G> {
     /// children in the tier, and its children in child tiers say `outside`
     /// (`None` if it has no move).
     fn seed_one(&self, index: u64, outside: Option<Outside>, inside: usize, seeds: &mut Seeds) {
-        let slot = index as usize;
         let Some(outside) = outside else {
-            self.set(slot, Outcome::lose(0));
+            self.set(index, Outcome::lose(0));
             return;
         };
         if inside == 0 {
@@ -725,7 +877,7 @@ impl<G: Tiers> Work<'_, G> {
                 }
                 Value::Draw => {}
             }
-            self.set(slot, outcome);
+            self.set(index, outcome);
             return;
         }
         if inside >= MOST_COUNTED {
@@ -759,25 +911,39 @@ impl<G: Tiers> Work<'_, G> {
         } else {
             (inside as u16, None)
         };
-        self.cells[slot].store(bits, Relaxed);
+        if let Some(cell) = self.cell(index) {
+            cell.store(bits, Relaxed);
+        }
         if let Some(due) = due {
-            self.mark(slot, due);
+            self.mark(index, due);
         }
     }
 
-    fn set(&self, slot: usize, outcome: Outcome) {
-        self.cells[slot].store(Cell::pack(outcome).bits(), Relaxed);
-        if let Some(r) = outcome.remoteness {
-            self.mark(slot, r);
-        }
-    }
-
-    /// Notes in the mask of `slot`'s block that a value at `remoteness` is
-    /// decided or due there.
+    /// The working cell of the position at `index`, if it has one: every
+    /// index has one, or every representative.
     #[inline]
-    fn mark(&self, slot: usize, remoteness: Remoteness) {
+    fn cell(&self, index: u64) -> Option<&AtomicU16> {
+        match &self.representatives {
+            None => self.cells.get(index as usize),
+            Some(representatives) => representatives.slot(index).map(|slot| &self.cells[slot]),
+        }
+    }
+
+    fn set(&self, index: u64, outcome: Outcome) {
+        if let Some(cell) = self.cell(index) {
+            cell.store(Cell::pack(outcome).bits(), Relaxed);
+        }
+        if let Some(r) = outcome.remoteness {
+            self.mark(index, r);
+        }
+    }
+
+    /// Notes in the mask of `index`'s block that a value at `remoteness`
+    /// is decided or due there.
+    #[inline]
+    fn mark(&self, index: u64, remoteness: Remoteness) {
         let (word, bit) = mark_bit(remoteness);
-        if let Some(mask) = self.marks.get(slot / BLOCK as usize * MARK_WORDS + word)
+        if let Some(mask) = self.marks.get((index / BLOCK) as usize * MARK_WORDS + word)
             && mask.load(Relaxed) & bit == 0
         {
             mask.fetch_or(bit, Relaxed);
@@ -795,19 +961,22 @@ impl<G: Tiers> Work<'_, G> {
             .is_none_or(|mask| mask.load(Relaxed) & bit != 0)
     }
 
-    /// Decides the position in `slot` as the packed outcome `bits`, of
+    /// Decides the position at `index` as the packed outcome `bits`, of
     /// remoteness `remoteness`, unless it is decided (or no position); true
     /// if this call decided it.
     #[inline]
-    fn decide(&self, slot: usize, bits: u16, remoteness: Remoteness) -> bool {
-        let mut current = self.cells[slot].load(Relaxed);
+    fn decide(&self, index: u64, bits: u16, remoteness: Remoteness) -> bool {
+        let Some(cell) = self.cell(index) else {
+            return false;
+        };
+        let mut current = cell.load(Relaxed);
         loop {
             if !open(current) {
                 return false;
             }
-            match self.cells[slot].compare_exchange_weak(current, bits, Relaxed, Relaxed) {
+            match cell.compare_exchange_weak(current, bits, Relaxed, Relaxed) {
                 Ok(_) => {
-                    self.mark(slot, remoteness);
+                    self.mark(index, remoteness);
                     return true;
                 }
                 Err(now) => current = now,
@@ -815,13 +984,16 @@ impl<G: Tiers> Work<'_, G> {
         }
     }
 
-    /// Takes one off the counter of the undecided position in `slot` (one
+    /// Takes one off the counter of the undecided position at `index` (one
     /// more child is a win); the layer's loss if none is left. True if this
     /// call decided it. A seed has no counter: a win or tie seed cannot
     /// lose, and a lose event counts its children when it is due.
     #[inline]
-    fn count_down(&self, slot: usize, layer: &Layer) -> bool {
-        let mut current = self.cells[slot].load(Relaxed);
+    fn count_down(&self, index: u64, layer: &Layer) -> bool {
+        let Some(cell) = self.cell(index) else {
+            return false;
+        };
+        let mut current = cell.load(Relaxed);
         loop {
             if !counting(current) {
                 return false;
@@ -831,9 +1003,9 @@ impl<G: Tiers> Work<'_, G> {
             } else {
                 current - 1
             };
-            match self.cells[slot].compare_exchange_weak(current, next, Relaxed, Relaxed) {
+            match cell.compare_exchange_weak(current, next, Relaxed, Relaxed) {
                 Ok(_) if current == 1 => {
-                    self.mark(slot, layer.remoteness);
+                    self.mark(index, layer.remoteness);
                     return true;
                 }
                 Ok(_) => return false,
@@ -847,7 +1019,7 @@ impl<G: Tiers> Work<'_, G> {
     /// remoteness below `remoteness - 1`, and is a loss now if none is
     /// left. Returns the losses it decided.
     fn recount(&self, remoteness: Remoteness) -> u64 {
-        let len = self.cells.len() as u64;
+        let len = self.len;
         let event = seed(LOSE_EVENT, remoteness);
         let lose = Cell::pack(Outcome::lose(remoteness)).bits();
         chunks(len)
@@ -858,8 +1030,10 @@ impl<G: Tiers> Work<'_, G> {
                     let end = (start + BLOCK).min(range.end);
                     let due = self.marked(start, remoteness);
                     for index in (start..end).filter(|_| due) {
-                        let slot = index as usize;
-                        if self.cells[slot].load(Relaxed) != event {
+                        let Some(cell) = self.cell(index) else {
+                            continue;
+                        };
+                        if cell.load(Relaxed) != event {
                             continue;
                         }
                         let Some(position) = self.game.tier_unrank(self.tier, index) else {
@@ -872,11 +1046,11 @@ impl<G: Tiers> Work<'_, G> {
                             .filter(|&&child| !self.won_before(child, remoteness - 1))
                             .count();
                         if left == 0 {
-                            self.cells[slot].store(lose, Relaxed);
-                            self.mark(slot, remoteness);
+                            cell.store(lose, Relaxed);
+                            self.mark(index, remoteness);
                             lost += 1;
                         } else {
-                            self.cells[slot].store(left as u16, Relaxed);
+                            cell.store(left as u16, Relaxed);
                         }
                     }
                     start = end;
@@ -889,8 +1063,7 @@ impl<G: Tiers> Work<'_, G> {
     /// Whether the position at `index` of the tier is decided a win of
     /// remoteness below `remoteness`.
     fn won_before(&self, index: u64, remoteness: Remoteness) -> bool {
-        self.cells
-            .get(index as usize)
+        self.cell(index)
             .map(|c| c.load(Relaxed))
             .filter(|&bits| decided(bits))
             .and_then(|bits| Cell::from_bits(bits).unpack())
@@ -900,7 +1073,7 @@ impl<G: Tiers> Work<'_, G> {
     /// One layer: decides every position whose value has remoteness
     /// `remoteness` in `phase`. Returns how many it decided.
     fn layer(&self, remoteness: Remoteness, phase: Phase) -> u64 {
-        let len = self.cells.len() as u64;
+        let len = self.len;
         let decided_here = AtomicU64::new(0);
         let layer = Layer::new(remoteness, phase);
         chunks(len).for_each_init(Spread::default, |spread, range| {
@@ -929,12 +1102,14 @@ impl<G: Tiers> Work<'_, G> {
     /// parents are told once it is full.
     #[inline]
     fn visit(&self, index: u64, layer: &Layer, spread: &mut Spread) -> u64 {
-        let slot = index as usize;
-        let bits = self.cells[slot].load(Relaxed);
+        let Some(cell) = self.cell(index) else {
+            return 0;
+        };
+        let bits = cell.load(Relaxed);
         if bits == layer.seed {
             return u64::from(match layer.phase {
-                Phase::WinLose => self.decide(slot, layer.win, layer.remoteness),
-                Phase::Tie => self.decide(slot, layer.tie, layer.remoteness),
+                Phase::WinLose => self.decide(index, layer.win, layer.remoteness),
+                Phase::Tie => self.decide(index, layer.tie, layer.remoteness),
             });
         }
         if !G::IN_TIER_PARENTS {
@@ -985,19 +1160,17 @@ impl<G: Tiers> Work<'_, G> {
             parents.sort_unstable();
             parents.dedup();
             for &parent in parents.iter() {
-                match usize::try_from(parent)
-                    .ok()
-                    .filter(|&p| p < self.cells.len())
-                {
-                    Some(p) => targets.push((p, value)),
-                    None => self.fail(index, "an un-move leads outside the tier's index"),
+                if parent < self.len {
+                    targets.push((parent, value));
+                } else {
+                    self.fail(index, "an un-move leads outside the tier's index");
                 }
             }
         }
         pending.clear();
-        let touched = targets
-            .iter()
-            .fold(0u16, |all, &(p, _)| all ^ self.cells[p].load(Relaxed));
+        let touched = targets.iter().fold(0u16, |all, &(p, _)| {
+            all ^ self.cell(p).map_or(0, |c| c.load(Relaxed))
+        });
         std::hint::black_box(touched);
         let mut count = 0;
         for &(p, value) in targets.iter() {
@@ -1031,12 +1204,10 @@ impl<G: Tiers> Work<'_, G> {
             return 0;
         };
         self.children_in_tier(&position, found);
-        let slot = index as usize;
         let mut wins = 0;
         for &child in found.iter() {
             let Some(outcome) = self
-                .cells
-                .get(child as usize)
+                .cell(child)
                 .map(|c| c.load(Relaxed))
                 .filter(|&bits| decided(bits))
                 .and_then(|bits| Cell::from_bits(bits).unpack())
@@ -1048,27 +1219,27 @@ impl<G: Tiers> Work<'_, G> {
             }
             match (phase, outcome.value) {
                 (Phase::WinLose, Value::Lose) => {
-                    return u64::from(self.decide(slot, layer.win, layer.remoteness));
+                    return u64::from(self.decide(index, layer.win, layer.remoteness));
                 }
                 (Phase::WinLose, Value::Win) => wins += 1,
                 (Phase::Tie, Value::Tie) => {
-                    return u64::from(self.decide(slot, layer.tie, layer.remoteness));
+                    return u64::from(self.decide(index, layer.tie, layer.remoteness));
                 }
                 _ => {}
             }
         }
         let mut decided_now = 0;
         for _ in 0..wins {
-            decided_now += u64::from(self.count_down(slot, layer));
+            decided_now += u64::from(self.count_down(index, layer));
         }
         decided_now
     }
 
-    /// The last pass under symmetry: every folded position takes its
-    /// representative's cell (representatives are never folded, so no
-    /// cell read here is written here).
+    /// The last pass under symmetry with a cell per index: every folded
+    /// position takes its representative's cell (representatives are
+    /// never folded, so no cell read here is written here).
     fn unfold(&self) {
-        let len = self.cells.len() as u64;
+        let len = self.len;
         chunks(len).for_each(|range| {
             if self.broken.load(Relaxed) {
                 return;

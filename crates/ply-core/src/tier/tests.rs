@@ -407,19 +407,22 @@ impl<const PARENTS: bool> Tiers for Mirrored<PARENTS> {
 #[test]
 fn two_children_of_one_class_count_once() {
     fn check<const PARENTS: bool>() {
-        let cells = solve::solve_tier(&Mirrored::<PARENTS>, 0, &[], &NoProgress).unwrap();
-        let outcomes: Vec<_> = cells.iter().map(|c| c.unpack()).collect();
-        assert_eq!(
-            outcomes,
-            [
-                Some(Outcome::lose(2)),
-                Some(Outcome::win(1)),
-                Some(Outcome::win(1)),
-                Some(Outcome::lose(0)),
-                Some(Outcome::lose(0)),
-            ],
-            "un-moves: {PARENTS}"
-        );
+        for layout in [solve::Layout::Dense, solve::Layout::PerClass] {
+            let game = Mirrored::<PARENTS>;
+            let solved = solve::solve_tier_as(&game, 0, &[], layout, &NoProgress).unwrap();
+            let outcomes: Vec<_> = solved.cells(&game, 0).iter().map(|c| c.unpack()).collect();
+            assert_eq!(
+                outcomes,
+                [
+                    Some(Outcome::lose(2)),
+                    Some(Outcome::win(1)),
+                    Some(Outcome::win(1)),
+                    Some(Outcome::lose(0)),
+                    Some(Outcome::lose(0)),
+                ],
+                "un-moves: {PARENTS}, {layout:?}"
+            );
+        }
     }
     check::<true>();
     check::<false>();
