@@ -65,8 +65,9 @@ fn check(params: &str) {
 }
 
 /// Two processes (threads here) building the tiers together, every drop
-/// tier cut between them (each said to be left by every move): the same
-/// cells as one build, and both processes solved a slice of each.
+/// tier cut between them (each said to be left by every move, and cut
+/// although it is solved a cell per class alone): the same cells as one
+/// build, and both processes solved a slice of each.
 fn cut_between_two(game: &Teeko, plan: &Plan<u8>, one: &ply_core::db::Database, params: &str) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let drops = game
@@ -82,6 +83,7 @@ fn cut_between_two(game: &Teeko, plan: &Plan<u8>, one: &ply_core::db::Database, 
                     dir: dir.path().to_path_buf(),
                     team: Some(Team::new(2, process, Duration::from_secs(30)).unwrap()),
                     cut_from: Some(1),
+                    cut_classes: true,
                     ..Options::default()
                 };
                 scope.spawn(move || build(game, plan, &options, &NoProgress))

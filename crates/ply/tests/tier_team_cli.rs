@@ -5,8 +5,7 @@
 //! non-zero, naming it, within the peer timeout; a rerun resumes from the
 //! finished tiers and matches. Quixo 3x3, Teeko 4x4 (seconds) and Nine Men's
 //! Morris with four stones (31 tiers, some 10 s) stand in for larger games.
-//! A process killed (SIGKILL) mid-tier while teeko 4x4's drop tiers are
-//! cut between the processes is named and a rerun matches.
+//! A process killed (SIGKILL) mid-tier is named and a rerun matches.
 //! `--workers N` alone runs the tier solver on N threads, and euler and
 //! tictactoe their table built tier by tier: the same cells. A team's
 //! process on quixo:4x4 peaks under half the index at a byte a position.
@@ -313,17 +312,17 @@ fn a_stopped_process_is_named_and_a_rerun_resumes_to_the_same_cells() {
     assert_eq!(cells(&dir.0), cells(&one.0));
 }
 
-/// Teeko 4x4's drop tiers 6 and 7 are cut between the processes: process
-/// 1 killed (SIGKILL) once process 0 has written its slice of tier 7 makes
-/// process 0 stop, non-zero, naming it; a rerun matches one process and
-/// leaves no slice.
+/// Teeko 4x4's move phase goes to process 0 and drop tier 7 to process 1
+/// (solved a cell per symmetry class, it is not cut): process 1 killed
+/// (SIGKILL) once the move phase is written, as it starts on tier 7,
+/// makes process 0 stop, non-zero, naming it; a rerun matches one process.
 #[test]
-fn a_process_killed_mid_cut_tier_is_named_and_a_rerun_matches() {
+fn a_process_killed_mid_tier_is_named_and_a_rerun_matches() {
     let game = "teeko:4x4";
-    let dir = Scratch::new("killed-cut");
-    kill_process_1_once(game, &dir.0, "teeko-4x4.tier-7_dropped.slice-0-of-2.plydb");
+    let dir = Scratch::new("killed-mid-tier");
+    kill_process_1_once(game, &dir.0, "teeko-4x4.tier-moving_phase.plydb");
     let report = team(game, &dir.0, 2);
-    let one = Scratch::new("killed-cut-one");
+    let one = Scratch::new("killed-mid-tier-one");
     let expected = alone(game, &one.0);
     assert_eq!(counts(&report), counts(&expected));
     assert_eq!(cells(&dir.0), cells(&one.0));

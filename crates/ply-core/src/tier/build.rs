@@ -9,7 +9,7 @@ use super::deal;
 use super::peers::{Heartbeat, Team, Watch};
 use super::plan::{Plan, Step};
 use super::shard::Shards;
-use super::solve::{ChildCells, solve_slice, solve_tier};
+use super::solve::{BYTES_PER_POSITION, ChildCells, solve_slice, solve_tier};
 use super::together::{self, Limits};
 use crate::db::Expect;
 use crate::game::Tiers;
@@ -45,6 +45,12 @@ pub struct Options {
     /// ([`Tiers::leaves_tier`]) has for its indices to be cut between the
     /// processes, each solving a slice; `None` for [`CUT_FROM`].
     pub cut_from: Option<u64>,
+    /// Whether such a tier is cut even where it is solved a working cell
+    /// per symmetry class ([`super::solve::working_bytes`]). A slice
+    /// solves every index of its range, so a cut tier does each class's
+    /// work once per position in it, and every process holds the child
+    /// tiers' cells: by default such a tier goes whole to one process.
+    pub cut_classes: bool,
 }
 
 /// The fewest indices of a tier a team cuts between its processes: below
@@ -235,13 +241,20 @@ struct Turn<'a> {
 }
 
 /// Which steps of `plan` a team cuts between its processes: tiers every
-/// move leaves, of at least [`Options::cut_from`] indices.
+/// move leaves, of at least [`Options::cut_from`] indices, solved a cell
+/// per index (unless [`Options::cut_classes`]).
 fn cut_tiers<G: Tiers>(game: &G, plan: &Plan<G::Tier>, options: &Options) -> Vec<bool> {
     let processes = options.team.as_ref().map_or(1, |t| t.processes);
     let from = options.cut_from.unwrap_or(CUT_FROM).max(1);
     plan.steps
         .iter()
-        .map(|step| processes > 1 && step.size() >= from && game.leaves_tier(step.tier))
+        .map(|step| {
+            let per_index = step.working >= BYTES_PER_POSITION * step.size();
+            processes > 1
+                && step.size() >= from
+                && game.leaves_tier(step.tier)
+                && (per_index || options.cut_classes)
+        })
         .collect()
 }
 

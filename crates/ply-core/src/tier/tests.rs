@@ -718,10 +718,12 @@ fn two_and_three_processes_write_the_cells_of_one() {
 }
 
 /// Options for process `process` of `processes` building into `dir`,
-/// cutting every tier each move leaves between them.
+/// cutting every tier each move leaves between them (those solved a cell
+/// per symmetry class too).
 fn cutting(dir: &Dir, processes: usize, process: usize, timeout_ms: u64) -> Options {
     Options {
         cut_from: Some(1),
+        cut_classes: true,
         ..teamed(dir, processes, process, timeout_ms)
     }
 }
@@ -782,6 +784,38 @@ fn cut_tiers_write_the_cells_of_one<const FOLD: bool>() {
             let left = files_with(&dir, ".slice-");
             assert!(left.is_empty(), "slices left: {left:?}");
         }
+        // By default a tier solved a cell per class goes whole to one
+        // process: only the others are cut.
+        let per_index = plan
+            .steps
+            .iter()
+            .filter(|s| s.working >= super::solve::BYTES_PER_POSITION * s.size())
+            .count();
+        assert!(
+            !FOLD || per_index < plan.steps.len(),
+            "seed {seed}: some tier per class"
+        );
+        let dir = Dir::new(&format!("cut-{seed}-classes-whole"));
+        let runs: Vec<Options> = (0..2)
+            .map(|p| Options {
+                cut_classes: false,
+                ..cutting(&dir, 2, p, 10_000)
+            })
+            .collect();
+        let slices: usize = build_together(&game, &plan, &runs)
+            .into_iter()
+            .map(|built| built.expect("built").slices)
+            .sum();
+        assert_eq!(
+            slices,
+            per_index * 2,
+            "seed {seed}: the tiers a cell per index cut"
+        );
+        assert_eq!(
+            shard_cells(&plan, &shards_of(&game, &dir)),
+            expected,
+            "seed {seed}"
+        );
     }
 }
 

@@ -86,6 +86,7 @@ impl<G: Tiers + 'static> TierSession<G> {
             team: team.cloned(),
             at_once: None,
             cut_from: None,
+            cut_classes: false,
         };
         tier::build(&self.game, plan, &options, progress).map_err(|e| tier_error(&self.game, e))
     }
