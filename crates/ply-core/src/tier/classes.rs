@@ -78,7 +78,12 @@ impl Representatives {
                     }
                 });
             });
-        let mut before = Vec::with_capacity(words);
+        Self::from_bits(bits)
+    }
+
+    /// The representatives whose bits are set in `bits`, numbered.
+    fn from_bits(bits: Vec<u64>) -> Representatives {
+        let mut before = Vec::with_capacity(bits.len());
         let mut count = 0u64;
         for word in &bits {
             before.push(count as u32);
@@ -136,26 +141,12 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn from_bits(bits: Vec<u64>) -> Representatives {
-        let mut before = Vec::new();
-        let mut count = 0;
-        for word in &bits {
-            before.push(count as u32);
-            count += u64::from(word.count_ones());
-        }
-        Representatives {
-            bits,
-            before,
-            count,
-        }
-    }
-
     proptest! {
         /// Slots number the set bits in order, and the walk over a range
         /// visits exactly the set bits in it.
         #[test]
         fn slots_count_the_set_bits_before(bits in prop::collection::vec(any::<u64>(), 0..6), a in 0u64..400, b in 0u64..400) {
-            let reps = from_bits(bits.clone());
+            let reps = Representatives::from_bits(bits.clone());
             let len = bits.len() as u64 * 64;
             let set = |i: u64| bits[(i / 64) as usize] >> (i % 64) & 1 == 1;
             let mut next = 0;
