@@ -334,20 +334,11 @@ fn a_process_killed_mid_tier_is_named_and_a_rerun_matches() {
 /// instead of solving them, and its table is one process's.
 #[test]
 fn a_table_team_process_killed_is_named_and_a_rerun_resumes() {
-    let game = "euler:5x5";
-    let dir = Scratch::new("table-killed");
-    kill_process_1_once(game, &dir.0, "euler-5x5.table-tier-20.part-1-of-2.plypart");
-    let report = team(game, &dir.0, 2);
-    let restored = report["tiers_restored"].as_u64().expect("a count");
-    assert!(
-        (5..26).contains(&restored),
-        "tiers 25 to 20 were finished by both, not all 26: {restored}"
+    killed_table_team_resumes(
+        "euler:5x5",
+        "euler-5x5.table-tier-20.part-1-of-2.plypart",
+        5..26,
     );
-    let one = Scratch::new("table-killed-one");
-    let expected = alone(game, &one.0);
-    assert_eq!(counts(&report), counts(&expected));
-    assert_eq!(cells(&dir.0), cells(&one.0));
-    assert_eq!(shard_files(&dir.0).len(), 1, "the parts are removed");
 }
 
 /// 4x4 tic-tac-toe's table of the positions play reaches, by two
@@ -357,20 +348,26 @@ fn a_table_team_process_killed_is_named_and_a_rerun_resumes() {
 /// process.
 #[test]
 fn a_sparse_table_team_process_killed_is_named_and_a_rerun_resumes() {
-    let game = "tictactoe";
-    let dir = Scratch::new("sparse-killed");
-    kill_process_1_once(
-        game,
-        &dir.0,
+    killed_table_team_resumes(
+        "tictactoe",
         "tictactoe-4x4x4.table-tier-15.part-1-of-2.plypart",
+        2..17,
     );
+}
+
+/// A table team of 2 on `game`, process 1 killed once `part` is written;
+/// the rerun restores a number of tiers in `restored` (those both
+/// finished, not all) and writes one process's table, parts removed.
+fn killed_table_team_resumes(game: &str, part: &str, restored: std::ops::Range<u64>) {
+    let dir = Scratch::new(&format!("{game}-table-killed"));
+    kill_process_1_once(game, &dir.0, part);
     let report = team(game, &dir.0, 2);
-    let restored = report["tiers_restored"].as_u64().expect("a count");
+    let found = report["tiers_restored"].as_u64().expect("a count");
     assert!(
-        (2..17).contains(&restored),
-        "tiers 16 and 15 were finished by both, not all 17: {restored}"
+        restored.contains(&found),
+        "{game}: tiers finished by both restored, not all: {found}"
     );
-    let one = Scratch::new("sparse-killed-one");
+    let one = Scratch::new(&format!("{game}-table-killed-one"));
     let expected = alone(game, &one.0);
     assert_eq!(counts(&report), counts(&expected));
     assert_eq!(cells(&dir.0), cells(&one.0));
