@@ -22,6 +22,7 @@ pub mod huge;
 pub mod limits;
 pub mod octal_code;
 pub mod progress;
+pub mod ranked;
 pub mod solution;
 pub mod solve;
 pub mod tensor;

@@ -12,9 +12,11 @@ use crate::solve::retro;
 use crate::value::{Cell, Outcome, Value};
 use std::path::PathBuf;
 
-/// Levels of tiers, positions per tier.
+/// Levels of tiers.
 const LEVELS: u32 = 4;
-const WIDTH: u32 = 40;
+/// Nodes per side of a tier: wide enough that a cell per class pays for
+/// its bits, which come in lines of 448 indices.
+const WIDTH: u32 = 256;
 
 /// A position: level, side (1 mirrors 0), node.
 type Node = (u32, u32, u32);
