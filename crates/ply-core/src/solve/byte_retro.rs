@@ -1,12 +1,12 @@
-//! Retrograde analysis of a large loopy game over its whole index, in one
-//! byte per index.
+//! Retrograde analysis of a large loopy game over its whole index, in a
+//! byte per stored key.
 //!
 //! For games whose index is too large for a cell of several bytes per
 //! index (Dobutsu Shogi: 3.3 x 10^8 indices with mirror images folded and
 //! the Lion placements the rules decide left out). No reach: every legal
 //! position of the index is solved, those legal play reaches from the
-//! start among them, and no bit set or directory tells stored indices
-//! apart: each index has its byte, [`NOT_STORED`] where nothing is kept.
+//! start among them. A bit per index tells the stored keys apart
+//! ([`RankedBits`]), and each stored key has its byte.
 //!
 //! The solve keeps one position of each class of symmetric positions (in
 //! Dobutsu Shogi, a position and its left-right mirror image), its *key*:
@@ -14,9 +14,10 @@
 //! below works on keys. A key stands for [`Symmetric::class_size`]
 //! positions; counts of positions weigh keys so.
 //!
-//! 1. **Count.** One byte per index: [`NOT_STORED`] for an index that is no
-//!    position, or not the key of its class, or where the mover wins at
-//!    once ([`WinsAtOnce`]: the rules tell a win in 1 without storage); a
+//! 1. **Count.** Each index is stored or not: not where it is no position,
+//!    or not the key of its class, or where the mover wins at once
+//!    ([`WinsAtOnce`]: the rules tell a win in 1 without storage). A stored
+//!    key gets a byte, in index order, as it is counted: a
 //!    position without moves is a loss in 0, one whose every move lets the
 //!    opponent win at once a loss in 2, one with a move that ends play a
 //!    win in 1 (a child where play is over need not be in the index), and
@@ -35,10 +36,13 @@
 //!    the next round in index order. What is still undecided when a round
 //!    decides nothing is a draw. A last pass turns the bytes into the
 //!    table's encoding: 0 a draw, else 1 + remoteness (wins odd, losses
-//!    even; up to 253), [`NOT_STORED`] left as it is.
+//!    even; up to 253).
 //!
-//! Memory: one byte per index and a bounded list of indices while solving,
-//! checked against the memory available before each allocation. The
+//! Memory: a byte per stored key, found through a bit per index
+//! ([`RankedBits`], 1.14 bits an index), and a bounded list of indices
+//! while solving, checked against the memory available before each
+//! allocation. In full Dobutsu Shogi 133 M of the 333 M indices are stored
+//! keys: the bytes and bits take 180 MB where a byte per index took 333. The
 //! reach ([`count_reached`]) counts what play from the start reaches,
 //! without a solve.
 
@@ -48,6 +52,7 @@ use crate::error::SolveError;
 use crate::game::{Indexed, Parents, Symmetric};
 use crate::limits;
 use crate::progress::Progress;
+use crate::ranked::RankedBits;
 use crate::solution::Keys;
 use crate::solution::Solution;
 use crate::solve::reach::IndexSet;
@@ -76,9 +81,9 @@ pub trait WinsAtOnce: Indexed + Parents + Symmetric {
 const DRAW: u8 = 0;
 /// Decided bytes are `DECIDED + remoteness`.
 const DECIDED: u8 = 1;
-/// The byte of an index that holds nothing: no position, not the key of
-/// its class, or a win at once (the rules tell it). Above every counter
-/// and decided byte, in the table and while solving.
+/// What counting says of an index that holds nothing: no position, not
+/// the key of its class, or a win at once (the rules tell it). No byte is
+/// kept for it; every counter and decided byte lies below it.
 pub const NOT_STORED: u8 = u8::MAX;
 /// The largest remoteness a byte holds.
 pub const MAX_REMOTENESS: u32 = 253;
@@ -96,17 +101,50 @@ const COUNT_LOSS_2: u8 = 254;
 
 /// Indices handed to one parallel task.
 const TASK_INDICES: u64 = 1 << 17;
+/// Lines of the stored set ([`RankedBits`]) one counting task fills:
+/// 28,672 indices.
+const COUNT_TASK_LINES: usize = 64;
+/// Counting tasks whose bytes are gathered at once, in index order: 7.3 M
+/// indices, so a thread waits at most one small task for the other at the
+/// end of each batch.
+const COUNT_BATCH_TASKS: usize = 256;
+/// Indices sampled to estimate how many keys are stored.
+const SAMPLE: u64 = 4096;
 /// The most indices listed for the next round (8 bytes each, 8 MiB); a
 /// round deciding more is found by scanning the bytes instead. Two lists
 /// live at once (the one read and the one filled), on top of the table: at
 /// 4 Mi indices they took 64 of the full Dobutsu solve's 404 MB peak, while
-/// a scan of its 333 MB of bytes costs a fraction of a CPU-second.
+/// a scan of its 133 MB of bytes costs a fraction of a CPU-second.
 const LIST_CAP: u64 = 1 << 20;
 
-/// The most memory [`solve`] takes for an index of `len`: a byte per index
-/// and two lists of indices between rounds.
-pub fn peak_bytes(len: u64) -> u64 {
-    len + 2 * LIST_CAP * 8
+/// About the most memory [`solve`] takes for `game`: the stored set's
+/// bits, a byte per stored key (estimated from a sample, with a quarter to
+/// spare) and two lists of indices between rounds.
+pub fn peak_bytes<G: WinsAtOnce>(game: &G) -> u64 {
+    let len = game.index_len();
+    let stored = estimate_stored(game);
+    RankedBits::bytes(len) + (stored + stored / 4).min(len) + 2 * LIST_CAP * 8
+}
+
+/// About how many keys of `game` are stored, from indices spread evenly
+/// over its index.
+fn estimate_stored<G: WinsAtOnce>(game: &G) -> u64 {
+    let len = game.index_len();
+    if len == 0 {
+        return 0;
+    }
+    let step = len.div_ceil(SAMPLE).max(1);
+    let (sampled, stored) =
+        (0..len)
+            .step_by(step as usize)
+            .fold((0u64, 0u64), |(sampled, found), index| {
+                let kept = game.unrank(index).is_some_and(|position| {
+                    game.canonical_index(&position) == index
+                        && (game.primitive(&position).is_some() || !game.wins_at_once(&position))
+                });
+                (sampled + 1, found + u64::from(kept))
+            });
+    (u128::from(len) * u128::from(stored) / u128::from(sampled)) as u64
 }
 
 /// Refuses to allocate `bytes` for `what` when the system has less free.
@@ -114,9 +152,12 @@ fn check_memory(bytes: u64, what: &str) -> Result<(), SolveError> {
     limits::check_memory(what, bytes).map_err(SolveError::TooLarge)
 }
 
-/// The solution: one byte per index ([`NOT_STORED`] where nothing is
-/// kept), with counts of what was not stored.
+/// The solution: a byte per stored key, with counts of what was not
+/// stored.
 pub struct ByteTable {
+    /// The stored keys, numbered: key `k`'s byte is `cells[keys.slot(k)]`.
+    keys: RankedBits,
+    /// A byte per stored key, in index order.
     cells: Vec<AtomicU8>,
     /// How many keys are stored.
     stored: u64,
@@ -137,7 +178,7 @@ pub struct ByteTable {
 impl ByteTable {
     /// The size of the game's index.
     pub fn index_len(&self) -> u64 {
-        self.cells.len() as u64
+        self.keys.len()
     }
 
     /// How many positions the solve answers, stored or a win at once,
@@ -188,8 +229,13 @@ impl ByteTable {
     /// The byte of a stored index.
     #[inline]
     fn byte(&self, index: u64) -> Option<u8> {
-        let byte = self.cells.get(index as usize)?.load(Relaxed);
-        (byte != NOT_STORED).then_some(byte)
+        self.cell(index).map(|cell| cell.load(Relaxed))
+    }
+
+    /// Where the byte of a stored index lives.
+    #[inline]
+    fn cell(&self, index: u64) -> Option<&AtomicU8> {
+        self.keys.slot(index).map(|slot| &self.cells[slot])
     }
 
     /// The outcome of the positions with key `index`, if it is stored
@@ -210,11 +256,10 @@ impl ByteTable {
         let mut census = task_ranges(self.index_len())
             .into_par_iter()
             .fold(Census::new, |mut census, range| {
-                for index in range {
-                    if let Some(byte) = self.byte(index) {
-                        census.add_many(decode(byte), self.weight(index), || index);
-                    }
-                }
+                self.keys.for_each_in(range, |index, slot| {
+                    let byte = self.cells[slot].load(Relaxed);
+                    census.add_many(decode(byte), self.weight(index), || index);
+                });
                 census
             })
             .reduce(Census::new, Census::merge);
@@ -245,11 +290,9 @@ impl Solution for ByteTable {
         range: Range<u64>,
         visit: &mut dyn FnMut(u64, Cell),
     ) -> Result<(), DbError> {
-        for index in range.start..range.end.min(ByteTable::index_len(self)) {
-            if let Some(byte) = self.byte(index) {
-                visit(index, Cell::pack(decode(byte)));
-            }
-        }
+        self.keys.for_each_in(range, |index, slot| {
+            visit(index, Cell::pack(decode(self.cells[slot].load(Relaxed))));
+        });
         Ok(())
     }
 }
@@ -319,9 +362,14 @@ pub fn solve<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<ByteTab
             "the start position is outside the index".into(),
         ));
     }
-    check_memory(len, "one byte per index")?;
+    let stored = estimate_stored(game);
+    check_memory(
+        RankedBits::bytes(len) + (stored + stored / 4).min(len),
+        "a byte per stored key",
+    )?;
     let mut table = ByteTable {
-        cells: zeroed(len),
+        keys: RankedBits::empty(len),
+        cells: Vec::with_capacity((stored + stored / 8).min(len) as usize),
         stored: 0,
         group: group_of(game),
         small: Vec::new(),
@@ -350,16 +398,14 @@ pub fn solve<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<ByteTab
     // Back to the table's encoding: counters left are draws.
     table.cells.par_iter().for_each(|cell| {
         let byte = cell.load(Relaxed);
-        if byte != NOT_STORED {
-            cell.store(
-                if byte >= base {
-                    DECIDED + (byte - base)
-                } else {
-                    DRAW
-                },
-                Relaxed,
-            );
-        }
+        cell.store(
+            if byte >= base {
+                DECIDED + (byte - base)
+            } else {
+                DRAW
+            },
+            Relaxed,
+        );
     });
     Ok(table)
 }
@@ -393,11 +439,6 @@ pub fn count_reached<G: WinsAtOnce>(
 /// class sizes, every other key `group`.
 fn positions_of_keys(keys: u64, small: &[(u64, u64)], group: u64) -> u64 {
     group * keys - small.iter().map(|&(_, size)| group - size).sum::<u64>()
-}
-
-/// `count` atomic bytes, all zero (zeroed by the allocator).
-fn zeroed(count: u64) -> Vec<AtomicU8> {
-    bytemuck::zeroed_vec(count as usize)
 }
 
 /// The reached keys where the mover cannot win at once, and counts of the
@@ -531,6 +572,14 @@ impl FirstError {
             _ => Ok(()),
         }
     }
+
+    /// The error set so far, if any, leaving none behind.
+    fn take_ref(&self) -> Result<(), SolveError> {
+        match self.0.lock().ok().and_then(|mut slot| slot.take()) {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    }
 }
 
 /// What one counting task found besides the bytes it wrote.
@@ -543,10 +592,12 @@ struct Tally {
     widest: usize,
 }
 
-/// Phase 1: every index's byte: [`NOT_STORED`], a loss in 0 or 2 or a win
-/// in 1 ([`COUNT_LOSS_0`], [`COUNT_LOSS_2`], [`COUNT_WIN_1`]) or the count
-/// of children that do not win at once; and the table's counts. Returns
-/// the widest count.
+/// Phase 1: which indices are stored keys, and each stored key's byte: a
+/// loss in 0 or 2 or a win in 1 ([`COUNT_LOSS_0`], [`COUNT_LOSS_2`],
+/// [`COUNT_WIN_1`]) or the count of children that do not win at once; and
+/// the table's counts. Tasks count whole lines of the stored set in
+/// parallel; their bytes are appended in index order, a batch at a time.
+/// Returns the widest count.
 fn count_children<G: WinsAtOnce>(
     game: &G,
     table: &mut ByteTable,
@@ -556,36 +607,50 @@ fn count_children<G: WinsAtOnce>(
     progress.begin("counting moves", len);
     let error = FirstError(Default::default());
     let group = table.group;
-    let cells = &table.cells;
-    let tallies: Vec<Tally> = task_ranges(len)
-        .into_par_iter()
-        .map(|range| {
-            let mut tally = Tally::default();
-            if progress.cancelled() {
-                error.set(SolveError::Cancelled("cancelled".into()));
-                return tally;
-            }
-            let mut children = Vec::with_capacity(64);
-            let n = range.end - range.start;
-            for index in range {
-                let byte = count_one(game, index, &mut children, &mut tally, group, &error);
-                cells[index as usize].store(byte, Relaxed);
-            }
-            progress.advance(n);
-            tally
-        })
-        .collect();
-    progress.end();
-    error.take()?;
+    let lines = table.keys.lines();
+    let batch = COUNT_TASK_LINES * COUNT_BATCH_TASKS;
     let mut widest = 1;
-    for tally in tallies {
-        table.stored += tally.stored;
-        table.small.extend(tally.small);
-        table.wins_at_once += tally.wins_at_once[0];
-        table.wins_at_once_keys += tally.wins_at_once[1];
-        table.win_example = table.win_example.or(tally.win_example);
-        widest = widest.max(tally.widest);
+    for first in (0..lines).step_by(batch) {
+        let found: Vec<(Tally, Vec<u8>)> = table
+            .keys
+            .marks(first..lines.min(first + batch), COUNT_TASK_LINES)
+            .map(|mut marks| {
+                let (mut tally, mut bytes) = (Tally::default(), Vec::new());
+                if progress.cancelled() {
+                    error.set(SolveError::Cancelled("cancelled".into()));
+                    return (tally, bytes);
+                }
+                let mut children = Vec::with_capacity(64);
+                let range = marks.range();
+                for index in range.clone() {
+                    let byte = count_one(game, index, &mut children, &mut tally, group, &error);
+                    if byte != NOT_STORED {
+                        marks.set(index);
+                        bytes.push(byte);
+                    }
+                }
+                progress.advance(range.end - range.start);
+                (tally, bytes)
+            })
+            .collect();
+        error.take_ref()?;
+        let more: usize = found.iter().map(|(_, bytes)| bytes.len()).sum();
+        if table.cells.len() + more > table.cells.capacity() {
+            check_memory(2 * table.cells.capacity() as u64, "a byte per stored key")?;
+        }
+        for (tally, bytes) in found {
+            table.cells.extend(bytes.into_iter().map(AtomicU8::new));
+            table.stored += tally.stored;
+            table.small.extend(tally.small);
+            table.wins_at_once += tally.wins_at_once[0];
+            table.wins_at_once_keys += tally.wins_at_once[1];
+            table.win_example = table.win_example.or(tally.win_example);
+            widest = widest.max(tally.widest);
+        }
     }
+    progress.end();
+    table.keys.number();
+    table.cells.shrink_to_fit();
     Ok(widest)
 }
 
@@ -731,9 +796,16 @@ fn rounds<G: WinsAtOnce>(
         // Rounds 0 to 2 find their frontier by scanning (the count phase
         // decided losses in 2); later ones list what they decide.
         let listing = (r >= 2).then(Listing::new);
-        let settle = |index: u64, parents: &mut Vec<u64>, decided: &mut Vec<u64>| {
+        // The parents' places are found and their bytes read before any
+        // is changed: the loads of a batch overlap, where each atomic
+        // exchange would otherwise wait for the next parent's load.
+        let settle = |index: u64,
+                      parents: &mut Vec<u64>,
+                      found: &mut Vec<(u64, usize, u8)>,
+                      decided: &mut Vec<u64>|
+         -> u64 {
             let Some(position) = game.unrank(index) else {
-                return;
+                return 0;
             };
             parents.clear();
             game.for_each_parent(&position, |parent| {
@@ -741,13 +813,20 @@ fn rounds<G: WinsAtOnce>(
             });
             parents.sort_unstable();
             parents.dedup();
-            for &parent in parents.iter() {
-                // An index not stored holds NOT_STORED, above every
-                // counter: the loop below leaves it.
-                let Some(cell) = table.cells.get(parent as usize) else {
-                    continue;
-                };
-                let mut byte = cell.load(Relaxed);
+            found.clear();
+            // An index not stored has no byte.
+            found.extend(
+                parents
+                    .iter()
+                    .filter_map(|&parent| Some((parent, table.keys.slot(parent)?, 0))),
+            );
+            for (_, slot, byte) in found.iter_mut() {
+                *byte = table.cells[*slot].load(Relaxed);
+            }
+            let mut newly = 0;
+            for &(parent, slot, byte) in found.iter() {
+                let cell = &table.cells[slot];
+                let mut byte = byte;
                 // A round's frontier is all losses (even r) or all wins
                 // (odd r): a parent of a loss wins; a parent whose last
                 // undecided child won loses.
@@ -759,7 +838,7 @@ fn rounds<G: WinsAtOnce>(
                                 error.set(SolveError::Overflow(format!(
                                     "a remoteness above {most}"
                                 )));
-                                return;
+                                return newly;
                             }
                         }
                     } else {
@@ -771,7 +850,7 @@ fn rounds<G: WinsAtOnce>(
                                 if listing.is_some() {
                                     decided.push(parent);
                                 }
-                                decided_now.fetch_add(1, Relaxed);
+                                newly += 1;
                             }
                             break;
                         }
@@ -779,6 +858,7 @@ fn rounds<G: WinsAtOnce>(
                     }
                 }
             }
+            newly
         };
         let flush = |decided: &mut Vec<u64>| {
             if let Some(listing) = &listing {
@@ -792,10 +872,13 @@ fn rounds<G: WinsAtOnce>(
                         error.set(SolveError::Cancelled("cancelled".into()));
                         return;
                     }
-                    let (mut parents, mut decided) = (Vec::with_capacity(64), Vec::new());
+                    let (mut parents, mut found, mut decided) =
+                        (Vec::with_capacity(64), Vec::with_capacity(64), Vec::new());
+                    let mut newly = 0;
                     for &index in chunk {
-                        settle(index, &mut parents, &mut decided);
+                        newly += settle(index, &mut parents, &mut found, &mut decided);
                     }
+                    decided_now.fetch_add(newly, Relaxed);
                     flush(&mut decided);
                     progress.advance(chunk.len() as u64);
                     frontier.fetch_add(chunk.len() as u64, Relaxed);
@@ -807,19 +890,21 @@ fn rounds<G: WinsAtOnce>(
                         error.set(SolveError::Cancelled("cancelled".into()));
                         return;
                     }
-                    let (mut parents, mut decided) = (Vec::with_capacity(64), Vec::new());
-                    let mut n = 0;
-                    for index in range.clone() {
-                        if table.cells[index as usize].load(Relaxed) != code {
-                            continue;
+                    let (mut parents, mut found, mut decided) =
+                        (Vec::with_capacity(64), Vec::with_capacity(64), Vec::new());
+                    let (mut n, mut newly) = (0, 0);
+                    table.keys.for_each_in(range.clone(), |index, slot| {
+                        if table.cells[slot].load(Relaxed) != code {
+                            return;
                         }
                         n += 1;
-                        settle(index, &mut parents, &mut decided);
+                        newly += settle(index, &mut parents, &mut found, &mut decided);
                         if decided.len() >= 4096 {
                             flush(&mut decided);
                         }
-                    }
+                    });
                     flush(&mut decided);
+                    decided_now.fetch_add(newly, Relaxed);
                     progress.advance(n);
                     frontier.fetch_add(n, Relaxed);
                 });

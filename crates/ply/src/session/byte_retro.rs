@@ -1,6 +1,6 @@
 //! Loopy games too large for a cell of several bytes per index: solved by
-//! retrograde analysis over the whole index, one byte per index
-//! ([`ply_core::solve::byte_retro`]). A game whose index holds
+//! retrograde analysis over the whole index, a byte per stored key and a
+//! bit per index ([`ply_core::solve::byte_retro`]). A game whose index holds
 //! [`ON_DEMAND_INDEX`] or more positions takes minutes and hundreds of
 //! megabytes to solve, so queries about it are answered from a saved
 //! database only (`ply analyze GAME --save` builds one); smaller ones
@@ -134,7 +134,7 @@ impl<G: WinsAtOnce + Send + Sync> ByteRetroSession<G> {
                 "no saved database of {name}; build one first with `ply analyze {name} --save` \
                  (minutes, up to {memory} of memory)",
                 name = game.name(),
-                memory = human_bytes(byte_retro::peak_bytes(game.index_len()))
+                memory = human_bytes(byte_retro::peak_bytes(game))
             )))
         }
     }

@@ -64,7 +64,8 @@ where
 }
 
 /// Opens a game that may loop and names its immediate wins and parents
-/// ([`WinsAtOnce`]): solved over what its start reaches, a byte per index.
+/// ([`WinsAtOnce`]): solved over every legal position of its index, a byte
+/// per stored key.
 pub fn open_wins_at_once<G>(game: G) -> Result<Box<dyn Session>, PlyError>
 where
     G: WinsAtOnce + Send + Sync + 'static,
