@@ -234,6 +234,15 @@ fn check_against_plain_solve(params: &str) {
     // Repetition: some positions are draws, and they have the same value
     // in the plain solve.
     assert!(draws > 0);
+    // Only the stored keys have a byte: with the index's bits, the table
+    // is smaller than a byte per index.
+    assert!(
+        table.bytes() < game.index_len() * 3 / 4,
+        "{} bytes for {} indices, {} stored",
+        table.bytes(),
+        game.index_len(),
+        table.stored()
+    );
 }
 
 #[test]

@@ -194,6 +194,12 @@ impl ByteTable {
         self.stored
     }
 
+    /// Bytes the table holds: its bit per index and its byte per stored
+    /// key.
+    pub fn bytes(&self) -> u64 {
+        RankedBits::bytes(self.index_len()) + self.cells.len() as u64
+    }
+
     /// How many positions the stored keys stand for.
     pub fn stored_positions(&self) -> u64 {
         positions_of_keys(self.stored, &self.small, self.group)
