@@ -108,15 +108,8 @@ pub struct Colex {
     /// `[byte index][bits below it][byte]`: what the byte's set bits add to
     /// the rank.
     rank: Vec<[[u32; 256]; 33]>,
-    /// [`compress_slow`] of a byte of bits (low 8 bits of the index) by a
-    /// byte of mask (high 8 bits); BMI2's `pext` does it where the build
-    /// has it.
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
-    packed: Vec<u8>,
-    /// [`expand_slow`] of a byte of packed bits (low 8) onto a byte of mask
-    /// (high 8); BMI2's `pdep` where the build has it.
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
-    spread: Vec<u8>,
+    /// How bits are packed and spread.
+    packing: Packing,
     /// The sets of squares below [`SMALL`], by size then rank.
     small: Vec<u16>,
     /// Where the sets of each size start in `small`.
@@ -159,14 +152,7 @@ impl Colex {
         }
         Colex {
             rank,
-            #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
-            packed: (0..1usize << 16)
-                .map(|i| compress_slow((i & 0xff) as u32, (i >> 8) as u32) as u8)
-                .collect(),
-            #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
-            spread: (0..1usize << 16)
-                .map(|i| expand_slow((i & 0xff) as u32, (i >> 8) as u32) as u8)
-                .collect(),
+            packing: Packing::new(),
             small,
             small_at,
         }
@@ -210,54 +196,103 @@ impl Colex {
     /// The bits of `bits` at the set squares of `mask`, packed to the
     /// bottom in order: bit `i` of the result is `bits` at the `i`-th
     /// square of `mask`.
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
     #[inline]
     pub fn compress(&self, bits: u32, mask: u32) -> u32 {
-        ply_core::bits::gather(bits, mask)
-    }
-
-    /// The bits of `bits` at the set squares of `mask`, packed to the
-    /// bottom in order: bit `i` of the result is `bits` at the `i`-th
-    /// square of `mask`.
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
-    #[inline]
-    pub fn compress(&self, mut bits: u32, mut mask: u32) -> u32 {
-        let mut out = 0;
-        let mut shift = 0;
-        while mask != 0 {
-            let m = mask as u8;
-            out |= u32::from(self.packed[usize::from(m) << 8 | usize::from(bits as u8)]) << shift;
-            shift += u32::from(POP8[usize::from(m)]);
-            mask >>= 8;
-            bits >>= 8;
-        }
-        out
+        self.packing.compress(bits, mask)
     }
 
     /// The inverse of [`Colex::compress`]: bit `i` of `packed` goes to the
     /// `i`-th set square of `mask`.
-    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
     #[inline]
     pub fn expand(&self, packed: u32, mask: u32) -> u32 {
-        ply_core::bits::scatter(packed, mask)
-    }
-
-    /// The inverse of [`Colex::compress`]: bit `i` of `packed` goes to the
-    /// `i`-th set square of `mask`.
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
-    #[inline]
-    pub fn expand(&self, mut packed: u32, mask: u32) -> u32 {
-        let mut out = 0;
-        for (chunk, m) in mask.to_le_bytes().into_iter().enumerate() {
-            if m != 0 {
-                let take = packed & 0xff;
-                out |= u32::from(self.spread[usize::from(m) << 8 | take as usize]) << (8 * chunk);
-                packed >>= POP8[usize::from(m)];
-            }
-        }
-        out
+        self.packing.expand(packed, mask)
     }
 }
+
+/// Packing and spreading by BMI2's `pext` and `pdep`, where the build has
+/// them (`.cargo/config.toml`): no tables.
+#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+mod packing {
+    /// Nothing to hold: the instructions do the work.
+    pub struct Packing;
+
+    impl Packing {
+        pub fn new() -> Self {
+            Packing
+        }
+
+        #[inline]
+        pub fn compress(&self, bits: u32, mask: u32) -> u32 {
+            ply_core::bits::gather(bits, mask)
+        }
+
+        #[inline]
+        pub fn expand(&self, packed: u32, mask: u32) -> u32 {
+            ply_core::bits::scatter(packed, mask)
+        }
+    }
+}
+
+/// Packing and spreading a byte at a time through tables, where the build
+/// lacks BMI2.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+mod packing {
+    use super::{POP8, compress_slow, expand_slow};
+
+    /// The tables.
+    pub struct Packing {
+        /// [`compress_slow`] of a byte of bits (low 8 bits of the index)
+        /// by a byte of mask (high 8 bits).
+        packed: Vec<u8>,
+        /// [`expand_slow`] of a byte of packed bits (low 8) onto a byte of
+        /// mask (high 8).
+        spread: Vec<u8>,
+    }
+
+    impl Packing {
+        pub fn new() -> Self {
+            Packing {
+                packed: (0..1usize << 16)
+                    .map(|i| compress_slow((i & 0xff) as u32, (i >> 8) as u32) as u8)
+                    .collect(),
+                spread: (0..1usize << 16)
+                    .map(|i| expand_slow((i & 0xff) as u32, (i >> 8) as u32) as u8)
+                    .collect(),
+            }
+        }
+
+        #[inline]
+        pub fn compress(&self, mut bits: u32, mut mask: u32) -> u32 {
+            let mut out = 0;
+            let mut shift = 0;
+            while mask != 0 {
+                let m = mask as u8;
+                out |=
+                    u32::from(self.packed[usize::from(m) << 8 | usize::from(bits as u8)]) << shift;
+                shift += u32::from(POP8[usize::from(m)]);
+                mask >>= 8;
+                bits >>= 8;
+            }
+            out
+        }
+
+        #[inline]
+        pub fn expand(&self, mut packed: u32, mask: u32) -> u32 {
+            let mut out = 0;
+            for (chunk, m) in mask.to_le_bytes().into_iter().enumerate() {
+                if m != 0 {
+                    let take = packed & 0xff;
+                    out |=
+                        u32::from(self.spread[usize::from(m) << 8 | take as usize]) << (8 * chunk);
+                    packed >>= POP8[usize::from(m)];
+                }
+            }
+            out
+        }
+    }
+}
+
+use packing::Packing;
 
 /// The colex rank of `mask`, square by square (the tables' reference).
 fn rank_slow(mask: u32) -> u64 {
