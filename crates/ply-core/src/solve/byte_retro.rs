@@ -108,8 +108,6 @@ const COUNT_TASK_LINES: usize = 64;
 /// indices, so a thread waits at most one small task for the other at the
 /// end of each batch.
 const COUNT_BATCH_TASKS: usize = 256;
-/// Indices sampled to estimate how many keys are stored.
-const SAMPLE: u64 = 4096;
 /// The most indices listed for the next round (8 bytes each, 8 MiB); a
 /// round deciding more is found by scanning the bytes instead. Two lists
 /// live at once (the one read and the one filled), on top of the table: at
@@ -117,34 +115,34 @@ const SAMPLE: u64 = 4096;
 /// a scan of its 133 MB of bytes costs a fraction of a CPU-second.
 const LIST_CAP: u64 = 1 << 20;
 
-/// About the most memory [`solve`] takes for `game`: the stored set's
-/// bits, a byte per stored key (estimated from a sample, with a quarter to
-/// spare) and two lists of indices between rounds.
+/// About the most memory [`solve`] takes for `game`: the table
+/// ([`table_bytes`]) and two lists of indices between rounds.
 pub fn peak_bytes<G: WinsAtOnce>(game: &G) -> u64 {
-    let len = game.index_len();
-    let stored = estimate_stored(game);
-    RankedBits::bytes(len) + (stored + stored / 4).min(len) + 2 * LIST_CAP * 8
+    table_bytes(game.index_len(), estimate_stored(game)) + 2 * LIST_CAP * 8
 }
 
-/// About how many keys of `game` are stored, from indices spread evenly
-/// over its index.
+/// The bytes of the table of an index of `len` with about `stored` keys
+/// stored: the stored set's bits and a byte per stored key, with a quarter
+/// to spare for the estimate.
+fn table_bytes(len: u64, stored: u64) -> u64 {
+    RankedBits::bytes(len) + (stored + stored / 4).min(len)
+}
+
+/// About how many keys of `game` are stored ([`is_stored`]), from indices
+/// spread evenly over its index.
 fn estimate_stored<G: WinsAtOnce>(game: &G) -> u64 {
-    let len = game.index_len();
-    if len == 0 {
-        return 0;
-    }
-    let step = len.div_ceil(SAMPLE).max(1);
-    let (sampled, stored) =
-        (0..len)
-            .step_by(step as usize)
-            .fold((0u64, 0u64), |(sampled, found), index| {
-                let kept = game.unrank(index).is_some_and(|position| {
-                    game.canonical_index(&position) == index
-                        && (game.primitive(&position).is_some() || !game.wins_at_once(&position))
-                });
-                (sampled + 1, found + u64::from(kept))
-            });
-    (u128::from(len) * u128::from(stored) / u128::from(sampled)) as u64
+    super::estimate_count(game.index_len(), |index| {
+        game.unrank(index)
+            .is_some_and(|position| is_stored(game, index, &position))
+    })
+}
+
+/// Whether the position at `index` is a stored key: its class's key
+/// ([`crate::Symmetric::canonical_index`]) and not a win at once (a
+/// primitive position is stored: the rules end play there).
+fn is_stored<G: WinsAtOnce>(game: &G, index: u64, position: &G::Position) -> bool {
+    game.canonical_index(position) == index
+        && (game.primitive(position).is_some() || !game.wins_at_once(position))
 }
 
 /// Refuses to allocate `bytes` for `what` when the system has less free.
@@ -369,10 +367,7 @@ pub fn solve<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<ByteTab
         ));
     }
     let stored = estimate_stored(game);
-    check_memory(
-        RankedBits::bytes(len) + (stored + stored / 4).min(len),
-        "a byte per stored key",
-    )?;
+    check_memory(table_bytes(len, stored), "a byte per stored key")?;
     let mut table = ByteTable {
         keys: RankedBits::empty(len),
         cells: Vec::with_capacity((stored + stored / 8).min(len) as usize),

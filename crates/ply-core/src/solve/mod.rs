@@ -31,6 +31,25 @@ pub(crate) fn chunks(len: u64) -> impl ParallelIterator<Item = Range<u64>> {
     chunks_numbered(len).map(|(_, range)| range)
 }
 
+/// Indices [`estimate_count`] looks at, at most.
+const SAMPLE: u64 = 4096;
+
+/// About how many indices of `0..len` satisfy `keep`, judged from at most
+/// [`SAMPLE`] of them spread evenly over the range: how the solvers size a
+/// table of the indices they keep before finding them.
+pub(crate) fn estimate_count(len: u64, keep: impl Fn(u64) -> bool) -> u64 {
+    if len == 0 {
+        return 0;
+    }
+    let step = len.div_ceil(SAMPLE).max(1);
+    let (sampled, kept) = (0..len)
+        .step_by(step as usize)
+        .fold((0u64, 0u64), |(sampled, kept), index| {
+            (sampled + 1, kept + u64::from(keep(index)))
+        });
+    (u128::from(len) * u128::from(kept) / u128::from(sampled)) as u64
+}
+
 /// [`chunks`], each with its number from 0.
 pub(crate) fn chunks_numbered(len: u64) -> impl ParallelIterator<Item = (u64, Range<u64>)> {
     (0..len.div_ceil(CHUNK))

@@ -10,9 +10,6 @@ use crate::ranked::{LINE_BITS, RankedBits};
 use crate::solve::CHUNK;
 use rayon::prelude::*;
 
-/// Indices the sample of [`Representatives::estimate`] looks at, at most.
-const SAMPLE: u64 = 4096;
-
 /// The representatives among a tier's indices.
 pub struct Representatives {
     /// The indices holding a representative, numbered.
@@ -25,14 +22,13 @@ impl Representatives {
         RankedBits::bytes(len)
     }
 
-    /// Whether a tier of `len` indices, of which about `representatives`
-    /// in `sampled` hold a representative, takes less than three quarters
-    /// of its dense working cells (2 bytes an index) with a cell per
-    /// representative: then the bits pay for themselves.
-    fn pays_at(len: u64, representatives: u64, sampled: u64) -> bool {
+    /// Whether a tier of `len` indices, about `representatives` of which
+    /// hold a representative, takes less than three quarters of its dense
+    /// working cells (2 bytes an index) with a cell per representative:
+    /// then the bits pay for themselves.
+    fn pays_at(len: u64, representatives: u64) -> bool {
         let dense = 2 * u128::from(len);
-        let compact = u128::from(Self::bytes(len))
-            + 2 * u128::from(len) * u128::from(representatives) / u128::from(sampled.max(1));
+        let compact = u128::from(Self::bytes(len)) + 2 * u128::from(representatives);
         4 * compact < 3 * dense
     }
 
@@ -40,21 +36,14 @@ impl Representatives {
     /// from indices spread evenly over it, if that is few enough for a
     /// cell per representative to pay ([`Representatives::pays_at`]).
     pub fn estimate<G: Tiers>(game: &G, tier: G::Tier, len: u64) -> Option<u64> {
-        if !G::IN_TIER_SYMMETRY || len == 0 {
+        if !G::IN_TIER_SYMMETRY {
             return None;
         }
-        let step = len.div_ceil(SAMPLE).max(1);
-        let (sampled, representatives) =
-            (0..len)
-                .step_by(step as usize)
-                .fold((0u64, 0u64), |(sampled, found), index| {
-                    let kept = game
-                        .tier_unrank(tier, index)
-                        .is_some_and(|p| game.is_representative(&p));
-                    (sampled + 1, found + u64::from(kept))
-                });
-        Self::pays_at(len, representatives, sampled)
-            .then(|| (u128::from(len) * u128::from(representatives) / u128::from(sampled)) as u64)
+        let representatives = crate::solve::estimate_count(len, |index| {
+            game.tier_unrank(tier, index)
+                .is_some_and(|p| game.is_representative(&p))
+        });
+        (len > 0 && Self::pays_at(len, representatives)).then_some(representatives)
     }
 
     /// Finds every representative among the `len` indices of `tier`, in
@@ -100,11 +89,11 @@ mod tests {
     #[test]
     fn a_cell_per_class_pays_only_for_small_classes() {
         // 8 symmetries: about one index in 8 a representative.
-        assert!(Representatives::pays_at(1 << 20, 512, 4096));
+        assert!(Representatives::pays_at(1 << 20, 1 << 17));
         // Every index its own class: the bits would only add.
-        assert!(!Representatives::pays_at(1 << 20, 4096, 4096));
+        assert!(!Representatives::pays_at(1 << 20, 1 << 20));
         // Half the indices: 64/448 + 1 bytes against 2, about 0.57.
-        assert!(Representatives::pays_at(1 << 20, 2048, 4096));
-        assert!(!Representatives::pays_at(1 << 20, 3000, 4096));
+        assert!(Representatives::pays_at(1 << 20, 1 << 19));
+        assert!(!Representatives::pays_at(1 << 20, 3 << 18));
     }
 }
