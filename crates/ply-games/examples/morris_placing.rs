@@ -5,10 +5,12 @@
 //! and prints each position's outcome, the positions the search visited
 //! and looked up, and its wall seconds. Positions are reached by random
 //! placements (a fixed seed); each search starts with an empty table of
-//! 64 MiB. A search over LIMIT seconds is stopped and reported as such.
+//! TABLE bytes. A search over LIMIT seconds is stopped and reported as
+//! such.
 //!
-//! `cargo run --release -p ply-games --example morris_placing -- N DIR [SAMPLES] [LIMIT]`
-//! (SAMPLES positions per depth, 3 by default; LIMIT 600 seconds).
+//! `cargo run --release -p ply-games --example morris_placing -- N DIR [SAMPLES] [LIMIT] [TABLE]`
+//! (SAMPLES positions per depth, 3 by default; LIMIT 600 seconds; TABLE
+//! 64 MiB, the default of `ply solve`).
 
 use ply_core::db::Expect;
 use ply_core::tier::{Plan, Shards};
@@ -36,8 +38,8 @@ fn fail(why: impl std::fmt::Display) -> ! {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if !(2..=4).contains(&args.len()) {
-        fail("usage: morris_placing N DIR [SAMPLES] [LIMIT_SECONDS]");
+    if !(2..=5).contains(&args.len()) {
+        fail("usage: morris_placing N DIR [SAMPLES] [LIMIT_SECONDS] [TABLE_BYTES]");
     }
     let stones: u8 = args[0].parse().unwrap_or_else(|_| fail("N is 3 to 9"));
     let game = Morris::from_params(&format!("{stones},moving")).unwrap_or_else(|e| fail(e));
@@ -48,6 +50,10 @@ fn main() {
     let limit: u64 = args
         .get(3)
         .map_or(Ok(600), |s| s.parse())
+        .unwrap_or_else(|e| fail(e));
+    let table: u64 = args
+        .get(4)
+        .map_or(Ok(ply_core::limits::SEARCH_TABLE_BYTES), |s| s.parse())
         .unwrap_or_else(|e| fail(e));
     let plan = Plan::new(&game).unwrap_or_else(|e| fail(e));
     let db = Shards::new(std::path::Path::new(&args[1]), Expect::of(&game))
@@ -83,7 +89,7 @@ fn main() {
             if game.primitive(&position).is_some() {
                 continue;
             }
-            let mut search = PlacingSearch::new(PlacingSearch::entries_within(64 << 20));
+            let mut search = PlacingSearch::new(PlacingSearch::entries_within(table));
             let start = Instant::now();
             let deadline = Deadline(start + Duration::from_secs(limit));
             let found = search.solve(&game, &position, &mut leaf, &deadline);
