@@ -5,12 +5,12 @@
 //! and prints each position's outcome, the positions the search visited
 //! and looked up, and its wall seconds. Positions are reached by random
 //! placements (a fixed seed); each search starts with an empty table of
-//! TABLE bytes. A search over LIMIT seconds is stopped and reported as
-//! such.
+//! TABLE bytes and searches on THREADS threads. A search over LIMIT seconds
+//! is stopped and reported as such.
 //!
-//! `cargo run --release -p ply-games --example morris_placing -- N DIR [SAMPLES] [LIMIT] [TABLE]`
+//! `cargo run --release -p ply-games --example morris_placing -- N DIR [SAMPLES] [LIMIT] [TABLE] [THREADS]`
 //! (SAMPLES positions per depth, 3 by default; LIMIT 600 seconds; TABLE
-//! 64 MiB, the default of `ply solve`).
+//! 64 MiB, the default of `ply solve`; THREADS the cores, as `ply solve`).
 
 use ply_core::db::Expect;
 use ply_core::tier::{Plan, Shards};
@@ -38,8 +38,8 @@ fn fail(why: impl std::fmt::Display) -> ! {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if !(2..=5).contains(&args.len()) {
-        fail("usage: morris_placing N DIR [SAMPLES] [LIMIT_SECONDS] [TABLE_BYTES]");
+    if !(2..=6).contains(&args.len()) {
+        fail("usage: morris_placing N DIR [SAMPLES] [LIMIT_SECONDS] [TABLE_BYTES] [THREADS]");
     }
     let stones: u8 = args[0].parse().unwrap_or_else(|_| fail("N is 3 to 9"));
     let game = Morris::from_params(&format!("{stones},moving")).unwrap_or_else(|e| fail(e));
@@ -55,11 +55,15 @@ fn main() {
         .get(4)
         .map_or(Ok(ply_core::limits::SEARCH_TABLE_BYTES), |s| s.parse())
         .unwrap_or_else(|e| fail(e));
+    let threads: usize = args
+        .get(5)
+        .map_or(Ok(rayon::current_num_threads()), |s| s.parse())
+        .unwrap_or_else(|e| fail(e));
     let plan = Plan::new(&game).unwrap_or_else(|e| fail(e));
     let db = Shards::new(std::path::Path::new(&args[1]), Expect::of(&game))
         .open(&plan)
         .unwrap_or_else(|e| fail(format!("{}: {e}", args[1])));
-    let mut leaf = |p: &<Morris as Game>::Position| -> Result<Outcome, String> {
+    let leaf = |p: &<Morris as Game>::Position| -> Result<Outcome, String> {
         let key = plan
             .key(&game, p)
             .ok_or_else(|| format!("{} is in no tier", game.format_position(p)))?;
@@ -89,10 +93,10 @@ fn main() {
             if game.primitive(&position).is_some() {
                 continue;
             }
-            let mut search = PlacingSearch::new(PlacingSearch::entries_within(table));
+            let search = PlacingSearch::new(PlacingSearch::entries_within(table), threads);
             let start = Instant::now();
             let deadline = Deadline(start + Duration::from_secs(limit));
-            let found = search.solve(&game, &position, &mut leaf, &deadline);
+            let found = search.solve(&game, &position, &leaf, &deadline);
             let seconds = start.elapsed().as_secs_f64();
             let outcome = match found {
                 Ok(o) => format!(

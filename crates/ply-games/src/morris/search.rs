@@ -32,6 +32,9 @@
 
 use super::{Morris, Stones};
 use ply_core::{Game, Indexed, Outcome, Progress, Remoteness, Value};
+use portable_atomic::AtomicU128;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 /// The score of winning at once.
 const WIN: i32 = 1 << 24;
@@ -115,8 +118,11 @@ const KEY_BITS: u32 = 56;
 
 /// One table entry: its tag (0 for an empty entry; else the position's
 /// key plus one, and above it the stones left in both hands, which rank
-/// what the position's search cost) and bounds on its score.
-#[derive(Copy, Clone, Debug, Default)]
+/// what the position's search cost) and bounds on its score. In the table
+/// it is one 128-bit word ([`Entry::pack`]), read and written whole, so
+/// that searches on several threads never see half of one entry and half
+/// of another.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
 struct Entry {
     tag: u64,
     lower: i32,
@@ -134,18 +140,62 @@ impl Entry {
     fn worth(&self) -> (bool, u64) {
         (self.tag != 0, self.tag >> KEY_BITS)
     }
+
+    /// The entry as one word: the tag, then the bounds.
+    fn pack(self) -> u128 {
+        u128::from(self.tag)
+            | u128::from(self.lower as u32) << 64
+            | u128::from(self.upper as u32) << 96
+    }
+
+    /// The inverse of [`Entry::pack`].
+    fn unpack(word: u128) -> Entry {
+        Entry {
+            tag: word as u64,
+            lower: (word >> 64) as u32 as i32,
+            upper: (word >> 96) as u32 as i32,
+        }
+    }
 }
 
 /// The entries of one slot of the table, on one cache line.
-#[derive(Copy, Clone, Debug, Default)]
+#[derive(Debug, Default)]
 #[repr(align(64))]
-struct Bucket([Entry; WAYS]);
+struct Bucket([AtomicU128; WAYS]);
 
-/// A searcher with its transposition table. Keep one per game and reuse
-/// it: what it learnt stays valid for later searches over the same
-/// moving-phase database.
+/// A searcher with its transposition table, shared by the threads that
+/// search. Keep one per game and reuse it: what it learnt stays valid for
+/// later searches over the same moving-phase database.
 pub struct PlacingSearch {
     table: Vec<Bucket>,
+    /// Threads that search each position asked.
+    threads: usize,
+    nodes: AtomicU64,
+    leaves: AtomicU64,
+}
+
+/// Why one thread's search stopped without a score.
+enum Halt<E> {
+    /// The whole search stops ([`Stop`]).
+    Stop(Stop<E>),
+    /// Another thread found the score first.
+    Beaten,
+}
+
+/// One thread's part of a search: the table it shares, and its own
+/// children and counts.
+struct Worker<'a, E> {
+    search: &'a PlacingSearch,
+    game: &'a Morris,
+    leaf: &'a (dyn Fn(&Stones) -> Result<Outcome, E> + Sync),
+    progress: &'a dyn Progress,
+    /// Set when some thread has the score: the others give up.
+    done: &'a AtomicBool,
+    /// This thread's number: thread `t` of `n` starts the moves of the
+    /// first [`SPLIT_DEPTH`] plies `t / n` of the way along their order,
+    /// so that threads begin in different subtrees and meet each other's
+    /// results in the table.
+    turn: usize,
     /// Children at each depth, reused between nodes: the move's place in
     /// the search order (lower first, see [`order`]), the position it
     /// leads to, and that position's key once ranked (never for a
@@ -155,16 +205,21 @@ pub struct PlacingSearch {
     leaves: u64,
 }
 
+/// Plies from the root over which threads take the moves in different
+/// orders ([`Worker::turn`]).
+const SPLIT_DEPTH: usize = 2;
+
 impl PlacingSearch {
     /// A searcher whose table has `entries` entries (rounded up to whole
-    /// buckets, at least one), on huge pages if it is big: every position
-    /// visited probes it at random.
-    pub fn new(entries: u64) -> PlacingSearch {
+    /// buckets, at least one), on huge pages if it is big (every position
+    /// visited probes it at random), searching on `threads` threads (at
+    /// least one).
+    pub fn new(entries: u64, threads: usize) -> PlacingSearch {
         PlacingSearch {
             table: ply_core::huge::vec(Self::buckets(entries) as usize, |_| Bucket::default()),
-            children: Vec::new(),
-            nodes: 0,
-            leaves: 0,
+            threads: threads.max(1),
+            nodes: AtomicU64::new(0),
+            leaves: AtomicU64::new(0),
         }
     }
 
@@ -183,29 +238,27 @@ impl PlacingSearch {
         entries.div_ceil(WAYS as u64).max(1)
     }
 
-    /// Positions visited by every search so far.
+    /// Positions visited by every search so far, on every thread.
     pub fn nodes(&self) -> u64 {
-        self.nodes
+        self.nodes.load(Relaxed)
     }
 
     /// Moving-phase positions looked up by every search so far.
     pub fn leaves(&self) -> u64 {
-        self.leaves
+        self.leaves.load(Relaxed)
     }
 
     /// The exact outcome of `position` for the player to move, looking up
     /// each position with both hands empty through `leaf`.
-    pub fn solve<E>(
-        &mut self,
+    pub fn solve<E: Send>(
+        &self,
         game: &Morris,
         position: &Stones,
-        leaf: &mut dyn FnMut(&Stones) -> Result<Outcome, E>,
+        leaf: &(dyn Fn(&Stones) -> Result<Outcome, E> + Sync),
         progress: &dyn Progress,
     ) -> Result<Outcome, Stop<E>> {
-        let mut search = |me: &mut Self, alpha, beta| {
-            me.negamax(game, position, None, 0, alpha, beta, leaf, progress)
-        };
-        let first = search(self, -1, 1)?;
+        let search = |alpha, beta| self.search(game, position, leaf, progress, alpha, beta);
+        let first = search(-1, 1)?;
         if first == 0 {
             return Ok(Outcome::DRAW);
         }
@@ -217,7 +270,7 @@ impl PlacingSearch {
         };
         while low < high {
             let mid = low + (high - low) / 2;
-            let found = search(self, mid, mid + 1)?;
+            let found = search(mid, mid + 1)?;
             if found > mid {
                 low = low.max(found);
             } else {
@@ -227,65 +280,130 @@ impl PlacingSearch {
         Ok(outcome(low))
     }
 
+    /// The score of `position` in the window (alpha, beta), fail-soft, from
+    /// whichever thread finds it first.
+    fn search<E: Send>(
+        &self,
+        game: &Morris,
+        position: &Stones,
+        leaf: &(dyn Fn(&Stones) -> Result<Outcome, E> + Sync),
+        progress: &dyn Progress,
+        alpha: i32,
+        beta: i32,
+    ) -> Result<i32, Stop<E>> {
+        let done = AtomicBool::new(false);
+        let found: Mutex<Option<Result<i32, Stop<E>>>> = Mutex::new(None);
+        let run = |turn: usize| {
+            let mut worker = Worker {
+                search: self,
+                game,
+                leaf,
+                progress,
+                done: &done,
+                turn,
+                children: Vec::new(),
+                nodes: 0,
+                leaves: 0,
+            };
+            let result = worker.negamax(position, None, 0, alpha, beta);
+            self.nodes.fetch_add(worker.nodes, Relaxed);
+            self.leaves.fetch_add(worker.leaves, Relaxed);
+            let result = match result {
+                Ok(score) => Ok(score),
+                Err(Halt::Stop(stop)) => Err(stop),
+                Err(Halt::Beaten) => return,
+            };
+            let mut found = found.lock().unwrap_or_else(|e| e.into_inner());
+            if found.is_none() {
+                *found = Some(result);
+                done.store(true, Relaxed);
+            }
+        };
+        std::thread::scope(|scope| {
+            for turn in 1..self.threads {
+                scope.spawn(move || run(turn));
+            }
+            run(0);
+        });
+        found
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .expect("some thread finishes the search")
+    }
+
     /// The bucket of `key`.
-    fn slot(&self, key: u64) -> usize {
+    fn slot(&self, key: u64) -> &Bucket {
         // Fibonacci hashing spreads neighbouring indices apart.
-        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) % self.table.len() as u64) as usize
+        let slot = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) % self.table.len() as u64;
+        &self.table[slot as usize]
     }
 
     /// The table's entry for the position with `key`, if it has one.
     fn probe(&self, key: u64) -> Option<Entry> {
-        self.table[self.slot(key)]
+        self.slot(key)
             .0
-            .into_iter()
+            .iter()
+            .map(|word| Entry::unpack(word.load(Relaxed)))
             .find(|entry| entry.holds(key))
     }
 
     /// Keeps in the table that the score of the position with `key` and
     /// `in_hand` stones in both hands lies in `lower..=upper`: in its
     /// entry if it has one, else in place of the bucket's least worth
-    /// keeping ([`Entry::worth`]).
-    fn store(&mut self, key: u64, in_hand: u8, lower: i32, upper: i32) {
+    /// keeping ([`Entry::worth`]). Another thread's store to the same
+    /// bucket at the same moment may be lost, never mixed with this one:
+    /// each entry is written whole.
+    fn store(&self, key: u64, in_hand: u8, lower: i32, upper: i32) {
         debug_assert!(key + 1 < 1 << KEY_BITS, "a key of {KEY_BITS} bits");
-        let slot = self.slot(key);
-        let bucket = &mut self.table[slot].0;
-        if let Some(entry) = bucket.iter_mut().find(|entry| entry.holds(key)) {
-            entry.lower = entry.lower.max(lower);
-            entry.upper = entry.upper.min(upper);
-            return;
-        }
-        let victim = bucket
-            .iter_mut()
-            .min_by_key(|entry| entry.worth())
-            .expect("a bucket has entries");
-        *victim = Entry {
-            tag: (u64::from(in_hand) << KEY_BITS) | (key + 1),
-            lower,
-            upper,
+        let bucket = &self.slot(key).0;
+        let entries = bucket
+            .each_ref()
+            .map(|word| Entry::unpack(word.load(Relaxed)));
+        let (way, entry) = match entries.iter().position(|entry| entry.holds(key)) {
+            Some(way) => (
+                way,
+                Entry {
+                    lower: entries[way].lower.max(lower),
+                    upper: entries[way].upper.min(upper),
+                    ..entries[way]
+                },
+            ),
+            None => {
+                let way = (0..WAYS)
+                    .min_by_key(|&way| entries[way].worth())
+                    .expect("a bucket has entries");
+                let tag = (u64::from(in_hand) << KEY_BITS) | (key + 1);
+                (way, Entry { tag, lower, upper })
+            }
         };
+        bucket[way].store(entry.pack(), Relaxed);
     }
+}
 
+impl<E> Worker<'_, E> {
     /// The score of `position`, `depth` plies below the root, if it lies
     /// strictly inside (alpha, beta); otherwise a bound on the far side of
     /// the window (fail-soft).
-    #[allow(clippy::too_many_arguments)]
-    fn negamax<E>(
+    fn negamax(
         &mut self,
-        game: &Morris,
         position: &Stones,
         key: Option<u64>,
         depth: usize,
         mut alpha: i32,
         mut beta: i32,
-        leaf: &mut dyn FnMut(&Stones) -> Result<Outcome, E>,
-        progress: &dyn Progress,
-    ) -> Result<i32, Stop<E>> {
+    ) -> Result<i32, Halt<E>> {
+        let (game, table) = (self.game, self.search);
         self.nodes += 1;
+        if self.done.load(Relaxed) {
+            return Err(Halt::Beaten);
+        }
         if self.nodes.is_multiple_of(POLL_NODES) {
-            if progress.cancelled() {
-                return Err(Stop::Cancelled);
+            if self.progress.cancelled() {
+                return Err(Halt::Stop(Stop::Cancelled));
             }
-            progress.advance(self.nodes);
+            if self.turn == 0 {
+                self.progress.advance(self.nodes);
+            }
         }
         let key = match key {
             Some(key) => key,
@@ -296,7 +414,7 @@ impl PlacingSearch {
                 game.rank(position)
             }
         };
-        if let Some(known) = self.probe(key) {
+        if let Some(known) = table.probe(key) {
             if known.lower >= beta || known.lower == known.upper {
                 return Ok(known.lower);
             }
@@ -308,8 +426,8 @@ impl PlacingSearch {
         }
         if position.hand == [0, 0] {
             self.leaves += 1;
-            let found = score(leaf(position).map_err(Stop::Leaf)?);
-            self.store(key, 0, found, found);
+            let found = score((self.leaf)(position).map_err(|e| Halt::Stop(Stop::Leaf(e)))?);
+            table.store(key, 0, found, found);
             return Ok(found);
         }
         let in_hand = position.hand[0] + position.hand[1];
@@ -323,6 +441,10 @@ impl PlacingSearch {
             children.push((order(game, position, step), child, None));
         });
         children.sort_by_key(|&(rank, _, _)| rank);
+        if depth < SPLIT_DEPTH {
+            let start = children.len() * self.turn / table.threads;
+            children.rotate_left(start);
+        }
         // A child the table already bounds low enough ends the search here,
         // before any child is searched (an enhanced transposition cutoff).
         // Each child's key is kept for its own search.
@@ -332,31 +454,22 @@ impl PlacingSearch {
             }
             let ranked = game.rank(child);
             *child_key = Some(ranked);
-            if let Some(known) = self.probe(ranked)
+            if let Some(known) = table.probe(ranked)
                 && up(known.upper) >= beta
             {
                 let found = up(known.upper);
                 self.children[depth] = children;
-                self.store(key, in_hand, found, WIN);
+                table.store(key, in_hand, found, WIN);
                 return Ok(found);
             }
         }
         let mut best = i32::MIN;
         let mut result = Ok(());
         for &(_, child, child_key) in &children {
-            let found = match self.negamax(
-                game,
-                &child,
-                child_key,
-                depth + 1,
-                down(beta),
-                down(alpha),
-                leaf,
-                progress,
-            ) {
+            let found = match self.negamax(&child, child_key, depth + 1, down(beta), down(alpha)) {
                 Ok(found) => up(found),
-                Err(stop) => {
-                    result = Err(stop);
+                Err(halt) => {
+                    result = Err(halt);
                     break;
                 }
             };
@@ -379,7 +492,7 @@ impl PlacingSearch {
         } else {
             (best, best)
         };
-        self.store(key, in_hand, lower, upper);
+        table.store(key, in_hand, lower, upper);
         Ok(best)
     }
 }
@@ -395,26 +508,27 @@ mod tests {
 
     /// Solves `morris:stones` whole and in the moving-phase mode, then
     /// checks that the search over the moving phase, with a table of
-    /// `entries`, gives the whole game's outcome on the start, its moves,
-    /// and `samples` random placing positions with each of their moves.
-    fn search_equals_the_whole_game(stones: u8, entries: u64, samples: usize) {
+    /// `entries` on `threads` threads, gives the whole game's outcome on
+    /// the start, its moves, and `samples` random placing positions with
+    /// each of their moves.
+    fn search_equals_the_whole_game(stones: u8, entries: u64, threads: usize, samples: usize) {
         let whole = Morris::new(stones);
         let moving = Morris::moving_phase(stones);
         // Each test its own directories: tests run at once.
-        let name = format!("morris-{stones}-{entries}");
+        let name = format!("morris-{stones}-{entries}-{threads}");
         let (truth_plan, truth) = solve_tiers(&whole, &format!("{name}-truth"));
         let (plan, stored) = solve_tiers(&moving, &format!("{name}-stored"));
         let expect = |p: &Stones| {
             let key = truth_plan.key(&whole, p).expect("in the whole game");
             truth.cell(key).unwrap().unpack().expect("solved")
         };
-        let mut leaf = |p: &Stones| -> Result<Outcome, Infallible> {
+        let leaf = |p: &Stones| -> Result<Outcome, Infallible> {
             let key = plan.key(&moving, p).expect("in the moving phase");
             Ok(stored.cell(key).unwrap().unpack().expect("solved"))
         };
-        let mut search = PlacingSearch::new(entries);
-        let mut check = |p: &Stones, search: &mut PlacingSearch| {
-            let found = search.solve(&moving, p, &mut leaf, &NoProgress).unwrap();
+        let search = PlacingSearch::new(entries, threads);
+        let check = |p: &Stones| {
+            let found = search.solve(&moving, p, &leaf, &NoProgress).unwrap();
             assert_eq!(found, expect(p), "{}", moving.format_position(p));
             found
         };
@@ -431,11 +545,11 @@ mod tests {
         }
         let mut values = std::collections::BTreeSet::new();
         for position in &positions {
-            values.insert(check(position, &mut search).value.as_str());
+            values.insert(check(position).value.as_str());
             if moving.primitive(position).is_none() {
                 moving.for_each_move(position, |_, child| {
                     if child.hand != [0, 0] {
-                        check(&child, &mut search);
+                        check(&child);
                     }
                 });
             }
@@ -446,25 +560,51 @@ mod tests {
 
     #[test]
     fn the_search_equals_the_whole_game_on_morris_4() {
-        search_equals_the_whole_game(4, 1 << 16, 3000);
+        search_equals_the_whole_game(4, 1 << 16, 1, 3000);
     }
 
     #[test]
     fn a_table_of_a_few_buckets_still_gives_the_whole_game_s_outcomes() {
         // Entries are replaced at almost every store: what the table keeps
         // must stay exact whatever it gives up.
-        search_equals_the_whole_game(4, 4 * WAYS as u64, 300);
+        search_equals_the_whole_game(4, 4 * WAYS as u64, 1, 300);
     }
 
     #[test]
     fn the_search_equals_the_whole_game_on_morris_3() {
-        search_equals_the_whole_game(3, 1 << 16, 1000);
+        search_equals_the_whole_game(3, 1 << 16, 1, 1000);
+    }
+
+    #[test]
+    fn threads_sharing_the_table_give_the_whole_game_s_outcomes() {
+        // Three threads on a small table: they race for its buckets, and
+        // each search is won by whichever thread finishes first.
+        search_equals_the_whole_game(4, 1 << 10, 3, 150);
+    }
+
+    #[test]
+    fn an_entry_packs_into_one_word_and_back() {
+        for entry in [
+            Entry::default(),
+            Entry {
+                tag: (18 << KEY_BITS) | 12_345_678_901,
+                lower: -WIN,
+                upper: WIN,
+            },
+            Entry {
+                tag: 1,
+                lower: -7,
+                upper: -7,
+            },
+        ] {
+            assert_eq!(Entry::unpack(entry.pack()), entry);
+        }
     }
 
     #[test]
     fn a_full_bucket_gives_up_its_entry_with_fewest_stones_in_hand() {
         // One bucket: every key shares it.
-        let mut search = PlacingSearch::new(1);
+        let search = PlacingSearch::new(1, 1);
         assert_eq!(search.table.len(), 1);
         for (key, in_hand) in [(10, 5), (11, 0), (12, 3), (13, 1)] {
             search.store(key, in_hand, -WIN, WIN);

@@ -1,7 +1,8 @@
 //! The session of Morris with the moving phase stored ([`Morris::moving_phase`],
 //! `morris`): the tiers are the moving phase, solved and saved as any game
 //! solved tier by tier ([`TierSession`]), and a placing position is
-//! answered by search over them ([`PlacingSearch`]), with one
+//! answered by search over them ([`PlacingSearch`]) on as many threads as
+//! rayon's pool has (the cores, or `RAYON_NUM_THREADS`), with one
 //! transposition table kept across queries.
 
 use super::once::lock_within;
@@ -67,7 +68,9 @@ impl Solver for PlacingSession {
         // part of the search.
         self.tiers.prepare(progress)?;
         let mut slot = lock_within(&self.search, progress, "another search of this game")?;
-        let searcher = slot.get_or_insert_with(|| PlacingSearch::new(Self::entries()));
+        let searcher = slot.get_or_insert_with(|| {
+            PlacingSearch::new(Self::entries(), rayon::current_num_threads())
+        });
         progress.begin(
             "alpha-beta search of the placing phase over the moving-phase database",
             0,
@@ -75,7 +78,7 @@ impl Solver for PlacingSession {
         let found = searcher.solve(
             self.game(),
             position,
-            &mut |leaf| self.tiers.outcome_within(leaf, progress),
+            &|leaf| self.tiers.outcome_within(leaf, progress),
             progress,
         );
         progress.end();
