@@ -369,9 +369,14 @@ impl PlacingSearch {
                 },
             ),
             None => {
-                let way = (0..WAYS)
-                    .min_by_key(|&way| entries[way].worth())
-                    .expect("a bucket has entries");
+                // The first of the least worth keeping.
+                let way = (1..WAYS).fold(0, |least, way| {
+                    if entries[way].worth() < entries[least].worth() {
+                        way
+                    } else {
+                        least
+                    }
+                });
                 let tag = (u64::from(in_hand) << KEY_BITS) | (key + 1);
                 (way, Entry { tag, lower, upper })
             }
