@@ -69,8 +69,12 @@ fn sets(k: usize) -> impl Iterator<Item = u32> {
 /// The sets of `k` points with colex ranks in `ranks`, in order.
 fn sets_in(k: usize, ranks: Range<u64>) -> impl Iterator<Item = u32> {
     let first = (!ranks.is_empty()).then(|| unrank_set(ranks.start, k, POINTS));
-    std::iter::successors(first, move |&set| Some(colex::next_subset(set)))
-        .take((ranks.end - ranks.start) as usize)
+    // The empty set is the only set of no points: it has no successor
+    // (and `successors` asks for one before `take` stops it).
+    std::iter::successors(first, move |&set| {
+        (set != 0).then(|| colex::next_subset(set))
+    })
+    .take((ranks.end - ranks.start) as usize)
 }
 
 /// The set of `k` points of colex rank `rank` among the first `n` points.
