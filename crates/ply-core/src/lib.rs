@@ -14,6 +14,7 @@ pub mod check;
 #[cfg(feature = "db")]
 pub mod db;
 pub mod db_error;
+pub mod derive;
 #[cfg(feature = "dist")]
 pub mod dist;
 pub mod error;

@@ -189,6 +189,28 @@ impl Cell {
         }
     }
 
+    /// A win or a loss whose remoteness a database leaves out, to be found
+    /// again by a search of one ply ([`crate::derive`]): the value's tag
+    /// plus four (5 for a win, 6 for a loss), remoteness bits zero.
+    /// [`Cell::unpack`] gives `None` for it, so nothing reads it as an
+    /// outcome by mistake. `None` for any other value.
+    pub fn left_out(value: Value) -> Option<Cell> {
+        match value {
+            Value::Win => Some(Cell(5 << 13)),
+            Value::Lose => Some(Cell(6 << 13)),
+            Value::Tie | Value::Draw => None,
+        }
+    }
+
+    /// The value of a cell made by [`Cell::left_out`], else `None`.
+    pub fn left_out_value(self) -> Option<Value> {
+        match self.0 {
+            0xa000 => Some(Value::Win),
+            0xc000 => Some(Value::Lose),
+            _ => None,
+        }
+    }
+
     /// The raw bits, for storing cells in atomics or on disk.
     pub fn bits(self) -> u16 {
         self.0
@@ -237,6 +259,24 @@ mod tests {
             Some(Outcome::tie(3))
         );
         assert_eq!(Outcome::from_children([]), None);
+    }
+
+    #[test]
+    fn a_left_out_cell_is_no_outcome_and_keeps_its_value() {
+        for value in [Value::Win, Value::Lose] {
+            let cell = Cell::left_out(value).unwrap();
+            assert_eq!(cell.unpack(), None);
+            assert_ne!(cell, Cell::UNKNOWN);
+            assert_eq!(cell.left_out_value(), Some(value));
+        }
+        assert_eq!(Cell::left_out(Value::Draw), None);
+        assert_eq!(Cell::left_out(Value::Tie), None);
+        for r in [0, 1, 7, Cell::MAX_REMOTENESS] {
+            for o in [Outcome::win(r), Outcome::lose(r), Outcome::tie(r)] {
+                assert_eq!(Cell::pack(o).left_out_value(), None);
+            }
+        }
+        assert_eq!(Cell::UNKNOWN.left_out_value(), None);
     }
 
     proptest! {

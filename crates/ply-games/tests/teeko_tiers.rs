@@ -84,6 +84,7 @@ fn cut_between_two(game: &Teeko, plan: &Plan<u8>, one: &ply_core::db::Database, 
                     team: Some(Team::new(2, process, Duration::from_secs(30)).unwrap()),
                     cut_from: Some(1),
                     cut_classes: true,
+                    drafts: false,
                     ..Options::default()
                 };
                 scope.spawn(move || build(game, plan, &options, &NoProgress))

@@ -395,18 +395,16 @@ fn kill_process_1_once(game: &str, dir: &Path, written: &str) {
     assert!(took < Duration::from_secs(30), "named after {took:?}");
 }
 
-/// Each shard in `dir` with when it was last written.
-fn modified(dir: &Path) -> std::collections::BTreeMap<String, std::time::SystemTime> {
-    std::fs::read_dir(dir)
-        .expect("the database directory")
-        .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "plydb"))
-        .map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            (
-                name,
-                e.metadata().and_then(|m| m.modified()).expect("a time"),
-            )
+/// Each shard in `dir` with when its cells were built (its header's
+/// build time, which rewriting it smaller once the game is solved keeps).
+fn modified(dir: &Path) -> std::collections::BTreeMap<String, u64> {
+    shard_files(dir)
+        .iter()
+        .map(|path| {
+            let db = Database::open_piece(path).expect("a shard");
+            let built = db.headers().next().expect("a header").built_unix;
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, built)
         })
         .collect()
 }

@@ -2,9 +2,10 @@
 //! blocks, a block index and a footer, all little-endian.
 
 use super::codec::{Dictionary, checksum};
+use crate::census::Census;
 use crate::db_error::{DbError, Problem};
 use crate::solution::Keys;
-use crate::value::Cell;
+use crate::value::{Cell, Outcome, Value};
 use std::path::Path;
 
 /// The most cells a block may hold (the writer uses at most 2^16): a
@@ -15,8 +16,10 @@ pub const MAX_BLOCK_ENTRIES: u32 = 1 << 20;
 pub const MAGIC: [u8; 8] = *b"PLYDB\0\r\n";
 /// The last bytes of every complete database.
 pub const END_MAGIC: [u8; 8] = *b"PLYDBEND";
-/// The format version this build writes and the newest it reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest format version this build writes and reads: 2 for a file
+/// whose header says which side's remoteness it leaves out ([`LeftOut`]);
+/// a file leaving out none is written as version 1, as before.
+pub const FORMAT_VERSION: u32 = 2;
 /// Bytes of one block index entry.
 pub const INDEX_ENTRY: usize = 32;
 /// Bytes of the footer: the index offset and [`END_MAGIC`].
@@ -47,6 +50,60 @@ pub struct Header {
     pub built_unix: u64,
     /// The program that wrote it, e.g. `ply-core 0.1.0`.
     pub built_by: String,
+    /// The side whose remoteness the cells leave out, and its counts.
+    pub left_out: Option<LeftOut>,
+}
+
+/// What a file leaving out the remoteness of one side holds in place of
+/// it ([`Cell::left_out`]): the counts by remoteness the cells no longer
+/// carry, so that a census of the file is still whole.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeftOut {
+    /// The value whose remoteness is left out: win or lose.
+    pub value: Value,
+    /// `by_remoteness[r]`: the cells of that value at remoteness `r`.
+    pub by_remoteness: Vec<u64>,
+    /// The key of one cell with the greatest remoteness of them.
+    pub longest_key: u64,
+}
+
+impl LeftOut {
+    /// What leaving out `value`'s remoteness from cells whose census (one
+    /// per key, examples keys) is `census` loses; `None` for a tie or draw.
+    pub fn of(value: Value, census: &Census<u64>) -> Option<LeftOut> {
+        let column = match value {
+            Value::Win => 0,
+            Value::Lose => 1,
+            Value::Tie | Value::Draw => return None,
+        };
+        let longest = match value {
+            Value::Win => census.longest_win,
+            _ => census.longest_lose,
+        };
+        let mut by_remoteness: Vec<u64> = census.by_remoteness.iter().map(|c| c[column]).collect();
+        while by_remoteness.last() == Some(&0) {
+            by_remoteness.pop();
+        }
+        Some(LeftOut {
+            value,
+            by_remoteness,
+            longest_key: longest.map_or(0, |(_, key)| key),
+        })
+    }
+
+    /// The census of the left-out cells, each standing for `weight`
+    /// positions; the example of the longest is its key.
+    pub fn census(&self, weight: u64) -> Census<u64> {
+        let mut census = Census::new();
+        for (r, &n) in self.by_remoteness.iter().enumerate() {
+            let outcome = match self.value {
+                Value::Win => Outcome::win(r as u32),
+                _ => Outcome::lose(r as u32),
+            };
+            census.add_many(outcome, n * weight, || self.longest_key);
+        }
+        census
+    }
 }
 
 /// Where one block lies and how to check it.
@@ -80,7 +137,8 @@ impl Header {
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(128 + 2 * self.dictionary.cells().len());
         out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        let version: u32 = if self.left_out.is_some() { 2 } else { 1 };
+        out.extend_from_slice(&version.to_le_bytes());
         out.extend_from_slice(&0u32.to_le_bytes()); // length, filled below
         out.extend_from_slice(&self.rules_version.to_le_bytes());
         out.push(match self.keys {
@@ -108,6 +166,17 @@ impl Header {
         for text in [&self.game, &self.built_by] {
             out.extend_from_slice(&(text.len() as u16).to_le_bytes());
             out.extend_from_slice(text.as_bytes());
+        }
+        if let Some(left_out) = &self.left_out {
+            out.push(match left_out.value {
+                Value::Win => 1,
+                _ => 2,
+            });
+            out.extend_from_slice(&(left_out.by_remoteness.len() as u32).to_le_bytes());
+            for n in &left_out.by_remoteness {
+                out.extend_from_slice(&n.to_le_bytes());
+            }
+            out.extend_from_slice(&left_out.longest_key.to_le_bytes());
         }
         let len = (out.len() + 8) as u32;
         out[12..16].copy_from_slice(&len.to_le_bytes());
@@ -179,8 +248,30 @@ impl Header {
         }
         let game = r.text().ok_or_else(bad)?;
         let built_by = r.text().ok_or_else(bad)?;
+        let left_out = if version >= 2 {
+            let value = match r.u8().ok_or_else(bad)? {
+                1 => Value::Win,
+                2 => Value::Lose,
+                v => return Err(DbError::corrupt(path, format!("unknown side left out {v}"))),
+            };
+            let len = r.u32().ok_or_else(bad)? as usize;
+            let mut by_remoteness = Vec::with_capacity(len.min(usize::from(u16::MAX)));
+            for _ in 0..len {
+                by_remoteness.push(r.u64().ok_or_else(bad)?);
+            }
+            let longest_key = r.u64().ok_or_else(bad)?;
+            Some(LeftOut {
+                value,
+                by_remoteness,
+                longest_key,
+            })
+        } else {
+            None
+        };
         let dictionary = Dictionary::from_cells(cells)
-            .ok_or_else(|| DbError::corrupt(path, "malformed cell dictionary"))?;
+            .ok_or_else(|| DbError::corrupt(path, "malformed cell dictionary"))?
+            .with_bits(bits)
+            .ok_or_else(|| DbError::corrupt(path, "header fields contradict each other"))?;
         let header = Header {
             game,
             rules_version,
@@ -192,9 +283,23 @@ impl Header {
             dictionary,
             built_unix,
             built_by,
+            left_out,
         };
+        let marker = header
+            .left_out
+            .as_ref()
+            .and_then(|l| Cell::left_out(l.value));
+        let left_out_sound = header
+            .dictionary
+            .cells()
+            .iter()
+            .all(|c| c.left_out_value().is_none() || Some(*c) == marker)
+            && header
+                .left_out
+                .as_ref()
+                .is_none_or(|l| l.by_remoteness.len() <= usize::from(u16::MAX));
         let consistent = r.at == r.bytes.len()
-            && bits == header.dictionary.bits()
+            && left_out_sound
             && block_entries > 0
             && block_entries <= MAX_BLOCK_ENTRIES
             && header.range.start <= header.range.end

@@ -6,6 +6,7 @@
 
 pub mod codec;
 pub mod format;
+pub mod leave_out;
 pub mod reader;
 pub mod temporary;
 pub mod writer;

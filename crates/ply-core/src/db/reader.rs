@@ -254,6 +254,19 @@ impl Database {
         Self::open_files(&[path.to_path_buf()], None, false)
     }
 
+    /// The packed cells of block `block` of a database read from one file
+    /// ([`Database::open_piece`]), decoded now and not kept: for a pass
+    /// over every block that reads each once.
+    pub fn piece_block(&self, block: u64) -> Result<Vec<u8>, DbError> {
+        match self.shards.as_slice() {
+            [shard] if block < shard.header.block_count() => Ok(shard.decode(block)?.packed),
+            _ => Err(DbError::corrupt(
+                Path::new("."),
+                format!("no block {block} of a database read from one file"),
+            )),
+        }
+    }
+
     fn open_files(
         paths: &[PathBuf],
         expect: Option<&Expect>,
@@ -729,6 +742,7 @@ mod tests {
             rules_version: 1,
             index_len: len,
             range: 0..len,
+            level: crate::db::codec::ZSTD_LEVEL,
         };
         write_indexed(&path, &meta, cell_of, &NoProgress).unwrap();
         let db = Database::open_piece(&path).unwrap();

@@ -40,6 +40,9 @@ pub struct Meta {
     pub index_len: u64,
     /// The keys this file covers (all of `0..index_len` unless a shard).
     pub range: Range<u64>,
+    /// The zstd level its blocks are compressed at: [`codec::ZSTD_LEVEL`],
+    /// or [`codec::DRAFT_LEVEL`] for a file to be rewritten smaller later.
+    pub level: i32,
 }
 
 impl Meta {
@@ -51,6 +54,7 @@ impl Meta {
             rules_version: game.rules_version(),
             index_len,
             range: 0..index_len,
+            level: codec::ZSTD_LEVEL,
         }
     }
 }
@@ -94,14 +98,14 @@ pub fn write_indexed_of(
         present,
     );
     let dictionary = header.dictionary.clone();
-    write_blocks(path, &header, progress, |block| {
+    write_blocks(path, &header, meta.level, progress, |block| {
         let start = range.start + block * u64::from(INDEX_BLOCK);
         let end = range.end.min(start + u64::from(INDEX_BLOCK));
         let mut raw = Vec::with_capacity(dictionary.packed_len((end - start) as usize));
         dictionary
             .pack((start..end).map(&cell), &mut raw)
             .expect("every cell is in the dictionary");
-        (start, raw)
+        Ok((start, raw))
     })
 }
 
@@ -135,7 +139,7 @@ pub fn write_canonical(
         &present,
     );
     let dictionary = header.dictionary.clone();
-    write_blocks(path, &header, progress, |block| {
+    write_blocks(path, &header, meta.level, progress, |block| {
         let start = block as usize * CANONICAL_BLOCK as usize;
         let chunk = &entries[start..entries.len().min(start + CANONICAL_BLOCK as usize)];
         let keys: Vec<u64> = chunk.iter().map(|&(key, _)| key).collect();
@@ -144,11 +148,17 @@ pub fn write_canonical(
             .pack(chunk.iter().map(|&(_, cell)| cell), &mut raw)
             .expect("every cell is in the dictionary");
         codec::put_keys(keys[0], &keys, &mut raw);
-        (keys[0], raw)
+        Ok((keys[0], raw))
     })
 }
 
-fn header(meta: &Meta, keys: Keys, entries: u64, block_entries: u32, present: &[bool]) -> Header {
+pub(super) fn header(
+    meta: &Meta,
+    keys: Keys,
+    entries: u64,
+    block_entries: u32,
+    present: &[bool],
+) -> Header {
     Header {
         game: meta.game.clone(),
         rules_version: meta.rules_version,
@@ -162,17 +172,19 @@ fn header(meta: &Meta, keys: Keys, entries: u64, block_entries: u32, present: &[
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
         built_by: concat!("ply-core ", env!("CARGO_PKG_VERSION")).to_string(),
+        left_out: None,
     }
 }
 
 /// Streams the header, every block `raw(block) -> (first key, raw bytes)`
 /// compressed, the block index and the footer to a temporary file, then
 /// renames it to `path`.
-fn write_blocks(
+pub(super) fn write_blocks(
     path: &Path,
     header: &Header,
+    level: i32,
     progress: &dyn Progress,
-    raw: impl Fn(u64) -> (u64, Vec<u8>) + Sync,
+    raw: impl Fn(u64) -> Result<(u64, Vec<u8>), DbError> + Sync,
 ) -> Result<u64, DbError> {
     temporary::remove_stale(path);
     let temp = temporary::path_for(path);
@@ -194,11 +206,12 @@ fn write_blocks(
             let encoded: Vec<(u64, u32, codec::Encoded)> = (batch..blocks.min(batch + BATCH))
                 .into_par_iter()
                 .map(|block| {
-                    let (first_key, bytes) = raw(block);
-                    codec::encode(&bytes).map(|e| (first_key, bytes.len() as u32, e))
+                    let (first_key, bytes) = raw(block)?;
+                    codec::encode_at(&bytes, level)
+                        .map(|e| (first_key, bytes.len() as u32, e))
+                        .map_err(io)
                 })
-                .collect::<Result<_, _>>()
-                .map_err(io)?;
+                .collect::<Result<_, _>>()?;
             for (first_key, raw_len, block) in &encoded {
                 out.write_all(&block.bytes).map_err(io)?;
                 BlockEntry {

@@ -359,6 +359,7 @@ impl SaveTo {
             rules_version: self.rules_version,
             index_len,
             range: range.clone(),
+            level: crate::db::codec::ZSTD_LEVEL,
         };
         let start = range.start;
         db::write_indexed(

@@ -15,6 +15,9 @@ use crate::db::Expect;
 use crate::game::Tiers;
 use crate::limits;
 use crate::progress::Progress;
+use crate::solution::Solution;
+use crate::value::Cell;
+use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -51,6 +54,10 @@ pub struct Options {
     /// work once per position in it, and every process holds the child
     /// tiers' cells: by default such a tier goes whole to one process.
     pub cut_classes: bool,
+    /// Whether shards are written as drafts, fast and larger
+    /// ([`Shards::drafts`]), for a caller that rewrites them all smaller
+    /// once every tier is solved.
+    pub drafts: bool,
 }
 
 /// The fewest indices of a tier a team cuts between its processes: below
@@ -129,6 +136,11 @@ pub fn build<G: Tiers>(
     limits::check_memory(&format!("the largest tier of {}", game.name()), peak_bytes)
         .map_err(TierError::TooLarge)?;
     let shards = Shards::new(&options.dir, Expect::of(game));
+    let shards = if options.drafts {
+        shards.drafts()
+    } else {
+        shards
+    };
     let _heartbeat = match &options.team {
         Some(team) => Some(Heartbeat::start(&options.dir, &game.name(), team)?),
         None => None,
@@ -180,10 +192,21 @@ pub fn build<G: Tiers>(
             let budget = options
                 .memory
                 .or_else(|| limits::available_memory().map(|available| available - available / 9));
-            let most = options
-                .at_once
-                .unwrap_or_else(rayon::current_num_threads)
-                .max(1);
+            // Tiers lost after the shards left out remoteness are solved
+            // one at a time, in the plan's order: finding a child tier's
+            // left-out cells again reads that tier's own child tiers, which
+            // may be among those lost.
+            let repairing = done.iter().any(|d| !d)
+                && mine
+                    .iter()
+                    .any(|&i| done[i] && matches!(shards.left_out(&plan.steps[i]), Ok(Some(_))));
+            let most = match repairing {
+                true => 1,
+                false => options
+                    .at_once
+                    .unwrap_or_else(rayon::current_num_threads)
+                    .max(1),
+            };
             let limits = Limits {
                 memory: options.memory,
                 budget,
@@ -396,12 +419,82 @@ impl<G: Tiers> Job<'_, G> {
         let mut children = Vec::with_capacity(step.children.len());
         for &tier in &step.children {
             let at = self.position_of(tier)?;
-            children.push(ChildCells {
-                tier,
-                cells: self.shards.load(&self.plan.steps[at])?,
-            });
+            let child = &self.plan.steps[at];
+            let cells = match self.shards.left_out(child)? {
+                None => self.shards.load(child)?,
+                Some(_) => self.restored(child)?,
+            };
+            children.push(ChildCells { tier, cells });
         }
         Ok(children)
+    }
+
+    /// The cells of the solved tier `step`, whose shard leaves out one
+    /// side's remoteness (the whole game was solved, then a tier above it
+    /// was lost): each left-out cell found again from its children's
+    /// cells, in `step` and its child tiers ([`crate::derive`]). Slow, a
+    /// search of one ply per such cell, but only for repairing a build.
+    fn restored(&self, step: &Step<G::Tier>) -> Result<Cells, TierError> {
+        let mut steps = vec![step];
+        steps.extend(step.children.iter().filter_map(|&t| self.plan.step(t)));
+        let dbs = steps
+            .iter()
+            .map(|s| Ok((s.keys.clone(), self.shards.open_step(s)?)))
+            .collect::<Result<Vec<_>, TierError>>()?;
+        let stored = |key: u64| {
+            dbs.iter()
+                .find(|(keys, _)| keys.contains(&key))
+                .map_or(Ok(Cell::UNKNOWN), |(_, db)| db.cell(key))
+        };
+        let db = &dbs[0].1;
+        let mut cells = Cells::new(step.size() as usize, &self.shards.dictionary(step)?);
+        let unfound = |key: u64| {
+            TierError::Db(crate::db::DbError::corrupt(
+                &self.shards.path(&step.name),
+                format!("the remoteness it leaves out at key {key} is not found from its children"),
+            ))
+        };
+        let chunk = 1u64 << 12;
+        let chunks: Vec<u64> = (step.keys.start..step.keys.end)
+            .step_by(chunk as usize)
+            .collect();
+        for batch in chunks.chunks(64) {
+            let found: Vec<Vec<Cell>> = batch
+                .par_iter()
+                .map(|&first| {
+                    let keys = first..step.keys.end.min(first + chunk);
+                    let mut found = vec![Cell::UNKNOWN; (keys.end - keys.start) as usize];
+                    db.for_each_cell(keys.clone(), &mut |key, cell| {
+                        found[(key - first) as usize] = cell;
+                    })?;
+                    for (at, cell) in found.iter_mut().enumerate() {
+                        if cell.left_out_value().is_none() {
+                            continue;
+                        }
+                        let key = first + at as u64;
+                        let position = self
+                            .game
+                            .tier_unrank(step.tier, key - step.keys.start)
+                            .ok_or_else(|| unfound(key))?;
+                        let outcome = crate::derive::complete(self.game, &position, *cell, |c| {
+                            self.plan
+                                .key(self.game, c)
+                                .map_or(Ok(Cell::UNKNOWN), stored)
+                        })?;
+                        *cell = Cell::pack(outcome.ok_or_else(|| unfound(key))?);
+                    }
+                    Ok(found)
+                })
+                .collect::<Result<_, TierError>>()?;
+            for (&first, found) in batch.iter().zip(found) {
+                for (at, cell) in found.into_iter().enumerate() {
+                    if cell != Cell::UNKNOWN {
+                        cells.set((first - step.keys.start) as usize + at, cell);
+                    }
+                }
+            }
+        }
+        Ok(cells)
     }
 
     /// Solves slice `slice` of `slices` of `step`, a tier every move

@@ -10,7 +10,7 @@ use super::plan::{Plan, Step};
 use crate::db::{self, Database, DbError, Expect, Keys, Meta};
 use crate::progress::Progress;
 use crate::solution::Solution;
-use crate::value::Cell;
+use crate::value::{Cell, Outcome, Value};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 pub struct Shards {
     dir: PathBuf,
     expect: Expect,
+    /// The zstd level shards are written at.
+    level: i32,
 }
 
 impl Shards {
@@ -26,6 +28,16 @@ impl Shards {
         Shards {
             dir: dir.to_path_buf(),
             expect,
+            level: db::codec::ZSTD_LEVEL,
+        }
+    }
+
+    /// The same shards, written as drafts ([`db::codec::DRAFT_LEVEL`]):
+    /// fast, for shards to be rewritten smaller once the game is solved.
+    pub fn drafts(self) -> Shards {
+        Shards {
+            level: db::codec::DRAFT_LEVEL,
+            ..self
         }
     }
 
@@ -219,7 +231,9 @@ impl Shards {
     }
 
     /// The cells of the solved tier `step`, read from its shard: a byte
-    /// each if it holds few enough distinct cells ([`Cells::new`]).
+    /// each if it holds few enough distinct cells ([`Cells::new`]). Cells
+    /// whose remoteness the shard leaves out stay [`Cell::left_out`]
+    /// ([`Shards::left_out`] says whether there are any).
     pub fn load<T>(&self, step: &Step<T>) -> Result<Cells, DbError> {
         let path = self.path(&step.name);
         let db = Database::open_piece(&path)?;
@@ -229,6 +243,19 @@ impl Shards {
             cells.set((key - start) as usize, cell);
         })?;
         Ok(cells)
+    }
+
+    /// The side whose remoteness the shard of the solved tier `step`
+    /// leaves out, if any.
+    pub fn left_out<T>(&self, step: &Step<T>) -> Result<Option<Value>, DbError> {
+        Ok(Database::open_piece(&self.path(&step.name))?
+            .headers()
+            .find_map(|h| h.left_out.as_ref().map(|l| l.value)))
+    }
+
+    /// The shard of the solved tier `step`, read alone.
+    pub fn open_step<T>(&self, step: &Step<T>) -> Result<Database, DbError> {
+        Database::open_piece(&self.path(&step.name))
     }
 
     /// Writes the cells of the solved tier `step` as its shard, atomically.
@@ -272,6 +299,7 @@ impl Shards {
             rules_version: self.expect.rules_version,
             index_len: plan.index_len,
             range: keys,
+            level: self.level,
         }
     }
 
@@ -317,8 +345,28 @@ fn remove_temporaries(dir: &Path, paths: &[PathBuf]) -> usize {
 }
 
 /// The cells the dictionaries of `db`'s headers list.
+/// The distinct cells of `db`'s shards: those their dictionaries list,
+/// a left-out side's as the cells it stood for (from its counts).
 fn listed(db: &Database) -> Vec<Cell> {
-    db.headers()
-        .flat_map(|h| h.dictionary.cells().iter().copied())
-        .collect()
+    let mut cells = Vec::new();
+    for header in db.headers() {
+        cells.extend(
+            header
+                .dictionary
+                .cells()
+                .iter()
+                .filter(|c| c.left_out_value().is_none()),
+        );
+        if let Some(left_out) = &header.left_out {
+            cells.extend(
+                (0..left_out.by_remoteness.len())
+                    .filter(|&r| left_out.by_remoteness[r] > 0)
+                    .map(|r| match left_out.value {
+                        Value::Win => Cell::pack(Outcome::win(r as u32)),
+                        _ => Cell::pack(Outcome::lose(r as u32)),
+                    }),
+            );
+        }
+    }
+    cells
 }

@@ -726,6 +726,7 @@ fn cutting(dir: &Dir, processes: usize, process: usize, timeout_ms: u64) -> Opti
     Options {
         cut_from: Some(1),
         cut_classes: true,
+        drafts: false,
         ..teamed(dir, processes, process, timeout_ms)
     }
 }
@@ -801,6 +802,7 @@ fn cut_tiers_write_the_cells_of_one<const FOLD: bool>() {
         let runs: Vec<Options> = (0..2)
             .map(|p| Options {
                 cut_classes: false,
+                drafts: false,
                 ..cutting(&dir, 2, p, 10_000)
             })
             .collect();
@@ -1241,4 +1243,71 @@ fn a_tier_failing_among_others_fails_the_build_and_leaves_only_sound_shards() {
     };
     let expected = built_shards(&game, &plan, "failing-turn", in_turn).1;
     assert_eq!(shard_cells(&plan, &shards), expected);
+}
+
+/// Every shard of a solved game rewritten to leave out one side's
+/// remoteness still gives every position its cell, found again from its
+/// children by [`crate::derive::complete`]; a tier lost afterwards is
+/// solved again from such shards as its child tiers.
+#[test]
+fn shards_leaving_out_a_side_answer_every_position_through_its_children() {
+    for seed in 0..12 {
+        for value in [Value::Win, Value::Lose] {
+            let game = Graph::<true, true>::new(seed);
+            let truth = retro::solve(&game, &NoProgress).expect("retro");
+            let dir = Dir::new(&format!("left-out-{seed}-{value:?}"));
+            let plan = Plan::new(&game).expect("a plan");
+            build(&game, &plan, &dir.options(), &NoProgress).expect("built");
+            let shards = shards_of(&game, &dir);
+            for step in &plan.steps {
+                crate::db::leave_out::leave_out(&shards.path(&step.name), value, &NoProgress)
+                    .expect("rewritten");
+            }
+            let db = shards.open(&plan).expect("the shards read as one database");
+            let stored = |p: &Node| db.cell(plan.key(&game, p).expect("a key"));
+            let mut left_out = 0;
+            for i in 0..game.index_len() {
+                let Some(position) = game.unrank(i) else {
+                    continue;
+                };
+                let cell = stored(&position).unwrap();
+                left_out += usize::from(cell.left_out_value().is_some());
+                let found = crate::derive::complete(&game, &position, cell, stored).unwrap();
+                assert_eq!(
+                    found,
+                    truth.cell(i).unpack(),
+                    "seed {seed}, {value:?}, {position:?}"
+                );
+            }
+            assert!(left_out > 50, "seed {seed}: {left_out} cells left out");
+            // A tier lost afterwards is solved again from child tiers that
+            // leave out remoteness, each of their cells found again first.
+            drop(db);
+            let step = plan
+                .steps
+                .iter()
+                .rev()
+                .find(|s| !s.children.is_empty())
+                .expect("a tier with child tiers");
+            std::fs::remove_file(shards.path(&step.name)).unwrap();
+            let again = build(&game, &plan, &dir.options(), &NoProgress).expect("rebuilt");
+            assert_eq!(again.solved, 1);
+            let rebuilt = crate::db::Database::open_piece(&shards.path(&step.name)).unwrap();
+            let mut checked = 0;
+            for i in 0..game.index_len() {
+                let Some(position) = game.unrank(i) else {
+                    continue;
+                };
+                let key = plan.key(&game, &position).expect("a key");
+                if step.keys.contains(&key) && truth.cell(i) != Cell::UNKNOWN {
+                    assert_eq!(rebuilt.cell(key).unwrap(), truth.cell(i), "{position:?}");
+                    checked += 1;
+                }
+            }
+            assert!(
+                checked > 20,
+                "seed {seed}: {checked} cells of the rebuilt tier"
+            );
+        }
+    }
 }

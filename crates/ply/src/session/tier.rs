@@ -12,7 +12,7 @@ use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::db::{Database, Expect};
 use ply_core::tier::{self, Options, Plan, Shards, Team, TierError};
-use ply_core::{Census, Outcome, Progress, Solution, Source, Tiers};
+use ply_core::{Cell, Census, Outcome, Progress, Solution, Source, Tiers};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -70,13 +70,13 @@ impl<G: Tiers + 'static> TierSession<G> {
     }
 
     /// Builds every unfinished tier of `plan` into `dir`: all of them, or
-    /// those dealt to this process of `team`.
+    /// those dealt to this process of `team`; as drafts if they are to be
+    /// rewritten leaving out a side's remoteness ([`Self::leave_out`]).
     fn build(
         &self,
         plan: &Plan<G::Tier>,
         dir: &Path,
-        memory: Option<u64>,
-        team: Option<&Team>,
+        (memory, team, drafts): (Option<u64>, Option<&Team>, bool),
         progress: &dyn Progress,
     ) -> Result<tier::Built, PlyError> {
         let options = Options {
@@ -87,6 +87,7 @@ impl<G: Tiers + 'static> TierSession<G> {
             at_once: None,
             cut_from: None,
             cut_classes: false,
+            drafts,
         };
         tier::build(&self.game, plan, &options, progress).map_err(|e| tier_error(&self.game, e))
     }
@@ -130,7 +131,7 @@ impl<G: Tiers + 'static> TierSession<G> {
                     ply_core::db::file_name(&self.game.name())
                 ));
                 let private = Private(dir);
-                self.build(&self.plan, &private.0, None, None, progress)?;
+                self.build(&self.plan, &private.0, (None, None, false), progress)?;
                 let db = self.shards(&private.0).open(&self.plan)?;
                 Ok(Held {
                     db: Shelf::Whole(db),
@@ -182,6 +183,9 @@ impl<G: Tiers + 'static> TierSession<G> {
         for (db, step) in dbs.iter().zip(&plan.steps) {
             let mirrors = step.mirrors;
             census = census.merge(db.census_by(step.keys.clone(), &|_| mirrors)?);
+            for left_out in db.headers().filter_map(|h| h.left_out.as_ref()) {
+                census = census.merge(left_out.census(mirrors));
+            }
         }
         Ok(census.map_examples(|key| {
             self.plan
@@ -202,18 +206,44 @@ impl<G: Tiers + 'static> Solver for TierSession<G> {
         &self.game
     }
 
+    /// The outcome of `position`. Where the shards leave out its side's
+    /// remoteness, it is found from its children's stored cells.
     fn outcome_within(
         &self,
         position: &G::Position,
         progress: &dyn Progress,
     ) -> Result<Outcome, PlyError> {
-        let missing = || {
-            PlyError::argument(format!(
-                "{} is not in any tier of {}",
+        let stored = self.stored(position, progress)?;
+        let outcome = ply_core::derive::complete(&self.game, position, stored, |child| {
+            self.stored(child, progress)
+        })?;
+        outcome.ok_or_else(|| match stored.left_out_value() {
+            None => self.missing(position),
+            Some(value) => PlyError::argument(format!(
+                "the database of {} leaves out the remoteness of {} but not of every {:?} \
+                 it needs to find it again; remove its shards and run `ply analyze {} --save` again",
+                self.game.name(),
                 self.game.format_position(position),
+                value.flip(),
                 self.game.name()
-            ))
-        };
+            )),
+        })
+    }
+}
+
+impl<G: Tiers + 'static> TierSession<G> {
+    /// The error for a position in no tier the plan or the shards hold.
+    fn missing(&self, position: &G::Position) -> PlyError {
+        PlyError::argument(format!(
+            "{} is not in any tier of {}",
+            self.game.format_position(position),
+            self.game.name()
+        ))
+    }
+
+    /// The cell the shards hold for `position`.
+    fn stored(&self, position: &G::Position, progress: &dyn Progress) -> Result<Cell, PlyError> {
+        let missing = || self.missing(position);
         let key = self.plan.key(&self.game, position).ok_or_else(missing)?;
         let db = match &self.held(progress)?.db {
             Shelf::Whole(db) => db,
@@ -235,7 +265,7 @@ impl<G: Tiers + 'static> Solver for TierSession<G> {
                 })?
             }
         };
-        db.outcome(key)?.ok_or_else(missing)
+        Ok(db.cell(key)?)
     }
 }
 
@@ -313,9 +343,13 @@ impl<G: Tiers + 'static> Session for TierSession<G> {
             None => self.plan.clone(),
         };
         save.create()?;
-        let built = self.build(&plan, &save.dir, memory, Some(team), progress)?;
+        let whole = end_tiers.is_none();
+        let built = self.build(&plan, &save.dir, (memory, Some(team), whole), progress)?;
         if team.process != 0 {
             return Ok(None);
+        }
+        if whole {
+            self.leave_out(&plan, &save.dir, progress)?;
         }
         let mut report = self.report(&plan, &save.dir, &built, true)?;
         if let Some(height) = end_tiers {
@@ -353,8 +387,61 @@ impl<G: Tiers + 'static> TierSession<G> {
                 private.0.clone()
             }
         };
-        let built = self.build(plan, &dir, memory, None, progress)?;
+        let whole = save.is_some() && plan.steps.len() == self.plan.steps.len();
+        let built = self.build(plan, &dir, (memory, None, whole), progress)?;
+        if whole {
+            self.leave_out(plan, &dir, progress)?;
+        }
         self.report(plan, &dir, &built, save.is_some())
+    }
+
+    /// Rewrites the shards of the whole game, all solved, in `dir` to
+    /// leave out the remoteness of one side, the one a sample of blocks
+    /// says saves more ([`ply_core::derive`]); queries find it again by a
+    /// search of one ply. Shards already rewritten are kept, so a killed
+    /// run resumes. Only the whole game's shards: a build of more tiers
+    /// would read these as child tiers only by finding each left-out cell
+    /// again, one ply per cell.
+    fn leave_out(
+        &self,
+        plan: &Plan<G::Tier>,
+        dir: &Path,
+        progress: &dyn Progress,
+    ) -> Result<(), PlyError> {
+        let shards = self.shards(dir);
+        let paths: Vec<PathBuf> = plan.steps.iter().map(|s| shards.path(&s.name)).collect();
+        let mut sides = Vec::new();
+        for path in &paths {
+            sides.extend(
+                Database::open_piece(path)?
+                    .headers()
+                    .filter_map(|h| h.left_out.as_ref().map(|l| l.value)),
+            );
+        }
+        let side = match sides.first() {
+            Some(&side) => side,
+            None => {
+                ply_core::db::leave_out::smaller_side(
+                    &paths,
+                    ply_core::db::leave_out::SAMPLE_EVERY,
+                )?
+                .0
+            }
+        };
+        progress.begin("leaving out remoteness", paths.len() as u64);
+        for path in &paths {
+            if progress.cancelled() {
+                progress.end();
+                return Err(PlyError::Cancelled(format!(
+                    "leaving out remoteness in the shards of {}",
+                    self.game.name()
+                )));
+            }
+            ply_core::db::leave_out::leave_out(path, side, &ply_core::NoProgress)?;
+            progress.advance(1);
+        }
+        progress.end();
+        Ok(())
     }
 
     /// The report of a build of `plan` into `dir`: every position counted

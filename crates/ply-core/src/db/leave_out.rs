@@ -1,0 +1,354 @@
+//! Rewriting a database to leave out one side's remoteness
+//! ([`crate::derive`]): every win (or every loss) becomes one cell,
+//! [`Cell::left_out`], and the header keeps the counts by remoteness the
+//! cells no longer carry ([`LeftOut`]). Which side saves more depends on the
+//! game, so it is measured on a sample of blocks first.
+
+use super::codec::{self, Dictionary};
+use super::format::{Header, LeftOut};
+use super::reader::Database;
+use super::writer::write_blocks;
+use crate::db_error::DbError;
+use crate::progress::Progress;
+use crate::solution::Keys;
+use crate::value::{Cell, Value};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// One block in this many is compressed both ways when [`smaller_side`]
+/// chooses the side to leave out for a saved game.
+pub const SAMPLE_EVERY: u64 = 16;
+
+/// The cell that stands for `cell` once `value`'s remoteness is left out.
+fn kept(cell: Cell, value: Value) -> Cell {
+    match cell.unpack() {
+        Some(o) if o.value == value => Cell::left_out(value).unwrap_or(cell),
+        _ => cell,
+    }
+}
+
+/// The dictionary of a file whose cells were `dictionary`'s, `value`'s
+/// remoteness left out.
+fn kept_dictionary(dictionary: &Dictionary, value: Value) -> Dictionary {
+    let mut present = vec![false; 1 << 16];
+    for &cell in dictionary.cells() {
+        present[usize::from(kept(cell, value).bits())] = true;
+    }
+    Dictionary::from_present(&present).byte_aligned()
+}
+
+/// The only header of the one-file database `db` over every index of its
+/// range, or why it cannot have a side left out.
+fn sole_header(db: &Database, path: &Path) -> Result<Header, DbError> {
+    let header = db
+        .headers()
+        .next()
+        .cloned()
+        .ok_or_else(|| DbError::corrupt(path, "no header"))?;
+    if header.keys != Keys::Index {
+        return Err(DbError::corrupt(
+            path,
+            "only a database over every index can leave out remoteness",
+        ));
+    }
+    Ok(header)
+}
+
+/// Block `block` of the one-file database `db` (whose dictionary is
+/// `old`), `value`'s remoteness left out: each old symbol's cell is
+/// `kept[symbol]`, packed with `dictionary`.
+fn repacked(
+    db: &Database,
+    old: &Dictionary,
+    kept: &[Cell],
+    dictionary: &Dictionary,
+    (block, cells): (u64, usize),
+) -> Result<Vec<u8>, DbError> {
+    let packed = db.piece_block(block)?;
+    let mut raw = Vec::with_capacity(dictionary.packed_len(cells));
+    dictionary
+        .pack(
+            (0..cells).map(|i| {
+                kept.get(old.symbol_at(&packed, i))
+                    .copied()
+                    .unwrap_or_default()
+            }),
+            &mut raw,
+        )
+        .expect("the kept dictionary lists every kept cell");
+    Ok(raw)
+}
+
+/// The cell each symbol of `old` stands for once `value`'s remoteness is
+/// left out.
+fn kept_cells(old: &Dictionary, value: Value) -> Vec<Cell> {
+    old.cells().iter().map(|&c| kept(c, value)).collect()
+}
+
+/// How many cells of the one-file database `db` hold each symbol of its
+/// dictionary.
+fn symbol_counts(db: &Database, header: &Header) -> Result<Vec<u64>, DbError> {
+    let old = &header.dictionary;
+    (0..header.block_count())
+        .into_par_iter()
+        .map(|block| {
+            let packed = db.piece_block(block)?;
+            let mut counts = vec![0u64; old.cells().len()];
+            for i in 0..header.cells_in(block) {
+                if let Some(n) = counts.get_mut(old.symbol_at(&packed, i)) {
+                    *n += 1;
+                }
+            }
+            Ok(counts)
+        })
+        .try_reduce(
+            || vec![0u64; old.cells().len()],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(a, b)| *a += b);
+                Ok(a)
+            },
+        )
+}
+
+/// The first key of the one-file database `db` holding `symbol`.
+fn first_key_of(db: &Database, header: &Header, symbol: usize) -> Result<Option<u64>, DbError> {
+    for block in 0..header.block_count() {
+        let packed = db.piece_block(block)?;
+        if let Some(i) =
+            (0..header.cells_in(block)).find(|&i| header.dictionary.symbol_at(&packed, i) == symbol)
+        {
+            return Ok(Some(block_keys(header, block).0 + i as u64));
+        }
+    }
+    Ok(None)
+}
+
+/// What leaving out `value`'s remoteness from the one-file database `db`
+/// loses: its counts by remoteness and a key of the longest.
+fn left_out_of(db: &Database, header: &Header, value: Value) -> Result<LeftOut, DbError> {
+    let counts = symbol_counts(db, header)?;
+    let mut by_remoteness = Vec::new();
+    let mut longest = None;
+    for (symbol, (&cell, &n)) in header.dictionary.cells().iter().zip(&counts).enumerate() {
+        let Some(o) = cell.unpack().filter(|o| o.value == value && n > 0) else {
+            continue;
+        };
+        let r = o.remoteness.unwrap_or(0) as usize;
+        if by_remoteness.len() <= r {
+            by_remoteness.resize(r + 1, 0);
+        }
+        by_remoteness[r] += n;
+        if longest.is_none_or(|(l, _)| l < r) {
+            longest = Some((r, symbol));
+        }
+    }
+    let longest_key = match longest {
+        Some((_, symbol)) => first_key_of(db, header, symbol)?.unwrap_or(0),
+        None => 0,
+    };
+    Ok(LeftOut {
+        value,
+        by_remoteness,
+        longest_key,
+    })
+}
+
+/// The keys of block `block` of a file with `header`.
+fn block_keys(header: &Header, block: u64) -> (u64, u64) {
+    let start = header.range.start + block * u64::from(header.block_entries);
+    (
+        start,
+        header
+            .range
+            .end
+            .min(start + u64::from(header.block_entries)),
+    )
+}
+
+/// Rewrites the database at `path` (one file over every index of its
+/// range) leaving out the remoteness of `value` (win or lose), atomically,
+/// reporting blocks written; returns the new size. The header keeps the
+/// source's build time and program. A file already leaving
+/// out `value` is left as it is; one leaving out the other side, or a tie
+/// or draw asked for, is an error.
+pub fn leave_out(path: &Path, value: Value, progress: &dyn Progress) -> Result<u64, DbError> {
+    let db = Database::open_piece(path)?;
+    let header = sole_header(&db, path)?;
+    match &header.left_out {
+        Some(l) if l.value == value => return Ok(db.bytes()),
+        Some(l) => {
+            return Err(DbError::corrupt(
+                path,
+                format!(
+                    "it leaves out the remoteness of every {:?} already",
+                    l.value
+                ),
+            ));
+        }
+        None => {}
+    }
+    if Cell::left_out(value).is_none() {
+        return Err(DbError::corrupt(
+            path,
+            format!("a {value:?}'s remoteness cannot be left out"),
+        ));
+    }
+    let left_out = left_out_of(&db, &header, value)?;
+    let kept = kept_cells(&header.dictionary, value);
+    let dictionary = kept_dictionary(&header.dictionary, value);
+    // The build time and program stay the source's: the cells are that
+    // build's, only stored differently.
+    let written = Header {
+        dictionary: dictionary.clone(),
+        left_out: Some(left_out),
+        ..header.clone()
+    };
+    write_blocks(path, &written, codec::ZSTD_LEVEL, progress, |block| {
+        let raw = repacked(
+            &db,
+            &header.dictionary,
+            &kept,
+            &dictionary,
+            (block, header.cells_in(block)),
+        )?;
+        Ok((block_keys(&header, block).0, raw))
+    })
+}
+
+/// The side (win or lose) whose remoteness leaves the databases at
+/// `paths` smallest when left out, from every `every`-th block of each,
+/// compressed both ways; the sizes compressed that way, win then lose.
+pub fn smaller_side(paths: &[PathBuf], every: u64) -> Result<(Value, [u64; 2]), DbError> {
+    let mut sizes = [0u64; 2];
+    for path in paths {
+        let db = Database::open_piece(path)?;
+        let header = sole_header(&db, path)?;
+        let old = &header.dictionary;
+        let sides =
+            [Value::Win, Value::Lose].map(|v| (kept_cells(old, v), kept_dictionary(old, v)));
+        let blocks: Vec<u64> = (0..header.block_count())
+            .step_by(every.max(1) as usize)
+            .collect();
+        let sampled = blocks
+            .par_iter()
+            .map(|&block| {
+                let mut sizes = [0u64; 2];
+                for (size, (kept, dictionary)) in sizes.iter_mut().zip(&sides) {
+                    let cells = header.cells_in(block);
+                    let raw = repacked(&db, old, kept, dictionary, (block, cells))?;
+                    *size = codec::encode(&raw)
+                        .map_err(|e| DbError::io(path, e))?
+                        .bytes
+                        .len() as u64;
+                }
+                Ok(sizes)
+            })
+            .try_reduce(|| [0, 0], |a, b| Ok([a[0] + b[0], a[1] + b[1]]))?;
+        sizes[0] += sampled[0];
+        sizes[1] += sampled[1];
+    }
+    let side = if sizes[0] <= sizes[1] {
+        Value::Win
+    } else {
+        Value::Lose
+    };
+    Ok((side, sizes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::{Meta, write_indexed};
+    use crate::progress::NoProgress;
+    use crate::solution::Solution;
+    use crate::value::Outcome;
+
+    /// A cell for key `i`: unknown, draws, and wins and losses of many
+    /// remotenesses, over several blocks.
+    fn cell_of(i: u64) -> Cell {
+        match i % 7 {
+            0 => Cell::UNKNOWN,
+            1 => Cell::pack(Outcome::DRAW),
+            2 | 3 => Cell::pack(Outcome::win((i % 41) as u32 | 1)),
+            _ => Cell::pack(Outcome::lose((i % 37) as u32 & !1)),
+        }
+    }
+
+    fn written(dir: &Path) -> PathBuf {
+        let path = dir.join("cells.plydb");
+        let meta = Meta {
+            game: "cells".into(),
+            rules_version: 1,
+            index_len: 300_000,
+            range: 1_000..250_000,
+            level: crate::db::codec::ZSTD_LEVEL,
+        };
+        write_indexed(&path, &meta, cell_of, &NoProgress).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_side_left_out_keeps_every_other_cell_and_the_census() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = written(dir.path());
+        let before = Database::open_piece(&path).unwrap();
+        let census = before.census(1_000..250_000).unwrap();
+        drop(before);
+        for value in [Value::Lose, Value::Win] {
+            let path = written(dir.path());
+            let size = leave_out(&path, value, &NoProgress).unwrap();
+            let db = Database::open_piece(&path).unwrap();
+            assert_eq!(db.bytes(), size);
+            db.verify().unwrap();
+            for i in (1_000..250_000).step_by(13) {
+                assert_eq!(db.cell(i).unwrap(), kept(cell_of(i), value), "{i}");
+            }
+            let header = db.headers().next().unwrap();
+            let left = header.left_out.as_ref().unwrap();
+            assert_eq!(left.value, value);
+            let whole = db.census(1_000..250_000).unwrap().merge(left.census(1));
+            assert_eq!(whole.by_remoteness, census.by_remoteness);
+            assert_eq!(
+                (whole.win, whole.lose, whole.draw),
+                (census.win, census.lose, census.draw)
+            );
+            let longest = match value {
+                Value::Win => census.longest_win.unwrap(),
+                _ => census.longest_lose.unwrap(),
+            };
+            assert_eq!(
+                kept(cell_of(left.longest_key), value),
+                Cell::left_out(value).unwrap()
+            );
+            assert_eq!(
+                cell_of(left.longest_key).unpack().unwrap().remoteness,
+                Some(longest.0)
+            );
+            // Again is nothing; the other side too is refused.
+            assert_eq!(leave_out(&path, value, &NoProgress).unwrap(), size);
+            assert!(leave_out(&path, value.flip(), &NoProgress).is_err());
+        }
+    }
+
+    #[test]
+    fn the_smaller_side_is_the_one_measured_smaller() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = written(dir.path());
+        let (side, sizes) = smaller_side(std::slice::from_ref(&path), 1).unwrap();
+        let whole = |v| {
+            let copy = dir.path().join(format!("{v:?}.plydb"));
+            std::fs::copy(&path, &copy).unwrap();
+            leave_out(&copy, v, &NoProgress).unwrap()
+        };
+        let (win, lose) = (whole(Value::Win), whole(Value::Lose));
+        assert_eq!(
+            side,
+            if sizes[0] <= sizes[1] {
+                Value::Win
+            } else {
+                Value::Lose
+            }
+        );
+        assert_eq!(win < lose, sizes[0] < sizes[1], "{win} {lose} {sizes:?}");
+    }
+}
