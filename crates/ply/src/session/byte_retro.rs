@@ -12,9 +12,10 @@ use super::store::{self, Store};
 use super::{Session, Solver, parse_or_start, report_with};
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, SolveReport};
+use ply_core::db::leave_out;
 use ply_core::limits::human_bytes;
 use ply_core::solve::byte_retro::{self, ByteTable, WinsAtOnce};
-use ply_core::{Outcome, Progress, Solution, Source};
+use ply_core::{Cell, Outcome, Progress, Solution, Source};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -157,10 +158,28 @@ impl<G: WinsAtOnce + Send + Sync> ByteRetroSession<G> {
             return Ok(Some(Outcome::win(1)));
         }
         self.check_database()?;
-        Ok(self
-            .inner
-            .solution(progress)?
-            .outcome(game.canonical_index(position))?)
+        let solution = self.inner.solution(progress)?;
+        let stored = solution.cell(game.canonical_index(position))?;
+        // A database leaving out a side's remoteness answers that side
+        // from the children's cells, one ply away.
+        let outcome = ply_core::derive::complete(game, position, stored, |child| {
+            Ok::<_, PlyError>(if game.wins_at_once(child) {
+                Cell::pack(Outcome::win(1))
+            } else {
+                solution.cell(game.canonical_index(child))?
+            })
+        })?;
+        match (outcome, stored.left_out_value()) {
+            (None, Some(value)) => Err(PlyError::Database(format!(
+                "the database of {} leaves out the remoteness of {} but not of every {:?} \
+                 it needs to find it again: rebuild it with `ply analyze {} --save`",
+                game.name(),
+                game.format_position(position),
+                value.flip(),
+                game.name()
+            ))),
+            (outcome, _) => Ok(outcome),
+        }
     }
 }
 
@@ -213,12 +232,22 @@ impl<G: WinsAtOnce + Send + Sync + 'static> Session for ByteRetroSession<G> {
         self.inner.stale()
     }
 
+    /// Saves the database, then rewrites it leaving out the remoteness of
+    /// the side a sample of its blocks says saves more (queries find it
+    /// again one ply away, [`ply_core::derive`]).
     fn save(
         &self,
         store: &Store,
         progress: &dyn Progress,
     ) -> Result<Option<(PathBuf, u64)>, PlyError> {
-        Session::save(&self.inner, store, progress)
+        let Some((path, _)) = Session::save(&self.inner, store, progress)? else {
+            return Ok(None);
+        };
+        let paths = [path];
+        let (side, _) = leave_out::smaller_side(&paths, leave_out::SAMPLE_EVERY)?;
+        let size = leave_out::leave_out(&paths[0], side, progress)?;
+        let [path] = paths;
+        Ok(Some((path, size)))
     }
 
     fn rows(&self, progress: &dyn Progress) -> Result<Option<Box<dyn Rows + '_>>, PlyError> {
