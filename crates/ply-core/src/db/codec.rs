@@ -75,7 +75,7 @@ impl Dictionary {
     /// symbols that straddle them.
     pub fn byte_aligned(self) -> Self {
         match self.bits {
-            5..=7 => self.with_bits(8).expect("8 bits hold any 5 to 7"),
+            5..=7 => Self { bits: 8, ..self },
             _ => self,
         }
     }

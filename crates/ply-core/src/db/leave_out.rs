@@ -54,11 +54,11 @@ fn sole_header(db: &Database, path: &Path) -> Result<Header, DbError> {
     Ok(header)
 }
 
-/// Block `block` of the one-file database `db` (whose dictionary is
-/// `old`), `value`'s remoteness left out: each old symbol's cell is
-/// `kept[symbol]`, packed with `dictionary`.
+/// Block `block` of the one-file database `db` at `path` (whose
+/// dictionary is `old`), `value`'s remoteness left out: each old symbol's
+/// cell is `kept[symbol]`, packed with `dictionary`.
 fn repacked(
-    db: &Database,
+    (db, path): (&Database, &Path),
     old: &Dictionary,
     kept: &[Cell],
     dictionary: &Dictionary,
@@ -66,17 +66,22 @@ fn repacked(
 ) -> Result<Vec<u8>, DbError> {
     let packed = db.piece_block(block)?;
     let mut raw = Vec::with_capacity(dictionary.packed_len(cells));
-    dictionary
-        .pack(
-            (0..cells).map(|i| {
-                kept.get(old.symbol_at(&packed, i))
-                    .copied()
-                    .unwrap_or_default()
-            }),
-            &mut raw,
-        )
-        .expect("the kept dictionary lists every kept cell");
-    Ok(raw)
+    let cells = (0..cells).map(|i| kept.get(old.symbol_at(&packed, i)).copied());
+    let mut beyond = false;
+    let packed_all = dictionary.pack(
+        cells.map_while(|cell| {
+            beyond |= cell.is_none();
+            cell
+        }),
+        &mut raw,
+    );
+    match packed_all {
+        Some(()) if !beyond => Ok(raw),
+        _ => Err(DbError::corrupt(
+            path,
+            format!("block {block} holds a symbol its dictionary does not list"),
+        )),
+    }
 }
 
 /// The cell each symbol of `old` stands for once `value`'s remoteness is
@@ -205,7 +210,7 @@ pub fn leave_out(path: &Path, value: Value, progress: &dyn Progress) -> Result<u
     };
     write_blocks(path, &written, codec::ZSTD_LEVEL, progress, |block| {
         let raw = repacked(
-            &db,
+            (&db, path),
             &header.dictionary,
             &kept,
             &dictionary,
@@ -235,7 +240,7 @@ pub fn smaller_side(paths: &[PathBuf], every: u64) -> Result<(Value, [u64; 2]), 
                 let mut sizes = [0u64; 2];
                 for (size, (kept, dictionary)) in sizes.iter_mut().zip(&sides) {
                     let cells = header.cells_in(block);
-                    let raw = repacked(&db, old, kept, dictionary, (block, cells))?;
+                    let raw = repacked((&db, path), old, kept, dictionary, (block, cells))?;
                     *size = codec::encode(&raw)
                         .map_err(|e| DbError::io(path, e))?
                         .bytes

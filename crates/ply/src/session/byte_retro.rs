@@ -170,14 +170,11 @@ impl<G: WinsAtOnce + Send + Sync> ByteRetroSession<G> {
             })
         })?;
         match (outcome, stored.left_out_value()) {
-            (None, Some(value)) => Err(PlyError::Database(format!(
-                "the database of {} leaves out the remoteness of {} but not of every {:?} \
-                 it needs to find it again: rebuild it with `ply analyze {} --save`",
-                game.name(),
-                game.format_position(position),
-                value.flip(),
-                game.name()
-            ))),
+            (None, Some(value)) => Err(super::not_derived(
+                &game.name(),
+                &game.format_position(position),
+                value,
+            )),
             (outcome, _) => Ok(outcome),
         }
     }

@@ -20,7 +20,7 @@ pub mod tier;
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
 use ply_core::tier::Team;
-use ply_core::{Board, Game, NoProgress, Outcome, Progress, Source};
+use ply_core::{Board, Game, NoProgress, Outcome, Progress, Source, Value};
 use rows::Rows;
 use std::path::PathBuf;
 use store::Store;
@@ -229,6 +229,17 @@ pub(super) fn not_shared(game: &str) -> PlyError {
         "--processes without --hosts: {game} does not write its tiers as shards of their own, \
          so its processes cannot share them through the database directory; the distributed \
          solver takes --workers N with --processes, --process and --hosts"
+    ))
+}
+
+/// The error for a stored cell leaving out `value`'s remoteness whose
+/// children do not hold what finds it again (`position`, drawn as text, of
+/// the game `game`): the database is damaged or from another build.
+pub(super) fn not_derived(game: &str, position: &str, value: Value) -> PlyError {
+    PlyError::Database(format!(
+        "the database of {game} leaves out the remoteness of {position} but not of every {:?} \
+         it needs to find it again: remove it and run `ply analyze {game} --save` again",
+        value.flip()
     ))
 }
 

@@ -219,14 +219,11 @@ impl<G: Tiers + 'static> Solver for TierSession<G> {
         })?;
         outcome.ok_or_else(|| match stored.left_out_value() {
             None => self.missing(position),
-            Some(value) => PlyError::argument(format!(
-                "the database of {} leaves out the remoteness of {} but not of every {:?} \
-                 it needs to find it again; remove its shards and run `ply analyze {} --save` again",
-                self.game.name(),
-                self.game.format_position(position),
-                value.flip(),
-                self.game.name()
-            )),
+            Some(value) => super::not_derived(
+                &self.game.name(),
+                &self.game.format_position(position),
+                value,
+            ),
         })
     }
 }
