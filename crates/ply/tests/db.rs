@@ -609,6 +609,44 @@ fn a_sharded_database_is_one_row_with_its_shard_count() {
 }
 
 #[test]
+fn a_tier_games_shards_are_one_row_verified_and_removed_together() {
+    let dir = scratch_dir("tiers");
+    let (code, _, err) = ply_in(&dir, &["analyze", "quixo:3x3", "--save"]);
+    assert_eq!(code, 0, "{err}");
+    let tiers: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains(".tier-"))
+        .collect();
+    assert!(tiers.len() > 1, "{tiers:?}");
+    let (code, out, err) = ply_in_within(&dir, &["db", "list"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out.lines().count(), 2, "a header and one row: {out}");
+    let fields: Vec<&str> = row(&out, "quixo:3x3").split_whitespace().collect();
+    assert_eq!(fields[4], tiers.len().to_string(), "{out}");
+    for what in [&["db", "verify"][..], &["db", "verify", "quixo:3x3"]] {
+        let (code, out, err) = ply_in_within(&dir, what);
+        assert_eq!(code, 0, "{what:?}: {out}{err}");
+        let head = format!("ok  quixo:3x3  {} tier shards", tiers.len());
+        assert!(out.starts_with(&head), "{what:?}: {out}");
+    }
+    // One shard damaged in its last block: the game is one row, bad.
+    let victim = &tiers[tiers.len() / 2];
+    let mut bytes = std::fs::read(victim).unwrap();
+    let at = bytes.len() - 40;
+    bytes[at] ^= 0x5a;
+    std::fs::write(victim, bytes).unwrap();
+    let (code, out, _) = ply_in_within(&dir, &["db", "verify", "quixo:3x3"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(row(&out, "quixo").starts_with("bad "), "{out}");
+    let (code, out, err) = ply_in_within(&dir, &["db", "rm", "quixo:3x3"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out.lines().count(), tiers.len(), "{out}");
+    assert!(tiers.iter().all(|p| !p.exists()), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn stale_temporary_files_are_reported_and_removed() {
     let dir = scratch_dir("stale");
     let (code, _, err) = ply_in(&dir, &["analyze", "euler:3x4", "--save"]);

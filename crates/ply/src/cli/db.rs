@@ -1,5 +1,6 @@
 //! `ply db list|verify|rm`: the saved databases of a directory. Each
-//! database is one row, its shards together; a file that cannot be read as
+//! database is one row, its shards (or a tier game's tier shards) together;
+//! a file that cannot be read as
 //! the database its name says is a row marked `bad` with the reason, the
 //! others are still listed, and the command then exits 2. Only regular
 //! files are opened (a FIFO bearing a database's name is reported, never
@@ -65,18 +66,25 @@ pub fn run(command: DbCommand, out: &mut impl Write) -> Result<(), PlyError> {
             let mut bad = 0;
             for files in &listing.databases {
                 match open(files) {
-                    Ok(db) => {
-                        let header = db.headers().next().ok_or_else(|| {
-                            PlyError::Database(format!("{}: no header", files[0].display()))
-                        })?;
-                        let entries = db.entries().max(1);
+                    Ok(pieces) => {
+                        // The latest build of the pieces: a tier game's
+                        // shards are built one after another.
+                        let header = pieces
+                            .iter()
+                            .filter_map(|db| db.headers().next())
+                            .max_by_key(|header| header.built_unix)
+                            .ok_or_else(|| {
+                                PlyError::Database(format!("{}: no header", files[0].display()))
+                            })?;
+                        let entries: u64 = pieces.iter().map(Database::entries).sum();
+                        let bytes: u64 = pieces.iter().map(Database::bytes).sum();
                         writeln!(
                             out,
                             "{:<24} {:>14} {:>12} {:>9.3} {:>6}  {:<20} {}",
-                            db.game(),
-                            db.entries(),
-                            db.bytes(),
-                            db.bytes() as f64 / entries as f64,
+                            pieces[0].game(),
+                            entries,
+                            bytes,
+                            bytes as f64 / entries.max(1) as f64,
                             files.len(),
                             unix_time(header.built_unix),
                             header.built_by
@@ -97,8 +105,11 @@ pub fn run(command: DbCommand, out: &mut impl Write) -> Result<(), PlyError> {
             let (databases, temps) = match &game {
                 Some(game) => {
                     let name = registry::open(game)?.name();
-                    let files = store.files(&name);
-                    if files.is_empty() {
+                    let groups: Vec<Vec<PathBuf>> = [store.files(&name), store.tier_files(&name)]
+                        .into_iter()
+                        .filter(|files| !files.is_empty())
+                        .collect();
+                    if groups.is_empty() {
                         return Err(PlyError::argument(format!(
                             "no database of {name} in {}",
                             store.dir.display()
@@ -111,24 +122,31 @@ pub fn run(command: DbCommand, out: &mut impl Write) -> Result<(), PlyError> {
                         .into_iter()
                         .filter(|t| t.database == whole || t.database.starts_with(stem))
                         .collect();
-                    (vec![files], temps)
+                    (groups, temps)
                 }
                 None => (listing.databases, listing.temporaries),
             };
             let mut bad = 0;
             for files in &databases {
-                match open(files).and_then(|db| {
-                    db.verify().map_err(|e| e.to_string())?;
-                    Ok(db)
-                }) {
-                    Ok(db) if files.len() == 1 => {
-                        writeln!(out, "ok  {}  {}", db.game(), files[0].display())?;
+                match open(files).and_then(|pieces| {
+                    for db in &pieces {
+                        db.verify().map_err(|e| e.to_string())?;
                     }
-                    Ok(db) => writeln!(
+                    Ok(pieces)
+                }) {
+                    Ok(pieces) if files.len() == 1 => {
+                        writeln!(out, "ok  {}  {}", pieces[0].game(), files[0].display())?;
+                    }
+                    Ok(pieces) => writeln!(
                         out,
-                        "ok  {}  {} shards  {}",
-                        db.game(),
+                        "ok  {}  {} {}  {}",
+                        pieces[0].game(),
                         files.len(),
+                        if is_tiered(files) {
+                            "tier shards"
+                        } else {
+                            "shards"
+                        },
                         list_paths(files)
                     )?,
                     Err(reason) => {
@@ -143,7 +161,8 @@ pub fn run(command: DbCommand, out: &mut impl Write) -> Result<(), PlyError> {
         DbCommand::Rm { game, db_dir } => {
             let store = Store::locate(db_dir, true)?;
             let name = registry::open(&game)?.name();
-            let files = store.files(&name);
+            let mut files = store.files(&name);
+            files.extend(store.tier_files(&name));
             if files.is_empty() {
                 return Err(PlyError::argument(format!(
                     "no database of {name} in {}",
@@ -160,34 +179,50 @@ pub fn run(command: DbCommand, out: &mut impl Write) -> Result<(), PlyError> {
     }
 }
 
-/// Opens the database of `files` (one file, or the shards of one) and
-/// checks that its files bear the names of the game inside; the reason if
-/// it cannot be read as the database its names say.
-fn open(files: &[PathBuf]) -> Result<Database, String> {
+/// Whether `files` are the tier shards of a game solved tier by tier
+/// (`NAME.tier-TIER.plydb`), each a database of its own tier's keys.
+fn is_tiered(files: &[PathBuf]) -> bool {
+    files.iter().all(|p| p.to_string_lossy().contains(".tier-"))
+}
+
+/// Opens the database of `files` (one file, the shards of one, or a tier
+/// game's tier shards, each read alone) and checks that its files bear the
+/// names of the game inside; the reason if it cannot be read as the
+/// database its names say.
+fn open(files: &[PathBuf]) -> Result<Vec<Database>, String> {
     let sharded = files
         .iter()
         .any(|p| p.to_string_lossy().contains(".shard-"));
-    let db = match files {
+    let pieces = match files {
+        _ if is_tiered(files) => files
+            .iter()
+            .map(|path| Database::open_piece(path))
+            .collect::<Result<Vec<_>, _>>(),
         // A shard alone is a database with shards missing: refused.
-        [one] if !sharded => Database::open_piece(one),
-        shards => Database::open_shards(shards, None),
+        [one] if !sharded => Database::open_piece(one).map(|db| vec![db]),
+        shards => Database::open_shards(shards, None).map(|db| vec![db]),
     }
     .map_err(|e| e.to_string())?;
-    let whole = db::file_name(db.game());
-    let shard_prefix = format!("{}shard-", whole.trim_end_matches(db::EXTENSION));
-    for path in files {
+    let game = pieces.first().map(Database::game).unwrap_or_default();
+    let whole = db::file_name(game);
+    let stem = whole.trim_end_matches(db::EXTENSION);
+    let (shard_prefix, tier_prefix) = (format!("{stem}shard-"), format!("{stem}tier-"));
+    let suffix = format!(".{}", db::EXTENSION);
+    for (path, piece) in files.iter().zip(pieces.iter().cycle()) {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let named_right = name == whole
-            || (name.starts_with(&shard_prefix) && name.ends_with(&format!(".{}", db::EXTENSION)));
+        let named_right = piece.game() == game
+            && (name == whole
+                || ((name.starts_with(&shard_prefix) || name.starts_with(&tier_prefix))
+                    && name.ends_with(&suffix)));
         if !named_right {
             let misnamed = Problem::Misnamed {
-                found: db.game().to_string(),
+                found: piece.game().to_string(),
                 name: whole,
             };
             return Err(DbError::new(path, misnamed).to_string());
         }
     }
-    Ok(db)
+    Ok(pieces)
 }
 
 /// The files of a sharded database, for one row.

@@ -70,10 +70,22 @@ impl Store {
         if whole.is_file() {
             return vec![whole];
         }
+        self.starting(game, "shard-")
+    }
+
+    /// The tier shards of `game`, solved tier by tier
+    /// (`NAME.tier-TIER.plydb`, and the slices of tiers being solved by
+    /// several processes), in name order; empty if there are none.
+    pub fn tier_files(&self, game: &str) -> Vec<PathBuf> {
+        self.starting(game, "tier-")
+    }
+
+    /// The files named `NAME.` then `part`, ending `.plydb`, in name order.
+    fn starting(&self, game: &str, part: &str) -> Vec<PathBuf> {
         let name = db::file_name(game);
         let stem = name.trim_end_matches(db::EXTENSION);
-        let prefix = format!("{stem}shard-");
-        let mut shards: Vec<PathBuf> = std::fs::read_dir(&self.dir)
+        let prefix = format!("{stem}{part}");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&self.dir)
             .into_iter()
             .flatten()
             .flatten()
@@ -84,8 +96,8 @@ impl Store {
                     .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(db::EXTENSION))
             })
             .collect();
-        shards.sort();
-        shards
+        files.sort();
+        files
     }
 
     /// Opens the database of `expect.game`, if the store holds one.
@@ -99,7 +111,8 @@ impl Store {
 
     /// What the directory holds: every name ending in `.plydb` (whatever
     /// it is, so that a directory or FIFO can be reported), the shards of
-    /// one database together, and the temporary files of builds.
+    /// one database together, the tier shards of one game together, and
+    /// the temporary files of builds.
     pub fn list(&self) -> Result<Listing, PlyError> {
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(entries) => entries,
@@ -114,9 +127,10 @@ impl Store {
             if name.starts_with('.') || !name.ends_with(&format!(".{}", db::EXTENSION)) {
                 continue;
             }
-            let key = match name.split_once(".shard-") {
-                Some((stem, _)) => format!("{stem}.{}", db::EXTENSION),
-                None => name.to_string(),
+            let key = match (name.split_once(".shard-"), name.split_once(".tier-")) {
+                (Some((stem, _)), _) => format!("{stem}.{}", db::EXTENSION),
+                (None, Some((stem, _))) => format!("{stem}.tier"),
+                (None, None) => name.to_string(),
             };
             databases.entry(key).or_default().push(path);
         }
@@ -142,8 +156,9 @@ impl Store {
 /// What a database directory holds.
 #[derive(Debug, Default)]
 pub struct Listing {
-    /// The databases, by file name, each as its files: its one file, or
-    /// its shards (`NAME.shard-K-of-N.plydb`) in name order.
+    /// The databases, by file name, each as its files: its one file, its
+    /// shards (`NAME.shard-K-of-N.plydb`) or its tier shards
+    /// (`NAME.tier-TIER.plydb`), in name order.
     pub databases: Vec<Vec<PathBuf>>,
     /// The temporary files of builds, finished or killed.
     pub temporaries: Vec<Temporary>,
