@@ -5,9 +5,10 @@
 
 use crate::Morris;
 use crate::morris::index::Sector;
+use ply_core::Solution;
 use ply_core::tier::{Plan, Shards};
 use ply_core::{Tiers, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::Path;
 
 /// An ordered pair of stone counts: the mover's, then the other player's.
@@ -76,35 +77,88 @@ pub fn parse_table(text: &str) -> Result<Table, String> {
     Ok(table)
 }
 
+/// What [`count_shards`] found.
+#[derive(Clone, Debug, Default)]
+pub struct Counted {
+    /// The counts, by ordered pair.
+    pub rows: BTreeMap<Pair, Row>,
+    /// The names of the sectors counted, in plan order.
+    pub sectors: Vec<String>,
+    /// The longest wins (or losses) known only as a bound. A shard leaving
+    /// out a side's remoteness keeps its longest and one position having it
+    /// in its header: that position's pair has its longest exactly, and
+    /// every other pair of the shard holds the shard's longest as the most
+    /// it can be.
+    pub bounded: HashSet<(Pair, Value)>,
+}
+
+impl Counted {
+    /// Whether `published`, a source's row of `pair`, agrees with what was
+    /// counted: every count equal, each longest equal where known exactly
+    /// and at most the bound where not.
+    pub fn agrees(&self, pair: Pair, published: &Row) -> bool {
+        let Some(ply) = self.rows.get(&pair) else {
+            return false;
+        };
+        let longest = |value: Value, ply: u32, published: u32| {
+            if self.bounded.contains(&(pair, value)) {
+                published <= ply
+            } else {
+                published == ply
+            }
+        };
+        (ply.wins, ply.losses, ply.draws) == (published.wins, published.losses, published.draws)
+            && longest(Value::Win, ply.max_win, published.max_win)
+            && longest(Value::Lose, ply.max_loss, published.max_loss)
+    }
+}
+
 /// Counts, by ordered pair, every position of the moving sectors of
-/// `game` whose shard is in `dir` (read only, never changed); returns the
-/// counts and the names of the sectors counted.
-pub fn count_shards(
-    game: &Morris,
-    dir: &Path,
-) -> Result<(BTreeMap<Pair, Row>, Vec<String>), String> {
+/// `game` whose shard is in `dir` (read only, never changed), one shard
+/// at a time, its cells streamed. Shards leaving out a side's remoteness
+/// are counted too: that side's longest is exact for the pair holding the
+/// shard's longest and a bound for the others ([`Counted::bounded`]).
+pub fn count_shards(game: &Morris, dir: &Path) -> Result<Counted, String> {
     let plan = Plan::new(game).map_err(|e| e.to_string())?;
     let shards = Shards::new(dir, ply_core::db::Expect::of(game));
-    let mut rows = BTreeMap::<Pair, Row>::new();
-    let mut counted = Vec::new();
+    let mut counted = Counted::default();
     for step in &plan.steps {
         if !matches!(step.tier, Sector::Moving { .. }) || !shards.path(&step.name).exists() {
             continue;
         }
-        let cells = shards.load(step).map_err(|e| e.to_string())?;
-        for index in 0..step.size() {
-            let Some(position) = game.tier_unrank(step.tier, index) else {
-                continue;
+        let db = shards.open_step(step).map_err(|e| e.to_string())?;
+        let left_out = db.headers().find_map(|h| h.left_out.clone());
+        let start = step.keys.start;
+        let pair_at = |index: u64| {
+            game.tier_unrank(step.tier, index).map(|position| {
+                let (mover, other, _, _) = position.sides();
+                (mover.count_ones() as u8, other.count_ones() as u8)
+            })
+        };
+        // The pairs of this shard having a cell whose remoteness it leaves out.
+        let mut left_out_pairs = BTreeSet::new();
+        let mut failure = None;
+        db.for_each_cell(step.keys.clone(), &mut |key, cell| {
+            let index = key - start;
+            if failure.is_some() {
+                return;
+            }
+            let Some(pair) = pair_at(index) else {
+                return;
             };
-            let outcome = cells
-                .outcome(index as usize)
-                .ok_or_else(|| format!("{}: position {index} has no value", step.name))?;
-            let (mover, other, _, _) = position.sides();
-            let row = rows
-                .entry((mover.count_ones() as u8, other.count_ones() as u8))
-                .or_default();
-            let remoteness = outcome.remoteness.unwrap_or(0);
-            match outcome.value {
+            let row = counted.rows.entry(pair).or_default();
+            let (value, remoteness) = match (cell.unpack(), cell.left_out_value()) {
+                (Some(outcome), _) => (outcome.value, outcome.remoteness.unwrap_or(0)),
+                (None, Some(value)) => {
+                    left_out_pairs.insert(pair);
+                    (value, 0)
+                }
+                (None, None) => {
+                    failure = Some(format!("{}: position {index} has no value", step.name));
+                    return;
+                }
+            };
+            match value {
                 Value::Win => {
                     row.wins += 1;
                     row.max_win = row.max_win.max(remoteness);
@@ -114,10 +168,37 @@ pub fn count_shards(
                     row.max_loss = row.max_loss.max(remoteness);
                 }
                 Value::Draw => row.draws += 1,
-                Value::Tie => return Err(format!("{}: position {index} is a tie", step.name)),
+                Value::Tie => failure = Some(format!("{}: position {index} is a tie", step.name)),
+            }
+        })
+        .map_err(|e| e.to_string())?;
+        if let Some(why) = failure {
+            return Err(why);
+        }
+        if let Some(left_out) = left_out {
+            let longest = left_out
+                .by_remoteness
+                .iter()
+                .rposition(|&n| n > 0)
+                .unwrap_or(0) as u32;
+            let longest_pair = left_out
+                .longest_key
+                .checked_sub(start)
+                .and_then(pair_at)
+                .ok_or_else(|| format!("{}: its longest names no position", step.name))?;
+            for pair in left_out_pairs {
+                let row = counted.rows.entry(pair).or_default();
+                let max = match left_out.value {
+                    Value::Win => &mut row.max_win,
+                    _ => &mut row.max_loss,
+                };
+                *max = (*max).max(longest);
+                if pair != longest_pair {
+                    counted.bounded.insert((pair, left_out.value));
+                }
             }
         }
-        counted.push(step.name.clone());
+        counted.sectors.push(step.name.clone());
     }
-    Ok((rows, counted))
+    Ok(counted)
 }
