@@ -28,7 +28,7 @@
 //!   midpoints joined across rings (movegen.cpp's `millpos`).
 
 use ply_core::tier::{Plan, Shards};
-use ply_core::{Game, Outcome, Tiers, Value};
+use ply_core::{Cell, Game, Outcome, Tiers, Value};
 use ply_games::Morris;
 use ply_games::morris::{Geometry, Stones, point_name};
 use std::collections::{BTreeMap, HashSet};
@@ -280,15 +280,24 @@ fn run(malom: &Path, db: &Path) -> Result<bool, String> {
                     game.tier_name(tier)
                 )
             })?;
-            if !loaded.contains_key(&step.name) {
-                let cells = shards
-                    .load(step)
-                    .map_err(|e| format!("{}: {e}", step.name))?;
-                loaded.insert(step.name.clone(), cells);
-            }
             let index = game.tier_rank(tier, &position);
-            let ply = loaded[&step.name]
-                .outcome(index as usize)
+            let mut cell_of = |position: &Stones| -> Result<Cell, String> {
+                let tier = game.tier_of(position);
+                let step = plan
+                    .step(tier)
+                    .ok_or_else(|| format!("tier {} is not planned", game.tier_name(tier)))?;
+                if !loaded.contains_key(&step.name) {
+                    let cells = shards
+                        .load(step)
+                        .map_err(|e| format!("{}: {e}", step.name))?;
+                    loaded.insert(step.name.clone(), cells);
+                }
+                Ok(loaded[&step.name].cell(game.tier_rank(tier, position) as usize))
+            };
+            let stored = cell_of(&position)?;
+            // A shard leaving out a side's remoteness: found again from
+            // the children's cells, as `ply solve` does.
+            let ply = ply_core::derive::complete(&game, &position, stored, cell_of)?
                 .map(as_entry)
                 .ok_or_else(|| format!("{name} entry {h}: ply has no value"))?;
             if !keys.insert((step.name.clone(), index)) {

@@ -14,6 +14,8 @@ pub enum Cells {
     Narrow {
         /// The outcome of each code; code 0 is no position.
         table: Vec<Option<Outcome>>,
+        /// The cell of each code.
+        cells: Vec<Cell>,
         /// The code of each raw cell value in `table`.
         code_of: Vec<u8>,
         /// The codes, by index.
@@ -37,6 +39,7 @@ impl Cells {
         }
         Cells::Narrow {
             table: distinct.iter().map(|c| c.unpack()).collect(),
+            cells: distinct,
             code_of,
             codes: crate::huge::vec(len, |_| 0),
         }
@@ -59,6 +62,18 @@ impl Cells {
             Cells::Narrow { code_of, codes, .. } => {
                 codes[index] = code_of[usize::from(cell.bits())];
             }
+        }
+    }
+
+    /// The cell at `index` ([`Cell::UNKNOWN`] past the end): unlike
+    /// [`Cells::outcome`], it tells a cell whose remoteness the shard
+    /// leaves out ([`Cell::left_out`]) from no position.
+    pub fn cell(&self, index: usize) -> Cell {
+        match self {
+            Cells::Wide(cells) => cells.get(index).copied().unwrap_or(Cell::UNKNOWN),
+            Cells::Narrow { cells, codes, .. } => codes
+                .get(index)
+                .map_or(Cell::UNKNOWN, |&code| cells[usize::from(code)]),
         }
     }
 
@@ -85,6 +100,7 @@ fn distinct(dictionary: &[Cell]) -> Vec<Cell> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::value::Value;
 
     fn cells_of(outcomes: &[Option<Outcome>]) -> Vec<Cell> {
         outcomes
@@ -112,6 +128,32 @@ mod tests {
             assert_eq!(cells.outcome(i), *o, "{i}");
         }
         assert_eq!(cells.outcome(outcomes.len()), None);
+        assert_eq!(cells.cell(outcomes.len()), Cell::UNKNOWN);
+    }
+
+    #[test]
+    fn a_left_out_cell_reads_back_as_itself_not_as_no_position() {
+        let dictionary = [
+            Cell::UNKNOWN,
+            Cell::pack(Outcome::DRAW),
+            Cell::left_out(Value::Win).unwrap(),
+            Cell::pack(Outcome::lose(4)),
+        ];
+        for wide in [false, true] {
+            let mut cells = if wide {
+                Cells::Wide(vec![Cell::UNKNOWN; dictionary.len()])
+            } else {
+                Cells::new(dictionary.len(), &dictionary)
+            };
+            for (i, &cell) in dictionary.iter().enumerate().rev() {
+                cells.set(i, cell);
+            }
+            for (i, &cell) in dictionary.iter().enumerate() {
+                assert_eq!(cells.cell(i), cell, "{i}, wide {wide}");
+                assert_eq!(cells.outcome(i), cell.unpack(), "{i}, wide {wide}");
+            }
+            assert_eq!(cells.outcome(2), None);
+        }
     }
 
     #[test]
@@ -127,6 +169,7 @@ mod tests {
         }
         for (i, o) in outcomes.iter().enumerate() {
             assert_eq!(cells.outcome(i), *o);
+            assert_eq!(cells.cell(i), dictionary[i]);
         }
     }
 }
