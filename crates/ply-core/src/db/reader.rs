@@ -2,8 +2,11 @@
 //! a file shrunk, rewritten or replaced while it is open gives a clear
 //! error ([`Problem::Changed`]) or the answers of the file as it was opened,
 //! never a fault and never a wrong answer. Opening reads and checks the
-//! header, the block index and the footer (and, when its files together
-//! are at most [`VERIFY_AT_OPEN`], every block's checksum); a probe reads and
+//! header and the footer, and, when its files together are at most
+//! [`VERIFY_AT_OPEN`], the block index and every block's checksum; a larger
+//! database reads and checks each file's block index when a query first
+//! needs that file (a query of a game stored as many tier shards reads the
+//! few it touches). A probe reads and
 //! decompresses the one block holding its key, checking that block's
 //! checksum first. Decoded blocks are kept in one cache for the whole
 //! process, bounded in bytes ([`block_cache_bytes`]), so warm probes cost a
@@ -105,7 +108,15 @@ struct Shard {
     /// The file as it was when opened.
     opened: Identity,
     header: Header,
-    blocks: Vec<BlockEntry>,
+    /// Where the blocks begin: the header's length.
+    header_len: u64,
+    /// Where the block index lies: its offset, and where it ends (its
+    /// checksum follows).
+    index: Range<u64>,
+    /// The block index, read and checked when first needed (at open for
+    /// a small whole database, whose blocks are all checked then): a query
+    /// of a game stored as many shards reads only the shards it touches.
+    blocks: OnceLock<Vec<BlockEntry>>,
     /// This opening of the file, for its blocks' keys in the cache.
     id: u64,
 }
@@ -442,9 +453,45 @@ impl Shard {
             .and_then(|n| n.checked_add(index_offset))
             .filter(|&end| end.checked_add(tail_len) == Some(size))
             .ok_or_else(|| DbError::corrupt(path, "the footer's block index offset is wrong"))?;
-        // The index and its checksum, read whole: its length is checked
-        // against the file's above, so a huge claim cannot allocate much.
-        let mut index = read(index_offset, index_end - index_offset + 8)?;
+        let shard = Shard {
+            path: path.to_path_buf(),
+            file,
+            opened,
+            header_len,
+            index: index_offset..index_end,
+            blocks: OnceLock::new(),
+            header,
+            id: IDS.fetch_add(1, Relaxed),
+        };
+        if check {
+            check_blocks(&shard.file, path, shard.blocks()?)?;
+        }
+        Ok(shard)
+    }
+
+    /// The block index, read, checked against its checksum and the
+    /// header, and decoded on first use.
+    fn blocks(&self) -> Result<&[BlockEntry], DbError> {
+        if let Some(blocks) = self.blocks.get() {
+            return Ok(blocks);
+        }
+        let blocks = self.read_index().map_err(|e| self.changed().unwrap_or(e))?;
+        Ok(self.blocks.get_or_init(|| blocks))
+    }
+
+    /// Reads the block index and checks it: its checksum, and that the
+    /// blocks lie end to end from the header to the index, each where its
+    /// keys say.
+    fn read_index(&self) -> Result<Vec<BlockEntry>, DbError> {
+        let (path, header) = (&self.path, &self.header);
+        // The index and its checksum, read whole: its length was checked
+        // against the file's at open, so a huge claim cannot allocate much.
+        let mut index = read_at(
+            &self.file,
+            path,
+            self.index.start,
+            self.index.end - self.index.start + 8,
+        )?;
         let stored = index.split_off(index.len() - 8);
         let stored = u64::from_le_bytes(stored.try_into().expect("8 bytes"));
         if codec::checksum(&index) != stored {
@@ -454,7 +501,7 @@ impl Shard {
             .chunks_exact(INDEX_ENTRY)
             .map(BlockEntry::decode)
             .collect();
-        let mut next = header_len;
+        let mut next = self.header_len;
         for (i, block) in blocks.iter().enumerate() {
             let cells = header.cells_in(i as u64);
             let dense_first = header.range.start + i as u64 * u64::from(header.block_entries);
@@ -470,28 +517,18 @@ impl Shard {
             }
             next += u64::from(block.len);
         }
-        if next != index_offset {
+        if next != self.index.start {
             return Err(DbError::corrupt(
                 path,
                 "blocks do not end where the index begins",
             ));
         }
-        if check {
-            check_blocks(&file, path, &blocks)?;
-        }
-        Ok(Shard {
-            path: path.to_path_buf(),
-            file,
-            opened,
-            header,
-            blocks,
-            id: IDS.fetch_add(1, Relaxed),
-        })
+        Ok(blocks)
     }
 
     /// Decodes every block.
     fn verify_all(&self) -> Result<(), DbError> {
-        for i in 0..self.blocks.len() as u64 {
+        for i in 0..self.blocks()?.len() as u64 {
             self.decode(i)?;
         }
         Ok(())
@@ -528,7 +565,8 @@ impl Shard {
 
     /// Checks and decompresses block `i`.
     fn decode(&self, i: u64) -> Result<Decoded, DbError> {
-        let block = &self.blocks[i as usize];
+        let blocks = self.blocks()?;
+        let block = &blocks[i as usize];
         let cells = self.header.cells_in(i);
         let packed_len = self.header.dictionary.packed_len(cells);
         // The most a block can hold: its packed cells, plus at most ten bytes
@@ -554,8 +592,7 @@ impl Shard {
             Keys::Canonical => codec::get_keys(block.first_key, cells, &raw[packed_len..])
                 .filter(|keys| {
                     keys.last().is_some_and(|&k| self.header.range.contains(&k))
-                        && self
-                            .blocks
+                        && blocks
                             .get(i as usize + 1)
                             .is_none_or(|n| keys.last() < Some(&n.first_key))
                 })
@@ -590,7 +627,7 @@ impl Shard {
                 Ok(h.dictionary.unpack(&self.block(block)?.packed, at))
             }
             Keys::Canonical => {
-                let i = self.blocks.partition_point(|b| b.first_key <= key);
+                let i = self.blocks()?.partition_point(|b| b.first_key <= key);
                 let Some(i) = i.checked_sub(1) else {
                     return Ok(Cell::UNKNOWN);
                 };
@@ -614,15 +651,15 @@ impl Shard {
         if range.is_empty() {
             return Ok(());
         }
+        let entries = self.blocks()?;
         let first = match h.keys {
             Keys::Index => ((range.start - h.range.start) / u64::from(h.block_entries)) as usize,
-            Keys::Canonical => self
-                .blocks
+            Keys::Canonical => entries
                 .partition_point(|b| b.first_key <= range.start)
                 .saturating_sub(1),
         };
-        for i in first..self.blocks.len() {
-            if self.blocks[i].first_key >= range.end {
+        for (i, entry) in entries.iter().enumerate().skip(first) {
+            if entry.first_key >= range.end {
                 break;
             }
             // A scan reads each block once: decoded blocks already kept
@@ -634,7 +671,7 @@ impl Shard {
             };
             for at in 0..h.cells_in(i as u64) {
                 let key = match h.keys {
-                    Keys::Index => self.blocks[i].first_key + at as u64,
+                    Keys::Index => entry.first_key + at as u64,
                     Keys::Canonical => block.keys[at],
                 };
                 if range.contains(&key) {
@@ -684,18 +721,41 @@ impl Solution for Database {
     /// it, so that the cache's admission keeps them); a larger database is
     /// left to fill the cache with the blocks its probes use.
     fn warm(&self) -> Result<(), DbError> {
+        // The packed cells, known from the headers alone: no shard's index
+        // is read for a database too large to keep.
+        let packed: u64 = self
+            .shards
+            .iter()
+            .map(|shard| {
+                shard
+                    .header
+                    .dictionary
+                    .packed_len(shard.header.entries as usize) as u64
+            })
+            .sum();
+        if packed > blocks().capacity() / 2 {
+            return Ok(());
+        }
         let raw: u64 = self
             .shards
             .iter()
-            .flat_map(|shard| &shard.blocks)
-            .map(|block| u64::from(block.raw_len))
-            .sum();
+            .map(|shard| {
+                Ok(shard
+                    .blocks()?
+                    .iter()
+                    .map(|b| u64::from(b.raw_len))
+                    .sum::<u64>())
+            })
+            .sum::<Result<u64, DbError>>()?;
         if raw > blocks().capacity() / 2 {
             return Ok(());
         }
         self.shards
             .iter()
-            .flat_map(|shard| (0..shard.blocks.len() as u64).map(move |i| (shard, i)))
+            .map(|shard| Ok((shard, shard.blocks()?.len() as u64)))
+            .collect::<Result<Vec<_>, DbError>>()?
+            .into_iter()
+            .flat_map(|(shard, n)| (0..n).map(move |i| (shard, i)))
             .collect::<Vec<_>>()
             .into_par_iter()
             .try_for_each(|(shard, i)| shard.block(i).map(drop))
@@ -747,7 +807,10 @@ mod tests {
         write_indexed(&path, &meta, cell_of, &NoProgress).unwrap();
         let db = Database::open_piece(&path).unwrap();
         let shard = &db.shards[0];
-        assert!(shard.blocks.len() > 1, "one block would not show a scan");
+        assert!(
+            shard.blocks().unwrap().len() > 1,
+            "one block would not show a scan"
+        );
         // A probe keeps its block; the scan reads it from there and keeps
         // none of the others.
         assert_eq!(db.cell(7).unwrap(), cell_of(7));
@@ -758,7 +821,7 @@ mod tests {
         })
         .unwrap();
         assert_eq!(seen, (0..len).filter(|&i| i % 5 != 0).count());
-        let kept = (0..shard.blocks.len() as u64)
+        let kept = (0..shard.blocks().unwrap().len() as u64)
             .filter(|&i| blocks().get(&(shard.id, i)).is_some())
             .count();
         assert_eq!(kept, 1, "the scan kept decoded blocks");
