@@ -826,4 +826,34 @@ mod tests {
             .count();
         assert_eq!(kept, 1, "the scan kept decoded blocks");
     }
+
+    #[test]
+    fn a_damaged_block_index_read_late_is_a_clear_error_at_the_first_query() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.plydb");
+        let len = 300_000;
+        let meta = Meta {
+            game: "index".into(),
+            rules_version: 1,
+            index_len: len,
+            range: 0..len,
+            level: crate::db::codec::ZSTD_LEVEL,
+        };
+        write_indexed(&path, &meta, cell_of, &NoProgress).unwrap();
+        let index_start = Database::open_piece(&path).unwrap().shards[0].index.start;
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[index_start as usize + 3] ^= 0x40;
+        std::fs::write(&path, &bytes).unwrap();
+        // One file opened alone reads its index when first needed: the
+        // open succeeds, and the first probe names the damage.
+        let piece = Database::open_piece(&path).unwrap();
+        let err = piece.cell(7).unwrap_err().to_string();
+        assert!(err.contains("index"), "{err}");
+        assert!(piece.cell(7).is_err(), "a second probe read a bad index");
+        // A small whole database checks its index at open.
+        let Err(err) = Database::open_shards(&[path.clone()], None) else {
+            panic!("a whole small database opened with a damaged index");
+        };
+        assert!(err.to_string().contains("index"), "{err}");
+    }
 }
