@@ -851,7 +851,7 @@ mod tests {
         assert!(err.contains("index"), "{err}");
         assert!(piece.cell(7).is_err(), "a second probe read a bad index");
         // A small whole database checks its index at open.
-        let Err(err) = Database::open_shards(&[path.clone()], None) else {
+        let Err(err) = Database::open_shards(std::slice::from_ref(&path), None) else {
             panic!("a whole small database opened with a damaged index");
         };
         assert!(err.to_string().contains("index"), "{err}");
