@@ -8,7 +8,9 @@ use crate::morris::index::Sector;
 use ply_core::Solution;
 use ply_core::tier::{Plan, Shards};
 use ply_core::{Tiers, Value};
+use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::ops::Range;
 use std::path::Path;
 
 /// An ordered pair of stone counts: the mover's, then the other player's.
@@ -113,9 +115,89 @@ impl Counted {
     }
 }
 
+/// Keys counted by one task of [`count_shards`].
+const RUN: u64 = 1 << 24;
+
+/// What one run of a shard's keys holds: its rows, and the pairs having a
+/// cell whose remoteness the shard leaves out.
+#[derive(Default)]
+struct Part {
+    rows: BTreeMap<Pair, Row>,
+    left_out_pairs: BTreeSet<Pair>,
+}
+
+impl Part {
+    /// Adds `other`'s counts to these.
+    fn add(&mut self, other: Part) {
+        for (pair, row) in other.rows {
+            self.rows.entry(pair).or_default().add(&row);
+        }
+        self.left_out_pairs.extend(other.left_out_pairs);
+    }
+}
+
+impl Row {
+    /// Adds `other`'s counts to these, keeping the longer of each longest.
+    fn add(&mut self, other: &Row) {
+        self.wins += other.wins;
+        self.losses += other.losses;
+        self.draws += other.draws;
+        self.max_win = self.max_win.max(other.max_win);
+        self.max_loss = self.max_loss.max(other.max_loss);
+    }
+}
+
+/// Counts the cells of keys `run` of the shard `db` of the sector `name`,
+/// whose first key is `start`; `pair_at` tells a sector index's pair.
+fn count_run(
+    db: &ply_core::db::Database,
+    name: &str,
+    run: Range<u64>,
+    start: u64,
+    pair_at: &(dyn Fn(u64) -> Option<Pair> + Sync),
+) -> Result<Part, String> {
+    let mut part = Part::default();
+    let mut failure = None;
+    db.for_each_cell(run, &mut |key, cell| {
+        let index = key - start;
+        if failure.is_some() {
+            return;
+        }
+        let Some(pair) = pair_at(index) else {
+            return;
+        };
+        let row = part.rows.entry(pair).or_default();
+        let (value, remoteness) = match (cell.unpack(), cell.left_out_value()) {
+            (Some(outcome), _) => (outcome.value, outcome.remoteness.unwrap_or(0)),
+            (None, Some(value)) => {
+                part.left_out_pairs.insert(pair);
+                (value, 0)
+            }
+            (None, None) => {
+                failure = Some(format!("{name}: position {index} has no value"));
+                return;
+            }
+        };
+        match value {
+            Value::Win => {
+                row.wins += 1;
+                row.max_win = row.max_win.max(remoteness);
+            }
+            Value::Lose => {
+                row.losses += 1;
+                row.max_loss = row.max_loss.max(remoteness);
+            }
+            Value::Draw => row.draws += 1,
+            Value::Tie => failure = Some(format!("{name}: position {index} is a tie")),
+        }
+    })
+    .map_err(|e| e.to_string())?;
+    failure.map_or(Ok(part), Err)
+}
+
 /// Counts, by ordered pair, every position of the moving sectors of
 /// `game` whose shard is in `dir` (read only, never changed), one shard
-/// at a time, its cells streamed. Shards leaving out a side's remoteness
+/// at a time, its cells streamed by runs of keys in parallel. Shards leaving out a side's remoteness
 /// are counted too: that side's longest is exact for the pair holding the
 /// shard's longest and a bound for the others ([`Counted::bounded`]).
 pub fn count_shards(game: &Morris, dir: &Path) -> Result<Counted, String> {
@@ -135,46 +217,23 @@ pub fn count_shards(game: &Morris, dir: &Path) -> Result<Counted, String> {
                 (mover.count_ones() as u8, other.count_ones() as u8)
             })
         };
-        // The pairs of this shard having a cell whose remoteness it leaves out.
-        let mut left_out_pairs = BTreeSet::new();
-        let mut failure = None;
-        db.for_each_cell(step.keys.clone(), &mut |key, cell| {
-            let index = key - start;
-            if failure.is_some() {
-                return;
-            }
-            let Some(pair) = pair_at(index) else {
-                return;
-            };
-            let row = counted.rows.entry(pair).or_default();
-            let (value, remoteness) = match (cell.unpack(), cell.left_out_value()) {
-                (Some(outcome), _) => (outcome.value, outcome.remoteness.unwrap_or(0)),
-                (None, Some(value)) => {
-                    left_out_pairs.insert(pair);
-                    (value, 0)
-                }
-                (None, None) => {
-                    failure = Some(format!("{}: position {index} has no value", step.name));
-                    return;
-                }
-            };
-            match value {
-                Value::Win => {
-                    row.wins += 1;
-                    row.max_win = row.max_win.max(remoteness);
-                }
-                Value::Lose => {
-                    row.losses += 1;
-                    row.max_loss = row.max_loss.max(remoteness);
-                }
-                Value::Draw => row.draws += 1,
-                Value::Tie => failure = Some(format!("{}: position {index} is a tie", step.name)),
-            }
-        })
-        .map_err(|e| e.to_string())?;
-        if let Some(why) = failure {
-            return Err(why);
+        // The shard's keys in runs counted in parallel, then added up.
+        let runs: Vec<Range<u64>> = (step.keys.start..step.keys.end)
+            .step_by(RUN as usize)
+            .map(|first| first..step.keys.end.min(first + RUN))
+            .collect();
+        let part = runs
+            .into_par_iter()
+            .map(|run| count_run(&db, &step.name, run, start, &pair_at))
+            .try_reduce(Part::default, |mut a, b| {
+                a.add(b);
+                Ok(a)
+            })?;
+        for (pair, row) in part.rows {
+            counted.rows.entry(pair).or_default().add(&row);
         }
+        // The pairs of this shard having a cell whose remoteness it leaves out.
+        let left_out_pairs = part.left_out_pairs;
         if let Some(left_out) = left_out {
             let longest = left_out
                 .by_remoteness
