@@ -42,6 +42,50 @@ pub fn file_name(game: &str) -> String {
     format!("{stem}.{EXTENSION}")
 }
 
+/// The start every file of the game named `game` shares: its database's
+/// file name without the extension (`NAME.`).
+pub fn stem(game: &str) -> String {
+    let mut name = file_name(game);
+    name.truncate(name.len() - EXTENSION.len());
+    name
+}
+
+/// Files that each hold part of a database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// A shard of one database, a range of its keys:
+    /// `NAME.shard-K-of-N.plydb`.
+    Shard,
+    /// A tier shard of a game solved tier by tier, its tier's keys:
+    /// `NAME.tier-TIER.plydb`.
+    Tier,
+}
+
+impl Part {
+    /// What follows the stem in the names of such files.
+    const fn tag(self) -> &'static str {
+        match self {
+            Part::Shard => "shard-",
+            Part::Tier => "tier-",
+        }
+    }
+
+    /// The start of the names of the game `game`'s files of this kind:
+    /// `NAME.shard-` or `NAME.tier-`.
+    pub fn prefix(self, game: &str) -> String {
+        format!("{}{}", stem(game), self.tag())
+    }
+
+    /// The kind of the file named `name` and its stem (`NAME.`), if it is
+    /// a part of a database.
+    pub fn of(name: &str) -> Option<(Part, &str)> {
+        [Part::Shard, Part::Tier].into_iter().find_map(|part| {
+            let at = name.find(&format!(".{}", part.tag()))?;
+            Some((part, &name[..=at]))
+        })
+    }
+}
+
 /// Writes `solution` whole to `path` as the database of the game `meta`
 /// describes (whose `range` should be `0..index_len`). Returns the size.
 pub fn save(
@@ -83,5 +127,29 @@ pub fn save(
             })?;
             write_canonical(path, meta, &entries, progress)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parts_name_starts_with_its_prefix_and_is_told_back() {
+        for (game, part, rest) in [
+            ("quixo:3x3", Part::Tier, "m9-8.plydb"),
+            ("yehr", Part::Shard, "1-of-2.plydb"),
+            ("a game:4", Part::Tier, "x.tier-y.plydb"),
+        ] {
+            let name = format!("{}{rest}", part.prefix(game));
+            assert!(name.starts_with(&stem(game)), "{name}");
+            assert_eq!(Part::of(&name), Some((part, stem(game).as_str())), "{name}");
+        }
+        assert_eq!(stem("quixo:3x3"), "quixo-3x3.");
+        assert_eq!(Part::of("quixo-3x3.plydb"), None);
+        assert_eq!(
+            Part::of("euler-5x5.table-tier-20.part-1-of-2.plypart"),
+            None
+        );
     }
 }

@@ -294,10 +294,9 @@ impl SaveTo {
     /// The file of shard `worker` of `workers`
     /// (`NAME.shard-K-of-N.plydb`, as docs/db-format.md names shards).
     pub fn shard_path(&self, worker: usize, workers: usize) -> PathBuf {
-        let name = db::file_name(&self.game);
-        let stem = name.trim_end_matches(db::EXTENSION);
         self.dir.join(format!(
-            "{stem}shard-{worker}-of-{workers}.{}",
+            "{}{worker}-of-{workers}.{}",
+            db::Part::Shard.prefix(&self.game),
             db::EXTENSION
         ))
     }
@@ -307,9 +306,7 @@ impl SaveTo {
     /// the new ones), and temporary files of the shards that `workers`
     /// (this process's) write. Returns the files removed.
     pub fn clean(&self, mine: Range<usize>, workers: usize) -> Result<Vec<PathBuf>, DbError> {
-        let name = db::file_name(&self.game);
-        let stem = name.trim_end_matches(db::EXTENSION);
-        let prefix = format!("{stem}shard-");
+        let prefix = db::Part::Shard.prefix(&self.game);
         let keep = format!("-of-{workers}.{}", db::EXTENSION);
         let temps: Vec<String> = mine
             .map(|w| {

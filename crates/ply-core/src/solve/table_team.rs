@@ -142,10 +142,9 @@ impl<'a> Member<'a> {
     /// `GAME.table-WHAT.part-K-of-P.EXTENSION` in the team's directory,
     /// `K` being `process`.
     fn team_file(&self, what: &str, process: usize, extension: &str) -> PathBuf {
-        let file = db::file_name(&self.label.game);
-        let stem = file.trim_end_matches(db::EXTENSION);
         self.dir.join(format!(
-            "{stem}table-{what}.part-{process}-of-{}.{extension}",
+            "{}table-{what}.part-{process}-of-{}.{extension}",
+            db::stem(&self.label.game),
             self.team.processes
         ))
     }

@@ -44,9 +44,7 @@ impl Team {
 
 /// The heartbeat file of process `process` of the game named `game` in `dir`.
 pub fn heartbeat_path(dir: &Path, game: &str, process: usize) -> PathBuf {
-    let file = db::file_name(game);
-    let stem = file.trim_end_matches(db::EXTENSION);
-    dir.join(format!("{stem}process-{process}.heartbeat"))
+    dir.join(format!("{}process-{process}.heartbeat", db::stem(game)))
 }
 
 /// This machine's name, as the heartbeat gives it.

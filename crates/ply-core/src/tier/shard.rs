@@ -43,8 +43,7 @@ impl Shards {
 
     /// The file name's start shared by every shard of the game: `GAME.tier-`.
     fn prefix(&self) -> String {
-        let file = db::file_name(&self.expect.game);
-        format!("{}tier-", file.trim_end_matches(db::EXTENSION))
+        db::Part::Tier.prefix(&self.expect.game)
     }
 
     /// The shard of the tier named `name`.

@@ -13,7 +13,7 @@ use crate::session::store::Store;
 use clap::Subcommand;
 use ply_core::db::{self, Database, DbError, Problem, Temporary};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What `ply db` does.
 #[derive(Subcommand, Debug)]
@@ -116,11 +116,11 @@ pub fn run(command: DbCommand, out: &mut impl Write) -> Result<(), PlyError> {
                         )));
                     }
                     let whole = db::file_name(&name);
-                    let stem = whole.trim_end_matches(db::EXTENSION);
+                    let stem = db::stem(&name);
                     let temps = listing
                         .temporaries
                         .into_iter()
-                        .filter(|t| t.database == whole || t.database.starts_with(stem))
+                        .filter(|t| t.database == whole || t.database.starts_with(&stem))
                         .collect();
                     (groups, temps)
                 }
@@ -182,7 +182,13 @@ pub fn run(command: DbCommand, out: &mut impl Write) -> Result<(), PlyError> {
 /// Whether `files` are the tier shards of a game solved tier by tier
 /// (`NAME.tier-TIER.plydb`), each a database of its own tier's keys.
 fn is_tiered(files: &[PathBuf]) -> bool {
-    files.iter().all(|p| p.to_string_lossy().contains(".tier-"))
+    files.iter().all(|p| part_of(p) == Some(db::Part::Tier))
+}
+
+/// The kind of database part the file at `path` is, by its name.
+fn part_of(path: &Path) -> Option<db::Part> {
+    let name = path.file_name()?.to_str()?;
+    db::Part::of(name).map(|(part, _)| part)
 }
 
 /// Opens the database of `files` (one file, the shards of one, or a tier
@@ -190,9 +196,7 @@ fn is_tiered(files: &[PathBuf]) -> bool {
 /// names of the game inside; the reason if it cannot be read as the
 /// database its names say.
 fn open(files: &[PathBuf]) -> Result<Vec<Database>, String> {
-    let sharded = files
-        .iter()
-        .any(|p| p.to_string_lossy().contains(".shard-"));
+    let sharded = files.iter().any(|p| part_of(p) == Some(db::Part::Shard));
     let pieces = match files {
         _ if is_tiered(files) => files
             .iter()
@@ -205,8 +209,7 @@ fn open(files: &[PathBuf]) -> Result<Vec<Database>, String> {
     .map_err(|e| e.to_string())?;
     let game = pieces.first().map(Database::game).unwrap_or_default();
     let whole = db::file_name(game);
-    let stem = whole.trim_end_matches(db::EXTENSION);
-    let (shard_prefix, tier_prefix) = (format!("{stem}shard-"), format!("{stem}tier-"));
+    let (shard_prefix, tier_prefix) = (db::Part::Shard.prefix(game), db::Part::Tier.prefix(game));
     let suffix = format!(".{}", db::EXTENSION);
     for (path, piece) in files.iter().zip(pieces.iter().cycle()) {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");

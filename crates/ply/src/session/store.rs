@@ -70,21 +70,19 @@ impl Store {
         if whole.is_file() {
             return vec![whole];
         }
-        self.starting(game, "shard-")
+        self.starting(db::Part::Shard.prefix(game))
     }
 
     /// The tier shards of `game`, solved tier by tier
     /// (`NAME.tier-TIER.plydb`, and the slices of tiers being solved by
     /// several processes), in name order; empty if there are none.
     pub fn tier_files(&self, game: &str) -> Vec<PathBuf> {
-        self.starting(game, "tier-")
+        self.starting(db::Part::Tier.prefix(game))
     }
 
-    /// The files named `NAME.` then `part`, ending `.plydb`, in name order.
-    fn starting(&self, game: &str, part: &str) -> Vec<PathBuf> {
-        let name = db::file_name(game);
-        let stem = name.trim_end_matches(db::EXTENSION);
-        let prefix = format!("{stem}{part}");
+    /// The files named `prefix`, then anything, ending `.plydb`, in name
+    /// order.
+    fn starting(&self, prefix: String) -> Vec<PathBuf> {
         let mut files: Vec<PathBuf> = std::fs::read_dir(&self.dir)
             .into_iter()
             .flatten()
@@ -127,10 +125,10 @@ impl Store {
             if name.starts_with('.') || !name.ends_with(&format!(".{}", db::EXTENSION)) {
                 continue;
             }
-            let key = match (name.split_once(".shard-"), name.split_once(".tier-")) {
-                (Some((stem, _)), _) => format!("{stem}.{}", db::EXTENSION),
-                (None, Some((stem, _))) => format!("{stem}.tier"),
-                (None, None) => name.to_string(),
+            let key = match db::Part::of(name) {
+                Some((db::Part::Shard, stem)) => format!("{stem}{}", db::EXTENSION),
+                Some((db::Part::Tier, stem)) => format!("{stem}tier"),
+                None => name.to_string(),
             };
             databases.entry(key).or_default().push(path);
         }
