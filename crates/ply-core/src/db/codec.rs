@@ -3,6 +3,7 @@
 //! with xxh3. Pure functions over byte slices, so they are tested alone.
 
 use crate::value::Cell;
+use std::sync::OnceLock;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// The zstd level blocks are written at.
@@ -15,12 +16,23 @@ pub const DRAFT_LEVEL: i32 = 3;
 
 /// The distinct cells a database holds, in a fixed order: a cell is stored
 /// as its position in this list. [`Cell::UNKNOWN`] is always symbol 0.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Dictionary {
     cells: Vec<Cell>,
-    symbols: Vec<u16>,
+    /// Each raw cell value's symbol ([`u16::MAX`] for a cell not listed),
+    /// built when first needed: only writers look cells up, and a reader
+    /// of many shards would otherwise fill 128 KiB for each.
+    symbols: OnceLock<Box<[u16]>>,
     bits: u8,
 }
+
+impl PartialEq for Dictionary {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.cells, self.bits) == (&other.cells, other.bits)
+    }
+}
+
+impl Eq for Dictionary {}
 
 impl Dictionary {
     /// The dictionary of the cells whose bits are marked in `present`
@@ -41,13 +53,10 @@ impl Dictionary {
         if cells.first() != Some(&Cell::UNKNOWN) || cells.len() > 1 << 16 {
             return None;
         }
-        let mut symbols = vec![u16::MAX; 1 << 16];
-        for (symbol, cell) in cells.iter().enumerate() {
-            let slot = &mut symbols[usize::from(cell.bits())];
-            if *slot != u16::MAX {
-                return None;
-            }
-            *slot = symbol as u16;
+        let mut sorted: Vec<u16> = cells.iter().map(|c| c.bits()).collect();
+        sorted.sort_unstable();
+        if sorted.windows(2).any(|pair| pair[0] == pair[1]) {
+            return None;
         }
         let bits = match cells.len() {
             0 | 1 => 0,
@@ -55,7 +64,7 @@ impl Dictionary {
         };
         Some(Self {
             cells,
-            symbols,
+            symbols: OnceLock::new(),
             bits,
         })
     }
@@ -90,12 +99,16 @@ impl Dictionary {
         self.bits
     }
 
-    /// The symbol of `cell`, or `None` if the dictionary lacks it.
-    fn symbol(&self, cell: Cell) -> Option<u64> {
-        match self.symbols[usize::from(cell.bits())] {
-            u16::MAX => None,
-            s => Some(u64::from(s)),
-        }
+    /// Each raw cell value's symbol, [`u16::MAX`] where the dictionary
+    /// lacks the cell.
+    fn symbols(&self) -> &[u16] {
+        self.symbols.get_or_init(|| {
+            let mut symbols = vec![u16::MAX; 1 << 16].into_boxed_slice();
+            for (symbol, cell) in self.cells.iter().enumerate() {
+                symbols[usize::from(cell.bits())] = symbol as u16;
+            }
+            symbols
+        })
     }
 
     /// Bytes `n` packed cells take.
@@ -108,8 +121,12 @@ impl Dictionary {
     pub fn pack(&self, cells: impl IntoIterator<Item = Cell>, out: &mut Vec<u8>) -> Option<()> {
         let bits = u32::from(self.bits);
         let (mut acc, mut filled) = (0u64, 0u32);
+        let symbols = self.symbols();
         for cell in cells {
-            let symbol = self.symbol(cell)?;
+            let symbol = match symbols[usize::from(cell.bits())] {
+                u16::MAX => return None,
+                s => u64::from(s),
+            };
             if bits == 0 {
                 continue;
             }
