@@ -792,19 +792,23 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_scan_reads_every_cell_and_keeps_no_block_it_decodes() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("scan.plydb");
-        let len = 300_000;
+    /// Writes a database of `len` cells ([`cell_of`]) at `path`.
+    fn written(path: &Path, len: u64) {
         let meta = Meta {
-            game: "scan".into(),
+            game: "test".into(),
             rules_version: 1,
             index_len: len,
             range: 0..len,
             level: crate::db::codec::ZSTD_LEVEL,
         };
-        write_indexed(&path, &meta, cell_of, &NoProgress).unwrap();
+        write_indexed(path, &meta, cell_of, &NoProgress).unwrap();
+    }
+
+    #[test]
+    fn a_scan_reads_every_cell_and_keeps_no_block_it_decodes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, len) = (dir.path().join("scan.plydb"), 300_000);
+        written(&path, len);
         let db = Database::open_piece(&path).unwrap();
         let shard = &db.shards[0];
         assert!(
@@ -830,16 +834,8 @@ mod tests {
     #[test]
     fn a_damaged_block_index_read_late_is_a_clear_error_at_the_first_query() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("index.plydb");
-        let len = 300_000;
-        let meta = Meta {
-            game: "index".into(),
-            rules_version: 1,
-            index_len: len,
-            range: 0..len,
-            level: crate::db::codec::ZSTD_LEVEL,
-        };
-        write_indexed(&path, &meta, cell_of, &NoProgress).unwrap();
+        let (path, len) = (dir.path().join("index.plydb"), 300_000);
+        written(&path, len);
         let index_start = Database::open_piece(&path).unwrap().shards[0].index.start;
         let mut bytes = std::fs::read(&path).unwrap();
         bytes[index_start as usize + 3] ^= 0x40;
