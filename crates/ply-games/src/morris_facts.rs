@@ -121,18 +121,23 @@ const RUN: u64 = 1 << 24;
 /// What one run of a shard's keys holds: its rows, and the pairs having a
 /// cell whose remoteness the shard leaves out.
 #[derive(Default)]
-struct Part {
+struct Run {
     rows: BTreeMap<Pair, Row>,
     left_out_pairs: BTreeSet<Pair>,
 }
 
-impl Part {
+impl Run {
     /// Adds `other`'s counts to these.
-    fn add(&mut self, other: Part) {
-        for (pair, row) in other.rows {
-            self.rows.entry(pair).or_default().add(&row);
-        }
+    fn add(&mut self, other: Run) {
+        add_rows(&mut self.rows, other.rows);
         self.left_out_pairs.extend(other.left_out_pairs);
+    }
+}
+
+/// Adds the rows `from` to the rows `into`, pair by pair.
+fn add_rows(into: &mut BTreeMap<Pair, Row>, from: BTreeMap<Pair, Row>) {
+    for (pair, row) in from {
+        into.entry(pair).or_default().add(&row);
     }
 }
 
@@ -155,8 +160,8 @@ fn count_run(
     run: Range<u64>,
     start: u64,
     pair_at: &(dyn Fn(u64) -> Option<Pair> + Sync),
-) -> Result<Part, String> {
-    let mut part = Part::default();
+) -> Result<Run, String> {
+    let mut part = Run::default();
     let mut failure = None;
     db.for_each_cell(run, &mut |key, cell| {
         let index = key - start;
@@ -225,15 +230,11 @@ pub fn count_shards(game: &Morris, dir: &Path) -> Result<Counted, String> {
         let part = runs
             .into_par_iter()
             .map(|run| count_run(&db, &step.name, run, start, &pair_at))
-            .try_reduce(Part::default, |mut a, b| {
+            .try_reduce(Run::default, |mut a, b| {
                 a.add(b);
                 Ok(a)
             })?;
-        for (pair, row) in part.rows {
-            counted.rows.entry(pair).or_default().add(&row);
-        }
-        // The pairs of this shard having a cell whose remoteness it leaves out.
-        let left_out_pairs = part.left_out_pairs;
+        add_rows(&mut counted.rows, part.rows);
         if let Some(left_out) = left_out {
             let longest = left_out
                 .by_remoteness
@@ -245,7 +246,9 @@ pub fn count_shards(game: &Morris, dir: &Path) -> Result<Counted, String> {
                 .checked_sub(start)
                 .and_then(pair_at)
                 .ok_or_else(|| format!("{}: its longest names no position", step.name))?;
-            for pair in left_out_pairs {
+            // The pairs of this shard having a cell whose remoteness it
+            // leaves out.
+            for pair in part.left_out_pairs {
                 let row = counted.rows.entry(pair).or_default();
                 let max = match left_out.value {
                     Value::Win => &mut row.max_win,
