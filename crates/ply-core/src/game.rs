@@ -299,6 +299,16 @@ pub trait Symmetric: Game {
         self.rank(&self.canonical(position))
     }
 
+    /// Whether `index` is the key of its class ([`Symmetric::canonical_index`]),
+    /// `position` being the position [`Indexed::unrank`] gives for it. Games
+    /// whose index tells without ranking override it.
+    fn is_key(&self, index: u64, position: &Self::Position) -> bool
+    where
+        Self: Indexed,
+    {
+        self.canonical_index(position) == index
+    }
+
     /// How many positions the class of `position` holds, `index` being its
     /// [`Symmetric::canonical_index`] and `position` the position with that
     /// index: what a solver that keeps one position per class weighs it by

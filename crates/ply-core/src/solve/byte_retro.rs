@@ -21,14 +21,20 @@
 //!    position without moves is a loss in 0, one whose every move lets the
 //!    opponent win at once a loss in 2, one with a move that ends play a
 //!    win in 1 (a child where play is over need not be in the index), and
-//!    every other position is undecided, its byte the number of its
-//!    distinct child keys that do not win at once (at most 252).
+//!    every other position is undecided, its byte the number of its moves
+//!    after which the opponent cannot win at once (at most 252). No child
+//!    is ranked: the game tallies the moves ([`WinsAtOnce::tally_moves`]).
 //! 2. **Rounds**, in order of remoteness `r`: the positions decided at `r`
 //!    are un-moved ([`Parents`]) and the parents' keys taken (a key's
 //!    parents' keys are its images' too, so one un-move does for the
 //!    class); undecided parents of a loss become wins in `r + 1`, and each
-//!    win counts its undecided parents down, the last child turning a
-//!    parent into a loss in `r + 1`. While solving, a byte is a counter (1
+//!    win counts its undecided parents down by the moves of the parent's
+//!    key into the win's class, the last turning a parent into a loss in
+//!    `r + 1`. A parent met by un-moving stands for one such move, or two
+//!    when it is its own mirror image and the win is not (its moves to the
+//!    win and to the win's image are mirror images); when the win is its
+//!    own image, only the parent that is its class's key counts (each image
+//!    of a parent has as many moves to the win). While solving, a byte is a counter (1
 //!    to `C`) or a decided remoteness `C + 1 + r`, so counter and value
 //!    share the byte as long as `C + 1 + r < 255` ([`NOT_STORED`] stays
 //!    above both). Early rounds find their positions by scanning the
@@ -67,14 +73,54 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering::Relaxed};
 /// told by the rules and never stored (in Dobutsu Shogi: a catch of the
 /// Lion or a safe try). Play goes on from them when the mover declines.
 /// The solve keeps one position per class of [`Symmetric`] images.
+///
+/// The solve counts moves, not distinct children, and takes a decided
+/// position's parents from [`Parents::for_each_parent`] as its moves'
+/// reverses, so that must visit each parent once for each of its moves to
+/// the position (a game whose distinct moves lead to distinct positions
+/// and whose un-moves list each parent once has this). The game may have
+/// at most two symmetries.
 pub trait WinsAtOnce: Indexed + Parents + Symmetric {
     /// Whether the mover has a move that ends play with their win.
     fn wins_at_once(&self, position: &Self::Position) -> bool;
+
+    /// What the moves of `position` (where play goes on) lead to, as the
+    /// solve counts them. By default each child is made and asked
+    /// [`crate::Game::primitive`] and [`WinsAtOnce::wins_at_once`]; a game
+    /// may tell the same from the position alone, faster.
+    fn tally_moves(&self, position: &Self::Position) -> MoveTally {
+        let mut tally = MoveTally::default();
+        self.for_each_move(position, |_, child| {
+            tally.moves += 1;
+            match self.primitive(&child) {
+                Some(Value::Lose) => tally.ends = true,
+                Some(_) => tally.other_end = true,
+                None if self.wins_at_once(&child) => {}
+                None => tally.open += 1,
+            }
+        });
+        tally
+    }
 
     /// What such a move is called, for messages.
     fn what_wins_at_once(&self) -> &'static str {
         "a move that wins at once"
     }
+}
+
+/// What a position's moves lead to ([`WinsAtOnce::tally_moves`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MoveTally {
+    /// How many moves the position has.
+    pub moves: u32,
+    /// How many of them lead to a position where play goes on and the next
+    /// player cannot win at once: the position's count, each move once.
+    pub open: u32,
+    /// Whether some move ends play with the mover's win.
+    pub ends: bool,
+    /// Whether some move ends play otherwise (a tie, or the mover's
+    /// loss), which the solve does not support.
+    pub other_end: bool,
 }
 
 /// The byte of a draw (and, while solving, of a position not yet decided).
@@ -87,8 +133,8 @@ const DECIDED: u8 = 1;
 pub const NOT_STORED: u8 = u8::MAX;
 /// The largest remoteness a byte holds.
 pub const MAX_REMOTENESS: u32 = 253;
-/// The most distinct children (that do not win at once) a position may
-/// have: its counter is a byte below [`COUNT_WIN_1`].
+/// The most moves (after which the opponent cannot win at once) a
+/// position may have: its counter is a byte below [`COUNT_WIN_1`].
 const MAX_CHILDREN: usize = 252;
 /// While counting: a loss in 0 (no moves).
 const COUNT_LOSS_0: u8 = 0;
@@ -141,7 +187,7 @@ fn estimate_stored<G: WinsAtOnce>(game: &G) -> u64 {
 /// ([`crate::Symmetric::canonical_index`]) and not a win at once (a
 /// primitive position is stored: the rules end play there).
 fn is_stored<G: WinsAtOnce>(game: &G, index: u64, position: &G::Position) -> bool {
-    game.canonical_index(position) == index
+    game.is_key(index, position)
         && (game.primitive(position).is_some() || !game.wins_at_once(position))
 }
 
@@ -366,19 +412,25 @@ pub fn solve<G: WinsAtOnce>(game: &G, progress: &dyn Progress) -> Result<ByteTab
             "the start position is outside the index".into(),
         ));
     }
+    let group = group_of(game);
+    if group > 2 {
+        return Err(SolveError::Unsupported(format!(
+            "{group} symmetries: the byte solver counts moves into a class for at most two"
+        )));
+    }
     let stored = estimate_stored(game);
     check_memory(table_bytes(len, stored), "a byte per stored key")?;
     let mut table = ByteTable {
         keys: RankedBits::empty(len),
         cells: Vec::with_capacity((stored + stored / 8).min(len) as usize),
         stored: 0,
-        group: group_of(game),
+        group,
         small: Vec::new(),
         wins_at_once: 0,
         wins_at_once_keys: 0,
         win_example: None,
     };
-    let widest = count_children(game, &mut table, progress)?;
+    let widest = count_moves(game, &mut table, progress)?;
     if widest + 3 >= usize::from(NOT_STORED) {
         return Err(SolveError::Overflow(format!(
             "a position with {widest} distinct moves leaves no byte for its value"
@@ -595,11 +647,11 @@ struct Tally {
 
 /// Phase 1: which indices are stored keys, and each stored key's byte: a
 /// loss in 0 or 2 or a win in 1 ([`COUNT_LOSS_0`], [`COUNT_LOSS_2`],
-/// [`COUNT_WIN_1`]) or the count of children that do not win at once; and
+/// [`COUNT_WIN_1`]) or the count of moves after which the opponent cannot win at once; and
 /// the table's counts. Tasks count whole lines of the stored set in
 /// parallel; their bytes are appended in index order, a batch at a time.
 /// Returns the widest count.
-fn count_children<G: WinsAtOnce>(
+fn count_moves<G: WinsAtOnce>(
     game: &G,
     table: &mut ByteTable,
     progress: &dyn Progress,
@@ -621,10 +673,9 @@ fn count_children<G: WinsAtOnce>(
                     error.set(SolveError::Cancelled("cancelled".into()));
                     return (tally, bytes);
                 }
-                let mut children = Vec::with_capacity(64);
                 let range = marks.range();
                 for index in range.clone() {
-                    let byte = count_one(game, index, &mut children, &mut tally, group, &error);
+                    let byte = count_one(game, index, &mut tally, group, &error);
                     if byte != NOT_STORED {
                         marks.set(index);
                         bytes.push(byte);
@@ -659,7 +710,6 @@ fn count_children<G: WinsAtOnce>(
 fn count_one<G: WinsAtOnce>(
     game: &G,
     index: u64,
-    children: &mut Vec<u64>,
     tally: &mut Tally,
     group: u64,
     error: &FirstError,
@@ -667,7 +717,7 @@ fn count_one<G: WinsAtOnce>(
     let Some(position) = game.unrank(index) else {
         return NOT_STORED;
     };
-    if game.canonical_index(&position) != index {
+    if !game.is_key(index, &position) {
         return NOT_STORED;
     }
     let weight = game.class_size(index, &position);
@@ -686,32 +736,16 @@ fn count_one<G: WinsAtOnce>(
             return NOT_STORED;
         }
         None => {
-            children.clear();
-            let (mut moves, mut ends) = (0, false);
-            game.for_each_move(&position, |_, child| {
-                moves += 1;
-                // A move that ends play wins (the rules tell the child's
-                // value; it need not be in the index), even where the
-                // mover has no move the game calls a win at once.
-                match game.primitive(&child) {
-                    Some(Value::Lose) => ends = true,
-                    Some(value) => error.set(SolveError::Unsupported(format!(
-                        "a primitive {value}: only losses for the mover are supported"
-                    ))),
-                    None if game.wins_at_once(&child) => {}
-                    None => children.push(game.canonical_index(&child)),
-                }
-            });
-            children.sort_unstable();
-            children.dedup();
-            if children.last().is_some_and(|&c| c >= game.index_len()) {
-                error.set(SolveError::Unsupported(format!(
-                    "position {index} has a move out of the index"
-                )));
+            let moves = game.tally_moves(&position);
+            if moves.other_end {
+                error.set(SolveError::Unsupported(
+                    "a move that ends play other than with the mover's win: only those are supported"
+                        .into(),
+                ));
             }
-            match children.len() {
-                _ if ends => COUNT_WIN_1,
-                0 if moves == 0 => COUNT_LOSS_0,
+            match moves.open as usize {
+                _ if moves.ends => COUNT_WIN_1,
+                0 if moves.moves == 0 => COUNT_LOSS_0,
                 0 => COUNT_LOSS_2,
                 k if k <= MAX_CHILDREN => {
                     tally.widest = tally.widest.max(k);
@@ -731,6 +765,26 @@ fn count_one<G: WinsAtOnce>(
         tally.small.push((index, weight));
     }
     byte
+}
+
+/// How many moves into the class of a position of class size
+/// `child_size` the key of `parent`'s class has for each move of `parent`
+/// to that position (the game has at most two symmetries): one, or two
+/// when `parent` is its own image and the child is not; when the child is
+/// its own image, one if `parent` is its class's key and none for the
+/// other image, which has as many moves to the child.
+fn moves_into_class<G: WinsAtOnce>(game: &G, child_size: u64, parent: &G::Position) -> u8 {
+    let (mut images, mut fixed) = (0u64, 0u64);
+    game.for_each_symmetric(parent, |image| {
+        images += 1;
+        fixed += u64::from(image == *parent);
+    });
+    let parent_size = images / fixed.max(1);
+    if child_size <= 1 {
+        u8::from(parent_size == 1 || game.canonical(parent) == *parent)
+    } else {
+        (child_size / parent_size) as u8
+    }
 }
 
 /// Indices decided in a round, for the next one, while they are few.
@@ -800,67 +854,80 @@ fn rounds<G: WinsAtOnce>(
         // The parents' places are found and their bytes read before any
         // is changed: the loads of a batch overlap, where each atomic
         // exchange would otherwise wait for the next parent's load.
-        let settle = |index: u64,
-                      parents: &mut Vec<u64>,
-                      found: &mut Vec<(u64, usize, u8)>,
-                      decided: &mut Vec<u64>|
-         -> u64 {
-            let Some(position) = game.unrank(index) else {
-                return 0;
-            };
-            parents.clear();
-            game.for_each_parent(&position, |parent| {
-                parents.push(game.canonical_index(&parent))
-            });
-            parents.sort_unstable();
-            parents.dedup();
-            found.clear();
-            // An index not stored has no byte.
-            found.extend(
-                parents
-                    .iter()
-                    .filter_map(|&parent| Some((parent, table.keys.slot(parent)?, 0))),
-            );
-            for (_, slot, byte) in found.iter_mut() {
-                *byte = table.cells[*slot].load(Relaxed);
-            }
-            let mut newly = 0;
-            for &(parent, slot, byte) in found.iter() {
-                let cell = &table.cells[slot];
-                let mut byte = byte;
-                // A round's frontier is all losses (even r) or all wins
-                // (odd r): a parent of a loss wins; a parent whose last
-                // undecided child won loses.
-                while byte != DRAW && byte < base {
-                    let becomes = if losses || byte == 1 {
-                        match next {
-                            Some(next) => next,
-                            None => {
-                                error.set(SolveError::Overflow(format!(
-                                    "a remoteness above {most}"
-                                )));
-                                return newly;
-                            }
+        let settle =
+            |index: u64,
+             parents: &mut Vec<(u64, u8)>,
+             found: &mut Vec<(u64, usize, u8, u8)>,
+             decided: &mut Vec<u64>|
+             -> u64 {
+                let Some(position) = game.unrank(index) else {
+                    return 0;
+                };
+                parents.clear();
+                if losses {
+                    game.for_each_parent(&position, |parent| {
+                        parents.push((game.canonical_index(&parent), 1))
+                    });
+                } else {
+                    let size = game.class_size(index, &position);
+                    game.for_each_parent(&position, |parent| {
+                        let moves = moves_into_class(game, size, &parent);
+                        if moves > 0 {
+                            parents.push((game.canonical_index(&parent), moves));
                         }
-                    } else {
-                        byte - 1
-                    };
-                    match cell.compare_exchange_weak(byte, becomes, Relaxed, Relaxed) {
-                        Ok(_) => {
-                            if becomes >= base {
-                                if listing.is_some() {
-                                    decided.push(parent);
+                    });
+                }
+                found.clear();
+                // An index not stored has no byte.
+                found.extend(parents.iter().filter_map(|&(parent, moves)| {
+                    Some((parent, table.keys.slot(parent)?, moves, 0))
+                }));
+                for (_, slot, _, byte) in found.iter_mut() {
+                    *byte = table.cells[*slot].load(Relaxed);
+                }
+                let mut newly = 0;
+                for &(parent, slot, moves, byte) in found.iter() {
+                    let cell = &table.cells[slot];
+                    let mut byte = byte;
+                    // A round's frontier is all losses (even r) or all wins
+                    // (odd r): a parent of a loss wins; a parent whose last
+                    // undecided move led to a win loses.
+                    while byte != DRAW && byte < base {
+                        let becomes = if losses || byte == moves {
+                            match next {
+                                Some(next) => next,
+                                None => {
+                                    error.set(SolveError::Overflow(format!(
+                                        "a remoteness above {most}"
+                                    )));
+                                    return newly;
                                 }
-                                newly += 1;
                             }
-                            break;
+                        } else if byte > moves {
+                            byte - moves
+                        } else {
+                            error.set(SolveError::Unsupported(format!(
+                            "position {parent} has more moves to position {index} than it counted: \
+                             its un-moves are not its moves reversed"
+                        )));
+                            return newly;
+                        };
+                        match cell.compare_exchange_weak(byte, becomes, Relaxed, Relaxed) {
+                            Ok(_) => {
+                                if becomes >= base {
+                                    if listing.is_some() {
+                                        decided.push(parent);
+                                    }
+                                    newly += 1;
+                                }
+                                break;
+                            }
+                            Err(now) => byte = now,
                         }
-                        Err(now) => byte = now,
                     }
                 }
-            }
-            newly
-        };
+                newly
+            };
         let flush = |decided: &mut Vec<u64>| {
             if let Some(listing) = &listing {
                 listing.extend(decided);

@@ -28,6 +28,7 @@ mod unmoves;
 pub use index::IndexTables;
 
 use ply_core::board::{Area, AreaPiece, Board, BoardMove, Look, Piece};
+use ply_core::solve::byte_retro::MoveTally;
 use ply_core::{Game, Indexed, Parents, PositionError, Symmetric, Value, WinsAtOnce};
 use std::cmp::Ordering;
 
@@ -476,6 +477,16 @@ impl Symmetric for Dobutsu {
         self.tables.canonical_rank(position)
     }
 
+    /// Every index is its class's key unless both Lions stand on the middle
+    /// file, where the image is ranked to tell (elsewhere the index numbers
+    /// classes).
+    fn is_key(&self, index: u64, position: &DobutsuPosition) -> bool {
+        match self.tables.lions_against_mirror(index) {
+            Ordering::Equal => self.rank(&Self::mirror(position)) >= index,
+            _ => true,
+        }
+    }
+
     /// Two unless both Lions stand on the middle file (only then can a
     /// position be its own image), where the image is ranked to tell.
     fn class_size(&self, index: u64, position: &DobutsuPosition) -> u64 {
@@ -493,6 +504,10 @@ impl WinsAtOnce for Dobutsu {
 
     fn what_wins_at_once(&self) -> &'static str {
         "a catch or a safe try"
+    }
+
+    fn tally_moves(&self, position: &DobutsuPosition) -> MoveTally {
+        rules::tally_moves(position)
     }
 }
 

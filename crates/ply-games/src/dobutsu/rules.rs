@@ -5,6 +5,7 @@ use super::{
     CHICK, DobutsuMove, DobutsuPosition, EMPTY, HAND_PIECES, HEN, LION, THEIRS, hand_kind,
 };
 use ply_core::Value;
+use ply_core::solve::byte_retro::MoveTally;
 
 /// The far rank of the mover (row 0): where their Chicks promote and their
 /// Lion makes a try.
@@ -260,4 +261,130 @@ pub(crate) fn for_each_move(
             );
         }
     }
+}
+
+/// What the moves of a position where play goes on lead to, told from the
+/// position alone: a move ends play if it catches the other Lion or
+/// leaves the mover's Lion on the far rank where no piece of the other
+/// player attacks it, and lets the other player win at once if it leaves
+/// the mover's Lion attacked or the other Lion a step onto the mover's
+/// home rank that no piece of the mover's attacks and none of theirs
+/// holds. The attacks after a move are the pieces' attacks but the moved
+/// (or captured) piece's, and the moved piece's from its new square.
+pub(crate) fn tally_moves(position: &DobutsuPosition) -> MoveTally {
+    let board = &position.board;
+    let (mut mine, mut theirs) = (0u16, 0u16);
+    let (mut my_lion, mut their_lion) = (12usize, 12usize);
+    // Each side's attacks without the piece on a square: the union of the
+    // attacks of the pieces before it and after it, in square order.
+    let mut attacks = [0u16; 12];
+    for (square, &piece) in board.iter().enumerate() {
+        if piece == EMPTY {
+            continue;
+        }
+        attacks[square] = steps(piece, square);
+        if piece & THEIRS == 0 {
+            mine |= 1 << square;
+            if piece == LION {
+                my_lion = square;
+            }
+        } else {
+            theirs |= 1 << square;
+            if piece == LION | THEIRS {
+                their_lion = square;
+            }
+        }
+    }
+    let without = |side: u16| {
+        let mut others = [0u16; 12];
+        let mut before = 0u16;
+        for square in 0..12 {
+            others[square] = before;
+            if side >> square & 1 == 1 {
+                before |= attacks[square];
+            }
+        }
+        let mut after = 0u16;
+        for square in (0..12).rev() {
+            others[square] |= after;
+            if side >> square & 1 == 1 {
+                after |= attacks[square];
+            }
+        }
+        (others, before)
+    };
+    let (my_others, my_attacks) = without(mine);
+    let (their_others, their_attacks) = without(theirs);
+    let their_lion_steps = if their_lion < 12 {
+        steps(LION, their_lion) & HOME_RANK
+    } else {
+        0
+    };
+    let mut tally = MoveTally::default();
+    // After a move: the mover's Lion's square, the other player's attacks
+    // and pieces, and the mover's attacks.
+    let after =
+        |tally: &mut MoveTally, lion: usize, their_attacks: u16, theirs: u16, my_attacks: u16| {
+            tally.moves += 1;
+            if FAR_RANK >> lion & 1 == 1 && their_attacks >> lion & 1 == 0 {
+                tally.ends = true;
+            } else if their_attacks >> lion & 1 == 0
+                && their_lion_steps & !theirs & !my_attacks == 0
+            {
+                tally.open += 1;
+            }
+        };
+    let mut pieces = mine;
+    while pieces != 0 {
+        let from = pieces.trailing_zeros() as usize;
+        pieces &= pieces - 1;
+        let piece = board[from];
+        let mut targets = steps(piece, from) & !mine;
+        while targets != 0 {
+            let to = targets.trailing_zeros() as usize;
+            targets &= targets - 1;
+            if to == their_lion {
+                tally.moves += 1;
+                tally.ends = true;
+                continue;
+            }
+            let now = if piece == CHICK && FAR_RANK >> to & 1 == 1 {
+                HEN
+            } else {
+                piece
+            };
+            let lion = if piece == LION { to } else { my_lion };
+            let (their_attacks, theirs) = if theirs >> to & 1 == 1 {
+                (their_others[to], theirs & !(1 << to))
+            } else {
+                (their_attacks, theirs)
+            };
+            after(
+                &mut tally,
+                lion,
+                their_attacks,
+                theirs,
+                my_others[from] | steps(now, to),
+            );
+        }
+    }
+    let empty = !(mine | theirs) & 0xfff;
+    for (k, &piece) in HAND_PIECES.iter().enumerate() {
+        if position.hands[0][k] == 0 {
+            continue;
+        }
+        let mut targets = empty;
+        while targets != 0 {
+            let to = targets.trailing_zeros() as usize;
+            targets &= targets - 1;
+            after(
+                &mut tally,
+                my_lion,
+                their_attacks,
+                theirs,
+                my_attacks | steps(piece, to),
+            );
+        }
+    }
+    tally
 }

@@ -407,13 +407,18 @@ fn the_placements_left_out_are_decided_by_the_rules() {
     assert!(checked > 20_000, "{checked}");
 }
 
-/// Moves against the brute-force generator, and rank against unrank, on
-/// a million random indices.
+/// Moves against the brute-force generator, rank against unrank, and
+/// the key of a class told from its index against the one ranked, on a
+/// million random indices.
 #[test]
 fn moves_and_ranks_agree_on_a_million_positions() {
     for index in random_indices(34, 1_000_000) {
         let position = game().unrank(index).unwrap();
         assert_eq!(game().rank(&position), index);
+        assert_eq!(
+            game().is_key(index, &position),
+            game().canonical_index(&position) == index
+        );
         let mirror = Dobutsu::mirror(&position);
         let back = game().unrank(game().rank(&mirror)).unwrap();
         if lions_on_middle_file(&position) {
@@ -448,4 +453,50 @@ fn the_issue_examples_follow_a_declined_catch_or_try() {
             .count();
         assert!(declined > 0, "{text}: no parent wins at once");
     }
+}
+
+/// The tally the byte solver counts, made the plain way: each move played
+/// and its child asked the rules.
+fn tally_by_children(position: &DobutsuPosition) -> MoveTally {
+    let mut tally = MoveTally::default();
+    for child in children(position) {
+        tally.moves += 1;
+        match game().primitive(&child) {
+            Some(Value::Lose) => tally.ends = true,
+            Some(_) => tally.other_end = true,
+            None if game().wins_at_once(&child) => {}
+            None => tally.open += 1,
+        }
+    }
+    tally
+}
+
+/// The moves tallied from the position alone ([`rules::tally_moves`])
+/// against the tally made by playing them, and moves against un-moves
+/// once each (the solve counts moves, so a parent met twice would be
+/// counted down twice), on a million random indices.
+#[test]
+fn moves_tally_as_their_children_do_on_a_million_positions() {
+    let (mut open, mut ends) = (0u64, 0u64);
+    for index in random_indices(78, 1_000_000) {
+        let position = game().unrank(index).unwrap();
+        if game().primitive(&position).is_some() {
+            continue;
+        }
+        let tally = game().tally_moves(&position);
+        assert_eq!(
+            tally,
+            tally_by_children(&position),
+            "{}",
+            game().format_position(&position)
+        );
+        open += u64::from(tally.open);
+        ends += u64::from(tally.ends);
+        let list = children(&position);
+        for (i, child) in list.iter().enumerate() {
+            assert!(!list[..i].contains(child));
+        }
+    }
+    // Both kinds of move are met, and most positions have open moves.
+    assert!(open > 1_000_000 && ends > 10_000, "{open} {ends}");
 }

@@ -13,9 +13,13 @@ use super::{CHICK, DobutsuPosition, EMPTY, GIRAFFE, HAND_PIECES, HEN, LION, THEI
 /// out.
 pub(crate) fn for_each_parent(position: &DobutsuPosition, mut visit: impl FnMut(DobutsuPosition)) {
     let lion_caught = !position.board.contains(&LION);
+    // Play was over in a parent only with the mover's Lion on their far
+    // rank (the parent's mover's home rank) out of the parent's mover's
+    // reach; without a Lion there, no parent needs the rules asked.
+    let ended = lion_caught || position.board[..3].contains(&LION);
     let mut emit = |parent: DobutsuPosition| {
         let parent = turned(&parent);
-        if primitive(&parent).is_none() {
+        if !ended || primitive(&parent).is_none() {
             visit(parent);
         }
     };
