@@ -25,7 +25,9 @@
 //!    after which the opponent cannot win at once (at most 252). No child
 //!    is ranked: the game tallies the moves ([`WinsAtOnce::tally_moves`]).
 //! 2. **Rounds**, in order of remoteness `r`: the positions decided at `r`
-//!    are un-moved ([`Parents`]) and the parents' keys taken (a key's
+//!    are un-moved ([`Parents`]; only to the parents where the mover cannot
+//!    win at once, [`WinsAtOnce::for_each_stored_parent`]: the others hold
+//!    no byte) and the parents' keys taken (a key's
 //!    parents' keys are its images' too, so one un-move does for the
 //!    class); undecided parents of a loss become wins in `r + 1`, and each
 //!    win counts its undecided parents down by the moves of the parent's
@@ -100,6 +102,23 @@ pub trait WinsAtOnce: Indexed + Parents + Symmetric {
             }
         });
         tally
+    }
+
+    /// Calls `visit` with the parents of `position`
+    /// ([`Parents::for_each_parent`], once for each move) where the mover
+    /// cannot win at once: those the solve stores. By default each parent
+    /// is asked [`WinsAtOnce::wins_at_once`]; a game may tell before making
+    /// it.
+    fn for_each_stored_parent(
+        &self,
+        position: &Self::Position,
+        mut visit: impl FnMut(Self::Position),
+    ) {
+        self.for_each_parent(position, |parent| {
+            if !self.wins_at_once(&parent) {
+                visit(parent);
+            }
+        });
     }
 
     /// What such a move is called, for messages.
@@ -865,12 +884,12 @@ fn rounds<G: WinsAtOnce>(
                 };
                 parents.clear();
                 if losses {
-                    game.for_each_parent(&position, |parent| {
+                    game.for_each_stored_parent(&position, |parent| {
                         parents.push((game.canonical_index(&parent), 1))
                     });
                 } else {
                     let size = game.class_size(index, &position);
-                    game.for_each_parent(&position, |parent| {
+                    game.for_each_stored_parent(&position, |parent| {
                         let moves = moves_into_class(game, size, &parent);
                         if moves > 0 {
                             parents.push((game.canonical_index(&parent), moves));

@@ -251,10 +251,32 @@ impl IndexTables {
     /// [`IndexTables::len`] for a position without both Lions.
     #[inline]
     pub fn canonical_rank(&self, position: &DobutsuPosition) -> u64 {
-        let rank = self.rank(position);
-        match Self::position_against_mirror(position) {
-            Ordering::Equal if rank < self.len() => rank.min(self.rank(&Dobutsu::mirror(position))),
-            _ => rank,
+        let (mine, theirs) = lions(position);
+        if mine == 12 || theirs == 12 {
+            return self.len();
+        }
+        // A placement is kept, or its image is, unless the rules decide it
+        // (and so its image).
+        let order = lions_order(mine, theirs);
+        let (kept_mine, kept_theirs) = match order {
+            Ordering::Greater => (mirror_square(mine), mirror_square(theirs)),
+            _ => (mine, theirs),
+        };
+        let Some(placement) = self.placements.number(kept_mine, kept_theirs) else {
+            return self.len();
+        };
+        match order {
+            Ordering::Less => self.rank_placed(position, mine, theirs, placement),
+            Ordering::Greater => self.rank_placed(
+                &Dobutsu::mirror(position),
+                kept_mine,
+                kept_theirs,
+                placement,
+            ),
+            // Both Lions on the middle file: the image has them too.
+            Ordering::Equal => self
+                .rank_placed(position, mine, theirs, placement)
+                .min(self.rank_placed(&Dobutsu::mirror(position), mine, theirs, placement)),
         }
     }
 

@@ -509,6 +509,14 @@ impl WinsAtOnce for Dobutsu {
     fn tally_moves(&self, position: &DobutsuPosition) -> MoveTally {
         rules::tally_moves(position)
     }
+
+    fn for_each_stored_parent(
+        &self,
+        position: &DobutsuPosition,
+        visit: impl FnMut(DobutsuPosition),
+    ) {
+        unmoves::for_each_stored_parent(position, visit);
+    }
 }
 
 impl Parents for Dobutsu {

@@ -263,6 +263,87 @@ pub(crate) fn for_each_move(
     }
 }
 
+/// Who stands where and attacks what, with each side's attacks but those
+/// of the piece on a given square: what a move or an un-move changes.
+pub(crate) struct Attacks {
+    /// Squares of the mover's pieces.
+    pub mine: u16,
+    /// Squares of the other player's pieces.
+    pub theirs: u16,
+    /// The mover's Lion's square, 12 if it is not on the board.
+    pub my_lion: usize,
+    /// The other Lion's square, 12 if it is not on the board.
+    pub their_lion: usize,
+    /// Squares the mover's pieces attack.
+    pub my_attacks: u16,
+    /// Squares the other player's pieces attack.
+    pub their_attacks: u16,
+    /// `my_without[s]`: the squares the mover's pieces but the one on `s`
+    /// attack.
+    pub my_without: [u16; 12],
+    /// `their_without[s]`: the same for the other player's pieces.
+    pub their_without: [u16; 12],
+}
+
+impl Attacks {
+    /// The attacks on a board.
+    #[inline]
+    pub(crate) fn of(board: &[u8; 12]) -> Self {
+        let (mut mine, mut theirs) = (0u16, 0u16);
+        let (mut my_lion, mut their_lion) = (12usize, 12usize);
+        let mut attacks = [0u16; 12];
+        for (square, &piece) in board.iter().enumerate() {
+            if piece == EMPTY {
+                continue;
+            }
+            attacks[square] = steps(piece, square);
+            if piece & THEIRS == 0 {
+                mine |= 1 << square;
+                if piece == LION {
+                    my_lion = square;
+                }
+            } else {
+                theirs |= 1 << square;
+                if piece == LION | THEIRS {
+                    their_lion = square;
+                }
+            }
+        }
+        // A side's attacks without the piece on a square: the union of the
+        // attacks of its pieces before it and after it, in square order.
+        let without = |side: u16| {
+            let mut others = [0u16; 12];
+            let mut before = 0u16;
+            for square in 0..12 {
+                others[square] = before;
+                if side >> square & 1 == 1 {
+                    before |= attacks[square];
+                }
+            }
+            let mut after = 0u16;
+            for square in (0..12).rev() {
+                others[square] |= after;
+                if side >> square & 1 == 1 {
+                    after |= attacks[square];
+                }
+            }
+            (others, before)
+        };
+        let (my_without, my_attacks) = without(mine);
+        let (their_without, their_attacks) = without(theirs);
+        Self {
+            mine,
+            theirs,
+            my_lion,
+            their_lion,
+            my_attacks,
+            their_attacks,
+            my_without,
+            their_without,
+        }
+    }
+}
+
 /// What the moves of a position where play goes on lead to, told from the
 /// position alone: a move ends play if it catches the other Lion or
 /// leaves the mover's Lion on the far rank where no piece of the other
@@ -273,48 +354,16 @@ pub(crate) fn for_each_move(
 /// (or captured) piece's, and the moved piece's from its new square.
 pub(crate) fn tally_moves(position: &DobutsuPosition) -> MoveTally {
     let board = &position.board;
-    let (mut mine, mut theirs) = (0u16, 0u16);
-    let (mut my_lion, mut their_lion) = (12usize, 12usize);
-    // Each side's attacks without the piece on a square: the union of the
-    // attacks of the pieces before it and after it, in square order.
-    let mut attacks = [0u16; 12];
-    for (square, &piece) in board.iter().enumerate() {
-        if piece == EMPTY {
-            continue;
-        }
-        attacks[square] = steps(piece, square);
-        if piece & THEIRS == 0 {
-            mine |= 1 << square;
-            if piece == LION {
-                my_lion = square;
-            }
-        } else {
-            theirs |= 1 << square;
-            if piece == LION | THEIRS {
-                their_lion = square;
-            }
-        }
-    }
-    let without = |side: u16| {
-        let mut others = [0u16; 12];
-        let mut before = 0u16;
-        for square in 0..12 {
-            others[square] = before;
-            if side >> square & 1 == 1 {
-                before |= attacks[square];
-            }
-        }
-        let mut after = 0u16;
-        for square in (0..12).rev() {
-            others[square] |= after;
-            if side >> square & 1 == 1 {
-                after |= attacks[square];
-            }
-        }
-        (others, before)
-    };
-    let (my_others, my_attacks) = without(mine);
-    let (their_others, their_attacks) = without(theirs);
+    let Attacks {
+        mine,
+        theirs,
+        my_lion,
+        their_lion,
+        my_attacks,
+        their_attacks,
+        my_without: my_others,
+        their_without: their_others,
+    } = Attacks::of(board);
     let their_lion_steps = if their_lion < 12 {
         steps(LION, their_lion) & HOME_RANK
     } else {

@@ -272,6 +272,8 @@ proptest! {
             let position = game().unrank(index).unwrap();
             let image = game().rank(&Dobutsu::mirror(&position));
             prop_assert_eq!(game().canonical_index(&position), index.min(image));
+            // The image (whose Lions the index may not keep) has the same key.
+            prop_assert_eq!(game().canonical_index(&Dobutsu::mirror(&position)), index.min(image));
             // The class size by the Lions' squares agrees with counting
             // the distinct images.
             let key = index.min(image);
@@ -472,14 +474,27 @@ fn tally_by_children(position: &DobutsuPosition) -> MoveTally {
 }
 
 /// The moves tallied from the position alone ([`rules::tally_moves`])
-/// against the tally made by playing them, and moves against un-moves
-/// once each (the solve counts moves, so a parent met twice would be
-/// counted down twice), on a million random indices.
+/// against the tally made by playing them, moves against un-moves once
+/// each (the solve counts moves, so a parent met twice would be counted
+/// down twice), and the parents the solve stores, told before they are
+/// made, against the parents asked whether they win at once, on a million
+/// random indices.
 #[test]
 fn moves_tally_as_their_children_do_on_a_million_positions() {
-    let (mut open, mut ends) = (0u64, 0u64);
+    let (mut open, mut ends, mut stored, mut left_out) = (0u64, 0u64, 0usize, 0usize);
     for index in random_indices(78, 1_000_000) {
         let position = game().unrank(index).unwrap();
+        let mut kept = Vec::new();
+        game().for_each_stored_parent(&position, |parent| kept.push(parent));
+        let all = parents(&position);
+        let plain: Vec<_> = all
+            .iter()
+            .copied()
+            .filter(|parent| !game().wins_at_once(parent))
+            .collect();
+        assert_eq!(kept, plain, "{}", game().format_position(&position));
+        stored += kept.len();
+        left_out += all.len() - kept.len();
         if game().primitive(&position).is_some() {
             continue;
         }
@@ -497,6 +512,11 @@ fn moves_tally_as_their_children_do_on_a_million_positions() {
             assert!(!list[..i].contains(child));
         }
     }
-    // Both kinds of move are met, and most positions have open moves.
+    // Both kinds of move are met, and most positions have open moves;
+    // parents are both kept and left out.
     assert!(open > 1_000_000 && ends > 10_000, "{open} {ends}");
+    assert!(
+        stored > 1_000_000 && left_out > 1_000_000,
+        "{stored} {left_out}"
+    );
 }

@@ -5,13 +5,32 @@
 //! un-promotion (a Hen on the mover's home rank may have been a Chick), or
 //! an un-drop (a Giraffe, Elephant or Chick back to their hand).
 
-use super::rules::{FROM, HOME_RANK, primitive, turned};
+use super::rules::{Attacks, FROM, HOME_RANK, primitive, steps, turned};
 use super::{CHICK, DobutsuPosition, EMPTY, GIRAFFE, HAND_PIECES, HEN, LION, THEIRS};
 
 /// Calls `visit` with every position, seen by its own mover, that has a
-/// legal move to `position`. Parents where play was already over are left
-/// out.
-pub(crate) fn for_each_parent(position: &DobutsuPosition, mut visit: impl FnMut(DobutsuPosition)) {
+/// legal move to `position`, once for each such move (distinct moves lead
+/// to distinct positions, so once). Parents where play was already over
+/// are left out.
+pub(crate) fn for_each_parent(position: &DobutsuPosition, visit: impl FnMut(DobutsuPosition)) {
+    parents::<false>(position, visit);
+}
+
+/// [`for_each_parent`] without the parents whose mover wins at once (a
+/// catch or a safe try), told from the attacks before any parent is made.
+pub(crate) fn for_each_stored_parent(
+    position: &DobutsuPosition,
+    visit: impl FnMut(DobutsuPosition),
+) {
+    parents::<true>(position, visit);
+}
+
+/// The parents of `position`, those whose mover wins at once left out if
+/// `STORED`. In the mover's frame a parent's mover is the other player: it
+/// wins at once if its pieces attack the mover's Lion, or if its Lion
+/// steps onto the mover's home rank to a square none of its pieces holds
+/// and none of the mover's attacks.
+fn parents<const STORED: bool>(position: &DobutsuPosition, mut visit: impl FnMut(DobutsuPosition)) {
     let lion_caught = !position.board.contains(&LION);
     // Play was over in a parent only with the mover's Lion on their far
     // rank (the parent's mover's home rank) out of the parent's mover's
@@ -23,17 +42,39 @@ pub(crate) fn for_each_parent(position: &DobutsuPosition, mut visit: impl FnMut(
             visit(parent);
         }
     };
+    let attacks = STORED.then(|| Attacks::of(&position.board));
+    // Whether the parent's mover wins at once, from the parent's attacks
+    // and pieces: theirs (attacks, squares, Lion's square) and the mover's
+    // (attacks, Lion's square).
+    let wins = |(their_attacks, theirs, their_lion): (u16, u16, usize),
+                (my_attacks, my_lion): (u16, usize)| {
+        their_attacks >> my_lion & 1 == 1
+            || (their_lion < 12 && steps(LION, their_lion) & HOME_RANK & !theirs & !my_attacks != 0)
+    };
     for (to, &piece) in position.board.iter().enumerate() {
         if piece & THEIRS == 0 {
             continue;
         }
         let kind = piece & 7;
+        // Their attacks and squares without the piece on `to`.
+        let (their_rest, theirs_rest) = match &attacks {
+            Some(a) => (a.their_without[to], a.theirs & !(1 << to)),
+            None => (0, 0),
+        };
         // Un-drop.
         if (GIRAFFE..=CHICK).contains(&kind) && !lion_caught {
-            let mut parent = *position;
-            parent.board[to] = EMPTY;
-            parent.hands[1][super::hand_kind(kind)] += 1;
-            emit(parent);
+            let stored = attacks.as_ref().is_none_or(|a| {
+                !wins(
+                    (their_rest, theirs_rest, a.their_lion),
+                    (a.my_attacks, a.my_lion),
+                )
+            });
+            if stored {
+                let mut parent = *position;
+                parent.board[to] = EMPTY;
+                parent.hands[1][super::hand_kind(kind)] += 1;
+                emit(parent);
+            }
         }
         // Un-move, from each kind the piece may have been before.
         let on_home = HOME_RANK >> to & 1 == 1;
@@ -51,16 +92,32 @@ pub(crate) fn for_each_parent(position: &DobutsuPosition, mut visit: impl FnMut(
                 if position.board[from] != EMPTY {
                     continue;
                 }
+                // Theirs in the parent: the piece back on `from`.
+                let theirs_before = attacks.as_ref().map(|a| {
+                    let lion = if kind == LION { from } else { a.their_lion };
+                    (their_rest | steps(was, from), theirs_rest | 1 << from, lion)
+                });
                 let mut parent = *position;
                 parent.board[from] = was;
                 parent.board[to] = EMPTY;
                 if lion_caught {
                     // The move that caught the mover's Lion.
-                    parent.board[to] = LION;
-                    emit(parent);
+                    let stored = match (&attacks, theirs_before) {
+                        (Some(a), Some(t)) => !wins(t, (a.my_attacks | steps(LION, to), to)),
+                        _ => true,
+                    };
+                    if stored {
+                        parent.board[to] = LION;
+                        emit(parent);
+                    }
                     continue;
                 }
-                emit(parent);
+                if match (&attacks, theirs_before) {
+                    (Some(a), Some(t)) => !wins(t, (a.my_attacks, a.my_lion)),
+                    _ => true,
+                } {
+                    emit(parent);
+                }
                 // Un-capture: a piece of the mover back from their hand.
                 for (k, &kind) in HAND_PIECES.iter().enumerate() {
                     if position.hands[1][k] == 0 {
@@ -68,11 +125,22 @@ pub(crate) fn for_each_parent(position: &DobutsuPosition, mut visit: impl FnMut(
                     }
                     let mut taken = parent;
                     taken.hands[1][k] -= 1;
-                    taken.board[to] = kind;
-                    emit(taken);
-                    if kind == CHICK {
-                        taken.board[to] = HEN;
-                        emit(taken);
+                    let back: &[u8] = if kind == CHICK {
+                        &[CHICK, HEN]
+                    } else {
+                        &[kind]
+                    };
+                    for &piece in back {
+                        let stored = match (&attacks, theirs_before) {
+                            (Some(a), Some(t)) => {
+                                !wins(t, (a.my_attacks | steps(piece, to), a.my_lion))
+                            }
+                            _ => true,
+                        };
+                        if stored {
+                            taken.board[to] = piece;
+                            emit(taken);
+                        }
                     }
                 }
             }
