@@ -204,6 +204,36 @@ pub(crate) fn wins_at_once(position: &DobutsuPosition) -> bool {
     steps(LION, my_lion) & FAR_RANK & !s.mine & !s.their_attacks != 0
 }
 
+/// The mover's drops on a board whose occupied squares are `occupied`:
+/// the hand kind, the piece dropped and the square, kinds in hand order.
+#[inline]
+fn drops(position: &DobutsuPosition, occupied: u16) -> impl Iterator<Item = (usize, u8, usize)> {
+    let empty = !occupied & 0xfff;
+    let hand = position.hands[0];
+    HAND_PIECES
+        .into_iter()
+        .enumerate()
+        .filter(move |&(k, _)| hand[k] > 0)
+        .flat_map(move |(k, piece)| Squares(empty).map(move |to| (k, piece, to)))
+}
+
+/// The squares of a set of squares, lowest first.
+#[derive(Clone, Copy)]
+struct Squares(u16);
+
+impl Iterator for Squares {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        (self.0 != 0).then(|| {
+            let square = self.0.trailing_zeros() as usize;
+            self.0 &= self.0 - 1;
+            square
+        })
+    }
+}
+
 /// Calls `visit` with every move and the position it leads to, seen by the
 /// next player.
 pub(crate) fn for_each_move(
@@ -240,26 +270,17 @@ pub(crate) fn for_each_move(
             );
         }
     }
-    let empty = !(s.mine | s.theirs) & 0xfff;
-    for (k, &piece) in HAND_PIECES.iter().enumerate() {
-        if position.hands[0][k] == 0 {
-            continue;
-        }
-        let mut targets = empty;
-        while targets != 0 {
-            let to = targets.trailing_zeros() as usize;
-            targets &= targets - 1;
-            let mut child = *position;
-            child.board[to] = piece;
-            child.hands[0][k] -= 1;
-            visit(
-                DobutsuMove {
-                    from: 12 + k as u8,
-                    to: to as u8,
-                },
-                turned(&child),
-            );
-        }
+    for (k, piece, to) in drops(position, s.mine | s.theirs) {
+        let mut child = *position;
+        child.board[to] = piece;
+        child.hands[0][k] -= 1;
+        visit(
+            DobutsuMove {
+                from: 12 + k as u8,
+                to: to as u8,
+            },
+            turned(&child),
+        );
     }
 }
 
@@ -417,23 +438,14 @@ pub(crate) fn tally_moves(position: &DobutsuPosition) -> MoveTally {
             );
         }
     }
-    let empty = !(mine | theirs) & 0xfff;
-    for (k, &piece) in HAND_PIECES.iter().enumerate() {
-        if position.hands[0][k] == 0 {
-            continue;
-        }
-        let mut targets = empty;
-        while targets != 0 {
-            let to = targets.trailing_zeros() as usize;
-            targets &= targets - 1;
-            after(
-                &mut tally,
-                my_lion,
-                their_attacks,
-                theirs,
-                my_attacks | steps(piece, to),
-            );
-        }
+    for (_, piece, to) in drops(position, mine | theirs) {
+        after(
+            &mut tally,
+            my_lion,
+            their_attacks,
+            theirs,
+            my_attacks | steps(piece, to),
+        );
     }
     tally
 }
