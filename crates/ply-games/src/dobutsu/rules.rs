@@ -375,18 +375,9 @@ impl Attacks {
 /// (or captured) piece's, and the moved piece's from its new square.
 pub(crate) fn tally_moves(position: &DobutsuPosition) -> MoveTally {
     let board = &position.board;
-    let Attacks {
-        mine,
-        theirs,
-        my_lion,
-        their_lion,
-        my_attacks,
-        their_attacks,
-        my_without: my_others,
-        their_without: their_others,
-    } = Attacks::of(board);
-    let their_lion_steps = if their_lion < 12 {
-        steps(LION, their_lion) & HOME_RANK
+    let a = Attacks::of(board);
+    let their_lion_steps = if a.their_lion < 12 {
+        steps(LION, a.their_lion) & HOME_RANK
     } else {
         0
     };
@@ -404,16 +395,10 @@ pub(crate) fn tally_moves(position: &DobutsuPosition) -> MoveTally {
                 tally.open += 1;
             }
         };
-    let mut pieces = mine;
-    while pieces != 0 {
-        let from = pieces.trailing_zeros() as usize;
-        pieces &= pieces - 1;
+    for from in Squares(a.mine) {
         let piece = board[from];
-        let mut targets = steps(piece, from) & !mine;
-        while targets != 0 {
-            let to = targets.trailing_zeros() as usize;
-            targets &= targets - 1;
-            if to == their_lion {
+        for to in Squares(steps(piece, from) & !a.mine) {
+            if to == a.their_lion {
                 tally.moves += 1;
                 tally.ends = true;
                 continue;
@@ -423,28 +408,28 @@ pub(crate) fn tally_moves(position: &DobutsuPosition) -> MoveTally {
             } else {
                 piece
             };
-            let lion = if piece == LION { to } else { my_lion };
-            let (their_attacks, theirs) = if theirs >> to & 1 == 1 {
-                (their_others[to], theirs & !(1 << to))
+            let lion = if piece == LION { to } else { a.my_lion };
+            let (their_attacks, theirs) = if a.theirs >> to & 1 == 1 {
+                (a.their_without[to], a.theirs & !(1 << to))
             } else {
-                (their_attacks, theirs)
+                (a.their_attacks, a.theirs)
             };
             after(
                 &mut tally,
                 lion,
                 their_attacks,
                 theirs,
-                my_others[from] | steps(now, to),
+                a.my_without[from] | steps(now, to),
             );
         }
     }
-    for (_, piece, to) in drops(position, mine | theirs) {
+    for (_, piece, to) in drops(position, a.mine | a.theirs) {
         after(
             &mut tally,
-            my_lion,
-            their_attacks,
-            theirs,
-            my_attacks | steps(piece, to),
+            a.my_lion,
+            a.their_attacks,
+            a.theirs,
+            a.my_attacks | steps(piece, to),
         );
     }
     tally
