@@ -254,6 +254,38 @@ pub trait Indexed: Game {
     /// has that index.
     fn unrank(&self, index: u64) -> Option<Self::Position>;
 
+    /// Calls `visit` with each index in `range` that names a position, and
+    /// that position, in increasing order of index: by default one
+    /// [`Indexed::unrank`] each. A game whose index lets it step from one
+    /// position to the next more cheaply than it unranks says so here.
+    fn for_each_unranked(
+        &self,
+        range: std::ops::Range<u64>,
+        mut visit: impl FnMut(u64, &Self::Position),
+    ) {
+        for index in range {
+            if let Some(position) = self.unrank(index) {
+                visit(index, &position);
+            }
+        }
+    }
+
+    /// Calls `visit` with each of `indices` that names a position, and that
+    /// position, in the order given: by default one [`Indexed::unrank`]
+    /// each. A game that unranks an index more cheaply near the one before
+    /// (so for increasing indices) says so here.
+    fn for_each_unranked_of(
+        &self,
+        indices: impl IntoIterator<Item = u64>,
+        mut visit: impl FnMut(u64, &Self::Position),
+    ) {
+        for index in indices {
+            if let Some(position) = self.unrank(index) {
+                visit(index, &position);
+            }
+        }
+    }
+
     /// Whether `position` may rank to `len`, outside the index: by default
     /// where play is over. A game whose index also leaves out positions its
     /// rules decide (Dobutsu Shogi: the mover catches the Lion) says so.

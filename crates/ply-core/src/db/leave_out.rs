@@ -7,11 +7,12 @@
 use super::codec::{self, Dictionary};
 use super::format::{Header, LeftOut};
 use super::reader::Database;
-use super::writer::write_blocks;
+use super::writer::{INDEX_BLOCK, Meta, header, write_blocks};
+use crate::census::Census;
 use crate::db_error::DbError;
 use crate::progress::Progress;
 use crate::solution::Keys;
-use crate::value::{Cell, Value};
+use crate::value::{Cell, Outcome, Value};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -220,6 +221,89 @@ pub fn leave_out(path: &Path, value: Value, progress: &dyn Progress) -> Result<u
     })
 }
 
+/// Writes the cells `cell(i)` of the indices in `meta.range` to `path` as
+/// [`super::write_indexed`] and then [`leave_out`] with the side
+/// [`smaller_side`] picks would leave it, writing the file once: the side
+/// is picked by compressing every `every`-th block both ways from `cell`,
+/// and what the file no longer holds comes from `census`, the cells'
+/// census (one per key, examples keys), which must count every known
+/// cell. Returns the side left out and the file's size.
+pub fn write_indexed_leaving_out(
+    path: &Path,
+    meta: &Meta,
+    census: &Census<u64>,
+    cell: impl Fn(u64) -> Cell + Sync,
+    every: u64,
+    progress: &dyn Progress,
+) -> Result<(Value, u64), DbError> {
+    let mut present = vec![false; 1 << 16];
+    let mut mark = |cell: Cell| present[usize::from(cell.bits())] = true;
+    if census.draw > 0 {
+        mark(Cell::pack(Outcome::DRAW));
+    }
+    for (r, counts) in census.by_remoteness.iter().enumerate() {
+        let r = r as u32;
+        let outcomes = [Outcome::win(r), Outcome::lose(r), Outcome::tie(r)];
+        for (&n, outcome) in counts.iter().zip(outcomes) {
+            if n > 0 {
+                mark(Cell::pack(outcome));
+            }
+        }
+    }
+    let range = meta.range.clone();
+    let whole = header(
+        meta,
+        Keys::Index,
+        range.end - range.start,
+        INDEX_BLOCK,
+        &present,
+    );
+    let block_entries = u64::from(INDEX_BLOCK);
+    let packed = |block: u64, value: Value, dictionary: &Dictionary| {
+        let start = range.start + block * block_entries;
+        let end = range.end.min(start + block_entries);
+        let mut raw = Vec::with_capacity(dictionary.packed_len((end - start) as usize));
+        dictionary
+            .pack((start..end).map(|i| kept(cell(i), value)), &mut raw)
+            .ok_or_else(|| {
+                DbError::corrupt(
+                    path,
+                    format!("a cell of block {block} is not in its census"),
+                )
+            })?;
+        Ok::<_, DbError>((start, raw))
+    };
+    let sides = [Value::Win, Value::Lose].map(|v| (v, kept_dictionary(&whole.dictionary, v)));
+    let blocks: Vec<u64> = (0..whole.block_count())
+        .step_by(every.max(1) as usize)
+        .collect();
+    let sizes = blocks
+        .par_iter()
+        .map(|&block| {
+            let mut sizes = [0u64; 2];
+            for (size, (value, dictionary)) in sizes.iter_mut().zip(&sides) {
+                let (_, raw) = packed(block, *value, dictionary)?;
+                *size = codec::encode_at(&raw, meta.level)
+                    .map_err(|e| DbError::io(path, e))?
+                    .bytes
+                    .len() as u64;
+            }
+            Ok(sizes)
+        })
+        .try_reduce(|| [0, 0], |a, b| Ok([a[0] + b[0], a[1] + b[1]]))?;
+    let [win, lose] = sides;
+    let (side, dictionary) = if sizes[0] <= sizes[1] { win } else { lose };
+    let written = Header {
+        dictionary: dictionary.clone(),
+        left_out: LeftOut::of(side, census),
+        ..whole
+    };
+    let size = write_blocks(path, &written, meta.level, progress, |block| {
+        packed(block, side, &dictionary)
+    })?;
+    Ok((side, size))
+}
+
 /// The side (win or lose) whose remoteness leaves the databases at
 /// `paths` smallest when left out, from every `every`-th block of each,
 /// compressed both ways; the sizes compressed that way, win then lose.
@@ -333,6 +417,52 @@ mod tests {
             assert_eq!(leave_out(&path, value, &NoProgress).unwrap(), size);
             assert!(leave_out(&path, value.flip(), &NoProgress).is_err());
         }
+    }
+
+    /// Writing once leaving out a side gives the cells, the side and the
+    /// record of what was left out that writing whole and then rewriting
+    /// give; a cell missing from the census is an error, not a panic.
+    #[test]
+    fn writing_once_leaving_out_a_side_is_writing_then_leaving_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = written(dir.path());
+        let (side, _) = smaller_side(std::slice::from_ref(&path), 4).unwrap();
+        let census = Database::open_piece(&path)
+            .unwrap()
+            .census(1_000..250_000)
+            .unwrap();
+        let rewritten = leave_out(&path, side, &NoProgress).unwrap();
+        let once = dir.path().join("once.plydb");
+        let meta = Meta {
+            game: "cells".into(),
+            rules_version: 1,
+            index_len: 300_000,
+            range: 1_000..250_000,
+            level: crate::db::codec::ZSTD_LEVEL,
+        };
+        let (chosen, size) =
+            write_indexed_leaving_out(&once, &meta, &census, cell_of, 4, &NoProgress).unwrap();
+        assert_eq!((chosen, size), (side, rewritten));
+        let (a, b) = (
+            Database::open_piece(&path).unwrap(),
+            Database::open_piece(&once).unwrap(),
+        );
+        b.verify().unwrap();
+        for i in (1_000..250_000).step_by(7) {
+            assert_eq!(b.cell(i).unwrap(), a.cell(i).unwrap(), "{i}");
+        }
+        let left = |db: &Database| db.headers().next().unwrap().left_out.clone().unwrap();
+        let (la, lb) = (left(&a), left(&b));
+        assert_eq!((la.value, &la.by_remoteness), (lb.value, &lb.by_remoteness));
+        assert_eq!(
+            cell_of(la.longest_key).unpack().unwrap().remoteness,
+            cell_of(lb.longest_key).unpack().unwrap().remoteness
+        );
+        // A census that lacks the cells: nothing can be packed.
+        let error =
+            write_indexed_leaving_out(&once, &meta, &Census::new(), cell_of, 4, &NoProgress)
+                .unwrap_err();
+        assert!(error.to_string().contains("not in its census"), "{error}");
     }
 
     #[test]

@@ -322,19 +322,31 @@ impl ByteTable {
     /// images apart) by value and remoteness, with keys as examples of the
     /// longest win and loss.
     pub fn census(&self) -> Census<u64> {
-        let mut census = task_ranges(self.index_len())
+        let mut census = self.census_weighing(|index| self.weight(index));
+        let example = self.win_example.unwrap_or(0);
+        census.add_many(Outcome::win(1), self.wins_at_once, || example);
+        census
+    }
+
+    /// Counts the stored keys by value and remoteness, one each: the
+    /// census of the cells of a database of the table.
+    pub fn key_census(&self) -> Census<u64> {
+        self.census_weighing(|_| 1)
+    }
+
+    /// Counts the stored keys, key `index` standing for `weight(index)`
+    /// positions.
+    fn census_weighing(&self, weight: impl Fn(u64) -> u64 + Sync) -> Census<u64> {
+        task_ranges(self.index_len())
             .into_par_iter()
             .fold(Census::new, |mut census, range| {
                 self.keys.for_each_in(range, |index, slot| {
                     let byte = self.cells[slot].load(Relaxed);
-                    census.add_many(decode(byte), self.weight(index), || index);
+                    census.add_many(decode(byte), weight(index), || index);
                 });
                 census
             })
-            .reduce(Census::new, Census::merge);
-        let example = self.win_example.unwrap_or(0);
-        census.add_many(Outcome::win(1), self.wins_at_once, || example);
-        census
+            .reduce(Census::new, Census::merge)
     }
 }
 
@@ -693,13 +705,13 @@ fn count_moves<G: WinsAtOnce>(
                     return (tally, bytes);
                 }
                 let range = marks.range();
-                for index in range.clone() {
-                    let byte = count_one(game, index, &mut tally, group, &error);
+                game.for_each_unranked(range.clone(), |index, position| {
+                    let byte = count_one(game, index, position, &mut tally, group, &error);
                     if byte != NOT_STORED {
                         marks.set(index);
                         bytes.push(byte);
                     }
-                }
+                });
                 progress.advance(range.end - range.start);
                 (tally, bytes)
             })
@@ -729,18 +741,16 @@ fn count_moves<G: WinsAtOnce>(
 fn count_one<G: WinsAtOnce>(
     game: &G,
     index: u64,
+    position: &G::Position,
     tally: &mut Tally,
     group: u64,
     error: &FirstError,
 ) -> u8 {
-    let Some(position) = game.unrank(index) else {
-        return NOT_STORED;
-    };
-    if !game.is_key(index, &position) {
+    if !game.is_key(index, position) {
         return NOT_STORED;
     }
-    let weight = game.class_size(index, &position);
-    let byte = match game.primitive(&position) {
+    let weight = game.class_size(index, position);
+    let byte = match game.primitive(position) {
         Some(Value::Lose) => COUNT_LOSS_0,
         Some(value) => {
             error.set(SolveError::Unsupported(format!(
@@ -748,14 +758,14 @@ fn count_one<G: WinsAtOnce>(
             )));
             return NOT_STORED;
         }
-        None if game.wins_at_once(&position) => {
+        None if game.wins_at_once(position) => {
             tally.wins_at_once[0] += weight;
             tally.wins_at_once[1] += 1;
             tally.win_example.get_or_insert(index);
             return NOT_STORED;
         }
         None => {
-            let moves = game.tally_moves(&position);
+            let moves = game.tally_moves(position);
             if moves.other_end {
                 error.set(SolveError::Unsupported(
                     "a move that ends play other than with the mover's win: only those are supported"
@@ -875,21 +885,19 @@ fn rounds<G: WinsAtOnce>(
         // exchange would otherwise wait for the next parent's load.
         let settle =
             |index: u64,
+             position: &G::Position,
              parents: &mut Vec<(u64, u8)>,
              found: &mut Vec<(u64, usize, u8, u8)>,
              decided: &mut Vec<u64>|
              -> u64 {
-                let Some(position) = game.unrank(index) else {
-                    return 0;
-                };
                 parents.clear();
                 if losses {
-                    game.for_each_stored_parent(&position, |parent| {
+                    game.for_each_stored_parent(position, |parent| {
                         parents.push((game.canonical_index(&parent), 1))
                     });
                 } else {
-                    let size = game.class_size(index, &position);
-                    game.for_each_stored_parent(&position, |parent| {
+                    let size = game.class_size(index, position);
+                    game.for_each_stored_parent(position, |parent| {
                         let moves = moves_into_class(game, size, &parent);
                         if moves > 0 {
                             parents.push((game.canonical_index(&parent), moves));
@@ -962,9 +970,9 @@ fn rounds<G: WinsAtOnce>(
                     let (mut parents, mut found, mut decided) =
                         (Vec::with_capacity(64), Vec::with_capacity(64), Vec::new());
                     let mut newly = 0;
-                    for &index in chunk {
-                        newly += settle(index, &mut parents, &mut found, &mut decided);
-                    }
+                    game.for_each_unranked_of(chunk.iter().copied(), |index, position| {
+                        newly += settle(index, position, &mut parents, &mut found, &mut decided);
+                    });
                     decided_now.fetch_add(newly, Relaxed);
                     flush(&mut decided);
                     progress.advance(chunk.len() as u64);
@@ -979,13 +987,15 @@ fn rounds<G: WinsAtOnce>(
                     }
                     let (mut parents, mut found, mut decided) =
                         (Vec::with_capacity(64), Vec::with_capacity(64), Vec::new());
-                    let (mut n, mut newly) = (0, 0);
+                    let mut here = Vec::new();
                     table.keys.for_each_in(range.clone(), |index, slot| {
-                        if table.cells[slot].load(Relaxed) != code {
-                            return;
+                        if table.cells[slot].load(Relaxed) == code {
+                            here.push(index);
                         }
-                        n += 1;
-                        newly += settle(index, &mut parents, &mut found, &mut decided);
+                    });
+                    let (n, mut newly) = (here.len() as u64, 0);
+                    game.for_each_unranked_of(here, |index, position| {
+                        newly += settle(index, position, &mut parents, &mut found, &mut decided);
                         if decided.len() >= 4096 {
                             flush(&mut decided);
                         }

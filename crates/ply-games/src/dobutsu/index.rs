@@ -18,12 +18,16 @@
 //! scores as a try already won; ply's rules play on from there, so this
 //! index keeps it.)
 //!
-//! Ranking is a few table look-ups and one pass over the board; unranking
-//! a division per level and a binary search among at most 90 kind words.
+//! Ranking gathers the board into bit sets of squares and packs them in
+//! square order (BMI2's `pext` where the build has it), then a few table
+//! look-ups; unranking is a division per level and a binary search among
+//! at most 90 kind words, and a walk over consecutive indices changes only
+//! the hands and the bits that flip.
 
 use std::cmp::Ordering;
 
-use super::{CHICK, Dobutsu, DobutsuPosition, EMPTY, HAND_PIECES, HEN, LION, THEIRS};
+use super::{CHICK, DobutsuPosition, EMPTY, HAND_PIECES, HEN, LION, THEIRS};
+use crate::colex::Colex;
 
 /// The placements of the two Lions an index keeps (the mover's Lion's
 /// square, then the other's), in increasing order of Tanaka's number
@@ -93,31 +97,6 @@ struct Word {
     on_board: [u8; 3],
     /// Positions per occupied set with this word before it, in its set's block.
     offset: u64,
-}
-
-/// `PIECE_INFO[piece & 15]` for a Giraffe, Elephant, Chick or Hen of
-/// either player: the hand kind (bits 0-1: 0 Giraffe, 1 Elephant, 2 Chick),
-/// and bit 2 for a Hen.
-const PIECE_INFO: [u8; 16] = {
-    let mut table = [0u8; 16];
-    let mut piece = 0;
-    while piece < 16 {
-        table[piece] = match piece & 7 {
-            3 => 1,
-            4 => 2,
-            5 => 2 | 4,
-            _ => 0,
-        };
-        piece += 1;
-    }
-    table
-};
-
-/// `mask` with bit `bit` taken out and the bits above it moved down.
-#[inline]
-fn remove_bit(mask: u16, bit: u32) -> u16 {
-    let below = (1u16 << bit) - 1;
-    (mask & below) | ((mask >> 1) & !below)
 }
 
 /// The tables that rank and unrank positions of one variant.
@@ -230,18 +209,17 @@ impl IndexTables {
     /// in the solved index).
     #[inline]
     pub fn rank(&self, position: &DobutsuPosition) -> u64 {
-        let (mine, theirs) = lions(position);
+        let planes = Planes::of(&position.board);
+        let (mine, theirs) = planes.lions();
         if mine == 12 || theirs == 12 {
             return self.len();
         }
         if let Some(placement) = self.placements.number(mine, theirs) {
-            return self.rank_placed(position, mine, theirs, placement);
+            return self.rank_placed(planes, &position.hands, placement);
         }
         let (mine, theirs) = (mirror_square(mine), mirror_square(theirs));
         match self.placements.number(mine, theirs) {
-            Some(placement) => {
-                self.rank_placed(&Dobutsu::mirror(position), mine, theirs, placement)
-            }
+            Some(placement) => self.rank_placed(planes.mirrored(), &position.hands, placement),
             None => self.len(),
         }
     }
@@ -251,7 +229,8 @@ impl IndexTables {
     /// [`IndexTables::len`] for a position without both Lions.
     #[inline]
     pub fn canonical_rank(&self, position: &DobutsuPosition) -> u64 {
-        let (mine, theirs) = lions(position);
+        let planes = Planes::of(&position.board);
+        let (mine, theirs) = planes.lions();
         if mine == 12 || theirs == 12 {
             return self.len();
         }
@@ -265,69 +244,48 @@ impl IndexTables {
         let Some(placement) = self.placements.number(kept_mine, kept_theirs) else {
             return self.len();
         };
+        let hands = &position.hands;
         match order {
-            Ordering::Less => self.rank_placed(position, mine, theirs, placement),
-            Ordering::Greater => self.rank_placed(
-                &Dobutsu::mirror(position),
-                kept_mine,
-                kept_theirs,
-                placement,
-            ),
+            Ordering::Less => self.rank_placed(planes, hands, placement),
+            Ordering::Greater => self.rank_placed(planes.mirrored(), hands, placement),
             // Both Lions on the middle file: the image has them too.
             Ordering::Equal => self
-                .rank_placed(position, mine, theirs, placement)
-                .min(self.rank_placed(&Dobutsu::mirror(position), mine, theirs, placement)),
+                .rank_placed(planes, hands, placement)
+                .min(self.rank_placed(planes.mirrored(), hands, placement)),
         }
     }
 
-    /// The index of a position with the mover's Lion on `mine` and the
-    /// other on `theirs`, a placement the index keeps, numbered
-    /// `placement`. Only the squares with another piece are visited, and
-    /// the board is found occupied without a branch per square.
+    /// The index of the position with board `planes` and `hands`, whose
+    /// Lions stand on a placement the index keeps, numbered `placement`:
+    /// the kinds, owners and Hens of the occupied squares packed in square
+    /// order from the planes, with no pass over the board.
     #[inline]
-    fn rank_placed(
-        &self,
-        position: &DobutsuPosition,
-        mine: u32,
-        theirs: u32,
-        placement: u64,
-    ) -> u64 {
-        let board = &position.board;
-        let mut occupied = 0u16;
-        for (square, &piece) in board.iter().enumerate() {
-            occupied |= u16::from(piece & 7 > LION) << square;
-        }
-        let (mut kinds, mut owners, mut promoted) = (0usize, 0u64, 0u64);
-        let (mut k, mut chicks) = (0u32, 0u32);
-        let mut on_board = [0u8; 3];
-        let mut rest = occupied;
-        while rest != 0 {
-            let square = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            let piece = board[square];
-            let info = PIECE_INFO[usize::from(piece & 15)];
-            let kind = usize::from(info & 3);
-            kinds |= kind << (2 * k);
-            owners |= u64::from(piece >> 3) << k;
-            // Only a Hen has bit 2, and only Chicks and Hens count.
-            promoted |= u64::from(info >> 2 & 1) << chicks;
-            chicks += u32::from(kind == 2);
-            on_board[kind] += 1;
-            k += 1;
-        }
-        // The occupied squares among the ten the Lions leave, the higher
-        // Lion's square taken out first.
-        let (low, high) = (mine.min(theirs), mine.max(theirs));
-        let mask = remove_bit(remove_bit(occupied, high), low);
-        let k = k as usize;
+    fn rank_placed(&self, planes: Planes, hands: &[[u8; 3]; 2], placement: u64) -> u64 {
+        let colex = Colex::get();
+        let occupied = planes.occupied;
+        let k = occupied.count_ones() as usize;
+        let chicks = planes.chicks.count_ones();
+        // Kind 0 Giraffe, 1 Elephant, 2 Chick or Hen, two bits a piece.
+        let elephants = planes.elephants & occupied;
+        let kinds = colex.expand(colex.compress(elephants, occupied), 0x5_5555)
+            | colex.expand(colex.compress(planes.chicks, occupied), 0xA_AAAA);
+        let owners = u64::from(colex.compress(planes.theirs, occupied));
+        let promoted = u64::from(colex.compress(planes.hens, planes.chicks));
+        let on_board = [
+            (k as u32 - elephants.count_ones() - chicks) as u8,
+            elephants.count_ones() as u8,
+            chicks as u8,
+        ];
+        // The occupied squares among the ten the Lions leave.
+        let mask = colex.compress(occupied, 0xFFF & !planes.lions);
         let mut inner = owners << chicks | promoted;
-        for ((total, on), held) in self.totals.iter().zip(on_board).zip(position.hands[0]) {
+        for ((total, on), held) in self.totals.iter().zip(on_board).zip(hands[0]) {
             inner = inner * (u64::from(total - on) + 1) + u64::from(held);
         }
         placement * self.per_lions()
             + self.level[k]
-            + u64::from(self.subset_number[usize::from(mask)]) * self.block[k]
-            + self.word_offset[k << 12 | kinds]
+            + u64::from(self.subset_number[mask as usize]) * self.block[k]
+            + self.word_offset[k << 12 | kinds as usize]
             + inner
     }
 
@@ -356,6 +314,78 @@ impl IndexTables {
 
     /// The position (Sente to move) with the given index.
     pub fn unrank(&self, index: u64) -> Option<DobutsuPosition> {
+        let block = self.block_of(index)?;
+        let mut position = block.kinds_placed();
+        block.fill(&mut position, block.inner_of(index));
+        Some(position)
+    }
+
+    /// Calls `visit` with each index in `range` (those past the index
+    /// left out) and its position, in increasing order: each block of one
+    /// kind word is placed once, and within it a step changes the hands,
+    /// and the owners and Chicks or Hens whose bits flip, as
+    /// [`IndexTables::unrank`] would give them.
+    pub fn walk(&self, range: std::ops::Range<u64>, mut visit: impl FnMut(u64, &DobutsuPosition)) {
+        let (mut index, end) = (range.start, range.end.min(self.len()));
+        while index < end {
+            let Some(block) = self.block_of(index) else {
+                return;
+            };
+            let inner = block.inner_of(index);
+            let stop = end.min(index - inner + block.len);
+            let mut position = block.kinds_placed();
+            block.fill(&mut position, inner);
+            // The owner and promotion bits above the hands' digits.
+            let mut bits = inner / block.hands_len;
+            loop {
+                visit(index, &position);
+                index += 1;
+                if index == stop {
+                    break;
+                }
+                if block.next_hands(&mut position) {
+                    continue;
+                }
+                bits += 1;
+                let mut flips = bits ^ (bits - 1);
+                while flips != 0 {
+                    let bit = flips.trailing_zeros() as usize;
+                    flips &= flips - 1;
+                    if bit < block.chicks {
+                        position.board[usize::from(block.chick_squares[bit])] ^= CHICK ^ HEN;
+                    } else {
+                        position.board[usize::from(block.squares[bit - block.chicks])] ^= THEIRS;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Calls `visit` with each of `indices` and its position
+    /// ([`IndexTables::unrank`]), the block of one kind word found again
+    /// only when an index falls outside the last one's.
+    pub fn unrank_each(
+        &self,
+        indices: impl IntoIterator<Item = u64>,
+        mut visit: impl FnMut(u64, &DobutsuPosition),
+    ) {
+        let mut block: Option<Block> = None;
+        for index in indices {
+            if !block.as_ref().is_some_and(|b| b.holds(index)) {
+                block = self.block_of(index);
+            }
+            let Some(block) = &block else {
+                continue;
+            };
+            let mut position = block.kinds_placed();
+            block.fill(&mut position, block.inner_of(index));
+            visit(index, &position);
+        }
+    }
+
+    /// The block of one kind word that `index` falls in, `None` past the
+    /// index.
+    fn block_of(&self, index: u64) -> Option<Block> {
         if index >= self.len() {
             return None;
         }
@@ -368,49 +398,138 @@ impl IndexTables {
         rest %= self.block[k];
         let words = &self.words[k];
         let word = words[words.partition_point(|w| w.offset <= rest) - 1];
-        rest -= word.offset;
-        let mut hands = [[0u8; 3]; 2];
-        for kind in (0..3).rev() {
-            let off = u64::from(self.totals[kind] - word.on_board[kind]);
-            let mine = rest % (off + 1);
-            rest /= off + 1;
-            hands[0][kind] = mine as u8;
-            hands[1][kind] = (off - mine) as u8;
+        let start = index - (rest - word.offset);
+        let mut block = Block {
+            start,
+            len: Self::inner_len(k, word.on_board, self.totals),
+            hands_len: 1,
+            off: [0; 3],
+            lions: [my_lion, their_lion],
+            kinds: [EMPTY; 10],
+            squares: [0; 10],
+            k,
+            chick_squares: [0; 10],
+            chicks: 0,
+        };
+        for kind in 0..3 {
+            block.off[kind] = self.totals[kind] - word.on_board[kind];
+            block.hands_len *= u64::from(block.off[kind]) + 1;
         }
-        let chicks = u32::from(word.on_board[2]);
-        let mut promoted = rest & ((1 << chicks) - 1);
-        let mut owners = rest >> chicks;
-        let mut board = [EMPTY; 12];
-        board[my_lion] = LION;
-        board[their_lion] = LION | THEIRS;
-        let (mut free, mut i) = (0u32, 0u32);
-        for square in board.iter_mut() {
-            if *square != EMPTY {
+        // The occupied squares in order: the `mask`-th of the ten the
+        // Lions leave.
+        let (mut free, mut i) = (0u32, 0usize);
+        for square in 0..12 {
+            if square == my_lion || square == their_lion {
                 continue;
             }
             if mask >> free & 1 == 1 {
-                let kind = usize::from(word.kinds >> (2 * i) & 3);
-                let mut piece = HAND_PIECES[kind];
-                if piece == CHICK {
-                    if promoted & 1 == 1 {
-                        piece = HEN;
-                    }
-                    promoted >>= 1;
+                let kind = HAND_PIECES[usize::from(word.kinds >> (2 * i) & 3)];
+                block.kinds[i] = kind;
+                block.squares[i] = square as u8;
+                if kind == CHICK {
+                    block.chick_squares[block.chicks] = square as u8;
+                    block.chicks += 1;
                 }
-                if owners & 1 == 1 {
-                    piece |= THEIRS;
-                }
-                owners >>= 1;
-                *square = piece;
                 i += 1;
             }
             free += 1;
         }
-        Some(DobutsuPosition {
+        Some(block)
+    }
+}
+
+/// The positions of one kind word on one occupied set with one placement
+/// of the Lions: they differ only in who owns each piece, Chick or Hen,
+/// and the hands.
+struct Block {
+    /// The index of the block's first position.
+    start: u64,
+    /// Positions in the block.
+    len: u64,
+    /// Ways to split the pieces off the board between the hands.
+    hands_len: u64,
+    /// Pieces of each hand kind off the board.
+    off: [u8; 3],
+    /// The squares of the mover's Lion and the other.
+    lions: [usize; 2],
+    /// The piece (the mover's, a Chick unpromoted) on each occupied square.
+    kinds: [u8; 10],
+    /// The occupied squares, lowest first.
+    squares: [u8; 10],
+    /// How many squares are occupied.
+    k: usize,
+    /// The squares holding a Chick or Hen, lowest first.
+    chick_squares: [u8; 10],
+    /// How many Chicks and Hens are on the board.
+    chicks: usize,
+}
+
+impl Block {
+    /// Whether `index` falls in the block.
+    fn holds(&self, index: u64) -> bool {
+        (self.start..self.start + self.len).contains(&index)
+    }
+
+    /// The offset of `index` within the block.
+    fn inner_of(&self, index: u64) -> u64 {
+        index - self.start
+    }
+
+    /// The block's first position: the Lions and the mover's unpromoted
+    /// pieces on the occupied squares, every piece off the board in the
+    /// other's hand.
+    fn kinds_placed(&self) -> DobutsuPosition {
+        let mut board = [EMPTY; 12];
+        board[self.lions[0]] = LION;
+        board[self.lions[1]] = LION | THEIRS;
+        for (&square, &kind) in self.squares[..self.k].iter().zip(&self.kinds) {
+            board[usize::from(square)] = kind;
+        }
+        DobutsuPosition {
             board,
-            hands,
+            hands: [[0; 3], self.off],
             sente: true,
-        })
+        }
+    }
+
+    /// Sets the owners, promotions and hands of `position`, placed by
+    /// [`Block::kinds_placed`], to those of the block's position `inner`.
+    fn fill(&self, position: &mut DobutsuPosition, mut inner: u64) {
+        for kind in (0..3).rev() {
+            let off = u64::from(self.off[kind]);
+            let mine = inner % (off + 1);
+            inner /= off + 1;
+            position.hands[0][kind] = mine as u8;
+            position.hands[1][kind] = (off - mine) as u8;
+        }
+        let chicks = self.chicks;
+        let (promoted, owners) = (inner & ((1 << chicks) - 1), inner >> chicks);
+        for (j, &square) in self.chick_squares[..chicks].iter().enumerate() {
+            if promoted >> j & 1 == 1 {
+                position.board[usize::from(square)] = HEN;
+            }
+        }
+        for (i, &square) in self.squares[..self.k].iter().enumerate() {
+            if owners >> i & 1 == 1 {
+                position.board[usize::from(square)] |= THEIRS;
+            }
+        }
+    }
+
+    /// Steps the hands of `position` to the next split (the Chicks the
+    /// lowest digit); false when they wrap to the first, the mover
+    /// holding none.
+    fn next_hands(&self, position: &mut DobutsuPosition) -> bool {
+        for kind in (0..3).rev() {
+            if position.hands[0][kind] < self.off[kind] {
+                position.hands[0][kind] += 1;
+                position.hands[1][kind] -= 1;
+                return true;
+            }
+            position.hands[0][kind] = 0;
+            position.hands[1][kind] = self.off[kind];
+        }
+        false
     }
 }
 
@@ -418,10 +537,78 @@ impl IndexTables {
 /// on the board.
 #[inline]
 fn lions(position: &DobutsuPosition) -> (u32, u32) {
-    (
-        find_square(&position.board, LION),
-        find_square(&position.board, LION | THEIRS),
-    )
+    Planes::of(&position.board).lions()
+}
+
+/// A board as bit sets of its twelve squares (bit `s` for square `s`).
+#[derive(Copy, Clone, Debug)]
+struct Planes {
+    /// Squares holding a piece other than a Lion.
+    occupied: u32,
+    /// Squares holding an Elephant.
+    elephants: u32,
+    /// Squares holding a Chick or Hen.
+    chicks: u32,
+    /// Squares holding a Hen.
+    hens: u32,
+    /// Squares holding a piece of the player not to move.
+    theirs: u32,
+    /// Squares holding a Lion.
+    lions: u32,
+}
+
+impl Planes {
+    /// The planes of `board`, from each bit of the piece codes (Lion 001,
+    /// Giraffe 010, Elephant 011, Chick 100, Hen 101, and 1000 for the
+    /// other player's) gathered a byte at a time.
+    #[inline]
+    fn of(board: &[u8; 12]) -> Self {
+        let (low, high) = board.split_at(8);
+        let low = u64::from_le_bytes(low.try_into().expect("eight bytes"));
+        let high = u64::from(u32::from_le_bytes(high.try_into().expect("four bytes")));
+        // Bit `b` of each byte of `x`, byte `i`'s at bit `i`: the bits
+        // masked to the bottom of each byte, then summed into the top byte
+        // by one multiplication (each lands at a distinct bit, no carries).
+        let bit = |x: u64, b: u32| {
+            (((x >> b) & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+        };
+        let plane = |b| bit(low, b) | bit(high, b) << 8;
+        let [b0, b1, b2, b3] = [plane(0), plane(1), plane(2), plane(3)];
+        Planes {
+            occupied: b1 | b2,
+            elephants: b0 & b1,
+            chicks: b2,
+            hens: b2 & b0,
+            theirs: b3,
+            lions: b0 & !b1 & !b2,
+        }
+    }
+
+    /// The planes of the board's mirror image: each rank's outer squares
+    /// swapped.
+    #[inline]
+    fn mirrored(self) -> Self {
+        let flip = |x: u32| (x & 0o2222) | (x & 0o1111) << 2 | (x & 0o4444) >> 2;
+        Planes {
+            occupied: flip(self.occupied),
+            elephants: flip(self.elephants),
+            chicks: flip(self.chicks),
+            hens: flip(self.hens),
+            theirs: flip(self.theirs),
+            lions: flip(self.lions),
+        }
+    }
+
+    /// The squares of the mover's Lion and the other's, 12 for one not on
+    /// the board (the first if a player has two).
+    #[inline]
+    fn lions(&self) -> (u32, u32) {
+        let square = |set: u32| set.trailing_zeros().min(12);
+        (
+            square(self.lions & !self.theirs),
+            square(self.lions & self.theirs),
+        )
+    }
 }
 
 /// The square a square's mirror image is on.
@@ -459,32 +646,5 @@ const fn lions_order(my_lion: u32, their_lion: u32) -> Ordering {
         Ordering::Greater
     } else {
         Ordering::Equal
-    }
-}
-
-/// The first square of `board` holding `piece`, or 12: the twelve bytes
-/// compared eight and four at a time (a byte is zero after XOR with the
-/// piece exactly where the piece stands; the lowest such byte is found
-/// exactly by the borrow trick, which may only mark bytes above it).
-#[inline]
-fn find_square(board: &[u8; 12], piece: u8) -> u32 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let zero_bytes = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
-    let pattern = ONES * u64::from(piece);
-    let (low, high) = board.split_at(8);
-    let low = u64::from_le_bytes(low.try_into().expect("eight bytes"));
-    let found = zero_bytes(low ^ pattern);
-    if found != 0 {
-        return found.trailing_zeros() / 8;
-    }
-    // The four bytes past the board are filled with ones, never `piece`.
-    let high =
-        u64::from(u32::from_le_bytes(high.try_into().expect("four bytes"))) | 0xffff_ffff_0000_0000;
-    let found = zero_bytes(high ^ pattern);
-    if found != 0 {
-        8 + found.trailing_zeros() / 8
-    } else {
-        12
     }
 }

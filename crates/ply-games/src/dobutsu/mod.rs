@@ -438,6 +438,22 @@ impl Indexed for Dobutsu {
         self.tables.unrank(index)
     }
 
+    fn for_each_unranked(
+        &self,
+        range: std::ops::Range<u64>,
+        visit: impl FnMut(u64, &DobutsuPosition),
+    ) {
+        self.tables.walk(range, visit);
+    }
+
+    fn for_each_unranked_of(
+        &self,
+        indices: impl IntoIterator<Item = u64>,
+        visit: impl FnMut(u64, &DobutsuPosition),
+    ) {
+        self.tables.unrank_each(indices, visit);
+    }
+
     /// Where play is over or the mover wins at once: the solved index
     /// leaves out the Lion placements the rules decide (Lions side by side,
     /// the other Lion on the mover's home rank), whose positions are all

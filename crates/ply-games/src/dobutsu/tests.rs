@@ -231,6 +231,54 @@ fn parents(position: &DobutsuPosition) -> Vec<DobutsuPosition> {
     list
 }
 
+/// Whether walking `range`, and unranking every third of its indices
+/// given in a list (in order, then backwards), give what unranking each
+/// index gives.
+fn walk_matches_unrank(range: std::ops::Range<u64>) -> bool {
+    let mut walked = Vec::new();
+    game().for_each_unranked(range.clone(), |index, position| {
+        walked.push((index, *position))
+    });
+    let each: Vec<_> = range
+        .filter_map(|index| Some((index, game().unrank(index)?)))
+        .collect();
+    let listed = |indices: Vec<u64>| {
+        let mut got = Vec::new();
+        game().for_each_unranked_of(indices, |index, position| got.push((index, *position)));
+        got
+    };
+    let thirds: Vec<_> = each.iter().copied().step_by(3).collect();
+    let forward = listed(thirds.iter().map(|&(index, _)| index).collect());
+    let backward = listed(thirds.iter().rev().map(|&(index, _)| index).collect());
+    walked == each && forward == thirds && backward.into_iter().rev().eq(thirds.iter().copied())
+}
+
+/// Walks across the ends of every Lion placement's indices and of the
+/// index agree with unranking.
+#[test]
+fn walking_across_placements_unranks_each_index() {
+    let per_lions = INDEX_LEN / 28;
+    for placement in 1..=28 {
+        let end = placement * per_lions;
+        assert!(
+            walk_matches_unrank(end - 300..end + 300),
+            "placement {placement}"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Walking a run of indices gives what unranking each gives, across
+    /// the ends of blocks of one kind word (at most 4,096 positions) and
+    /// of occupied sets.
+    #[test]
+    fn walking_a_run_unranks_each_index(start in 0..INDEX_LEN, len in 0u64..10_000) {
+        prop_assert!(walk_matches_unrank(start..start + len));
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(4000))]
 

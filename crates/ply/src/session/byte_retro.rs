@@ -12,6 +12,7 @@ use super::store::{self, Store};
 use super::{Session, Solver, parse_or_start, report_with};
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, SolveReport};
+use ply_core::db::Meta;
 use ply_core::db::leave_out;
 use ply_core::limits::human_bytes;
 use ply_core::solve::byte_retro::{self, ByteTable, WinsAtOnce};
@@ -229,21 +230,28 @@ impl<G: WinsAtOnce + Send + Sync + 'static> Session for ByteRetroSession<G> {
         self.inner.stale()
     }
 
-    /// Saves the database, then rewrites it leaving out the remoteness of
-    /// the side a sample of its blocks says saves more (queries find it
-    /// again one ply away, [`ply_core::derive`]).
+    /// Saves the database leaving out the remoteness of the side a sample
+    /// of its blocks says saves more (queries find it again one ply away,
+    /// [`ply_core::derive`]), in one pass over the table.
     fn save(
         &self,
         store: &Store,
         progress: &dyn Progress,
     ) -> Result<Option<(PathBuf, u64)>, PlyError> {
-        let Some((path, _)) = Session::save(&self.inner, store, progress)? else {
-            return Ok(None);
-        };
-        let paths = [path];
-        let (side, _) = leave_out::smaller_side(&paths, leave_out::SAMPLE_EVERY)?;
-        let size = leave_out::leave_out(&paths[0], side, progress)?;
-        let [path] = paths;
+        let table = self.inner.built(progress)?;
+        let game = self.inner.game();
+        store.create()?;
+        let path = store.path(&game.name());
+        let meta = Meta::whole(game, table.index_len());
+        let census = table.key_census();
+        let (_, size) = leave_out::write_indexed_leaving_out(
+            &path,
+            &meta,
+            &census,
+            |index| table.outcome_at(index).map_or(Cell::UNKNOWN, Cell::pack),
+            leave_out::SAMPLE_EVERY,
+            progress,
+        )?;
         Ok(Some((path, size)))
     }
 
