@@ -104,6 +104,18 @@ pub trait WinsAtOnce: Indexed + Parents + Symmetric {
         tally
     }
 
+    /// What the count asks of a position: whether play is over
+    /// ([`crate::Game::primitive`]), else whether the mover wins at once,
+    /// else its moves' tally. By default the three asked in turn; a game
+    /// that tells them from one look at the board says so here.
+    fn count(&self, position: &Self::Position) -> Count {
+        match self.primitive(position) {
+            Some(value) => Count::Over(value),
+            None if self.wins_at_once(position) => Count::WinsAtOnce,
+            None => Count::Goes(self.tally_moves(position)),
+        }
+    }
+
     /// Calls `visit` with the parents of `position`
     /// ([`Parents::for_each_parent`], once for each move) where the mover
     /// cannot win at once: those the solve stores. By default each parent
@@ -125,6 +137,17 @@ pub trait WinsAtOnce: Indexed + Parents + Symmetric {
     fn what_wins_at_once(&self) -> &'static str {
         "a move that wins at once"
     }
+}
+
+/// What the count finds of a position ([`WinsAtOnce::count`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Count {
+    /// Play is over, with this value for the mover.
+    Over(Value),
+    /// The mover has a move that ends play with their win.
+    WinsAtOnce,
+    /// Play goes on: what the moves lead to.
+    Goes(MoveTally),
 }
 
 /// What a position's moves lead to ([`WinsAtOnce::tally_moves`]).
@@ -750,22 +773,21 @@ fn count_one<G: WinsAtOnce>(
         return NOT_STORED;
     }
     let weight = game.class_size(index, position);
-    let byte = match game.primitive(position) {
-        Some(Value::Lose) => COUNT_LOSS_0,
-        Some(value) => {
+    let byte = match game.count(position) {
+        Count::Over(Value::Lose) => COUNT_LOSS_0,
+        Count::Over(value) => {
             error.set(SolveError::Unsupported(format!(
                 "a primitive {value}: only losses for the mover are supported"
             )));
             return NOT_STORED;
         }
-        None if game.wins_at_once(position) => {
+        Count::WinsAtOnce => {
             tally.wins_at_once[0] += weight;
             tally.wins_at_once[1] += 1;
             tally.win_example.get_or_insert(index);
             return NOT_STORED;
         }
-        None => {
-            let moves = game.tally_moves(position);
+        Count::Goes(moves) => {
             if moves.other_end {
                 error.set(SolveError::Unsupported(
                     "a move that ends play other than with the mover's win: only those are supported"

@@ -28,7 +28,7 @@ mod unmoves;
 pub use index::IndexTables;
 
 use ply_core::board::{Area, AreaPiece, Board, BoardMove, Look, Piece};
-use ply_core::solve::byte_retro::MoveTally;
+use ply_core::solve::byte_retro::{Count, MoveTally};
 use ply_core::{Game, Indexed, Parents, PositionError, Symmetric, Value, WinsAtOnce};
 use std::cmp::Ordering;
 
@@ -524,6 +524,10 @@ impl WinsAtOnce for Dobutsu {
 
     fn tally_moves(&self, position: &DobutsuPosition) -> MoveTally {
         rules::tally_moves(position)
+    }
+
+    fn count(&self, position: &DobutsuPosition) -> Count {
+        rules::count(position)
     }
 
     fn for_each_stored_parent(

@@ -5,7 +5,7 @@ use super::{
     CHICK, DobutsuMove, DobutsuPosition, EMPTY, HAND_PIECES, HEN, LION, THEIRS, hand_kind,
 };
 use ply_core::Value;
-use ply_core::solve::byte_retro::MoveTally;
+use ply_core::solve::byte_retro::{Count, MoveTally};
 
 /// The far rank of the mover (row 0): where their Chicks promote and their
 /// Lion makes a try.
@@ -310,59 +310,101 @@ impl Attacks {
     /// The attacks on a board.
     #[inline]
     pub(crate) fn of(board: &[u8; 12]) -> Self {
+        let (glance, each) = Self::glance(board);
+        glance.without(&each)
+    }
+
+    /// Who stands where and each side's attacks, and each square's
+    /// piece's attacks, with the attacks but one piece's not yet found
+    /// (left empty for [`Attacks::without`]).
+    #[inline]
+    fn glance(board: &[u8; 12]) -> (Self, [u16; 12]) {
         let (mut mine, mut theirs) = (0u16, 0u16);
         let (mut my_lion, mut their_lion) = (12usize, 12usize);
-        let mut attacks = [0u16; 12];
+        let (mut my_attacks, mut their_attacks) = (0u16, 0u16);
+        let mut each = [0u16; 12];
         for (square, &piece) in board.iter().enumerate() {
             if piece == EMPTY {
                 continue;
             }
-            attacks[square] = steps(piece, square);
+            each[square] = steps(piece, square);
             if piece & THEIRS == 0 {
                 mine |= 1 << square;
+                my_attacks |= each[square];
                 if piece == LION {
                     my_lion = square;
                 }
             } else {
                 theirs |= 1 << square;
+                their_attacks |= each[square];
                 if piece == LION | THEIRS {
                     their_lion = square;
                 }
             }
         }
-        // A side's attacks without the piece on a square: the union of the
-        // attacks of its pieces before it and after it, in square order.
-        let without = |side: u16| {
-            let mut others = [0u16; 12];
-            let mut before = 0u16;
-            for square in 0..12 {
-                others[square] = before;
-                if side >> square & 1 == 1 {
-                    before |= attacks[square];
-                }
-            }
-            let mut after = 0u16;
-            for square in (0..12).rev() {
-                others[square] |= after;
-                if side >> square & 1 == 1 {
-                    after |= attacks[square];
-                }
-            }
-            (others, before)
-        };
-        let (my_without, my_attacks) = without(mine);
-        let (their_without, their_attacks) = without(theirs);
-        Self {
+        let glance = Self {
             mine,
             theirs,
             my_lion,
             their_lion,
             my_attacks,
             their_attacks,
-            my_without,
-            their_without,
+            my_without: [0; 12],
+            their_without: [0; 12],
+        };
+        (glance, each)
+    }
+
+    /// These attacks with each side's attacks but the piece's on each
+    /// square, from each square's piece's attacks `each`: the union of the
+    /// attacks of the side's pieces before it and after it, in square
+    /// order.
+    #[inline]
+    fn without(self, each: &[u16; 12]) -> Self {
+        let without = |side: u16| {
+            let mut others = [0u16; 12];
+            let mut before = 0u16;
+            for square in 0..12 {
+                others[square] = before;
+                if side >> square & 1 == 1 {
+                    before |= each[square];
+                }
+            }
+            let mut after = 0u16;
+            for square in (0..12).rev() {
+                others[square] |= after;
+                if side >> square & 1 == 1 {
+                    after |= each[square];
+                }
+            }
+            others
+        };
+        Self {
+            my_without: without(self.mine),
+            their_without: without(self.theirs),
+            ..self
         }
     }
+}
+
+/// What the count asks of a position, from one look at the board: play is
+/// over ([`primitive`]: the mover's Lion caught, or the other Lion on the
+/// mover's home rank out of the mover's reach), or the mover wins at once
+/// ([`wins_at_once`]), or else the tally of its moves ([`tally_moves`]),
+/// the attacks but one piece's found only then.
+pub(crate) fn count(position: &DobutsuPosition) -> Count {
+    let (a, each) = Attacks::glance(&position.board);
+    if a.my_lion == 12 {
+        return Count::Over(Value::Lose);
+    }
+    let catch = a.their_lion < 12 && a.my_attacks >> a.their_lion & 1 == 1;
+    if HOME_RANK >> a.their_lion & 1 == 1 && !catch {
+        return Count::Over(Value::Lose);
+    }
+    if catch || steps(LION, a.my_lion) & FAR_RANK & !a.mine & !a.their_attacks != 0 {
+        return Count::WinsAtOnce;
+    }
+    Count::Goes(tally_with(position, &a.without(&each)))
 }
 
 /// What the moves of a position where play goes on lead to, told from the
@@ -374,8 +416,12 @@ impl Attacks {
 /// holds. The attacks after a move are the pieces' attacks but the moved
 /// (or captured) piece's, and the moved piece's from its new square.
 pub(crate) fn tally_moves(position: &DobutsuPosition) -> MoveTally {
+    tally_with(position, &Attacks::of(&position.board))
+}
+
+/// [`tally_moves`] with the board's attacks `a` found.
+fn tally_with(position: &DobutsuPosition, a: &Attacks) -> MoveTally {
     let board = &position.board;
-    let a = Attacks::of(board);
     let their_lion_steps = if a.their_lion < 12 {
         steps(LION, a.their_lion) & HOME_RANK
     } else {

@@ -530,6 +530,7 @@ fn tally_by_children(position: &DobutsuPosition) -> MoveTally {
 #[test]
 fn moves_tally_as_their_children_do_on_a_million_positions() {
     let (mut open, mut ends, mut stored, mut left_out) = (0u64, 0u64, 0usize, 0usize);
+    let mut counted = [0u64; 3];
     for index in random_indices(78, 1_000_000) {
         let position = game().unrank(index).unwrap();
         let mut kept = Vec::new();
@@ -543,6 +544,31 @@ fn moves_tally_as_their_children_do_on_a_million_positions() {
         assert_eq!(kept, plain, "{}", game().format_position(&position));
         stored += kept.len();
         left_out += all.len() - kept.len();
+        // The count's one look agrees with the rules asked in turn, on the
+        // position and (for one in ten) its children, where play may be
+        // over.
+        let mut looked = vec![position];
+        if index % 10 == 0 {
+            looked.extend(children(&position));
+        }
+        for position in looked {
+            let asked = match game().primitive(&position) {
+                Some(value) => Count::Over(value),
+                None if game().wins_at_once(&position) => Count::WinsAtOnce,
+                None => Count::Goes(tally_by_children(&position)),
+            };
+            assert_eq!(
+                game().count(&position),
+                asked,
+                "{}",
+                game().format_position(&position)
+            );
+            counted[match asked {
+                Count::Over(_) => 0,
+                Count::WinsAtOnce => 1,
+                Count::Goes(_) => 2,
+            }] += 1;
+        }
         if game().primitive(&position).is_some() {
             continue;
         }
@@ -563,6 +589,8 @@ fn moves_tally_as_their_children_do_on_a_million_positions() {
     // Both kinds of move are met, and most positions have open moves;
     // parents are both kept and left out.
     assert!(open > 1_000_000 && ends > 10_000, "{open} {ends}");
+    // Each kind of count is met.
+    assert!(counted.iter().all(|&n| n > 1_000), "{counted:?}");
     assert!(
         stored > 1_000_000 && left_out > 1_000_000,
         "{stored} {left_out}"
