@@ -274,23 +274,16 @@ pub fn write_indexed_leaving_out(
         Ok::<_, DbError>((start, raw))
     };
     let sides = [Value::Win, Value::Lose].map(|v| (v, kept_dictionary(&whole.dictionary, v)));
-    let blocks: Vec<u64> = (0..whole.block_count())
-        .step_by(every.max(1) as usize)
-        .collect();
-    let sizes = blocks
-        .par_iter()
-        .map(|&block| {
-            let mut sizes = [0u64; 2];
-            for (size, (value, dictionary)) in sizes.iter_mut().zip(&sides) {
-                let (_, raw) = packed(block, *value, dictionary)?;
-                *size = codec::encode_at(&raw, meta.level)
-                    .map_err(|e| DbError::io(path, e))?
-                    .bytes
-                    .len() as u64;
-            }
-            Ok(sizes)
-        })
-        .try_reduce(|| [0, 0], |a, b| Ok([a[0] + b[0], a[1] + b[1]]))?;
+    let sizes = sampled_sizes(
+        path,
+        whole.block_count(),
+        every,
+        meta.level,
+        |block, side| {
+            let (value, dictionary) = &sides[side];
+            Ok(packed(block, *value, dictionary)?.1)
+        },
+    )?;
     let [win, lose] = sides;
     let (side, dictionary) = if sizes[0] <= sizes[1] { win } else { lose };
     let written = Header {
@@ -304,6 +297,33 @@ pub fn write_indexed_leaving_out(
     Ok((side, size))
 }
 
+/// The compressed sizes, the wins' remoteness left out then the losses',
+/// of every `every`-th of a file's first `blocks` blocks, block `block`
+/// packed with side `side` (0 win, 1 lose) left out by `raw(block, side)`
+/// and compressed at zstd level `level`.
+fn sampled_sizes(
+    path: &Path,
+    blocks: u64,
+    every: u64,
+    level: i32,
+    raw: impl Fn(u64, usize) -> Result<Vec<u8>, DbError> + Sync,
+) -> Result<[u64; 2], DbError> {
+    let sample: Vec<u64> = (0..blocks).step_by(every.max(1) as usize).collect();
+    sample
+        .par_iter()
+        .map(|&block| {
+            let mut sizes = [0u64; 2];
+            for (side, size) in sizes.iter_mut().enumerate() {
+                *size = codec::encode_at(&raw(block, side)?, level)
+                    .map_err(|e| DbError::io(path, e))?
+                    .bytes
+                    .len() as u64;
+            }
+            Ok(sizes)
+        })
+        .try_reduce(|| [0, 0], |a, b| Ok([a[0] + b[0], a[1] + b[1]]))
+}
+
 /// The side (win or lose) whose remoteness leaves the databases at
 /// `paths` smallest when left out, from every `every`-th block of each,
 /// compressed both ways; the sizes compressed that way, win then lose.
@@ -315,24 +335,22 @@ pub fn smaller_side(paths: &[PathBuf], every: u64) -> Result<(Value, [u64; 2]), 
         let old = &header.dictionary;
         let sides =
             [Value::Win, Value::Lose].map(|v| (kept_cells(old, v), kept_dictionary(old, v)));
-        let blocks: Vec<u64> = (0..header.block_count())
-            .step_by(every.max(1) as usize)
-            .collect();
-        let sampled = blocks
-            .par_iter()
-            .map(|&block| {
-                let mut sizes = [0u64; 2];
-                for (size, (kept, dictionary)) in sizes.iter_mut().zip(&sides) {
-                    let cells = header.cells_in(block);
-                    let raw = repacked((&db, path), old, kept, dictionary, (block, cells))?;
-                    *size = codec::encode(&raw)
-                        .map_err(|e| DbError::io(path, e))?
-                        .bytes
-                        .len() as u64;
-                }
-                Ok(sizes)
-            })
-            .try_reduce(|| [0, 0], |a, b| Ok([a[0] + b[0], a[1] + b[1]]))?;
+        let sampled = sampled_sizes(
+            path,
+            header.block_count(),
+            every,
+            codec::ZSTD_LEVEL,
+            |block, side| {
+                let (kept, dictionary) = &sides[side];
+                repacked(
+                    (&db, path),
+                    old,
+                    kept,
+                    dictionary,
+                    (block, header.cells_in(block)),
+                )
+            },
+        )?;
         sizes[0] += sampled[0];
         sizes[1] += sampled[1];
     }
@@ -363,16 +381,20 @@ mod tests {
         }
     }
 
-    fn written(dir: &Path) -> PathBuf {
-        let path = dir.join("cells.plydb");
-        let meta = Meta {
+    /// The test file's description: keys 1,000 to 250,000 of 300,000.
+    fn meta() -> Meta {
+        Meta {
             game: "cells".into(),
             rules_version: 1,
             index_len: 300_000,
             range: 1_000..250_000,
             level: crate::db::codec::ZSTD_LEVEL,
-        };
-        write_indexed(&path, &meta, cell_of, &NoProgress).unwrap();
+        }
+    }
+
+    fn written(dir: &Path) -> PathBuf {
+        let path = dir.join("cells.plydb");
+        write_indexed(&path, &meta(), cell_of, &NoProgress).unwrap();
         path
     }
 
@@ -433,13 +455,7 @@ mod tests {
             .unwrap();
         let rewritten = leave_out(&path, side, &NoProgress).unwrap();
         let once = dir.path().join("once.plydb");
-        let meta = Meta {
-            game: "cells".into(),
-            rules_version: 1,
-            index_len: 300_000,
-            range: 1_000..250_000,
-            level: crate::db::codec::ZSTD_LEVEL,
-        };
+        let meta = meta();
         let (chosen, size) =
             write_indexed_leaving_out(&once, &meta, &census, cell_of, 4, &NoProgress).unwrap();
         assert_eq!((chosen, size), (side, rewritten));
