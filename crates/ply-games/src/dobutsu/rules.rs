@@ -107,54 +107,6 @@ pub(crate) const FROM: [[[u16; 12]; 8]; 2] = {
     table
 };
 
-/// What a board holds at a glance: who stands where, and who attacks what.
-pub(crate) struct Survey {
-    /// Squares of the mover's pieces.
-    pub mine: u16,
-    /// Squares of the other player's pieces.
-    pub theirs: u16,
-    /// Squares the mover's pieces attack.
-    pub my_attacks: u16,
-    /// Squares the other player's pieces attack.
-    pub their_attacks: u16,
-    /// The mover's Lion, if on the board.
-    pub my_lion: Option<usize>,
-    /// The other player's Lion, if on the board.
-    pub their_lion: Option<usize>,
-}
-
-/// Surveys a board.
-#[inline]
-pub(crate) fn survey(board: &[u8; 12]) -> Survey {
-    let mut s = Survey {
-        mine: 0,
-        theirs: 0,
-        my_attacks: 0,
-        their_attacks: 0,
-        my_lion: None,
-        their_lion: None,
-    };
-    for (square, &piece) in board.iter().enumerate() {
-        if piece == EMPTY {
-            continue;
-        }
-        if piece & THEIRS == 0 {
-            s.mine |= 1 << square;
-            s.my_attacks |= steps(piece, square);
-            if piece == LION {
-                s.my_lion = Some(square);
-            }
-        } else {
-            s.theirs |= 1 << square;
-            s.their_attacks |= steps(piece, square);
-            if piece == LION | THEIRS {
-                s.their_lion = Some(square);
-            }
-        }
-    }
-    s
-}
-
 /// The same position seen by the other player: the board turned round,
 /// colours and hands exchanged.
 #[inline]
@@ -188,20 +140,20 @@ pub(crate) fn primitive(position: &DobutsuPosition) -> Option<Value> {
 
 /// Whether the mover can catch the other Lion.
 pub(crate) fn can_catch(position: &DobutsuPosition) -> bool {
-    let s = survey(&position.board);
-    s.their_lion.is_some_and(|l| s.my_attacks >> l & 1 == 1)
+    let (a, _) = Attacks::glance(&position.board);
+    a.their_lion < 12 && a.my_attacks >> a.their_lion & 1 == 1
 }
 
 /// Whether the mover can catch the other Lion or make a safe try.
 pub(crate) fn wins_at_once(position: &DobutsuPosition) -> bool {
-    let s = survey(&position.board);
-    let Some(my_lion) = s.my_lion else {
+    let (a, _) = Attacks::glance(&position.board);
+    if a.my_lion == 12 {
         return false;
-    };
-    if s.their_lion.is_some_and(|l| s.my_attacks >> l & 1 == 1) {
+    }
+    if a.their_lion < 12 && a.my_attacks >> a.their_lion & 1 == 1 {
         return true;
     }
-    steps(LION, my_lion) & FAR_RANK & !s.mine & !s.their_attacks != 0
+    steps(LION, a.my_lion) & FAR_RANK & !a.mine & !a.their_attacks != 0
 }
 
 /// The mover's drops on a board whose occupied squares are `occupied`:
@@ -240,7 +192,7 @@ pub(crate) fn for_each_move(
     position: &DobutsuPosition,
     mut visit: impl FnMut(DobutsuMove, DobutsuPosition),
 ) {
-    let s = survey(&position.board);
+    let (s, _) = Attacks::glance(&position.board);
     for from in 0..12 {
         let piece = position.board[from];
         if piece == EMPTY || piece & THEIRS != 0 {
@@ -315,10 +267,10 @@ impl Attacks {
     }
 
     /// Who stands where and each side's attacks, and each square's
-    /// piece's attacks, with the attacks but one piece's not yet found
-    /// (left empty for [`Attacks::without`]).
+    /// piece's attacks: the board at a glance, with the attacks but one
+    /// piece's not yet found (left empty until [`Attacks::without`]).
     #[inline]
-    fn glance(board: &[u8; 12]) -> (Self, [u16; 12]) {
+    pub(crate) fn glance(board: &[u8; 12]) -> (Self, [u16; 12]) {
         let (mut mine, mut theirs) = (0u16, 0u16);
         let (mut my_lion, mut their_lion) = (12usize, 12usize);
         let (mut my_attacks, mut their_attacks) = (0u16, 0u16);

@@ -436,8 +436,9 @@ fn the_placements_left_out_are_decided_by_the_rules() {
     let mut checked = 0;
     for index in random_indices(56, 20_000) {
         let position = game().unrank(index).unwrap();
-        let s = rules::survey(&position.board);
-        let (mine, theirs) = (s.my_lion.unwrap(), s.their_lion.unwrap());
+        let (s, _) = rules::Attacks::glance(&position.board);
+        let (mine, theirs) = (s.my_lion, s.their_lion);
+        assert!(mine < 12 && theirs < 12, "both Lions stand in the index");
         let beside = rules::steps(LION, mine);
         for square in 0..12 {
             let empty = position.board[square] == EMPTY || square == theirs;
