@@ -563,9 +563,9 @@ impl Planes {
     /// other player's) gathered a byte at a time.
     #[inline]
     fn of(board: &[u8; 12]) -> Self {
-        let (low, high) = board.split_at(8);
-        let low = u64::from_le_bytes(low.try_into().expect("eight bytes"));
-        let high = u64::from(u32::from_le_bytes(high.try_into().expect("four bytes")));
+        let b = board;
+        let low = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+        let high = u64::from(u32::from_le_bytes([b[8], b[9], b[10], b[11]]));
         // Bit `b` of each byte of `x`, byte `i`'s at bit `i`: the bits
         // masked to the bottom of each byte, then summed into the top byte
         // by one multiplication (each lands at a distinct bit, no carries).

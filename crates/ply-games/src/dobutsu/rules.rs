@@ -140,20 +140,12 @@ pub(crate) fn primitive(position: &DobutsuPosition) -> Option<Value> {
 
 /// Whether the mover can catch the other Lion.
 pub(crate) fn can_catch(position: &DobutsuPosition) -> bool {
-    let (a, _) = Attacks::glance(&position.board);
-    a.their_lion < 12 && a.my_attacks >> a.their_lion & 1 == 1
+    Attacks::glance(&position.board).0.catches()
 }
 
 /// Whether the mover can catch the other Lion or make a safe try.
 pub(crate) fn wins_at_once(position: &DobutsuPosition) -> bool {
-    let (a, _) = Attacks::glance(&position.board);
-    if a.my_lion == 12 {
-        return false;
-    }
-    if a.their_lion < 12 && a.my_attacks >> a.their_lion & 1 == 1 {
-        return true;
-    }
-    steps(LION, a.my_lion) & FAR_RANK & !a.mine & !a.their_attacks != 0
+    Attacks::glance(&position.board).0.wins_at_once()
 }
 
 /// The mover's drops on a board whose occupied squares are `occupied`:
@@ -307,6 +299,27 @@ impl Attacks {
         (glance, each)
     }
 
+    /// Whether the mover attacks the other Lion.
+    #[inline]
+    fn catches(&self) -> bool {
+        self.their_lion < 12 && self.my_attacks >> self.their_lion & 1 == 1
+    }
+
+    /// Whether play is over ([`primitive`]): the mover's Lion caught, or
+    /// the other Lion on the mover's home rank out of the mover's reach.
+    #[inline]
+    fn over(&self) -> bool {
+        self.my_lion == 12 || (HOME_RANK >> self.their_lion & 1 == 1 && !self.catches())
+    }
+
+    /// Whether the mover can catch the other Lion or make a safe try.
+    #[inline]
+    fn wins_at_once(&self) -> bool {
+        self.my_lion < 12
+            && (self.catches()
+                || steps(LION, self.my_lion) & FAR_RANK & !self.mine & !self.their_attacks != 0)
+    }
+
     /// These attacks with each side's attacks but the piece's on each
     /// square, from each square's piece's attacks `each`: the union of the
     /// attacks of the side's pieces before it and after it, in square
@@ -346,17 +359,13 @@ impl Attacks {
 /// the attacks but one piece's found only then.
 pub(crate) fn count(position: &DobutsuPosition) -> Count {
     let (a, each) = Attacks::glance(&position.board);
-    if a.my_lion == 12 {
-        return Count::Over(Value::Lose);
+    if a.over() {
+        Count::Over(Value::Lose)
+    } else if a.wins_at_once() {
+        Count::WinsAtOnce
+    } else {
+        Count::Goes(tally_with(position, &a.without(&each)))
     }
-    let catch = a.their_lion < 12 && a.my_attacks >> a.their_lion & 1 == 1;
-    if HOME_RANK >> a.their_lion & 1 == 1 && !catch {
-        return Count::Over(Value::Lose);
-    }
-    if catch || steps(LION, a.my_lion) & FAR_RANK & !a.mine & !a.their_attacks != 0 {
-        return Count::WinsAtOnce;
-    }
-    Count::Goes(tally_with(position, &a.without(&each)))
 }
 
 /// What the moves of a position where play goes on lead to, told from the
