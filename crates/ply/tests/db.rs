@@ -453,19 +453,28 @@ fn a_database_shrinking_and_growing_while_read_never_gives_a_wrong_answer() {
     let expect = Expect::of(&game);
     let stop = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
-        // Cuts the file short and writes it whole again, over and over.
+        // Cuts the file short and writes it whole again, over and over,
+        // leaving it whole for a moment each time: without the pause, a
+        // busy machine's reader could find it cut at every open.
         scope.spawn(|| {
             let mut rng = StdRng::seed_from_u64(5);
             let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 file.set_len(rng.random_range(0..good.len() as u64))
                     .unwrap();
+                std::thread::sleep(Duration::from_micros(rng.random_range(0..200)));
                 std::os::unix::fs::FileExt::write_all_at(&file, &good, 0).unwrap();
+                std::thread::sleep(Duration::from_micros(rng.random_range(0..500)));
             }
         });
         let mut rng = StdRng::seed_from_u64(6);
         let (mut answered, mut refused) = (0, 0);
-        for _ in 0..300 {
+        // At least 300 opens; more (for at most a minute) until one has
+        // been answered, so that the check is never empty.
+        let start = std::time::Instant::now();
+        let mut opens = 0;
+        while opens < 300 || (answered == 0 && start.elapsed() < Duration::from_secs(60)) {
+            opens += 1;
             let Ok(database) = Database::open(&path, &expect) else {
                 refused += 1;
                 continue;
