@@ -133,6 +133,24 @@ pub trait WinsAtOnce: Indexed + Parents + Symmetric {
         });
     }
 
+    /// Calls `visit` with the index of the class of each parent of
+    /// `position` (whose index is `index`) that the solve stores, once for
+    /// each of its moves to `position`, and, if `moves` is asked, how many
+    /// moves into the class of `position` the class's key has for that
+    /// move (the parent is left out where that is none; 1 for each parent
+    /// when `moves` is not asked). By default [`stored_parent_classes`]:
+    /// each parent made by [`WinsAtOnce::for_each_stored_parent`], then
+    /// ranked; a game may rank its parents without making them.
+    fn for_each_stored_parent_class(
+        &self,
+        index: u64,
+        position: &Self::Position,
+        moves: bool,
+        visit: impl FnMut(u64, u8),
+    ) {
+        stored_parent_classes(self, index, position, moves, visit);
+    }
+
     /// What such a move is called, for messages.
     fn what_wins_at_once(&self) -> &'static str {
         "a move that wins at once"
@@ -818,13 +836,39 @@ fn count_one<G: WinsAtOnce>(
     byte
 }
 
+/// [`WinsAtOnce::for_each_stored_parent_class`] from the parents
+/// themselves: each made by [`WinsAtOnce::for_each_stored_parent`], ranked
+/// by [`Symmetric::canonical_index`] and its images compared. A game that
+/// ranks its parents without making them checks itself against this.
+pub fn stored_parent_classes<G: WinsAtOnce + ?Sized>(
+    game: &G,
+    index: u64,
+    position: &G::Position,
+    moves: bool,
+    mut visit: impl FnMut(u64, u8),
+) {
+    if moves {
+        let size = game.class_size(index, position);
+        game.for_each_stored_parent(position, |parent| {
+            let moves = moves_into_class(game, size, &parent);
+            if moves > 0 {
+                visit(game.canonical_index(&parent), moves);
+            }
+        });
+    } else {
+        game.for_each_stored_parent(position, |parent| {
+            visit(game.canonical_index(&parent), 1);
+        });
+    }
+}
+
 /// How many moves into the class of a position of class size
 /// `child_size` the key of `parent`'s class has for each move of `parent`
 /// to that position (the game has at most two symmetries): one, or two
 /// when `parent` is its own image and the child is not; when the child is
 /// its own image, one if `parent` is its class's key and none for the
 /// other image, which has as many moves to the child.
-fn moves_into_class<G: WinsAtOnce>(game: &G, child_size: u64, parent: &G::Position) -> u8 {
+fn moves_into_class<G: WinsAtOnce + ?Sized>(game: &G, child_size: u64, parent: &G::Position) -> u8 {
     let (mut images, mut fixed) = (0u64, 0u64);
     game.for_each_symmetric(parent, |image| {
         images += 1;
@@ -913,19 +957,9 @@ fn rounds<G: WinsAtOnce>(
              decided: &mut Vec<u64>|
              -> u64 {
                 parents.clear();
-                if losses {
-                    game.for_each_stored_parent(position, |parent| {
-                        parents.push((game.canonical_index(&parent), 1))
-                    });
-                } else {
-                    let size = game.class_size(index, position);
-                    game.for_each_stored_parent(position, |parent| {
-                        let moves = moves_into_class(game, size, &parent);
-                        if moves > 0 {
-                            parents.push((game.canonical_index(&parent), moves));
-                        }
-                    });
-                }
+                game.for_each_stored_parent_class(index, position, !losses, |parent, moves| {
+                    parents.push((parent, moves))
+                });
                 found.clear();
                 // An index not stored has no byte.
                 found.extend(parents.iter().filter_map(|&(parent, moves)| {

@@ -229,10 +229,24 @@ impl IndexTables {
     /// [`IndexTables::len`] for a position without both Lions.
     #[inline]
     pub fn canonical_rank(&self, position: &DobutsuPosition) -> u64 {
-        let planes = Planes::of(&position.board);
+        self.class_of(Planes::of(&position.board), &position.hands)
+            .index
+    }
+
+    /// The class of the position with board `planes` and `hands`: its
+    /// index ([`IndexTables::canonical_rank`]), whether it is its own
+    /// mirror image, and whether it is its class's key (its index no
+    /// greater than its image's).
+    #[inline]
+    pub(crate) fn class_of(&self, planes: Planes, hands: &[[u8; 3]; 2]) -> Class {
+        let outside = Class {
+            index: self.len(),
+            own_image: false,
+            key: true,
+        };
         let (mine, theirs) = planes.lions();
         if mine == 12 || theirs == 12 {
-            return self.len();
+            return outside;
         }
         // A placement is kept, or its image is, unless the rules decide it
         // (and so its image).
@@ -242,16 +256,26 @@ impl IndexTables {
             _ => (mine, theirs),
         };
         let Some(placement) = self.placements.number(kept_mine, kept_theirs) else {
-            return self.len();
+            return outside;
         };
-        let hands = &position.hands;
+        let one = |index| Class {
+            index,
+            own_image: false,
+            key: order == Ordering::Less,
+        };
         match order {
-            Ordering::Less => self.rank_placed(planes, hands, placement),
-            Ordering::Greater => self.rank_placed(planes.mirrored(), hands, placement),
+            Ordering::Less => one(self.rank_placed(planes, hands, placement)),
+            Ordering::Greater => one(self.rank_placed(planes.mirrored(), hands, placement)),
             // Both Lions on the middle file: the image has them too.
-            Ordering::Equal => self
-                .rank_placed(planes, hands, placement)
-                .min(self.rank_placed(planes.mirrored(), hands, placement)),
+            Ordering::Equal => {
+                let index = self.rank_placed(planes, hands, placement);
+                let image = self.rank_placed(planes.mirrored(), hands, placement);
+                Class {
+                    index: index.min(image),
+                    own_image: index == image,
+                    key: index <= image,
+                }
+            }
         }
     }
 
@@ -540,9 +564,22 @@ fn lions(position: &DobutsuPosition) -> (u32, u32) {
     Planes::of(&position.board).lions()
 }
 
+/// A position's class under the mirror image, as
+/// [`IndexTables::class_of`] finds it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Class {
+    /// The index of the class's key ([`IndexTables::len`] outside the
+    /// index).
+    pub(crate) index: u64,
+    /// Whether the position is its own mirror image.
+    pub(crate) own_image: bool,
+    /// Whether the position is its class's key.
+    pub(crate) key: bool,
+}
+
 /// A board as bit sets of its twelve squares (bit `s` for square `s`).
-#[derive(Copy, Clone, Debug)]
-struct Planes {
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Planes {
     /// Squares holding a piece other than a Lion.
     occupied: u32,
     /// Squares holding an Elephant.
@@ -562,7 +599,7 @@ impl Planes {
     /// Giraffe 010, Elephant 011, Chick 100, Hen 101, and 1000 for the
     /// other player's) gathered a byte at a time.
     #[inline]
-    fn of(board: &[u8; 12]) -> Self {
+    pub(crate) fn of(board: &[u8; 12]) -> Self {
         let b = board;
         let low = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
         let high = u64::from(u32::from_le_bytes([b[8], b[9], b[10], b[11]]));
@@ -582,6 +619,49 @@ impl Planes {
             theirs: b3,
             lions: b0 & !b1 & !b2,
         }
+    }
+
+    /// The planes of the board turned round for the other player to move
+    /// ([`super::rules::turned`]): square `s` to `11 - s`, and each piece
+    /// to the other owner.
+    #[inline]
+    pub(crate) fn turned(self) -> Self {
+        let turn = |x: u32| x.reverse_bits() >> 20;
+        Planes {
+            occupied: turn(self.occupied),
+            elephants: turn(self.elephants),
+            chicks: turn(self.chicks),
+            hens: turn(self.hens),
+            theirs: turn((self.occupied | self.lions) & !self.theirs),
+            lions: turn(self.lions),
+        }
+    }
+
+    /// Empties `square`.
+    #[inline]
+    pub(crate) fn clear(&mut self, square: usize) {
+        let keep = !(1 << square);
+        self.occupied &= keep;
+        self.elephants &= keep;
+        self.chicks &= keep;
+        self.hens &= keep;
+        self.theirs &= keep;
+        self.lions &= keep;
+    }
+
+    /// Puts `piece` (a piece code, with its owner bit) on the empty
+    /// `square`.
+    #[inline]
+    pub(crate) fn put(&mut self, square: usize, piece: u8) {
+        let bit = 1 << square;
+        let kind = piece & 7;
+        let on = |yes: bool| bit & 0u32.wrapping_sub(u32::from(yes));
+        self.lions |= on(kind == LION);
+        self.occupied |= on(kind != LION);
+        self.elephants |= on(kind == super::ELEPHANT);
+        self.chicks |= on(kind >= CHICK);
+        self.hens |= on(kind == HEN);
+        self.theirs |= on(piece & THEIRS != 0);
     }
 
     /// The planes of the board's mirror image: each rank's outer squares

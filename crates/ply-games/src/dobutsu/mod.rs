@@ -537,6 +537,33 @@ impl WinsAtOnce for Dobutsu {
     ) {
         unmoves::for_each_stored_parent(position, visit);
     }
+
+    /// Each parent ranked from the position's planes, without a board
+    /// made ([`unmoves::for_each_stored_parent_class`]); its moves into the
+    /// class follow from whether it is its own image or its class's key.
+    fn for_each_stored_parent_class(
+        &self,
+        index: u64,
+        position: &DobutsuPosition,
+        moves: bool,
+        mut visit: impl FnMut(u64, u8),
+    ) {
+        let size = if moves {
+            self.class_size(index, position)
+        } else {
+            2
+        };
+        unmoves::for_each_stored_parent_class(&self.tables, position, |class| {
+            let moves = match (moves, size) {
+                (false, _) => 1,
+                (true, 1) => u8::from(class.own_image || class.key),
+                (true, _) => 1 + u8::from(class.own_image),
+            };
+            if moves > 0 {
+                visit(class.index, moves);
+            }
+        });
+    }
 }
 
 impl Parents for Dobutsu {

@@ -597,3 +597,42 @@ fn moves_tally_as_their_children_do_on_a_million_positions() {
         "{stored} {left_out}"
     );
 }
+
+/// The parents' classes ranked from the position's planes, without boards
+/// made, against each parent made, ranked and its images compared
+/// ([`ply_core::solve::byte_retro::stored_parent_classes`]), in the same
+/// order, with and without the moves into the class, on 300,000 random
+/// indices: among them positions where a parent's play may have been over
+/// (the mover's Lion on their far rank), children that are their own
+/// image, and parents that are.
+#[test]
+fn parents_ranked_from_planes_are_the_parents_made_and_ranked() {
+    use ply_core::solve::byte_retro::stored_parent_classes;
+    let (mut parents, mut ended, mut own_children, mut doubled) = (0u64, 0u64, 0u64, 0u64);
+    for index in random_indices(79, 300_000) {
+        let position = game().unrank(index).unwrap();
+        ended += u64::from(position.board[..3].contains(&LION));
+        own_children += u64::from(game().class_size(index, &position) == 1);
+        for moves in [false, true] {
+            let (mut planes, mut made) = (Vec::new(), Vec::new());
+            game().for_each_stored_parent_class(index, &position, moves, |parent, moves| {
+                planes.push((parent, moves))
+            });
+            stored_parent_classes(game(), index, &position, moves, |parent, moves| {
+                made.push((parent, moves))
+            });
+            assert_eq!(
+                planes,
+                made,
+                "{} moves {moves}",
+                game().format_position(&position)
+            );
+            parents += planes.len() as u64;
+            doubled += planes.iter().filter(|&&(_, moves)| moves == 2).count() as u64;
+        }
+    }
+    assert!(
+        parents > 1_000_000 && ended > 1_000 && own_children > 20 && doubled > 100,
+        "{parents} parents, {ended} ended, {own_children} own images, {doubled} doubled"
+    );
+}

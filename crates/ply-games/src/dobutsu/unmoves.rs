@@ -5,6 +5,7 @@
 //! un-promotion (a Hen on the mover's home rank may have been a Chick), or
 //! an un-drop (a Giraffe, Elephant or Chick back to their hand).
 
+use super::index::{Class, IndexTables, Planes};
 use super::rules::{Attacks, FROM, HOME_RANK, primitive, steps, turned};
 use super::{CHICK, DobutsuPosition, EMPTY, GIRAFFE, HAND_PIECES, HEN, LION, THEIRS};
 
@@ -25,23 +26,107 @@ pub(crate) fn for_each_stored_parent(
     parents::<true>(position, visit);
 }
 
-/// The parents of `position`, those whose mover wins at once left out if
-/// `STORED`. In the mover's frame a parent's mover is the other player: it
-/// wins at once if its pieces attack the mover's Lion, or if its Lion
-/// steps onto the mover's home rank to a square none of its pieces holds
-/// and none of the mover's attacks.
+/// The class ([`IndexTables::class_of`]) of each parent that
+/// [`for_each_stored_parent`] visits, in the same order. Each is ranked
+/// from the position's planes turned round once, with the squares and hand
+/// its un-move changes changed, and not made as a board; only where play
+/// may have been over in a parent (the mover's Lion on their far rank) is
+/// each parent made and asked.
+pub(crate) fn for_each_stored_parent_class(
+    tables: &IndexTables,
+    position: &DobutsuPosition,
+    mut visit: impl FnMut(Class),
+) {
+    if ended(position) {
+        parents::<true>(position, |parent| {
+            visit(tables.class_of(Planes::of(&parent.board), &parent.hands));
+        });
+        return;
+    }
+    let planes = Planes::of(&position.board).turned();
+    let hands = [position.hands[1], position.hands[0]];
+    edits::<true>(position, |edit| {
+        let (planes, hands) = edit.parent_planes(planes, hands);
+        visit(tables.class_of(planes, &hands));
+    });
+}
+
+/// Whether play may have been over in a parent of `position`: only with
+/// the mover's Lion caught, or on their far rank (the parent's mover's
+/// home rank) out of the parent's mover's reach; without a Lion there, no
+/// parent needs the rules asked.
+fn ended(position: &DobutsuPosition) -> bool {
+    !position.board.contains(&LION) || position.board[..3].contains(&LION)
+}
+
+/// The parents of `position` ([`edits`]) made, turned round for their own
+/// mover, and those where play was over left out.
 fn parents<const STORED: bool>(position: &DobutsuPosition, mut visit: impl FnMut(DobutsuPosition)) {
-    let lion_caught = !position.board.contains(&LION);
-    // Play was over in a parent only with the mover's Lion on their far
-    // rank (the parent's mover's home rank) out of the parent's mover's
-    // reach; without a Lion there, no parent needs the rules asked.
-    let ended = lion_caught || position.board[..3].contains(&LION);
-    let mut emit = |parent: DobutsuPosition| {
-        let parent = turned(&parent);
+    let ended = ended(position);
+    edits::<STORED>(position, |edit| {
+        let parent = edit.parent(position);
         if !ended || primitive(&parent).is_none() {
             visit(parent);
         }
-    };
+    });
+}
+
+/// One parent of a position, as the change that takes the position back
+/// to it, in the position's frame: `put` (`EMPTY`, or a piece of the mover
+/// un-captured, or the mover's Lion caught) on `to` in place of the piece
+/// there, the piece `was` back on `from` (none for an un-drop), and their
+/// hand's count of one kind changed by `held`.
+#[derive(Copy, Clone)]
+struct Edit {
+    to: usize,
+    put: u8,
+    from: Option<(usize, u8)>,
+    held: Option<(usize, i8)>,
+}
+
+impl Edit {
+    /// The parent of `position`, seen by its own mover.
+    #[inline]
+    fn parent(self, position: &DobutsuPosition) -> DobutsuPosition {
+        let mut parent = *position;
+        parent.board[self.to] = self.put;
+        if let Some((from, was)) = self.from {
+            parent.board[from] = was;
+        }
+        if let Some((kind, by)) = self.held {
+            parent.hands[1][kind] = parent.hands[1][kind].wrapping_add_signed(by);
+        }
+        turned(&parent)
+    }
+
+    /// The parent's planes and hands, seen by its own mover, from the
+    /// position's `planes` and `hands` turned round ([`Planes::turned`]):
+    /// square `s` there is `11 - s`, each piece's owner bit is flipped,
+    /// and their hand is the first.
+    #[inline]
+    fn parent_planes(self, planes: Planes, hands: [[u8; 3]; 2]) -> (Planes, [[u8; 3]; 2]) {
+        let (mut planes, mut hands) = (planes, hands);
+        planes.clear(11 - self.to);
+        if self.put != EMPTY {
+            planes.put(11 - self.to, self.put ^ THEIRS);
+        }
+        if let Some((from, was)) = self.from {
+            planes.put(11 - from, was ^ THEIRS);
+        }
+        if let Some((kind, by)) = self.held {
+            hands[0][kind] = hands[0][kind].wrapping_add_signed(by);
+        }
+        (planes, hands)
+    }
+}
+
+/// The un-moves to `position`, those whose parent's mover wins at once
+/// left out if `STORED`. In the mover's frame a parent's mover is the
+/// other player: it wins at once if its pieces attack the mover's Lion, or
+/// if its Lion steps onto the mover's home rank to a square none of its
+/// pieces holds and none of the mover's attacks.
+fn edits<const STORED: bool>(position: &DobutsuPosition, mut emit: impl FnMut(Edit)) {
+    let lion_caught = !position.board.contains(&LION);
     let attacks = STORED.then(|| Attacks::of(&position.board));
     // Whether the parent's mover wins at once, from the parent's attacks
     // and pieces: theirs (attacks, squares, Lion's square) and the mover's
@@ -70,10 +155,12 @@ fn parents<const STORED: bool>(position: &DobutsuPosition, mut visit: impl FnMut
                 )
             });
             if stored {
-                let mut parent = *position;
-                parent.board[to] = EMPTY;
-                parent.hands[1][super::hand_kind(kind)] += 1;
-                emit(parent);
+                emit(Edit {
+                    to,
+                    put: EMPTY,
+                    from: None,
+                    held: Some((super::hand_kind(kind), 1)),
+                });
             }
         }
         // Un-move, from each kind the piece may have been before.
@@ -97,9 +184,12 @@ fn parents<const STORED: bool>(position: &DobutsuPosition, mut visit: impl FnMut
                     let lion = if kind == LION { from } else { a.their_lion };
                     (their_rest | steps(was, from), theirs_rest | 1 << from, lion)
                 });
-                let mut parent = *position;
-                parent.board[from] = was;
-                parent.board[to] = EMPTY;
+                let parent = Edit {
+                    to,
+                    put: EMPTY,
+                    from: Some((from, was)),
+                    held: None,
+                };
                 if lion_caught {
                     // The move that caught the mover's Lion.
                     let stored = match (&attacks, theirs_before) {
@@ -107,8 +197,10 @@ fn parents<const STORED: bool>(position: &DobutsuPosition, mut visit: impl FnMut
                         _ => true,
                     };
                     if stored {
-                        parent.board[to] = LION;
-                        emit(parent);
+                        emit(Edit {
+                            put: LION,
+                            ..parent
+                        });
                     }
                     continue;
                 }
@@ -123,8 +215,6 @@ fn parents<const STORED: bool>(position: &DobutsuPosition, mut visit: impl FnMut
                     if position.hands[1][k] == 0 {
                         continue;
                     }
-                    let mut taken = parent;
-                    taken.hands[1][k] -= 1;
                     let back: &[u8] = if kind == CHICK {
                         &[CHICK, HEN]
                     } else {
@@ -138,8 +228,11 @@ fn parents<const STORED: bool>(position: &DobutsuPosition, mut visit: impl FnMut
                             _ => true,
                         };
                         if stored {
-                            taken.board[to] = piece;
-                            emit(taken);
+                            emit(Edit {
+                                put: piece,
+                                held: Some((k, -1)),
+                                ..parent
+                            });
                         }
                     }
                 }
