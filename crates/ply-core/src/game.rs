@@ -341,6 +341,18 @@ pub trait Symmetric: Game {
         self.canonical_index(position) == index
     }
 
+    /// [`Symmetric::class_size`] if `index` is its class's key
+    /// ([`Symmetric::is_key`]), else `None`: what a solver that keeps one
+    /// position per class asks of each index. By default the two asked in
+    /// turn; a game that tells both from one look overrides it.
+    fn key_size(&self, index: u64, position: &Self::Position) -> Option<u64>
+    where
+        Self: Indexed,
+    {
+        self.is_key(index, position)
+            .then(|| self.class_size(index, position))
+    }
+
     /// How many positions the class of `position` holds, `index` being its
     /// [`Symmetric::canonical_index`] and `position` the position with that
     /// index: what a solver that keeps one position per class weighs it by

@@ -14,6 +14,7 @@ use crate::progress::Progress;
 use crate::solution::Keys;
 use crate::value::{Cell, Outcome, Value};
 use rayon::prelude::*;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// One block in this many is compressed both ways when [`smaller_side`]
@@ -221,10 +222,13 @@ pub fn leave_out(path: &Path, value: Value, progress: &dyn Progress) -> Result<u
     })
 }
 
-/// Writes the cells `cell(i)` of the indices in `meta.range` to `path` as
+/// Writes the cells of the indices in `meta.range` to `path` as
 /// [`super::write_indexed`] and then [`leave_out`] with the side
-/// [`smaller_side`] picks would leave it, writing the file once: the side
-/// is picked by compressing every `every`-th block both ways from `cell`,
+/// [`smaller_side`] picks would leave it, writing the file once. `fill`
+/// sets the known cells of a range of indices in a slice of
+/// [`Cell::UNKNOWN`] (a block at a time, so a table can walk its keys
+/// rather than look each index up). The side
+/// is picked by compressing every `every`-th block both ways,
 /// and what the file no longer holds comes from `census`, the cells'
 /// census (one per key, examples keys), which must count every known
 /// cell. Returns the side left out and the file's size.
@@ -232,7 +236,7 @@ pub fn write_indexed_leaving_out(
     path: &Path,
     meta: &Meta,
     census: &Census<u64>,
-    cell: impl Fn(u64) -> Cell + Sync,
+    fill: impl Fn(Range<u64>, &mut [Cell]) -> Result<(), DbError> + Sync,
     every: u64,
     progress: &dyn Progress,
 ) -> Result<(Value, u64), DbError> {
@@ -262,9 +266,11 @@ pub fn write_indexed_leaving_out(
     let packed = |block: u64, value: Value, dictionary: &Dictionary| {
         let start = range.start + block * block_entries;
         let end = range.end.min(start + block_entries);
-        let mut raw = Vec::with_capacity(dictionary.packed_len((end - start) as usize));
+        let mut cells = vec![Cell::UNKNOWN; (end - start) as usize];
+        fill(start..end, &mut cells)?;
+        let mut raw = Vec::with_capacity(dictionary.packed_len(cells.len()));
         dictionary
-            .pack((start..end).map(|i| kept(cell(i), value)), &mut raw)
+            .pack(cells.iter().map(|&cell| kept(cell, value)), &mut raw)
             .ok_or_else(|| {
                 DbError::corrupt(
                     path,
@@ -456,8 +462,14 @@ mod tests {
         let rewritten = leave_out(&path, side, &NoProgress).unwrap();
         let once = dir.path().join("once.plydb");
         let meta = meta();
+        let fill = |range: Range<u64>, cells: &mut [Cell]| {
+            for (i, cell) in range.zip(cells) {
+                *cell = cell_of(i);
+            }
+            Ok(())
+        };
         let (chosen, size) =
-            write_indexed_leaving_out(&once, &meta, &census, cell_of, 4, &NoProgress).unwrap();
+            write_indexed_leaving_out(&once, &meta, &census, fill, 4, &NoProgress).unwrap();
         assert_eq!((chosen, size), (side, rewritten));
         let (a, b) = (
             Database::open_piece(&path).unwrap(),
@@ -476,7 +488,7 @@ mod tests {
         );
         // A census that lacks the cells: nothing can be packed.
         let error =
-            write_indexed_leaving_out(&once, &meta, &Census::new(), cell_of, 4, &NoProgress)
+            write_indexed_leaving_out(&once, &meta, &Census::new(), fill, 4, &NoProgress)
                 .unwrap_err();
         assert!(error.to_string().contains("not in its census"), "{error}");
     }

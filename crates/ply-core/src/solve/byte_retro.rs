@@ -787,10 +787,9 @@ fn count_one<G: WinsAtOnce>(
     group: u64,
     error: &FirstError,
 ) -> u8 {
-    if !game.is_key(index, position) {
+    let Some(weight) = game.key_size(index, position) else {
         return NOT_STORED;
-    }
-    let weight = game.class_size(index, position);
+    };
     let byte = match game.count(position) {
         Count::Over(Value::Lose) => COUNT_LOSS_0,
         Count::Over(value) => {

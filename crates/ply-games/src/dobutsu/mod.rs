@@ -503,6 +503,18 @@ impl Symmetric for Dobutsu {
         }
     }
 
+    /// One look at the Lions' placement for both, and with both Lions on
+    /// the middle file one rank of the image.
+    fn key_size(&self, index: u64, position: &DobutsuPosition) -> Option<u64> {
+        match self.tables.lions_against_mirror(index) {
+            Ordering::Equal => {
+                let image = self.rank(&Self::mirror(position));
+                (image >= index).then(|| 1 + u64::from(image != index))
+            }
+            _ => Some(2),
+        }
+    }
+
     /// Two unless both Lions stand on the middle file (only then can a
     /// position be its own image), where the image is ranked to tell.
     fn class_size(&self, index: u64, position: &DobutsuPosition) -> u64 {

@@ -459,16 +459,23 @@ fn the_placements_left_out_are_decided_by_the_rules() {
 }
 
 /// Moves against the brute-force generator, rank against unrank, and
-/// the key of a class told from its index against the one ranked, on a
-/// million random indices.
+/// the key of a class and its size told from its index against the key
+/// ranked and the distinct images, on a million random indices.
 #[test]
 fn moves_and_ranks_agree_on_a_million_positions() {
     for index in random_indices(34, 1_000_000) {
         let position = game().unrank(index).unwrap();
         assert_eq!(game().rank(&position), index);
+        let key = game().canonical_index(&position) == index;
+        assert_eq!(game().is_key(index, &position), key);
+        // The class counted from its images, as the default does.
+        let mut images = HashSet::new();
+        game().for_each_symmetric(&position, |image| {
+            images.insert(image);
+        });
         assert_eq!(
-            game().is_key(index, &position),
-            game().canonical_index(&position) == index
+            game().key_size(index, &position),
+            key.then_some(images.len() as u64)
         );
         let mirror = Dobutsu::mirror(&position);
         let back = game().unrank(game().rank(&mirror)).unwrap();

@@ -248,7 +248,12 @@ impl<G: WinsAtOnce + Send + Sync + 'static> Session for ByteRetroSession<G> {
             &path,
             &meta,
             &census,
-            |index| table.outcome_at(index).map_or(Cell::UNKNOWN, Cell::pack),
+            |range, cells| {
+                let start = range.start;
+                table.for_each_cell(range, &mut |index, cell| {
+                    cells[(index - start) as usize] = cell;
+                })
+            },
             leave_out::SAMPLE_EVERY,
             progress,
         )?;
