@@ -487,9 +487,8 @@ mod tests {
             cell_of(lb.longest_key).unpack().unwrap().remoteness
         );
         // A census that lacks the cells: nothing can be packed.
-        let error =
-            write_indexed_leaving_out(&once, &meta, &Census::new(), fill, 4, &NoProgress)
-                .unwrap_err();
+        let error = write_indexed_leaving_out(&once, &meta, &Census::new(), fill, 4, &NoProgress)
+            .unwrap_err();
         assert!(error.to_string().contains("not in its census"), "{error}");
     }
 
