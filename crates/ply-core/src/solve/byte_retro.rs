@@ -873,9 +873,17 @@ fn moves_into_class<G: WinsAtOnce + ?Sized>(game: &G, child_size: u64, parent: &
         images += 1;
         fixed += u64::from(image == *parent);
     });
-    let parent_size = images / fixed.max(1);
+    let own_image = images / fixed.max(1) == 1;
+    moves_into_class_of(child_size, own_image, || game.canonical(parent) == *parent)
+}
+
+/// [`moves_into_class`] from what it asks of the parent: whether it is
+/// its own image, and (asked only when the child is its own) whether it
+/// is its class's key. For games that know both without comparing images.
+pub fn moves_into_class_of(child_size: u64, own_image: bool, key: impl FnOnce() -> bool) -> u8 {
+    let parent_size = if own_image { 1 } else { 2 };
     if child_size <= 1 {
-        u8::from(parent_size == 1 || game.canonical(parent) == *parent)
+        u8::from(own_image || key())
     } else {
         (child_size / parent_size) as u8
     }

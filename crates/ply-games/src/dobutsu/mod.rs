@@ -28,7 +28,7 @@ mod unmoves;
 pub use index::IndexTables;
 
 use ply_core::board::{Area, AreaPiece, Board, BoardMove, Look, Piece};
-use ply_core::solve::byte_retro::{Count, MoveTally};
+use ply_core::solve::byte_retro::{Count, MoveTally, moves_into_class_of};
 use ply_core::{Game, Indexed, Parents, PositionError, Symmetric, Value, WinsAtOnce};
 use std::cmp::Ordering;
 
@@ -179,6 +179,15 @@ impl Dobutsu {
     /// play here ([`ply_core::solve::byte_retro::count_reached`]).
     pub fn can_catch(position: &DobutsuPosition) -> bool {
         rules::can_catch(position)
+    }
+
+    /// The index of the mirror image of `position` (whose index is
+    /// `index`) when both Lions stand on the middle file, where the image
+    /// has an index of its own; `None` elsewhere, where the image shares
+    /// the position's index.
+    fn image_rank(&self, index: u64, position: &DobutsuPosition) -> Option<u64> {
+        (self.tables.lions_against_mirror(index) == Ordering::Equal)
+            .then(|| self.rank(&Self::mirror(position)))
     }
 
     /// The position mirrored left to right.
@@ -497,31 +506,23 @@ impl Symmetric for Dobutsu {
     /// file, where the image is ranked to tell (elsewhere the index numbers
     /// classes).
     fn is_key(&self, index: u64, position: &DobutsuPosition) -> bool {
-        match self.tables.lions_against_mirror(index) {
-            Ordering::Equal => self.rank(&Self::mirror(position)) >= index,
-            _ => true,
-        }
+        self.image_rank(index, position)
+            .is_none_or(|image| image >= index)
     }
 
     /// One look at the Lions' placement for both, and with both Lions on
     /// the middle file one rank of the image.
     fn key_size(&self, index: u64, position: &DobutsuPosition) -> Option<u64> {
-        match self.tables.lions_against_mirror(index) {
-            Ordering::Equal => {
-                let image = self.rank(&Self::mirror(position));
-                (image >= index).then(|| 1 + u64::from(image != index))
-            }
-            _ => Some(2),
+        match self.image_rank(index, position) {
+            Some(image) => (image >= index).then(|| 1 + u64::from(image != index)),
+            None => Some(2),
         }
     }
 
     /// Two unless both Lions stand on the middle file (only then can a
     /// position be its own image), where the image is ranked to tell.
     fn class_size(&self, index: u64, position: &DobutsuPosition) -> u64 {
-        match self.tables.lions_against_mirror(index) {
-            Ordering::Equal => 1 + u64::from(self.rank(&Self::mirror(position)) != index),
-            _ => 2,
-        }
+        1 + u64::from(self.image_rank(index, position) != Some(index))
     }
 }
 
@@ -566,10 +567,10 @@ impl WinsAtOnce for Dobutsu {
             2
         };
         unmoves::for_each_stored_parent_class(&self.tables, position, |class| {
-            let moves = match (moves, size) {
-                (false, _) => 1,
-                (true, 1) => u8::from(class.own_image || class.key),
-                (true, _) => 1 + u8::from(class.own_image),
+            let moves = if moves {
+                moves_into_class_of(size, class.own_image, || class.key)
+            } else {
+                1
             };
             if moves > 0 {
                 visit(class.index, moves);
