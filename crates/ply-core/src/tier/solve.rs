@@ -224,15 +224,62 @@ impl Outside {
     }
 }
 
+/// Where the working cell of an index lies: a layout of working cells.
+/// Each layout is its own type, so that the solver's loops, which look up
+/// a cell for every index of every layer, are compiled for one layout and
+/// ask no question of it per index.
+trait Slots: Sync {
+    /// The place of the working cell of `index`, if it has one.
+    fn slot(&self, index: u64) -> Option<usize>;
+    /// The representatives, where only they have working cells.
+    fn representatives(&self) -> Option<&Representatives>;
+    /// [`Slots::representatives`], given up.
+    fn into_representatives(self) -> Option<Representatives>;
+}
+
+/// A working cell per index.
+struct Dense;
+
+impl Slots for Dense {
+    #[inline]
+    fn slot(&self, index: u64) -> Option<usize> {
+        Some(index as usize)
+    }
+
+    fn representatives(&self) -> Option<&Representatives> {
+        None
+    }
+
+    fn into_representatives(self) -> Option<Representatives> {
+        None
+    }
+}
+
+/// A working cell per representative of a symmetry class.
+impl Slots for Representatives {
+    #[inline]
+    fn slot(&self, index: u64) -> Option<usize> {
+        Representatives::slot(self, index)
+    }
+
+    fn representatives(&self) -> Option<&Representatives> {
+        Some(self)
+    }
+
+    fn into_representatives(self) -> Option<Representatives> {
+        Some(self)
+    }
+}
+
 /// The work on one tier.
-struct Work<'a, G: Tiers> {
+struct Work<'a, G: Tiers, S: Slots> {
     game: &'a G,
     tier: G::Tier,
     children: &'a [ChildCells<G::Tier>],
     /// The tier's indices.
     len: u64,
-    /// Where only representatives have working cells: which they are.
-    representatives: Option<Representatives>,
+    /// Where each index's working cell lies.
+    slots: S,
     /// The working cells: one per index, or one per representative.
     cells: Vec<AtomicU16>,
     /// Per block of [`BLOCK`] indices, with un-moves: the remoteness
@@ -363,13 +410,28 @@ pub fn solve_tier_as<G: Tiers>(
         progress.end();
         found
     });
-    let cells = representatives.as_ref().map_or(len, Representatives::count);
+    match representatives {
+        Some(representatives) => solve_in(game, tier, children, representatives, progress),
+        None => solve_in(game, tier, children, Dense, progress),
+    }
+}
+
+/// [`solve_tier_as`] with working cells laid out as `slots` says.
+fn solve_in<G: Tiers, S: Slots>(
+    game: &G,
+    tier: G::Tier,
+    children: &[ChildCells<G::Tier>],
+    slots: S,
+    progress: &dyn Progress,
+) -> Result<SolvedTier, TierError> {
+    let len = game.tier_size(tier);
+    let cells = slots.representatives().map_or(len, Representatives::count);
     let work = Work {
         game,
         tier,
         children,
         len,
-        representatives,
+        slots,
         cells: crate::huge::vec(cells as usize, |_| AtomicU16::new(NOT_A_POSITION)),
         marks: (0..if G::IN_TIER_PARENTS {
             len.div_ceil(BLOCK) * MARK_WORDS as u64
@@ -412,7 +474,7 @@ pub fn solve_tier_as<G: Tiers>(
         rounds += layers(Phase::Tie, seeds.last_tie)?;
     }
     let layered = started.elapsed() - first_pass;
-    if G::IN_TIER_SYMMETRY && work.representatives.is_none() {
+    if G::IN_TIER_SYMMETRY && work.slots.representatives().is_none() {
         work.unfold();
         work.check(progress)?;
     }
@@ -439,7 +501,7 @@ pub fn solve_tier_as<G: Tiers>(
         .collect();
     Ok(SolvedTier {
         cells,
-        representatives: work.representatives,
+        representatives: work.slots.into_representatives(),
         broken: AtomicBool::new(false),
     })
 }
@@ -689,7 +751,7 @@ impl Seeds {
     }
 }
 
-impl<G: Tiers> Work<'_, G> {
+impl<G: Tiers, S: Slots> Work<'_, G, S> {
     /// Stops on a broken promise of the game or a cancel.
     fn check(&self, progress: &dyn Progress) -> Result<(), TierError> {
         if self.broken.load(Relaxed) {
@@ -737,7 +799,7 @@ impl<G: Tiers> Work<'_, G> {
                         self.seed_batch(batch, &mut seeds);
                     }
                 };
-                match &self.representatives {
+                match self.slots.representatives() {
                     None => {
                         for cell in &self.cells[range.start as usize..range.end as usize] {
                             cell.store(NOT_A_POSITION, Relaxed);
@@ -765,7 +827,7 @@ impl<G: Tiers> Work<'_, G> {
     fn list_one(&self, index: u64, position: &G::Position, batch: &mut Batch, seeds: &mut Seeds) {
         // Where only representatives have cells, only they are listed.
         if G::IN_TIER_SYMMETRY
-            && self.representatives.is_none()
+            && self.slots.representatives().is_none()
             && !self.game.is_representative(position)
         {
             self.cells[index as usize].store(FOLDED, Relaxed);
@@ -923,10 +985,7 @@ impl<G: Tiers> Work<'_, G> {
     /// index has one, or every representative.
     #[inline]
     fn cell(&self, index: u64) -> Option<&AtomicU16> {
-        match &self.representatives {
-            None => self.cells.get(index as usize),
-            Some(representatives) => representatives.slot(index).map(|slot| &self.cells[slot]),
-        }
+        self.slots.slot(index).and_then(|slot| self.cells.get(slot))
     }
 
     fn set(&self, index: u64, outcome: Outcome) {
