@@ -242,7 +242,7 @@ impl IndexTables {
         let outside = Class {
             index: self.len(),
             own_image: false,
-            key: true,
+            key: false,
         };
         let (mine, theirs) = planes.lions();
         if mine == 12 || theirs == 12 {
@@ -573,7 +573,8 @@ pub(crate) struct Class {
     pub(crate) index: u64,
     /// Whether the position is its own mirror image.
     pub(crate) own_image: bool,
-    /// Whether the position is its class's key.
+    /// Whether the position is its class's key (never outside the index,
+    /// where it has no class).
     pub(crate) key: bool,
 }
 

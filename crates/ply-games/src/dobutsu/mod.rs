@@ -468,7 +468,7 @@ impl Indexed for Dobutsu {
     /// the other Lion on the mover's home rank), whose positions are all
     /// such.
     fn unindexed(&self, position: &DobutsuPosition) -> bool {
-        rules::primitive(position).is_some() || rules::wins_at_once(position)
+        rules::over_or_wins_at_once(position)
     }
 }
 

@@ -126,16 +126,17 @@ pub(crate) fn turned(position: &DobutsuPosition) -> DobutsuPosition {
 /// The value for the mover if play is over: their Lion has been caught,
 /// or the other Lion stands on their home rank out of their reach.
 pub(crate) fn primitive(position: &DobutsuPosition) -> Option<Value> {
-    let board = &position.board;
-    if !board.contains(&LION) {
-        return Some(Value::Lose);
-    }
-    // Only a Lion on the mover's home rank (the last three squares) ends play.
-    let lion = 9 + board[9..].iter().position(|&p| p == LION | THEIRS)?;
-    let attacked = board.iter().enumerate().any(|(square, &piece)| {
-        piece != EMPTY && piece & THEIRS == 0 && steps(piece, square) >> lion & 1 == 1
-    });
-    (!attacked).then_some(Value::Lose)
+    Attacks::glance(&position.board)
+        .0
+        .over()
+        .then_some(Value::Lose)
+}
+
+/// Whether play is over or the mover can catch the other Lion or make a
+/// safe try: [`primitive`] or [`wins_at_once`], from one look at the board.
+pub(crate) fn over_or_wins_at_once(position: &DobutsuPosition) -> bool {
+    let (attacks, _) = Attacks::glance(&position.board);
+    attacks.over() || attacks.wins_at_once()
 }
 
 /// Whether the mover can catch the other Lion.

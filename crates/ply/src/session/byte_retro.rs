@@ -12,7 +12,6 @@ use super::store::{self, Store};
 use super::{Session, Solver, parse_or_start, report_with};
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, SolveReport};
-use ply_core::db::Meta;
 use ply_core::db::leave_out;
 use ply_core::limits::human_bytes;
 use ply_core::solve::byte_retro::{self, ByteTable, WinsAtOnce};
@@ -238,26 +237,24 @@ impl<G: WinsAtOnce + Send + Sync + 'static> Session for ByteRetroSession<G> {
         store: &Store,
         progress: &dyn Progress,
     ) -> Result<Option<(PathBuf, u64)>, PlyError> {
-        let table = self.inner.built(progress)?;
-        let game = self.inner.game();
-        store.create()?;
-        let path = store.path(&game.name());
-        let meta = Meta::whole(game, table.index_len());
-        let census = table.key_census();
-        let (_, size) = leave_out::write_indexed_leaving_out(
-            &path,
-            &meta,
-            &census,
-            |range, cells| {
-                let start = range.start;
-                table.for_each_cell(range, &mut |index, cell| {
-                    cells[(index - start) as usize] = cell;
-                })
-            },
-            leave_out::SAMPLE_EVERY,
-            progress,
-        )?;
-        Ok(Some((path, size)))
+        let saved = self.inner.save_as(store, progress, |path, meta, table| {
+            let census = table.key_census();
+            let (_, size) = leave_out::write_indexed_leaving_out(
+                path,
+                meta,
+                &census,
+                |range, cells| {
+                    let start = range.start;
+                    table.for_each_cell(range, &mut |index, cell| {
+                        cells[(index - start) as usize] = cell;
+                    })
+                },
+                leave_out::SAMPLE_EVERY,
+                progress,
+            )?;
+            Ok(size)
+        })?;
+        Ok(Some(saved))
     }
 
     fn rows(&self, progress: &dyn Progress) -> Result<Option<Box<dyn Rows + '_>>, PlyError> {

@@ -159,12 +159,26 @@ impl<M: Method> SolvedSession<M> {
     /// Writes the built table as a database into `store`, returning the
     /// file and its size in bytes.
     pub fn save(&self, store: &Store, progress: &dyn Progress) -> Result<(PathBuf, u64), PlyError> {
+        self.save_as(store, progress, |path, meta, built| {
+            Ok(db::save(path, meta, built, progress)?)
+        })
+    }
+
+    /// [`SolvedSession::save`] with the built table written by `write`, to
+    /// the file at the path it is given under the header it is given;
+    /// `write` returns the file's size in bytes.
+    pub fn save_as(
+        &self,
+        store: &Store,
+        progress: &dyn Progress,
+        write: impl FnOnce(&Path, &Meta, &M::Built) -> Result<u64, PlyError>,
+    ) -> Result<(PathBuf, u64), PlyError> {
         let built = self.built(progress)?;
         let game = self.method.game();
         store.create()?;
         let path = store.path(&game.name());
         let meta = Meta::whole(game, built.index_len());
-        let size = db::save(&path, &meta, built, progress)?;
+        let size = write(&path, &meta, built)?;
         Ok((path, size))
     }
 }
