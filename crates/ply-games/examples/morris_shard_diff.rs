@@ -11,6 +11,7 @@ use ply_core::db::{Database, Expect};
 use ply_core::tier::{Plan, Shards};
 use ply_core::{Cell, Solution};
 use ply_games::Morris;
+use ply_games::morris_facts::runs;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::path::PathBuf;
@@ -105,11 +106,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runs: Vec<Range<u64>> = (step.keys.start..step.keys.end)
-        .step_by(RUN as usize)
-        .map(|first| first..step.keys.end.min(first + RUN))
-        .collect();
-    let found: Result<Vec<(Vec<u64>, u64)>, String> = runs
+    let found: Result<Vec<(Vec<u64>, u64)>, String> = runs(step.keys.clone(), RUN)
         .into_par_iter()
         .map(|run| differ(&a, &b, run))
         .collect();

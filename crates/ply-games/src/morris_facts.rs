@@ -200,6 +200,15 @@ fn count_run(
     failure.map_or(Ok(part), Err)
 }
 
+/// `keys` cut into runs of `run` keys (the last one shorter), in order:
+/// the pieces a shard's cells are streamed in, one per task.
+pub fn runs(keys: Range<u64>, run: u64) -> Vec<Range<u64>> {
+    keys.clone()
+        .step_by(run as usize)
+        .map(|first| first..keys.end.min(first + run))
+        .collect()
+}
+
 /// Counts, by ordered pair, every position of the moving sectors of
 /// `game` whose shard is in `dir` (read only, never changed), one shard
 /// at a time, its cells streamed by runs of keys in parallel. Shards leaving out a side's remoteness
@@ -223,11 +232,7 @@ pub fn count_shards(game: &Morris, dir: &Path) -> Result<Counted, String> {
             })
         };
         // The shard's keys in runs counted in parallel, then added up.
-        let runs: Vec<Range<u64>> = (step.keys.start..step.keys.end)
-            .step_by(RUN as usize)
-            .map(|first| first..step.keys.end.min(first + RUN))
-            .collect();
-        let part = runs
+        let part = runs(step.keys.clone(), RUN)
             .into_par_iter()
             .map(|run| count_run(&db, &step.name, run, start, &pair_at))
             .try_reduce(Run::default, |mut a, b| {

@@ -411,20 +411,21 @@ pub fn solve_tier_as<G: Tiers>(
         found
     });
     match representatives {
-        Some(representatives) => solve_in(game, tier, children, representatives, progress),
-        None => solve_in(game, tier, children, Dense, progress),
+        Some(representatives) => solve_in(game, tier, len, children, representatives, progress),
+        None => solve_in(game, tier, len, children, Dense, progress),
     }
 }
 
-/// [`solve_tier_as`] with working cells laid out as `slots` says.
+/// [`solve_tier_as`] with working cells laid out as `slots` says, for
+/// `tier` of `len` indices.
 fn solve_in<G: Tiers, S: Slots>(
     game: &G,
     tier: G::Tier,
+    len: u64,
     children: &[ChildCells<G::Tier>],
     slots: S,
     progress: &dyn Progress,
 ) -> Result<SolvedTier, TierError> {
-    let len = game.tier_size(tier);
     let cells = slots.representatives().map_or(len, Representatives::count);
     let work = Work {
         game,
