@@ -766,6 +766,16 @@ pub trait Tiers: Game {
         position.clone()
     }
 
+    /// Another game whose shard of `tier` holds the cells this game's
+    /// would, over the same keys of the same index: its name and rules
+    /// version. The tier solver takes that shard, written again under this
+    /// game's name, rather than solve the tier (a whole game reusing the
+    /// tiers of its moving phase, say). By default none.
+    fn counterpart(&self, tier: Self::Tier) -> Option<(String, u32)> {
+        let _ = tier;
+        None
+    }
+
     /// Whether `position` is its class's representative: by default
     /// whether [`Tiers::fold_in_tier`] leaves it as it is; games override
     /// it to stop at the first image that is less.

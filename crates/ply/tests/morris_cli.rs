@@ -113,3 +113,53 @@ fn placing_positions_are_searched_over_the_saved_moving_phase() {
     assert_eq!(stored["source"], "database");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The whole game's report without what says where its shards came from.
+fn counts(report: &serde_json::Value) -> serde_json::Value {
+    let mut report = report.clone();
+    for key in ["saved", "tiers_taken", "tiers_solved", "tiers_found_done"] {
+        report.as_object_mut().expect("a report").remove(key);
+    }
+    report
+}
+
+#[test]
+fn the_whole_game_takes_its_moving_sectors_from_the_moving_phase_database() {
+    let root = std::env::temp_dir().join(format!("ply-morris-take-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let analyze = |game: &str, dir: &std::path::Path| {
+        json(&ply(
+            &[
+                "analyze",
+                game,
+                "--save",
+                "--db-dir",
+                dir.to_str().unwrap(),
+                "--json",
+            ],
+            b"",
+        ))
+    };
+    let alone = analyze("morris:4", &root.join("alone"));
+    assert_eq!(alone["tiers_solved"], 31, "{alone}");
+    assert!(alone["tiers_taken"].is_null());
+    let beside = root.join("beside");
+    analyze("morris:4,moving", &beside);
+    let taking = analyze("morris:4", &beside);
+    assert_eq!(taking["tiers_taken"], 4, "three moving sectors and lost");
+    assert_eq!(taking["tiers_solved"], 27, "the placing sectors");
+    assert_eq!(counts(&taking), counts(&alone));
+    let verified = ply(&["db", "verify", "--db-dir", beside.to_str().unwrap()], b"");
+    assert!(verified.status.success());
+    // A moving shard cut short is not taken: its sector is solved.
+    let broken = root.join("broken");
+    analyze("morris:4,moving", &broken);
+    let shard = broken.join("morris-4_moving.tier-m4-3.plydb");
+    let bytes = std::fs::read(&shard).unwrap();
+    std::fs::write(&shard, &bytes[..bytes.len() / 2]).unwrap();
+    let solving = analyze("morris:4", &broken);
+    assert_eq!(solving["tiers_taken"], 3, "{solving}");
+    assert_eq!(solving["tiers_solved"], 28);
+    assert_eq!(counts(&solving), counts(&alone));
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -176,6 +176,44 @@ pub(super) fn header(
     }
 }
 
+/// Writes the one-file database `db` (over every index of its range)
+/// again at `to`, atomically, under `game`'s name, rules version and size
+/// of the whole key space: the same header and cells otherwise, compressed
+/// at `level`. For a game
+/// whose shards hold the cells of another's ([`crate::Tiers::counterpart`]).
+/// Returns the new file's size.
+pub fn write_relabelled(
+    db: &super::Database,
+    to: &Path,
+    (game, rules_version, index_len): (&str, u32, u64),
+    level: i32,
+    progress: &dyn Progress,
+) -> Result<u64, DbError> {
+    let mut headers = db.headers();
+    let (Some(header), None) = (headers.next(), headers.next()) else {
+        return Err(DbError::corrupt(
+            to,
+            "its source is not one file with one header",
+        ));
+    };
+    if header.keys != Keys::Index {
+        return Err(DbError::corrupt(
+            to,
+            "only a database over every index can be written again",
+        ));
+    }
+    let written = Header {
+        game: game.to_string(),
+        rules_version,
+        index_len,
+        ..header.clone()
+    };
+    write_blocks(to, &written, level, progress, |block| {
+        let first = header.range.start + block * u64::from(header.block_entries);
+        Ok((first, db.piece_block(block)?))
+    })
+}
+
 /// Streams the header, every block `raw(block) -> (first key, raw bytes)`
 /// compressed, the block index and the footer to a temporary file, then
 /// renames it to `path`.

@@ -19,7 +19,7 @@ use crate::solution::Solution;
 use crate::value::Cell;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// How a tiered build runs.
@@ -73,6 +73,9 @@ pub struct Built {
     pub owned: usize,
     /// Of those, tiers found finished by an earlier run.
     pub found_done: usize,
+    /// Of those, tiers whose shard was taken from the game's counterpart
+    /// ([`Tiers::counterpart`]) in this run.
+    pub taken: usize,
     /// Of those, tiers solved in this run.
     pub solved: usize,
     /// Slices of tiers cut between a team's processes ([`Options::cut_from`])
@@ -92,8 +95,52 @@ pub struct Built {
 impl Built {
     /// Whether every tier this process solves is solved.
     pub fn complete(&self) -> bool {
-        self.found_done + self.solved == self.owned
+        self.found_done + self.taken + self.solved == self.owned
     }
+}
+
+/// Takes, for each tier of `mine` not `done`, the shard of the game's
+/// counterpart ([`Tiers::counterpart`]) in `dir` if it has one, sound and
+/// over the tier's keys: written again as this game's shard, the tier is
+/// done. Returns how many it took.
+fn adopt<G: Tiers>(
+    game: &G,
+    plan: &Plan<G::Tier>,
+    shards: &Shards,
+    (mine, done): (&[usize], &mut [bool]),
+    dir: &Path,
+    progress: &dyn Progress,
+) -> Result<usize, TierError> {
+    let mut taken = 0;
+    for &i in mine {
+        let step = &plan.steps[i];
+        let Some((name, rules_version)) = game.counterpart(step.tier).filter(|_| !done[i]) else {
+            continue;
+        };
+        let theirs = Shards::new(
+            dir,
+            Expect {
+                game: name.clone(),
+                rules_version,
+            },
+        );
+        if !theirs.path(&step.name).exists() {
+            continue;
+        }
+        match theirs.sound_keys(step) {
+            Ok(()) => {
+                shards.adopt(plan, step, &theirs, progress)?;
+                done[i] = true;
+                taken += 1;
+                progress.note(&format!("tier {}: {name}'s shard taken", step.name));
+            }
+            Err(why) => progress.note(&format!(
+                "tier {}: {name}'s shard not taken: {why}",
+                step.name
+            )),
+        }
+    }
+    Ok(taken)
 }
 
 /// Solves every tier of `game` that `dir` holds no sound shard of, children
@@ -163,6 +210,14 @@ pub fn build<G: Tiers>(
     }
     let found_done = done.iter().filter(|&&d| d).count();
     progress.note(&format!("{found_done} of {} tiers found done", mine.len()));
+    let taken = adopt(
+        game,
+        plan,
+        &shards,
+        (&mine, &mut done),
+        &options.dir,
+        progress,
+    )?;
     let job = Job {
         game,
         plan,
@@ -230,6 +285,7 @@ pub fn build<G: Tiers>(
         tiers: plan.steps.len(),
         owned: mine.len(),
         found_done,
+        taken,
         solved: run.solved,
         slices: run.slices,
         discarded,

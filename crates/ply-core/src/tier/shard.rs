@@ -108,7 +108,7 @@ impl Shards {
         slices: usize,
     ) -> Result<(), String> {
         self.piece_sound(
-            plan,
+            Some(plan.index_len),
             &self.slice_path(&step.name, slice, slices),
             &Self::slice_keys(step, slice, slices),
             &step.name,
@@ -187,14 +187,25 @@ impl Shards {
     /// Whether the shard of `step` opens, is `step`'s of this game and
     /// passes every checksum; the reason if not. Nothing is removed.
     pub fn sound<T>(&self, plan: &Plan<T>, step: &Step<T>) -> Result<(), String> {
-        self.piece_sound(plan, &self.path(&step.name), &step.keys, &step.name)
+        self.piece_sound(
+            Some(plan.index_len),
+            &self.path(&step.name),
+            &step.keys,
+            &step.name,
+        )
+    }
+
+    /// [`Shards::sound`] but for the size of the whole key space, which
+    /// differs between games sharing tiers ([`crate::Tiers::counterpart`]).
+    pub fn sound_keys<T>(&self, step: &Step<T>) -> Result<(), String> {
+        self.piece_sound(None, &self.path(&step.name), &step.keys, &step.name)
     }
 
     /// Whether the file at `path` opens, holds `keys` of this game (of
     /// the tier named `tier`) and passes every checksum; the reason if not.
-    fn piece_sound<T>(
+    fn piece_sound(
         &self,
-        plan: &Plan<T>,
+        index_len: Option<u64>,
         path: &Path,
         keys: &Range<u64>,
         tier: &str,
@@ -205,7 +216,7 @@ impl Shards {
             self.expect.game.as_str(),
             self.expect.rules_version,
             Keys::Index,
-            plan.index_len,
+            index_len.unwrap_or(header.index_len),
             keys,
         );
         let found = (
@@ -221,6 +232,28 @@ impl Shards {
             ));
         }
         db.verify().map_err(|e| e.to_string())
+    }
+
+    /// Takes `theirs`' shard of `step` (another game's, see
+    /// [`crate::Tiers::counterpart`], found sound by [`Shards::sound_keys`])
+    /// as this game's: written again under its name and `plan`'s key
+    /// space, atomically.
+    pub fn adopt<T>(
+        &self,
+        plan: &Plan<T>,
+        step: &Step<T>,
+        theirs: &Shards,
+        progress: &dyn Progress,
+    ) -> Result<u64, DbError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| DbError::io(&self.dir, e))?;
+        let db = Database::open_piece(&theirs.path(&step.name))?;
+        db::writer::write_relabelled(
+            &db,
+            &self.path(&step.name),
+            (&self.expect.game, self.expect.rules_version, plan.index_len),
+            db::codec::ZSTD_LEVEL,
+            progress,
+        )
     }
 
     /// The distinct cells the shard of the solved tier `step` holds, from

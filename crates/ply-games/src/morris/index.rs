@@ -24,7 +24,7 @@
 //! is not that least one names no position.
 
 use super::{ALL, Morris, POINTS, Stones, hands_fit, points};
-use ply_core::{Indexed, Symmetric, Tiers};
+use ply_core::{Game, Indexed, Symmetric, Tiers};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -689,6 +689,18 @@ impl Tiers for Morris {
                 });
             }
         }
+    }
+
+    /// The moving phase's game ([`Morris::moving_phase`]) for a moving
+    /// sector or `lost` of the whole game: the same index and cells, so a
+    /// whole game solved beside its moving phase's database takes those
+    /// sectors from it.
+    fn counterpart(&self, tier: Sector) -> Option<(String, u32)> {
+        if self.moving_only() || matches!(tier, Sector::Placing { .. }) {
+            return None;
+        }
+        let moving = Morris::moving_phase(self.stones());
+        Some((moving.name(), moving.rules_version()))
     }
 
     fn child_tiers(&self, tier: Sector) -> Vec<Sector> {

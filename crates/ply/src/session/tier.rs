@@ -464,6 +464,11 @@ impl<G: Tiers + 'static> TierSession<G> {
         report
             .extra
             .insert("tiers_found_done".into(), json!(built.found_done));
+        if built.taken > 0 {
+            report
+                .extra
+                .insert("tiers_taken".into(), json!(built.taken));
+        }
         report
             .extra
             .insert("tiers_solved".into(), json!(built.solved));
