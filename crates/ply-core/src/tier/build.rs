@@ -99,10 +99,22 @@ impl Built {
     }
 }
 
+/// Whether `theirs`' shard of `step` keeps every remoteness, as one to
+/// be taken must: a tier reading a shard that leaves out a side's would
+/// find each such cell again by a search of one ply ([`Job::restored`]),
+/// slower than solving the tier.
+fn whole<T>(theirs: &Shards, step: &Step<T>) -> Result<(), String> {
+    match theirs.left_out(step) {
+        Ok(None) => Ok(()),
+        Ok(Some(side)) => Err(format!("it leaves out the remoteness of every {side:?}")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Takes, for each tier of `mine` not `done`, the shard of the game's
-/// counterpart ([`Tiers::counterpart`]) in `dir` if it has one, sound and
-/// over the tier's keys: written again as this game's shard, the tier is
-/// done. Returns how many it took.
+/// counterpart ([`Tiers::counterpart`]) in `dir` if it has one, sound,
+/// over the tier's keys and keeping every remoteness ([`whole`]): written
+/// again as this game's shard, the tier is done. Returns how many it took.
 fn adopt<G: Tiers>(
     game: &G,
     plan: &Plan<G::Tier>,
@@ -127,7 +139,7 @@ fn adopt<G: Tiers>(
         if !theirs.path(&step.name).exists() {
             continue;
         }
-        match theirs.sound_keys(step) {
+        match theirs.sound_keys(step).and_then(|()| whole(&theirs, step)) {
             Ok(()) => {
                 shards.adopt(plan, step, &theirs, progress)?;
                 done[i] = true;

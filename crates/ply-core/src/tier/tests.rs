@@ -36,6 +36,9 @@ struct Graph<const PARENTS: bool, const FOLD: bool = false> {
     parents: Vec<Vec<Vec<Vec<Node>>>>,
     /// What [`Tiers::leaves_tier`] says of every tier.
     leaves: bool,
+    /// Whether the same graph solved the other way (with un-moves, or
+    /// without) is [`Tiers::counterpart`] of every tier of the odd levels.
+    taking: bool,
 }
 
 fn next(state: &mut u64) -> u64 {
@@ -125,6 +128,7 @@ impl<const PARENTS: bool, const FOLD: bool> Graph<PARENTS, FOLD> {
             holes,
             parents: Vec::new(),
             leaves: acyclic,
+            taking: false,
         };
         let mut parents = vec![vec![vec![Vec::new(); WIDTH as usize]; 2]; LEVELS as usize];
         for level in 0..LEVELS {
@@ -208,6 +212,9 @@ impl<const PARENTS: bool, const FOLD: bool> Tiers for Graph<PARENTS, FOLD> {
     }
     fn leaves_tier(&self, _: (u32, u32)) -> bool {
         self.leaves
+    }
+    fn counterpart(&self, (level, _): (u32, u32)) -> Option<(String, u32)> {
+        (self.taking && level % 2 == 1).then(|| (format!("graph-{}", !PARENTS), 1))
     }
     fn tier_name(&self, (level, side): (u32, u32)) -> String {
         format!("l{level}-s{side}")
@@ -505,6 +512,36 @@ fn a_half_written_shard_is_discarded_and_solved_again() {
         !temp.exists(),
         "a killed writer's temporary file is removed"
     );
+    assert_eq!(cells_of(&game, &dir), expected);
+}
+
+#[test]
+fn a_counterparts_shards_are_taken_unless_unsound_or_leaving_out_a_side() {
+    let dir = Dir::new("taken");
+    let other = Graph::<false>::new(13);
+    let expected = cells_of(&other, &Dir::new("taken-alone"));
+    let other_plan = Plan::new(&other).unwrap();
+    build(&other, &other_plan, &dir.options(), &NoProgress).unwrap();
+    let theirs = shards_of(&other, &dir);
+    // One of their shards cut short, one leaving out the wins' remoteness.
+    let odd: Vec<_> = other_plan
+        .steps
+        .iter()
+        .filter(|s| s.tier.0 % 2 == 1)
+        .collect();
+    let cut = theirs.path(&odd[0].name);
+    let bytes = std::fs::read(&cut).unwrap();
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    crate::db::leave_out::leave_out(&theirs.path(&odd[1].name), Value::Win, &NoProgress).unwrap();
+    let game = Graph::<true> {
+        taking: true,
+        ..Graph::new(13)
+    };
+    let plan = Plan::new(&game).unwrap();
+    let built = build(&game, &plan, &dir.options(), &NoProgress).unwrap();
+    assert_eq!(built.taken, odd.len() - 2, "every odd level but two");
+    assert_eq!(built.solved, plan.steps.len() - built.taken);
+    assert!(built.complete());
     assert_eq!(cells_of(&game, &dir), expected);
 }
 
