@@ -32,36 +32,81 @@ pub fn complete<G: Game, E>(
     }
     let mut children = Vec::new();
     game.for_each_move(position, |_, next| children.push(next));
-    // The best remoteness through a move so far: the least loss for a win,
-    // the greatest win for a loss.
-    let mut best: Option<u32> = None;
+    let mut through = Through::new(value);
     for next in &children {
         let cell = match game.primitive(next) {
             Some(end) => Cell::pack(Outcome::terminal(end)),
             None => child(next)?,
         };
-        if cell.left_out_value() == Some(value.flip()) {
+        if !through.child(cell) {
             return Ok(None);
         }
-        match (value, cell.unpack()) {
+    }
+    Ok(through.outcome())
+}
+
+/// The outcome of a position that is not primitive and whose stored cell
+/// leaves out the remoteness of its side, found from its children's cells
+/// taken one at a time: the search of one ply [`complete`] makes, for
+/// callers that reach the children otherwise (the tier solver, by tier
+/// and index).
+#[derive(Clone, Copy, Debug)]
+pub struct Through {
+    /// The side left out.
+    value: Value,
+    /// The best remoteness through a move so far: the least loss for a
+    /// win, the greatest win for a loss.
+    best: Option<u32>,
+    /// Whether a child contradicted the stored side.
+    contradicted: bool,
+}
+
+impl Through {
+    /// Nothing taken yet, for a position whose stored cell is a left-out
+    /// `value`.
+    pub fn new(value: Value) -> Through {
+        Through {
+            value,
+            best: None,
+            contradicted: false,
+        }
+    }
+
+    /// Takes a child's cell; false once the children contradict the stored
+    /// side (a child of the other side left out too, or a left-out loss
+    /// with a child that is not a win), after which no outcome is found.
+    pub fn child(&mut self, cell: Cell) -> bool {
+        if cell.left_out_value() == Some(self.value.flip()) {
+            self.contradicted = true;
+        }
+        match (self.value, cell.unpack()) {
             (Value::Win, Some(o)) if o.value == Value::Lose => {
                 let r = o.remoteness.unwrap_or(0);
-                best = Some(best.map_or(r, |b| b.min(r)));
+                self.best = Some(self.best.map_or(r, |b| b.min(r)));
             }
             (Value::Lose, Some(o)) if o.value == Value::Win => {
                 let r = o.remoteness.unwrap_or(0);
-                best = Some(best.map_or(r, |b| b.max(r)));
+                self.best = Some(self.best.map_or(r, |b| b.max(r)));
             }
-            (Value::Lose, _) => return Ok(None),
+            (Value::Lose, _) => self.contradicted = true,
             _ => {}
         }
+        !self.contradicted
     }
-    Ok(match (value, best) {
-        (Value::Win, Some(r)) => Some(Outcome::win(r + 1)),
-        (Value::Lose, Some(r)) => Some(Outcome::lose(r + 1)),
-        (Value::Lose, None) => Some(Outcome::lose(0)),
-        _ => None,
-    })
+
+    /// The outcome the children taken say: `None` if they contradicted
+    /// it, or if a left-out win has no losing child.
+    pub fn outcome(&self) -> Option<Outcome> {
+        if self.contradicted {
+            return None;
+        }
+        match (self.value, self.best) {
+            (Value::Win, Some(r)) => Some(Outcome::win(r + 1)),
+            (Value::Lose, Some(r)) => Some(Outcome::lose(r + 1)),
+            (Value::Lose, None) => Some(Outcome::lose(0)),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,11 +1,13 @@
 //! The whole game of Morris (placing sectors included) built beside its
 //! moving phase's shards: it takes them ([`ply_core::Tiers::counterpart`])
 //! and solves only the placing sectors, to the cells of a build from an
-//! empty directory.
+//! empty directory, whether those shards keep every remoteness or leave
+//! out a side's (found again as each is taken).
 
 use ply_core::db::Expect;
+use ply_core::db::leave_out::leave_out;
 use ply_core::tier::{Options, Plan, Shards, build};
-use ply_core::{Cell, Game, NoProgress, Solution};
+use ply_core::{Cell, Game, NoProgress, Solution, Value};
 use ply_games::Morris;
 use std::path::Path;
 
@@ -33,20 +35,31 @@ fn the_whole_game_takes_the_moving_sectors_and_solves_the_placing_ones() {
     let alone = root.join("alone");
     let built = build(&whole, &plan, &options(&alone), &NoProgress).unwrap();
     assert_eq!((built.taken, built.solved), (0, plan.steps.len()));
-    let beside = root.join("beside");
-    let moving_plan = Plan::new(&moving).unwrap();
-    build(&moving, &moving_plan, &options(&beside), &NoProgress).unwrap();
-    let built = build(&whole, &plan, &options(&beside), &NoProgress).unwrap();
-    assert_eq!(
-        built.taken,
-        moving_plan.steps.len(),
-        "three moving sectors and lost"
-    );
-    assert_eq!(built.solved, plan.steps.len() - moving_plan.steps.len());
-    assert!(built.complete());
-    assert_ne!(whole.name(), moving.name());
-    let (taken, solved) = (cells(&whole, &plan, &beside), cells(&whole, &plan, &alone));
-    assert!(taken.iter().any(|&c| c != Cell::UNKNOWN));
-    assert_eq!(taken, solved);
+    let solved = cells(&whole, &plan, &alone);
+    // The moving phase's shards as built, and leaving out either side's
+    // remoteness (found again as each is taken).
+    for side in [None, Some(Value::Win), Some(Value::Lose)] {
+        let beside = root.join(format!("beside-{side:?}"));
+        let moving_plan = Plan::new(&moving).unwrap();
+        build(&moving, &moving_plan, &options(&beside), &NoProgress).unwrap();
+        if let Some(side) = side {
+            let theirs = Shards::new(&beside, Expect::of(&moving));
+            for step in &moving_plan.steps {
+                leave_out(&theirs.path(&step.name), side, &NoProgress).unwrap();
+            }
+        }
+        let built = build(&whole, &plan, &options(&beside), &NoProgress).unwrap();
+        assert_eq!(
+            built.taken,
+            moving_plan.steps.len(),
+            "three moving sectors and lost, {side:?}"
+        );
+        assert_eq!(built.solved, plan.steps.len() - moving_plan.steps.len());
+        assert!(built.complete());
+        assert_ne!(whole.name(), moving.name());
+        let taken = cells(&whole, &plan, &beside);
+        assert!(taken.iter().any(|&c| c != Cell::UNKNOWN));
+        assert!(taken == solved, "{side:?}");
+    }
     let _ = std::fs::remove_dir_all(&root);
 }

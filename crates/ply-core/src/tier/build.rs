@@ -8,6 +8,7 @@ use super::cells::Cells;
 use super::deal;
 use super::peers::{Heartbeat, Team, Watch};
 use super::plan::{Plan, Step};
+use super::restore;
 use super::shard::Shards;
 use super::solve::{BYTES_PER_POSITION, ChildCells, solve_slice, solve_tier};
 use super::together::{self, Limits};
@@ -16,10 +17,9 @@ use crate::game::Tiers;
 use crate::limits;
 use crate::progress::Progress;
 use crate::solution::Solution;
-use crate::value::Cell;
-use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 /// How a tiered build runs.
@@ -99,22 +99,13 @@ impl Built {
     }
 }
 
-/// Whether `theirs`' shard of `step` keeps every remoteness, as one to
-/// be taken must: a tier reading a shard that leaves out a side's would
-/// find each such cell again by a search of one ply ([`Job::restored`]),
-/// slower than solving the tier.
-fn whole<T>(theirs: &Shards, step: &Step<T>) -> Result<(), String> {
-    match theirs.left_out(step) {
-        Ok(None) => Ok(()),
-        Ok(Some(side)) => Err(format!("it leaves out the remoteness of every {side:?}")),
-        Err(e) => Err(e.to_string()),
-    }
-}
-
 /// Takes, for each tier of `mine` not `done`, the shard of the game's
-/// counterpart ([`Tiers::counterpart`]) in `dir` if it has one, sound,
-/// over the tier's keys and keeping every remoteness ([`whole`]): written
-/// again as this game's shard, the tier is done. Returns how many it took.
+/// counterpart ([`Tiers::counterpart`]) in `dir` if it has one, sound and
+/// over the tier's keys: written again as this game's shard, the tier is
+/// done. A shard leaving out a side's remoteness is not taken here but
+/// returned, by step, to be taken in its turn ([`Job::solve`]), once its
+/// child tiers are solved and its left-out cells can be found again from
+/// theirs. Returns how many it took, and those.
 fn adopt<G: Tiers>(
     game: &G,
     plan: &Plan<G::Tier>,
@@ -122,8 +113,9 @@ fn adopt<G: Tiers>(
     (mine, done): (&[usize], &mut [bool]),
     dir: &Path,
     progress: &dyn Progress,
-) -> Result<usize, TierError> {
+) -> Result<(usize, Vec<Option<Shards>>), TierError> {
     let mut taken = 0;
+    let mut later: Vec<Option<Shards>> = plan.steps.iter().map(|_| None).collect();
     for &i in mine {
         let step = &plan.steps[i];
         let Some((name, rules_version)) = game.counterpart(step.tier).filter(|_| !done[i]) else {
@@ -139,12 +131,23 @@ fn adopt<G: Tiers>(
         if !theirs.path(&step.name).exists() {
             continue;
         }
-        match theirs.sound_keys(step).and_then(|()| whole(&theirs, step)) {
-            Ok(()) => {
+        match theirs
+            .sound_keys(step)
+            .and_then(|()| theirs.left_out(step).map_err(|e| e.to_string()))
+        {
+            Ok(None) => {
                 shards.adopt(plan, step, &theirs, progress)?;
                 done[i] = true;
                 taken += 1;
                 progress.note(&format!("tier {}: {name}'s shard taken", step.name));
+            }
+            Ok(Some(side)) => {
+                progress.note(&format!(
+                    "tier {}: {name}'s shard to be taken once its child tiers are solved, \
+                     the remoteness of every {side:?} it leaves out found again from theirs",
+                    step.name
+                ));
+                later[i] = Some(theirs);
             }
             Err(why) => progress.note(&format!(
                 "tier {}: {name}'s shard not taken: {why}",
@@ -152,7 +155,7 @@ fn adopt<G: Tiers>(
             )),
         }
     }
-    Ok(taken)
+    Ok((taken, later))
 }
 
 /// Solves every tier of `game` that `dir` holds no sound shard of, children
@@ -222,7 +225,7 @@ pub fn build<G: Tiers>(
     }
     let found_done = done.iter().filter(|&&d| d).count();
     progress.note(&format!("{found_done} of {} tiers found done", mine.len()));
-    let taken = adopt(
+    let (taken, counterparts) = adopt(
         game,
         plan,
         &shards,
@@ -234,6 +237,8 @@ pub fn build<G: Tiers>(
         game,
         plan,
         shards: &shards,
+        counterparts,
+        taken: AtomicUsize::new(0),
     };
     let run = match (&mut peers, &options.team) {
         (Some(peers), Some(team)) => {
@@ -297,8 +302,8 @@ pub fn build<G: Tiers>(
         tiers: plan.steps.len(),
         owned: mine.len(),
         found_done,
-        taken,
-        solved: run.solved,
+        taken: taken + job.taken.load(Relaxed),
+        solved: run.solved - job.taken.load(Relaxed),
         slices: run.slices,
         discarded,
         peak_bytes,
@@ -443,6 +448,11 @@ pub(super) struct Job<'a, G: Tiers> {
     pub plan: &'a Plan<G::Tier>,
     /// Its shards.
     pub shards: &'a Shards,
+    /// By step, the counterpart's shards whose left-out cells are found
+    /// again and taken rather than solve the tier ([`adopt`]).
+    pub counterparts: Vec<Option<Shards>>,
+    /// How many of those were taken.
+    pub taken: AtomicUsize,
 }
 
 impl<G: Tiers> Job<'_, G> {
@@ -500,69 +510,98 @@ impl<G: Tiers> Job<'_, G> {
     /// The cells of the solved tier `step`, whose shard leaves out one
     /// side's remoteness (the whole game was solved, then a tier above it
     /// was lost): each left-out cell found again from its children's
-    /// cells, in `step` and its child tiers ([`crate::derive`]). Slow, a
-    /// search of one ply per such cell, but only for repairing a build.
+    /// cells ([`restore`]), those in its child tiers read from their
+    /// shards. Slow, a look-up on disk per such child, but only for
+    /// repairing a build.
     fn restored(&self, step: &Step<G::Tier>) -> Result<Cells, TierError> {
-        let mut steps = vec![step];
-        steps.extend(step.children.iter().filter_map(|&t| self.plan.step(t)));
-        let dbs = steps
+        let dbs = step
+            .children
             .iter()
-            .map(|s| Ok((s.keys.clone(), self.shards.open_step(s)?)))
-            .collect::<Result<Vec<_>, TierError>>()?;
-        let stored = |key: u64| {
-            dbs.iter()
-                .find(|(keys, _)| keys.contains(&key))
-                .map_or(Ok(Cell::UNKNOWN), |(_, db)| db.cell(key))
-        };
-        let db = &dbs[0].1;
-        let mut cells = Cells::new(step.size() as usize, &self.shards.dictionary(step)?);
-        let unfound = |key: u64| {
-            TierError::Db(crate::db::DbError::corrupt(
-                &self.shards.path(&step.name),
-                format!("the remoteness it leaves out at key {key} is not found from its children"),
-            ))
-        };
-        let chunk = 1u64 << 12;
-        let chunks: Vec<u64> = (step.keys.start..step.keys.end)
-            .step_by(chunk as usize)
-            .collect();
-        for batch in chunks.chunks(64) {
-            let found: Vec<Vec<Cell>> = batch
-                .par_iter()
-                .map(|&first| {
-                    let keys = first..step.keys.end.min(first + chunk);
-                    let mut found = vec![Cell::UNKNOWN; (keys.end - keys.start) as usize];
-                    db.for_each_cell(keys.clone(), &mut |key, cell| {
-                        found[(key - first) as usize] = cell;
-                    })?;
-                    for (at, cell) in found.iter_mut().enumerate() {
-                        if cell.left_out_value().is_none() {
-                            continue;
-                        }
-                        let key = first + at as u64;
-                        let position = self
-                            .game
-                            .tier_unrank(step.tier, key - step.keys.start)
-                            .ok_or_else(|| unfound(key))?;
-                        let outcome = crate::derive::complete(self.game, &position, *cell, |c| {
-                            self.plan
-                                .key(self.game, c)
-                                .map_or(Ok(Cell::UNKNOWN), stored)
-                        })?;
-                        *cell = Cell::pack(outcome.ok_or_else(|| unfound(key))?);
-                    }
-                    Ok(found)
-                })
-                .collect::<Result<_, TierError>>()?;
-            for (&first, found) in batch.iter().zip(found) {
-                for (at, cell) in found.into_iter().enumerate() {
-                    if cell != Cell::UNKNOWN {
-                        cells.set((first - step.keys.start) as usize + at, cell);
-                    }
-                }
-            }
-        }
+            .filter_map(|&t| self.plan.step(t))
+            .map(|s| Ok((s.tier, (s.keys.start, self.shards.open_step(s)?))))
+            .collect::<Result<BTreeMap<_, _>, TierError>>()?;
+        let mut cells = self.shards.load(step)?;
+        restore::restore(
+            self.game,
+            step.tier,
+            &mut cells,
+            |tier, index| match dbs.get(&tier) {
+                Some((start, db)) => Ok(db.cell(start + index)?),
+                None => Err(self.not_a_child(step, tier)),
+            },
+            |index| self.unfound(self.shards, step, index),
+        )?;
         Ok(cells)
+    }
+
+    /// The error of a move from `step` into `tier`, not one of its child
+    /// tiers.
+    fn not_a_child(&self, step: &Step<G::Tier>, tier: G::Tier) -> TierError {
+        TierError::Game(format!(
+            "tier {}: a move leads to tier {}, which is not a child tier",
+            step.name,
+            self.game.tier_name(tier)
+        ))
+    }
+
+    /// The error of the cell at `index` of `step` in `shards`, whose
+    /// left-out remoteness its children contradict.
+    fn unfound(&self, shards: &Shards, step: &Step<G::Tier>, index: u64) -> TierError {
+        TierError::Db(crate::db::DbError::corrupt(
+            &shards.path(&step.name),
+            format!(
+                "the remoteness it leaves out at key {} is not found from its children",
+                step.keys.start + index
+            ),
+        ))
+    }
+
+    /// Takes `theirs`' shard of `step`, which leaves out a side's
+    /// remoteness: its cells read, each left-out one found again from its
+    /// children ([`restore`]), in `step` and in its child tiers (all
+    /// solved), and written as this game's shard.
+    fn take(
+        &self,
+        step: &Step<G::Tier>,
+        theirs: &Shards,
+        progress: &dyn Progress,
+    ) -> Result<(), TierError> {
+        let started = Instant::now();
+        let children = self.children(step)?;
+        let mut cells = theirs.load(step)?;
+        let loaded = started.elapsed();
+        let found = restore::restore(
+            self.game,
+            step.tier,
+            &mut cells,
+            |tier, index| match children.iter().find(|c| c.tier == tier) {
+                Some(child) => Ok(child.cells.cell(index as usize)),
+                None => Err(self.not_a_child(step, tier)),
+            },
+            |index| self.unfound(theirs, step, index),
+        )?;
+        drop(children);
+        let restoring = started.elapsed() - loaded;
+        let size = step.size() as usize;
+        let start = step.keys.start;
+        let bytes = self.shards.write_of(
+            self.plan,
+            step,
+            &restore::present(&cells, size),
+            |key| cells.cell((key - start) as usize),
+            progress,
+        )?;
+        self.taken.fetch_add(1, Relaxed);
+        progress.note(&format!(
+            "tier {}: {}'s shard taken: read with its child tiers in {:.1} s, \
+             {found} left-out cells found again in {:.1} s, shard of {bytes} bytes written in {:.1} s",
+            step.name,
+            theirs.game(),
+            loaded.as_secs_f64(),
+            restoring.as_secs_f64(),
+            (started.elapsed() - loaded - restoring).as_secs_f64()
+        ));
+        Ok(())
     }
 
     /// Solves slice `slice` of `slices` of `step`, a tier every move
@@ -593,8 +632,13 @@ impl<G: Tiers> Job<'_, G> {
     }
 
     /// Solves `step`, its child tiers read from their shards (all
-    /// finished), and writes it as its shard.
+    /// finished), and writes it as its shard; or, where [`adopt`] left
+    /// the counterpart's shard of it to be taken in its turn, takes that
+    /// ([`Job::take`]).
     pub fn solve(&self, step: &Step<G::Tier>, progress: &dyn Progress) -> Result<(), TierError> {
+        if let Some(theirs) = &self.counterparts[self.position_of(step.tier)?] {
+            return self.take(step, theirs, progress);
+        }
         let started = Instant::now();
         let children = self.children(step)?;
         let loaded = started.elapsed();

@@ -28,6 +28,7 @@ pub mod classes;
 pub mod deal;
 pub mod peers;
 pub mod plan;
+pub mod restore;
 pub mod shard;
 pub mod solve;
 mod together;

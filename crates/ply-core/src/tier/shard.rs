@@ -41,6 +41,11 @@ impl Shards {
         }
     }
 
+    /// The name of the game whose shards these are.
+    pub fn game(&self) -> &str {
+        &self.expect.game
+    }
+
     /// The file name's start shared by every shard of the game: `GAME.tier-`.
     fn prefix(&self) -> String {
         db::Part::Tier.prefix(&self.expect.game)
@@ -376,19 +381,14 @@ fn remove_temporaries(dir: &Path, paths: &[PathBuf]) -> usize {
         .count()
 }
 
-/// The cells the dictionaries of `db`'s headers list.
 /// The distinct cells of `db`'s shards: those their dictionaries list,
-/// a left-out side's as the cells it stood for (from its counts).
+/// and for a left-out side the left-out cell itself (as [`Shards::load`]
+/// reads it) and the cells it stands for (from its counts, as they are
+/// found again).
 fn listed(db: &Database) -> Vec<Cell> {
     let mut cells = Vec::new();
     for header in db.headers() {
-        cells.extend(
-            header
-                .dictionary
-                .cells()
-                .iter()
-                .filter(|c| c.left_out_value().is_none()),
-        );
+        cells.extend(header.dictionary.cells());
         if let Some(left_out) = &header.left_out {
             cells.extend(
                 (0..left_out.by_remoteness.len())

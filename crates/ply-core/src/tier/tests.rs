@@ -516,33 +516,45 @@ fn a_half_written_shard_is_discarded_and_solved_again() {
 }
 
 #[test]
-fn a_counterparts_shards_are_taken_unless_unsound_or_leaving_out_a_side() {
-    let dir = Dir::new("taken");
-    let other = Graph::<false>::new(13);
-    let expected = cells_of(&other, &Dir::new("taken-alone"));
-    let other_plan = Plan::new(&other).unwrap();
-    build(&other, &other_plan, &dir.options(), &NoProgress).unwrap();
-    let theirs = shards_of(&other, &dir);
-    // One of their shards cut short, one leaving out the wins' remoteness.
-    let odd: Vec<_> = other_plan
-        .steps
-        .iter()
-        .filter(|s| s.tier.0 % 2 == 1)
-        .collect();
-    let cut = theirs.path(&odd[0].name);
-    let bytes = std::fs::read(&cut).unwrap();
-    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
-    crate::db::leave_out::leave_out(&theirs.path(&odd[1].name), Value::Win, &NoProgress).unwrap();
-    let game = Graph::<true> {
-        taking: true,
-        ..Graph::new(13)
-    };
-    let plan = Plan::new(&game).unwrap();
-    let built = build(&game, &plan, &dir.options(), &NoProgress).unwrap();
-    assert_eq!(built.taken, odd.len() - 2, "every odd level but two");
-    assert_eq!(built.solved, plan.steps.len() - built.taken);
-    assert!(built.complete());
-    assert_eq!(cells_of(&game, &dir), expected);
+fn a_counterparts_shards_are_taken_unless_unsound_their_left_out_cells_found_again() {
+    let expected = cells_of(&Graph::<false>::new(13), &Dir::new("taken-alone"));
+    for side in [Value::Win, Value::Lose] {
+        let dir = Dir::new(&format!("taken-{side:?}"));
+        let other = Graph::<false>::new(13);
+        let other_plan = Plan::new(&other).unwrap();
+        build(&other, &other_plan, &dir.options(), &NoProgress).unwrap();
+        let theirs = shards_of(&other, &dir);
+        // One of their shards cut short, one leaving out a side's remoteness.
+        let odd: Vec<_> = other_plan
+            .steps
+            .iter()
+            .filter(|s| s.tier.0 % 2 == 1)
+            .collect();
+        let cut = theirs.path(&odd[0].name);
+        let bytes = std::fs::read(&cut).unwrap();
+        std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+        crate::db::leave_out::leave_out(&theirs.path(&odd[1].name), side, &NoProgress).unwrap();
+        let cells = theirs.load(odd[1]).unwrap();
+        let left_out = (0..odd[1].size() as usize)
+            .filter(|&i| cells.cell(i).left_out_value() == Some(side))
+            .count();
+        assert!(left_out > 0, "{}: no {side:?} left out", odd[1].name);
+        let game = Graph::<true> {
+            taking: true,
+            ..Graph::new(13)
+        };
+        let plan = Plan::new(&game).unwrap();
+        let built = build(&game, &plan, &dir.options(), &NoProgress).unwrap();
+        assert_eq!(
+            built.taken,
+            odd.len() - 1,
+            "every odd level but the cut one"
+        );
+        assert_eq!(built.solved, plan.steps.len() - built.taken);
+        assert!(built.complete());
+        assert_eq!(cells_of(&game, &dir), expected, "{side:?}");
+        assert_eq!(shards_of(&game, &dir).left_out(odd[1]).unwrap(), None);
+    }
 }
 
 #[test]
