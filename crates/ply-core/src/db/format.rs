@@ -127,6 +127,12 @@ impl Header {
         self.entries.div_ceil(u64::from(self.block_entries))
     }
 
+    /// The first key of block `block` of a file over every index of its
+    /// range ([`Keys::Index`]).
+    pub fn first_key(&self, block: u64) -> u64 {
+        self.range.start + block * u64::from(self.block_entries)
+    }
+
     /// Cells in block `block`.
     pub fn cells_in(&self, block: u64) -> usize {
         let start = block * u64::from(self.block_entries);

@@ -124,7 +124,7 @@ fn first_key_of(db: &Database, header: &Header, symbol: usize) -> Result<Option<
         if let Some(i) =
             (0..header.cells_in(block)).find(|&i| header.dictionary.symbol_at(&packed, i) == symbol)
         {
-            return Ok(Some(block_keys(header, block).0 + i as u64));
+            return Ok(Some(header.first_key(block) + i as u64));
         }
     }
     Ok(None)
@@ -158,18 +158,6 @@ fn left_out_of(db: &Database, header: &Header, value: Value) -> Result<LeftOut, 
         by_remoteness,
         longest_key,
     })
-}
-
-/// The keys of block `block` of a file with `header`.
-fn block_keys(header: &Header, block: u64) -> (u64, u64) {
-    let start = header.range.start + block * u64::from(header.block_entries);
-    (
-        start,
-        header
-            .range
-            .end
-            .min(start + u64::from(header.block_entries)),
-    )
 }
 
 /// Rewrites the database at `path` (one file over every index of its
@@ -218,7 +206,7 @@ pub fn leave_out(path: &Path, value: Value, progress: &dyn Progress) -> Result<u
             &dictionary,
             (block, header.cells_in(block)),
         )?;
-        Ok((block_keys(&header, block).0, raw))
+        Ok((header.first_key(block), raw))
     })
 }
 

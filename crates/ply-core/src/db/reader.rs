@@ -278,6 +278,36 @@ impl Database {
         }
     }
 
+    /// Block `block` of a database read from one file as stored: its
+    /// length once decompressed and its compressed bytes, checked against
+    /// their checksum (for copying the block as it is).
+    pub fn piece_block_stored(&self, block: u64) -> Result<(u32, codec::Encoded), DbError> {
+        let [shard] = self.shards.as_slice() else {
+            return Err(DbError::corrupt(
+                Path::new("."),
+                format!("no block {block} of a database read from one file"),
+            ));
+        };
+        let entry = shard
+            .blocks()?
+            .get(block as usize)
+            .copied()
+            .ok_or_else(|| DbError::corrupt(&shard.path, format!("it has no block {block}")))?;
+        let bytes = shard.bytes(&entry)?;
+        if codec::checksum(&bytes) != entry.checksum {
+            return Err(shard
+                .changed()
+                .unwrap_or_else(|| shard.block_error(block, codec::BlockError::Checksum)));
+        }
+        Ok((
+            entry.raw_len,
+            codec::Encoded {
+                bytes,
+                checksum: entry.checksum,
+            },
+        ))
+    }
+
     fn open_files(
         paths: &[PathBuf],
         expect: Option<&Expect>,
@@ -504,7 +534,7 @@ impl Shard {
         let mut next = self.header_len;
         for (i, block) in blocks.iter().enumerate() {
             let cells = header.cells_in(i as u64);
-            let dense_first = header.range.start + i as u64 * u64::from(header.block_entries);
+            let dense_first = header.first_key(i as u64);
             let sound = block.offset == next
                 && (header.keys == Keys::Canonical || block.first_key == dense_first)
                 && header.range.contains(&block.first_key)

@@ -178,15 +178,14 @@ pub(super) fn header(
 
 /// Writes the one-file database `db` (over every index of its range)
 /// again at `to`, atomically, under `game`'s name, rules version and size
-/// of the whole key space: the same header and cells otherwise, compressed
-/// at `level`. For a game
-/// whose shards hold the cells of another's ([`crate::Tiers::counterpart`]).
-/// Returns the new file's size.
+/// of the whole key space: the same header and blocks otherwise, each
+/// block copied as stored (its checksum checked). For a game whose shards
+/// hold the cells of another's ([`crate::Tiers::counterpart`]). Returns
+/// the new file's size.
 pub fn write_relabelled(
     db: &super::Database,
     to: &Path,
     (game, rules_version, index_len): (&str, u32, u64),
-    level: i32,
     progress: &dyn Progress,
 ) -> Result<u64, DbError> {
     let mut headers = db.headers();
@@ -208,21 +207,38 @@ pub fn write_relabelled(
         index_len,
         ..header.clone()
     };
-    write_blocks(to, &written, level, progress, |block| {
-        let first = header.range.start + block * u64::from(header.block_entries);
-        Ok((first, db.piece_block(block)?))
+    write_stored(to, &written, progress, |block| {
+        let (raw_len, stored) = db.piece_block_stored(block)?;
+        Ok((header.first_key(block), raw_len, stored))
     })
 }
 
 /// Streams the header, every block `raw(block) -> (first key, raw bytes)`
-/// compressed, the block index and the footer to a temporary file, then
-/// renames it to `path`.
+/// compressed at `level`, the block index and the footer to a temporary
+/// file, then renames it to `path`.
 pub(super) fn write_blocks(
     path: &Path,
     header: &Header,
     level: i32,
     progress: &dyn Progress,
     raw: impl Fn(u64) -> Result<(u64, Vec<u8>), DbError> + Sync,
+) -> Result<u64, DbError> {
+    write_stored(path, header, progress, |block| {
+        let (first_key, bytes) = raw(block)?;
+        codec::encode_at(&bytes, level)
+            .map(|e| (first_key, bytes.len() as u32, e))
+            .map_err(|e| DbError::io(path, e))
+    })
+}
+
+/// Streams the header, every block `stored(block) -> (first key, raw
+/// length, compressed bytes)`, the block index and the footer to a
+/// temporary file, then renames it to `path`.
+fn write_stored(
+    path: &Path,
+    header: &Header,
+    progress: &dyn Progress,
+    stored: impl Fn(u64) -> Result<(u64, u32, codec::Encoded), DbError> + Sync,
 ) -> Result<u64, DbError> {
     temporary::remove_stale(path);
     let temp = temporary::path_for(path);
@@ -243,12 +259,7 @@ pub(super) fn write_blocks(
             }
             let encoded: Vec<(u64, u32, codec::Encoded)> = (batch..blocks.min(batch + BATCH))
                 .into_par_iter()
-                .map(|block| {
-                    let (first_key, bytes) = raw(block)?;
-                    codec::encode_at(&bytes, level)
-                        .map(|e| (first_key, bytes.len() as u32, e))
-                        .map_err(io)
-                })
+                .map(&stored)
                 .collect::<Result<_, _>>()?;
             for (first_key, raw_len, block) in &encoded {
                 out.write_all(&block.bytes).map_err(io)?;
@@ -288,5 +299,89 @@ pub(super) fn write_blocks(
             let _ = fs::remove_file(&temp);
             Err(e)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::Database;
+    use crate::progress::NoProgress;
+    use crate::solution::Solution;
+    use crate::value::Outcome;
+
+    fn cell_of(key: u64) -> Cell {
+        match key % 7 {
+            0 => Cell::UNKNOWN,
+            1 | 2 => Cell::pack(Outcome::DRAW),
+            r => Cell::pack(Outcome::win((key / 7 % 40) as u32 * 2 + r as u32 % 2)),
+        }
+    }
+
+    fn cells(db: &Database, keys: Range<u64>) -> Vec<Cell> {
+        let mut cells = vec![Cell::UNKNOWN; (keys.end - keys.start) as usize];
+        let start = keys.start;
+        db.for_each_cell(keys, &mut |key, cell| cells[(key - start) as usize] = cell)
+            .unwrap();
+        cells
+    }
+
+    #[test]
+    fn a_relabelled_file_keeps_the_blocks_and_refuses_a_block_failing_its_checksum() {
+        let dir = tempfile::tempdir().unwrap();
+        let (from, to) = (dir.path().join("from.plydb"), dir.path().join("to.plydb"));
+        let keys = 1000..1000 + 3 * u64::from(INDEX_BLOCK) + 17;
+        let meta = Meta {
+            game: "theirs".into(),
+            rules_version: 3,
+            index_len: 500_000,
+            range: keys.clone(),
+            level: codec::ZSTD_LEVEL,
+        };
+        write_indexed(&from, &meta, cell_of, &NoProgress).unwrap();
+        let source = Database::open_piece(&from).unwrap();
+        let size = write_relabelled(&source, &to, ("mine:9", 4, 600_000), &NoProgress).unwrap();
+        let written = Database::open_piece(&to).unwrap();
+        let header = written.headers().next().unwrap();
+        assert_eq!(
+            (header.game.as_str(), header.rules_version, header.index_len),
+            ("mine:9", 4, 600_000)
+        );
+        assert_eq!(header.range, keys);
+        assert_eq!(cells(&written, keys.clone()), cells(&source, keys.clone()));
+        assert!(
+            cells(&written, keys.clone())
+                .iter()
+                .any(|&c| c != Cell::UNKNOWN)
+        );
+        // The blocks are copied byte for byte: only the header's length moves.
+        let grown =
+            header.encode().len() as i64 - source.headers().next().unwrap().encode().len() as i64;
+        assert_eq!(
+            size as i64,
+            std::fs::metadata(&from).unwrap().len() as i64 + grown
+        );
+        for block in 0..header.block_count() {
+            assert_eq!(
+                written.piece_block_stored(block).unwrap().1.bytes,
+                source.piece_block_stored(block).unwrap().1.bytes
+            );
+        }
+        drop(source);
+        // A byte of the second block flipped: refused, and nothing written.
+        let mut bytes = std::fs::read(&from).unwrap();
+        let at = bytes.len() / 2;
+        bytes[at] ^= 0x40;
+        std::fs::write(&from, &bytes).unwrap();
+        std::fs::remove_file(&to).unwrap();
+        let source = Database::open_piece(&from).unwrap();
+        let error = write_relabelled(&source, &to, ("mine:9", 4, 600_000), &NoProgress);
+        assert!(error.is_err());
+        assert!(!to.exists());
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
     }
 }

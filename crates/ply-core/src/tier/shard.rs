@@ -256,7 +256,6 @@ impl Shards {
             &db,
             &self.path(&step.name),
             (&self.expect.game, self.expect.rules_version, plan.index_len),
-            db::codec::ZSTD_LEVEL,
             progress,
         )
     }
