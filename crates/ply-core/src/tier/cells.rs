@@ -68,6 +68,7 @@ impl Cells {
     /// The cell at `index` ([`Cell::UNKNOWN`] past the end): unlike
     /// [`Cells::outcome`], it tells a cell whose remoteness the shard
     /// leaves out ([`Cell::left_out`]) from no position.
+    #[inline]
     pub fn cell(&self, index: usize) -> Cell {
         match self {
             Cells::Wide(cells) => cells.get(index).copied().unwrap_or(Cell::UNKNOWN),

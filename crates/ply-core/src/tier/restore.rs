@@ -9,7 +9,7 @@ use super::TierError;
 use super::cells::Cells;
 use crate::derive::Through;
 use crate::game::Tiers;
-use crate::value::{Cell, Outcome};
+use crate::value::{Cell, Outcome, Value};
 use rayon::prelude::*;
 
 /// Indices of a tier one task looks at.
@@ -17,12 +17,26 @@ const CHUNK: u64 = 1 << 12;
 /// Tasks whose finds are kept before they are set in the cells.
 const BATCH: usize = 64;
 
+/// A left-out cell of a chunk, its children listed.
+struct Listed {
+    /// Its index in the tier.
+    index: u64,
+    /// The side left out.
+    value: Value,
+    /// Where its children end in the chunk's list.
+    end: usize,
+}
+
 /// Sets each cell of `cells`, the cells of `tier` of `game`, whose
 /// remoteness is left out ([`Cell::left_out`]) to its outcome found from
 /// its children: those in `tier` from `cells`, the others (in child tiers)
 /// by `outside` with their canonical tier and index. Returns how many it
 /// set. Fails with `unfound` of the first key (index in `tier`) whose
 /// children contradict its cell, and with the first error of `outside`.
+///
+/// Each task lists the children of a chunk's left-out cells first, then
+/// reads them all: the reads, most of them far apart in memory, do not
+/// wait on one another.
 pub fn restore<G: Tiers>(
     game: &G,
     tier: G::Tier,
@@ -37,49 +51,57 @@ pub fn restore<G: Tiers>(
         let finds: Vec<Vec<(u64, Cell)>> = batch
             .par_iter()
             .map(|&first| {
-                let mut finds = Vec::new();
-                let mut failed = None;
                 let cells = &*cells;
+                let mut finds = Vec::new();
+                let mut listed = Vec::new();
+                let mut children = Vec::new();
                 game.for_each_in_tier(tier, first..size.min(first + CHUNK), |index, position| {
-                    if failed.is_some() {
-                        return;
-                    }
                     let Some(value) = cells.cell(index as usize).left_out_value() else {
                         return;
                     };
-                    let found = match game.primitive(&position) {
-                        Some(end) => (end == value).then(|| Outcome::terminal(end)),
+                    match game.primitive(&position) {
+                        Some(end) => finds.push((
+                            index,
+                            match end == value {
+                                true => Cell::pack(Outcome::terminal(end)),
+                                false => Cell::UNKNOWN,
+                            },
+                        )),
                         None => {
-                            let mut through = Through::new(value);
-                            let mut error = None;
                             game.for_each_folded_child(&position, |child_tier, child| {
-                                if error.is_some() {
-                                    return;
-                                }
-                                let cell = match child_tier == tier {
-                                    true => Ok(cells.cell(child as usize)),
-                                    false => outside(child_tier, child),
-                                };
-                                match cell {
-                                    Ok(cell) => {
-                                        through.child(cell);
-                                    }
-                                    Err(e) => error = Some(e),
-                                }
+                                children.push((child_tier, child));
                             });
-                            if let Some(e) = error {
-                                failed = Some(e);
-                                return;
-                            }
-                            through.outcome()
+                            listed.push(Listed {
+                                index,
+                                value,
+                                end: children.len(),
+                            });
                         }
-                    };
-                    match found {
-                        Some(outcome) => finds.push((index, Cell::pack(outcome))),
-                        None => failed = Some(unfound(index)),
                     }
                 });
-                failed.map_or(Ok(finds), Err)
+                let read = children
+                    .iter()
+                    .map(|&(child_tier, child)| match child_tier == tier {
+                        true => Ok(cells.cell(child as usize)),
+                        false => outside(child_tier, child),
+                    })
+                    .collect::<Result<Vec<Cell>, TierError>>()?;
+                let mut start = 0;
+                for item in &listed {
+                    let mut through = Through::new(item.value);
+                    for &cell in &read[start..item.end] {
+                        through.child(cell);
+                    }
+                    start = item.end;
+                    finds.push((
+                        item.index,
+                        through.outcome().map_or(Cell::UNKNOWN, Cell::pack),
+                    ));
+                }
+                match finds.iter().find(|(_, cell)| *cell == Cell::UNKNOWN) {
+                    Some(&(index, _)) => Err(unfound(index)),
+                    None => Ok(finds),
+                }
             })
             .collect::<Result<_, TierError>>()?;
         for (index, cell) in finds.into_iter().flatten() {
