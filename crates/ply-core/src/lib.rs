@@ -22,6 +22,7 @@ pub mod game;
 pub mod huge;
 pub mod limits;
 pub mod octal_code;
+pub mod prefetch;
 pub mod progress;
 pub mod ranked;
 pub mod solution;

@@ -78,6 +78,16 @@ impl Cells {
         }
     }
 
+    /// Asks for the cell at `index` to be fetched into the cache, to be
+    /// read soon ([`crate::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, index: usize) {
+        let _ = match self {
+            Cells::Wide(cells) => cells.get(index).map(crate::prefetch::prefetch),
+            Cells::Narrow { codes, .. } => codes.get(index).map(crate::prefetch::prefetch),
+        };
+    }
+
     /// The outcome at `index`, if a position has it.
     #[inline]
     pub fn outcome(&self, index: usize) -> Option<Outcome> {

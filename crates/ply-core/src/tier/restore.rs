@@ -69,6 +69,9 @@ pub fn restore<G: Tiers>(
                         )),
                         None => {
                             game.for_each_folded_child(&position, |child_tier, child| {
+                                if child_tier == tier {
+                                    cells.prefetch(child as usize);
+                                }
                                 children.push((child_tier, child));
                             });
                             listed.push(Listed {

@@ -847,7 +847,10 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
                 return;
             }
             match self.children.iter().position(|c| c.tier == tier) {
-                Some(at) => batch.outside.push((at, child)),
+                Some(at) => {
+                    self.children[at].cells.prefetch(child as usize);
+                    batch.outside.push((at, child));
+                }
                 None => self.fail(
                     index,
                     &format!(
@@ -1198,8 +1201,9 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
     /// Tells the parents of the positions in `spread`'s batch (decided at
     /// the layer before) of their values, and empties it; returns the
     /// positions decided. The parents of the whole batch are listed first,
-    /// then their cells read, then updated: the reads' cache misses overlap
-    /// where an update (an atomic exchange) would wait for each in turn.
+    /// each cell fetched as it is listed ([`crate::prefetch`]), then
+    /// updated: the cache misses overlap where an update (an atomic
+    /// exchange) would wait for each in turn.
     fn spread(&self, layer: &Layer, spread: &mut Spread) -> u64 {
         let Spread {
             pending,
@@ -1221,6 +1225,9 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
             parents.dedup();
             for &parent in parents.iter() {
                 if parent < self.len {
+                    if let Some(cell) = self.cell(parent) {
+                        crate::prefetch::prefetch(cell);
+                    }
                     targets.push((parent, value));
                 } else {
                     self.fail(index, "an un-move leads outside the tier's index");
@@ -1228,10 +1235,6 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
             }
         }
         pending.clear();
-        let touched = targets.iter().fold(0u16, |all, &(p, _)| {
-            all ^ self.cell(p).map_or(0, |c| c.load(Relaxed))
-        });
-        std::hint::black_box(touched);
         let mut count = 0;
         for &(p, value) in targets.iter() {
             count += u64::from(match value {
