@@ -42,9 +42,7 @@ fn run(left_out: PathBuf, whole_dir: PathBuf, sector: &str) -> Result<bool, Stri
     let (game, moving) = (Morris::new(9), Morris::moving_phase(9));
     let plan = Plan::new(&game).map_err(|e| e.to_string())?;
     let step = plan
-        .steps
-        .iter()
-        .find(|s| s.name == sector)
+        .named(sector)
         .ok_or_else(|| format!("no sector {sector}"))?;
     let (theirs, mine) = (
         Shards::new(&left_out, Expect::of(&moving)),

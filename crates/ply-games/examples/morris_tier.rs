@@ -51,9 +51,7 @@ fn run(dir: PathBuf, sector: &str) -> Result<bool, String> {
     let game = Morris::new(9);
     let plan = Plan::new(&game).map_err(|e| e.to_string())?;
     let step = plan
-        .steps
-        .iter()
-        .find(|s| s.name == sector)
+        .named(sector)
         .ok_or_else(|| format!("no sector {sector}"))?;
     let shards = Shards::new(&dir, Expect::of(&game));
     let children = step

@@ -175,6 +175,11 @@ impl<T: Copy + Ord> Plan<T> {
         self.at.get(&tier).map(|&i| &self.steps[i])
     }
 
+    /// The step of the tier named `name` ([`crate::Tiers::tier_name`]).
+    pub fn named(&self, name: &str) -> Option<&Step<T>> {
+        self.steps.iter().find(|s| s.name == name)
+    }
+
     /// Where the step of canonical tier `tier` is in [`Plan::steps`].
     pub fn position_of(&self, tier: T) -> Option<usize> {
         self.at.get(&tier).copied()
