@@ -131,17 +131,14 @@ fn adopt<G: Tiers>(
         if !theirs.path(&step.name).exists() {
             continue;
         }
-        match theirs
-            .sound_keys(step)
-            .and_then(|()| theirs.left_out(step).map_err(|e| e.to_string()))
-        {
-            Ok(None) => {
-                shards.adopt(plan, step, &theirs, progress)?;
+        match theirs.open_sound_keys(step) {
+            Ok((db, None)) => {
+                shards.adopt(plan, step, &db, progress)?;
                 done[i] = true;
                 taken += 1;
                 progress.note(&format!("tier {}: {name}'s shard taken", step.name));
             }
-            Ok(Some(side)) => {
+            Ok((_, Some(side))) => {
                 progress.note(&format!(
                     "tier {}: {name}'s shard to be taken once its child tiers are solved, \
                      the remoteness of every {side:?} it leaves out found again from theirs",

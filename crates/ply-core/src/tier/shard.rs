@@ -200,10 +200,16 @@ impl Shards {
         )
     }
 
-    /// [`Shards::sound`] but for the size of the whole key space, which
-    /// differs between games sharing tiers ([`crate::Tiers::counterpart`]).
-    pub fn sound_keys<T>(&self, step: &Step<T>) -> Result<(), String> {
-        self.piece_sound(None, &self.path(&step.name), &step.keys, &step.name)
+    /// The shard of `step` opened once, found sound as [`Shards::sound`]
+    /// finds it but for the size of the whole key space, which differs
+    /// between games sharing tiers ([`crate::Tiers::counterpart`]), with
+    /// the side whose remoteness it leaves out, if any.
+    pub fn open_sound_keys<T>(&self, step: &Step<T>) -> Result<(Database, Option<Value>), String> {
+        let db = self.open_sound(None, &self.path(&step.name), &step.keys, &step.name)?;
+        let side = db
+            .headers()
+            .find_map(|h| h.left_out.as_ref().map(|l| l.value));
+        Ok((db, side))
     }
 
     /// Whether the file at `path` opens, holds `keys` of this game (of
@@ -215,6 +221,18 @@ impl Shards {
         keys: &Range<u64>,
         tier: &str,
     ) -> Result<(), String> {
+        self.open_sound(index_len, path, keys, tier).map(drop)
+    }
+
+    /// The file at `path` opened, if it holds `keys` of this game (of the
+    /// tier named `tier`) and passes every checksum; the reason if not.
+    fn open_sound(
+        &self,
+        index_len: Option<u64>,
+        path: &Path,
+        keys: &Range<u64>,
+        tier: &str,
+    ) -> Result<Database, String> {
         let db = Database::open_piece(path).map_err(|e| e.to_string())?;
         let header = db.headers().next().ok_or("no header")?;
         let expected = (
@@ -236,24 +254,24 @@ impl Shards {
                 "it holds {found:?} where tier {tier} is {expected:?}"
             ));
         }
-        db.verify().map_err(|e| e.to_string())
+        db.verify().map_err(|e| e.to_string())?;
+        Ok(db)
     }
 
-    /// Takes `theirs`' shard of `step` (another game's, see
-    /// [`crate::Tiers::counterpart`], found sound by [`Shards::sound_keys`])
-    /// as this game's: written again under its name and `plan`'s key
-    /// space, atomically.
+    /// Takes `theirs`, another game's shard of `step` (see
+    /// [`crate::Tiers::counterpart`], opened by
+    /// [`Shards::open_sound_keys`]), as this game's: written again under
+    /// its name and `plan`'s key space, atomically.
     pub fn adopt<T>(
         &self,
         plan: &Plan<T>,
         step: &Step<T>,
-        theirs: &Shards,
+        theirs: &Database,
         progress: &dyn Progress,
     ) -> Result<u64, DbError> {
         std::fs::create_dir_all(&self.dir).map_err(|e| DbError::io(&self.dir, e))?;
-        let db = Database::open_piece(&theirs.path(&step.name))?;
         db::writer::write_relabelled(
-            &db,
+            theirs,
             &self.path(&step.name),
             (&self.expect.game, self.expect.rules_version, plan.index_len),
             progress,
