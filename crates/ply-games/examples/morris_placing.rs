@@ -20,9 +20,9 @@
 //! LEAST_DEPTH (0 by default) are not searched. It exits with status 1 if
 //! any position differs.
 
-use ply_core::db::Expect;
+use ply_core::db::{Database, Expect};
 use ply_core::tier::{Plan, Shards};
-use ply_core::{Game, Outcome, Progress, Solution};
+use ply_core::{Cell, Game, Outcome, Progress, Solution};
 use ply_games::Morris;
 use ply_games::morris::search::{PlacingSearch, Stop};
 use std::time::{Duration, Instant};
@@ -37,6 +37,25 @@ impl Progress for Deadline {
     fn cancelled(&self) -> bool {
         Instant::now() > self.0
     }
+}
+
+/// The outcome of `p` in `db`, the database of `game` laid out by `plan`;
+/// a cell whose remoteness the database leaves out is found again from
+/// its children's ([`ply_core::derive::complete`]), as `ply solve` does.
+fn outcome_of(
+    game: &Morris,
+    plan: &Plan<<Morris as ply_core::Tiers>::Tier>,
+    db: &Database,
+    p: &<Morris as Game>::Position,
+) -> Result<Outcome, String> {
+    let cell = |p: &<Morris as Game>::Position| -> Result<Cell, String> {
+        let key = plan
+            .key(game, p)
+            .ok_or_else(|| format!("{} is in no tier", game.format_position(p)))?;
+        db.cell(key).map_err(|e| e.to_string())
+    };
+    ply_core::derive::complete(game, p, cell(p)?, cell)?
+        .ok_or_else(|| format!("{} is not solved", game.format_position(p)))
 }
 
 fn fail(why: impl std::fmt::Display) -> ! {
@@ -88,14 +107,7 @@ fn main() {
     });
     let stored = |p: &<Morris as Game>::Position| -> Option<Outcome> {
         let (game, plan, db) = whole.as_ref()?;
-        let key = plan
-            .key(game, p)
-            .unwrap_or_else(|| fail(format!("{} is in no tier", game.format_position(p))));
-        let cell = db.cell(key).unwrap_or_else(|e| fail(e));
-        Some(
-            cell.unpack()
-                .unwrap_or_else(|| fail(format!("{} is not solved", game.format_position(p)))),
-        )
+        Some(outcome_of(game, plan, db, p).unwrap_or_else(|e| fail(e)))
     };
     let show = |o: Outcome| {
         format!(
@@ -105,15 +117,7 @@ fn main() {
         )
     };
     let (mut compared, mut differ) = (0u64, 0u64);
-    let leaf = |p: &<Morris as Game>::Position| -> Result<Outcome, String> {
-        let key = plan
-            .key(&game, p)
-            .ok_or_else(|| format!("{} is in no tier", game.format_position(p)))?;
-        db.cell(key)
-            .map_err(|e| e.to_string())?
-            .unpack()
-            .ok_or_else(|| format!("{} is not solved", game.format_position(p)))
-    };
+    let leaf = |p: &<Morris as Game>::Position| outcome_of(&game, &plan, &db, p);
     println!(
         "depth  hands  position                                 outcome     nodes       leaves      seconds  whole"
     );
