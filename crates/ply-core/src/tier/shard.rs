@@ -206,9 +206,7 @@ impl Shards {
     /// the side whose remoteness it leaves out, if any.
     pub fn open_sound_keys<T>(&self, step: &Step<T>) -> Result<(Database, Option<Value>), String> {
         let db = self.open_sound(None, &self.path(&step.name), &step.keys, &step.name)?;
-        let side = db
-            .headers()
-            .find_map(|h| h.left_out.as_ref().map(|l| l.value));
+        let side = side_left_out(&db);
         Ok((db, side))
     }
 
@@ -302,9 +300,9 @@ impl Shards {
     /// The side whose remoteness the shard of the solved tier `step`
     /// leaves out, if any.
     pub fn left_out<T>(&self, step: &Step<T>) -> Result<Option<Value>, DbError> {
-        Ok(Database::open_piece(&self.path(&step.name))?
-            .headers()
-            .find_map(|h| h.left_out.as_ref().map(|l| l.value)))
+        Ok(side_left_out(&Database::open_piece(
+            &self.path(&step.name),
+        )?))
     }
 
     /// The shard of the solved tier `step`, read alone.
@@ -418,4 +416,10 @@ fn listed(db: &Database) -> Vec<Cell> {
         }
     }
     cells
+}
+
+/// The side whose remoteness the shard `db` leaves out, if any.
+fn side_left_out(db: &Database) -> Option<Value> {
+    db.headers()
+        .find_map(|h| h.left_out.as_ref().map(|l| l.value))
 }
