@@ -1,7 +1,8 @@
 //! `ply` on Morris with the moving phase stored (`morris:N,moving`, as
 //! `morris` is for nine stones): the moving sectors analyzed and saved,
 //! placing positions answered by search over them exactly as the whole
-//! game's solution answers them, moves included.
+//! game's solution answers them, moves included, and read from the whole
+//! game's database once the directory holds it.
 
 mod common;
 
@@ -146,9 +147,44 @@ fn the_whole_game_takes_the_moving_sectors_a_saved_moving_phase_leaves_out_a_sid
     // phase's shards: each is found again as the shard is taken.
     let beside = root.join("beside");
     analyze("morris:4,moving", &beside);
+    let solve = |position: &str| {
+        json(&ply(
+            &[
+                "solve",
+                "morris:4,moving",
+                position,
+                "--db-dir",
+                beside.to_str().unwrap(),
+                "--json",
+            ],
+            b"",
+        ))
+    };
+    let placing = [
+        ".../.../.../....../.../.../.../4,4/W",
+        "WW./.B./.../W.B.../.../.../.../1,2/B",
+    ];
+    let searched = placing.map(solve);
     let whole = analyze("morris:4", &beside);
     assert_eq!(whole["tiers_taken"], 4, "{whole}");
     assert_eq!(whole["tiers_solved"], 27);
     assert_eq!(counts(&whole), counts(&alone));
+    // With the whole game's database beside it, a placing position of the
+    // moving-phase game is read from it, and the answer is the search's.
+    for (position, searched) in placing.iter().zip(&searched) {
+        let notes = searched["notes"].to_string();
+        assert!(notes.contains("answered by alpha-beta search"), "{notes}");
+        let read = solve(position);
+        let notes = read["notes"].to_string();
+        assert!(
+            notes.contains("read from the whole game's database (morris:4)"),
+            "{notes}"
+        );
+        assert_eq!(read["source"], "database");
+        assert_eq!(answer(&read), answer(searched), "{position}");
+    }
+    // A moving-phase position is still read from the moving phase's own.
+    let moving = solve("WWW/W../.../....../BBB/B../.../0,0/W");
+    assert!(moving["notes"].is_null(), "{}", moving["notes"]);
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -3,9 +3,11 @@
 //! solved tier by tier ([`TierSession`]), and a placing position is
 //! answered by search over them ([`PlacingSearch`]) on as many threads as
 //! rayon's pool has (the cores, or `RAYON_NUM_THREADS`), with one
-//! transposition table kept across queries.
+//! transposition table kept across queries. Where the database directory
+//! holds the whole game's database too (`ply analyze morris:9,whole
+//! --save`, every tier), a placing position is read from it instead.
 
-use super::once::lock_within;
+use super::once::{Once, lock_within};
 use super::tier::TierSession;
 use super::{Session, Solver};
 use crate::error::PlyError;
@@ -22,11 +24,16 @@ use std::sync::Mutex;
 use super::rows::Rows;
 use super::store::Store;
 
-/// Morris with its moving phase in tiers and its placing phase searched.
+/// Morris with its moving phase in tiers and its placing phase searched
+/// (or read from the whole game's database where the directory holds it).
 pub struct PlacingSession {
     tiers: TierSession<Morris>,
     /// The searcher, made on the first placing query.
     search: Mutex<Option<PlacingSearch>>,
+    /// The whole game of as many stones, placing sectors included, if
+    /// the database directory holds its every tier: looked for at the
+    /// first placing query.
+    whole: Once<Option<TierSession<Morris>>>,
 }
 
 impl PlacingSession {
@@ -35,6 +42,7 @@ impl PlacingSession {
         Ok(Self {
             tiers: TierSession::new(game)?,
             search: Mutex::new(None),
+            whole: Once::default(),
         })
     }
 
@@ -43,9 +51,22 @@ impl PlacingSession {
         PlacingSearch::entries_within(search_table_bytes())
     }
 
-    /// Whether `position` has stones in hand and is answered by search.
-    fn searched(&self, position: &<Morris as Game>::Position) -> bool {
+    /// Whether `position` has stones in hand: answered by search, or
+    /// from the whole game's database.
+    fn placing(&self, position: &<Morris as Game>::Position) -> bool {
         matches!(self.game().tier_of(position), Sector::Placing { .. })
+    }
+
+    /// The whole game's session if the database directory holds its
+    /// every tier.
+    fn whole(&self, progress: &dyn Progress) -> Result<Option<&TierSession<Morris>>, PlyError> {
+        let whole =
+            self.whole
+                .get_or_build(progress, "the whole game's database being opened", || {
+                    let whole = TierSession::new(Morris::new(self.game().stones()))?;
+                    Ok(whole.holds_stored(progress)?.then_some(whole))
+                })?;
+        Ok(whole.as_ref())
     }
 }
 
@@ -61,8 +82,11 @@ impl Solver for PlacingSession {
         position: &<Morris as Game>::Position,
         progress: &dyn Progress,
     ) -> Result<Outcome, PlyError> {
-        if !self.searched(position) {
+        if !self.placing(position) {
             return self.tiers.outcome_within(position, progress);
+        }
+        if let Some(whole) = self.whole(progress)? {
+            return whole.outcome_within(position, progress);
         }
         // The database first, so that its build (if any) is not shown as
         // part of the search.
@@ -101,21 +125,25 @@ impl Session for PlacingSession {
         self.tiers.memory_bound() + PlacingSearch::bytes_for(Self::entries())
     }
 
-    /// For a placing position: that it was answered by search (the same
-    /// for every query, so that a long-lived server and one command agree).
+    /// For a placing position: whether it was answered by search or read
+    /// from the whole game's database (the same for every query, so that
+    /// a long-lived server and one command agree).
     fn notes(&self, report: &SolveReport) -> Vec<String> {
         let placing = self
             .game()
             .parse_position(&report.position)
-            .is_ok_and(|p| self.searched(&p));
-        if placing {
-            vec![
+            .is_ok_and(|p| self.placing(&p));
+        match self.whole.get() {
+            _ if !placing => Vec::new(),
+            Some(Some(whole)) => vec![format!(
+                "a placing position: read from the whole game's database ({})",
+                whole.game().name()
+            )],
+            _ => vec![
                 "a placing position: answered by alpha-beta search over the moving-phase \
                  database"
                     .into(),
-            ]
-        } else {
-            Vec::new()
+            ],
         }
     }
 

@@ -140,6 +140,29 @@ impl<G: Tiers + 'static> TierSession<G> {
             })
     }
 
+    /// Whether the database directory holds every tier's shard, sound and
+    /// over its keys; if it does, the session answers from them from now
+    /// on. Never builds: without a complete database this is false.
+    pub fn holds_stored(&self, progress: &dyn Progress) -> Result<bool, PlyError> {
+        if let Some(held) = self.held.get() {
+            return Ok(held.private.is_none() && matches!(held.db, Shelf::Whole(_)));
+        }
+        let Some(store) = store::current().filter(|s| s.read) else {
+            return Ok(false);
+        };
+        let Ok(db) = self.shards(&store.dir).open(&self.plan) else {
+            return Ok(false);
+        };
+        self.held
+            .get_or_build(progress, "the tiers being opened", || {
+                Ok(Held {
+                    db: Shelf::Whole(db),
+                    private: None,
+                })
+            })
+            .map(|held| held.private.is_none() && matches!(held.db, Shelf::Whole(_)))
+    }
+
     /// The shards of some tiers found in `dir`, each read alone; `None` if
     /// there is none. A shard of another game or build is an error.
     fn some_shards(&self, dir: &Path) -> Result<Option<Shelf>, PlyError> {
