@@ -144,8 +144,10 @@ impl<G: Tiers + 'static> TierSession<G> {
     /// over its keys; if it does, the session answers from them from now
     /// on. Never builds: without a complete database this is false.
     pub fn holds_stored(&self, progress: &dyn Progress) -> Result<bool, PlyError> {
+        let whole_store =
+            |held: &Held| held.private.is_none() && matches!(held.db, Shelf::Whole(_));
         if let Some(held) = self.held.get() {
-            return Ok(held.private.is_none() && matches!(held.db, Shelf::Whole(_)));
+            return Ok(whole_store(held));
         }
         let Some(store) = store::current().filter(|s| s.read) else {
             return Ok(false);
@@ -160,7 +162,7 @@ impl<G: Tiers + 'static> TierSession<G> {
                     private: None,
                 })
             })
-            .map(|held| held.private.is_none() && matches!(held.db, Shelf::Whole(_)))
+            .map(whole_store)
     }
 
     /// The shards of some tiers found in `dir`, each read alone; `None` if
