@@ -96,15 +96,10 @@ impl<G: Tiers + 'static> TierSession<G> {
     fn held(&self, progress: &dyn Progress) -> Result<&Held, PlyError> {
         self.held
             .get_or_build(progress, "the tiers being solved", || {
-                let store = store::current().filter(|s| s.read);
-                if let Some(store) = &store
-                    && let Ok(db) = self.shards(&store.dir).open(&self.plan)
-                {
-                    return Ok(Held {
-                        db: Shelf::Whole(db),
-                        private: None,
-                    });
+                if let Some(held) = self.store_held() {
+                    return Ok(held);
                 }
+                let store = store::current().filter(|s| s.read);
                 let positions = self.plan.positions();
                 if positions > PRIVATE_BUILD_POSITIONS {
                     if let Some(store) = &store
@@ -149,20 +144,23 @@ impl<G: Tiers + 'static> TierSession<G> {
         if let Some(held) = self.held.get() {
             return Ok(whole_store(held));
         }
-        let Some(store) = store::current().filter(|s| s.read) else {
-            return Ok(false);
-        };
-        let Ok(db) = self.shards(&store.dir).open(&self.plan) else {
+        let Some(held) = self.store_held() else {
             return Ok(false);
         };
         self.held
-            .get_or_build(progress, "the tiers being opened", || {
-                Ok(Held {
-                    db: Shelf::Whole(db),
-                    private: None,
-                })
-            })
+            .get_or_build(progress, "the tiers being opened", || Ok(held))
             .map(whole_store)
+    }
+
+    /// Every tier's shard in the database directory, if it holds them all,
+    /// sound and over their keys.
+    fn store_held(&self) -> Option<Held> {
+        let store = store::current().filter(|s| s.read)?;
+        let db = self.shards(&store.dir).open(&self.plan).ok()?;
+        Some(Held {
+            db: Shelf::Whole(db),
+            private: None,
+        })
     }
 
     /// The shards of some tiers found in `dir`, each read alone; `None` if
