@@ -96,7 +96,7 @@ pub const GAMES: &[Entry] = &[
     Entry {
         name: "morris",
         summary: "Nine Men's Morris (Gasser's rules, solved 1996: a draw): place nine stones, then slide (jump with three); a mill removes a stone; under three stones or no move loses",
-        variants: "morris (nine stones a side: the 28 sectors of the moving phase are stored, placing positions searched over them), morris:N (N stones a side, 3 to 9: the whole game stored), morris:N,moving and morris:N,whole choose; positions like .../.../.../....../.../.../.../9,9/W; solved sector by sector (ply analyze --save --memory BYTES)",
+        variants: "morris (nine stones a side: the 28 sectors of the moving phase are stored and placing positions searched over them, or read from morris:9,whole where it is stored), morris:N (N stones a side, 3 to 9: the whole game stored), morris:N,moving and morris:N,whole choose; positions like .../.../.../....../.../.../.../9,9/W; solved sector by sector (ply analyze --save --memory BYTES)",
         open: |params| open_morris(Morris::named(params)?),
         distributed: None,
     },
