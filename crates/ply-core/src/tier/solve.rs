@@ -21,14 +21,15 @@
 //! undecided position looks at its children in the tier at each layer.
 //! Ties spread the same way in a second series of layers, and whatever is
 //! left undecided is a draw. With un-moves, each block of [`BLOCK`]
-//! indices keeps a mask of the remoteness values (modulo 256) decided or
-//! due in it, and a layer skips the blocks where nothing was decided at
-//! the layer before and nothing is due now: the long tail of layers that
-//! decide few positions scans little. A layer tells the parents of 64
-//! decided positions at a time, reading all their cells before it changes
-//! any, so that the cache misses overlap (an atomic exchange waits for its
-//! own). The result equals whole-game retrograde
-//! analysis ([`crate::solve::retro`]) cell for cell.
+//! indices keeps a mask of the remoteness values (modulo 256) the first
+//! pass decided or made due in it, and a bit for each of the last two
+//! layers, set where that layer decided a position; a layer skips the
+//! blocks where nothing was decided at the layer before and nothing is
+//! due now: the long tail of layers that decide few positions scans
+//! little. A layer tells the parents of 64 decided positions at a time,
+//! reading all their cells before it changes any, so that the cache misses
+//! overlap (an atomic exchange waits for its own). The result equals
+//! whole-game retrograde analysis ([`crate::solve::retro`]) cell for cell.
 //!
 //! A game with symmetries inside its tiers ([`Tiers::IN_TIER_SYMMETRY`])
 //! has only one position per class solved: the first pass marks every
@@ -283,9 +284,15 @@ struct Work<'a, G: Tiers, S: Slots> {
     /// The working cells: one per index, or one per representative.
     cells: Vec<AtomicU16>,
     /// Per block of [`BLOCK`] indices, with un-moves: the remoteness
-    /// values decided in it or at which a seed in it fires, in
+    /// values the first pass decided in it or at which a seed in it fires, in
     /// [`MARK_WORDS`] words ([`mark_bit`]).
     marks: Vec<AtomicU64>,
+    /// Per block, with un-moves, a bit each: whether the layer of even
+    /// remoteness (`fresh[0]`) or odd (`fresh[1]`) decided a position in
+    /// it. A layer reads the bits of the layer before and clears its own
+    /// ([`Work::clear_fresh`]): 1/16,384 of a byte an index, where the
+    /// masks, written as positions are decided, would be read at random.
+    fresh: [Vec<AtomicU64>; 2],
     /// Set when the game breaks its promises (a child outside the child
     /// tiers, too many moves); the analysis then fails.
     broken: AtomicBool,
@@ -441,6 +448,15 @@ fn solve_in<G: Tiers, S: Slots>(
         })
             .map(|_| AtomicU64::new(0))
             .collect(),
+        fresh: [(); 2].map(|()| {
+            (0..if G::IN_TIER_PARENTS {
+                len.div_ceil(BLOCK).div_ceil(64)
+            } else {
+                0
+            })
+                .map(|_| AtomicU64::new(0))
+                .collect()
+        }),
         broken: AtomicBool::new(false),
         problem: std::sync::Mutex::new(None),
     };
@@ -456,8 +472,10 @@ fn solve_in<G: Tiers, S: Slots>(
     // the layers it took.
     let layers = |phase: Phase, last: Remoteness| -> Result<Remoteness, TierError> {
         let mut remoteness: Remoteness = 1;
+        work.clear_fresh(0);
         loop {
             let mut decided = 0;
+            work.clear_fresh(remoteness);
             if phase == Phase::WinLose && seeds.event_at(remoteness) {
                 decided += work.recount(remoteness);
                 work.check(progress)?;
@@ -1013,6 +1031,37 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
         }
     }
 
+    /// Notes in [`Work::fresh`] that a layer decided the position at
+    /// `index` at `remoteness`.
+    #[inline]
+    fn note_fresh(&self, index: u64, remoteness: Remoteness) {
+        let block = index / BLOCK;
+        let bit = 1 << (block % 64);
+        if let Some(word) = self.fresh[remoteness as usize % 2].get((block / 64) as usize)
+            && word.load(Relaxed) & bit == 0
+        {
+            word.fetch_or(bit, Relaxed);
+        }
+    }
+
+    /// Whether the layer of `remoteness` decided a position in the block
+    /// starting at index `start`.
+    #[inline]
+    fn fresh_at(&self, start: u64, remoteness: Remoteness) -> bool {
+        let block = start / BLOCK;
+        self.fresh[remoteness as usize % 2]
+            .get((block / 64) as usize)
+            .is_some_and(|word| word.load(Relaxed) & 1 << (block % 64) != 0)
+    }
+
+    /// Forgets what the layer two before `remoteness` decided, before
+    /// the layer of `remoteness` notes its own.
+    fn clear_fresh(&self, remoteness: Remoteness) {
+        for word in &self.fresh[remoteness as usize % 2] {
+            word.store(0, Relaxed);
+        }
+    }
+
     /// Whether the block starting at index `start` may hold a value at
     /// `remoteness` (decided or due): its mask says so, or there are no
     /// masks.
@@ -1039,7 +1088,7 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
             }
             match cell.compare_exchange_weak(current, bits, Relaxed, Relaxed) {
                 Ok(_) => {
-                    self.mark(index, remoteness);
+                    self.note_fresh(index, remoteness);
                     return true;
                 }
                 Err(now) => current = now,
@@ -1068,7 +1117,7 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
             };
             match cell.compare_exchange_weak(current, next, Relaxed, Relaxed) {
                 Ok(_) if current == 1 => {
-                    self.mark(index, layer.remoteness);
+                    self.note_fresh(index, layer.remoteness);
                     return true;
                 }
                 Ok(_) => return false,
@@ -1110,7 +1159,7 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
                             .count();
                         if left == 0 {
                             cell.store(lose, Relaxed);
-                            self.mark(index, remoteness);
+                            self.note_fresh(index, remoteness);
                             lost += 1;
                         } else {
                             cell.store(left as u16, Relaxed);
@@ -1147,7 +1196,10 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
             let mut start = range.start;
             while start < range.end {
                 let end = (start + BLOCK).min(range.end);
-                if self.marked(start, remoteness - 1) || self.marked(start, remoteness) {
+                if self.marked(start, remoteness - 1)
+                    || self.marked(start, remoteness)
+                    || self.fresh_at(start, remoteness - 1)
+                {
                     for index in start..end {
                         count += self.visit(index, &layer, spread);
                     }

@@ -36,6 +36,10 @@ use crate::colex::{self, Colex};
 /// The most stones a side has.
 const MOST: usize = 9;
 
+/// The most parents a moving-phase position has in its sector: three
+/// stones, each jumping back from any of the 21 other points.
+const MOST_PARENTS: usize = 3 * 21;
+
 /// C(n, k).
 #[inline]
 fn binomial(n: usize, k: usize) -> u64 {
@@ -293,6 +297,15 @@ impl Entries {
             entry[rank] = class | best_s as u32;
         }
         Entries { entry }
+    }
+
+    /// Asks for the entry of `set` to be loaded, where the entries of its
+    /// size are built.
+    #[inline]
+    fn prefetch(set: u32) {
+        if let Some(entries) = Entries::built(pop(set) as usize) {
+            ply_core::prefetch::prefetch(&entries.entry[colex_rank(set) as usize]);
+        }
     }
 
     #[inline]
@@ -767,9 +780,18 @@ impl Tiers for Morris {
             let (waiting, last, _, _) = position.sides();
             let start = half_start(tier, pop(last) as u8);
             let o = pop(waiting) as usize;
+            // The sets are listed first and their classes' entries fetched
+            // together, then ranked: the entries' cache misses overlap.
+            let mut befores = [0u32; MOST_PARENTS];
+            let mut count = 0;
             self.for_each_unmoved_set(waiting, last, |before| {
-                visit(start + Mover::new(before, o).rank(waiting));
+                befores[count] = before;
+                count += 1;
+                Entries::prefetch(before);
             });
+            for &before in &befores[..count] {
+                visit(start + Mover::new(before, o).rank(waiting));
+            }
         }
     }
 }
