@@ -290,8 +290,9 @@ struct Work<'a, G: Tiers, S: Slots> {
     /// Per block, with un-moves, a bit each: whether the layer of even
     /// remoteness (`fresh[0]`) or odd (`fresh[1]`) decided a position in
     /// it. A layer reads the bits of the layer before and clears its own
-    /// ([`Work::clear_fresh`]): 1/16,384 of a byte an index, where the
-    /// masks, written as positions are decided, would be read at random.
+    /// ([`Work::clear_fresh`]): two bits per [`BLOCK`] indices (44 KB for
+    /// 180 million), where the masks, written as positions are decided,
+    /// would be read at random.
     fresh: [Vec<AtomicU64>; 2],
     /// Set when the game breaks its promises (a child outside the child
     /// tiers, too many moves); the analysis then fails.
