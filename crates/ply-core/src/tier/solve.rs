@@ -22,11 +22,13 @@
 //! Ties spread the same way in a second series of layers, and whatever is
 //! left undecided is a draw. With un-moves, each block of [`BLOCK`]
 //! indices keeps a mask of the remoteness values (modulo 256) the first
-//! pass decided or made due in it, and a bit for each of the last two
-//! layers, set where that layer decided a position; a layer skips the
-//! blocks where nothing was decided at the layer before and nothing is
-//! due now: the long tail of layers that decide few positions scans
-//! little. A layer tells the parents of 64 decided positions at a time,
+//! pass decided or made due in it, and each group of [`GROUP`] indices a
+//! bit for each of the last two layers, set where that layer decided a
+//! position; a layer skips the blocks where nothing was decided at the
+//! layer before and nothing is due now, and in a block with nothing due
+//! scans only the groups the layer before decided in: the long tail of
+//! layers that decide few positions scans little, and so does a busy
+//! layer in a block that holds no seed. A layer tells the parents of 64 decided positions at a time,
 //! reading all their cells before it changes any, so that the cache misses
 //! overlap (an atomic exchange waits for its own). The result equals
 //! whole-game retrograde analysis ([`crate::solve::retro`]) cell for cell.
@@ -88,6 +90,11 @@ pub fn working_bytes<G: Tiers>(game: &G, tier: G::Tier, len: u64) -> u64 {
 /// The indices of a block whose remoteness mask a layer looks at before
 /// scanning it; divides [`crate::solve::chunks`]' chunk.
 const BLOCK: u64 = 1 << 10;
+
+/// The indices a bit of [`Work::fresh`] stands for: a sixteenth of a
+/// [`BLOCK`], so that a layer whose masks let it skip a block scans only
+/// the parts of it where the layer before decided a position.
+const GROUP: u64 = 1 << 6;
 
 /// Words of a block's mask: a bit for each remoteness modulo 256, so that
 /// a layer scans a block only for a value at its own remoteness or the
@@ -287,12 +294,12 @@ struct Work<'a, G: Tiers, S: Slots> {
     /// values the first pass decided in it or at which a seed in it fires, in
     /// [`MARK_WORDS`] words ([`mark_bit`]).
     marks: Vec<AtomicU64>,
-    /// Per block, with un-moves, a bit each: whether the layer of even
-    /// remoteness (`fresh[0]`) or odd (`fresh[1]`) decided a position in
-    /// it. A layer reads the bits of the layer before and clears its own
-    /// ([`Work::clear_fresh`]): two bits per [`BLOCK`] indices (44 KB for
-    /// 180 million), where the masks, written as positions are decided,
-    /// would be read at random.
+    /// Per group of [`GROUP`] indices, with un-moves, a bit each: whether
+    /// the layer of even remoteness (`fresh[0]`) or odd (`fresh[1]`)
+    /// decided a position in it. A layer reads the bits of the layer
+    /// before and clears its own ([`Work::clear_fresh`]): two bits per
+    /// [`GROUP`] indices (0.7 MB for 180 million), where the masks,
+    /// written as positions are decided, would be read at random.
     fresh: [Vec<AtomicU64>; 2],
     /// Set when the game breaks its promises (a child outside the child
     /// tiers, too many moves); the analysis then fails.
@@ -451,7 +458,7 @@ fn solve_in<G: Tiers, S: Slots>(
             .collect(),
         fresh: [(); 2].map(|()| {
             (0..if G::IN_TIER_PARENTS {
-                len.div_ceil(BLOCK).div_ceil(64)
+                len.div_ceil(GROUP).div_ceil(64)
             } else {
                 0
             })
@@ -1036,23 +1043,27 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
     /// `index` at `remoteness`.
     #[inline]
     fn note_fresh(&self, index: u64, remoteness: Remoteness) {
-        let block = index / BLOCK;
-        let bit = 1 << (block % 64);
-        if let Some(word) = self.fresh[remoteness as usize % 2].get((block / 64) as usize)
+        let group = index / GROUP;
+        let bit = 1 << (group % 64);
+        if let Some(word) = self.fresh[remoteness as usize % 2].get((group / 64) as usize)
             && word.load(Relaxed) & bit == 0
         {
             word.fetch_or(bit, Relaxed);
         }
     }
 
-    /// Whether the layer of `remoteness` decided a position in the block
-    /// starting at index `start`.
+    /// The groups of the block starting at index `start` in which the
+    /// layer of `remoteness` decided a position, a bit each from the
+    /// block's first group.
     #[inline]
-    fn fresh_at(&self, start: u64, remoteness: Remoteness) -> bool {
-        let block = start / BLOCK;
+    fn fresh_groups(&self, start: u64, remoteness: Remoteness) -> u64 {
+        const PER_BLOCK: u64 = BLOCK / GROUP;
+        let group = start / GROUP;
         self.fresh[remoteness as usize % 2]
-            .get((block / 64) as usize)
-            .is_some_and(|word| word.load(Relaxed) & 1 << (block % 64) != 0)
+            .get((group / 64) as usize)
+            .map_or(0, |word| {
+                word.load(Relaxed) >> (group % 64) & u64::MAX >> (64 - PER_BLOCK)
+            })
     }
 
     /// Forgets what the layer two before `remoteness` decided, before
@@ -1197,12 +1208,19 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
             let mut start = range.start;
             while start < range.end {
                 let end = (start + BLOCK).min(range.end);
-                if self.marked(start, remoteness - 1)
-                    || self.marked(start, remoteness)
-                    || self.fresh_at(start, remoteness - 1)
-                {
+                if self.marked(start, remoteness - 1) || self.marked(start, remoteness) {
                     for index in start..end {
                         count += self.visit(index, &layer, spread);
+                    }
+                } else {
+                    // Only the groups where the layer before decided.
+                    let mut groups = self.fresh_groups(start, remoteness - 1);
+                    while groups != 0 {
+                        let first = start + u64::from(groups.trailing_zeros()) * GROUP;
+                        groups &= groups - 1;
+                        for index in first..(first + GROUP).min(end) {
+                            count += self.visit(index, &layer, spread);
+                        }
                     }
                 }
                 start = end;
