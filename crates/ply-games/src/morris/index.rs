@@ -36,8 +36,9 @@ use crate::colex::{self, Colex};
 /// The most stones a side has.
 const MOST: usize = 9;
 
-/// The most parents a moving-phase position has in its sector: three
-/// stones, each jumping back from any of the 21 other points.
+/// A bound on the parents a moving-phase position has in its sector:
+/// three stones, each jumping back from one of at most 21 other points
+/// (18 at most are empty, so 54 is the most that occur).
 const MOST_PARENTS: usize = 3 * 21;
 
 /// C(n, k).
@@ -299,18 +300,15 @@ impl Entries {
         Entries { entry }
     }
 
-    /// Asks for the entry of `set` to be loaded, where the entries of its
-    /// size are built.
-    #[inline]
-    fn prefetch(set: u32) {
-        if let Some(entries) = Entries::built(pop(set) as usize) {
-            ply_core::prefetch::prefetch(&entries.entry[colex_rank(set) as usize]);
-        }
-    }
-
     #[inline]
     fn of(&self, set: u32) -> ClassOf {
-        let entry = self.entry[colex_rank(set) as usize];
+        self.at(colex_rank(set) as usize)
+    }
+
+    /// The class of the set of colex rank `rank`.
+    #[inline]
+    fn at(&self, rank: usize) -> ClassOf {
+        let entry = self.entry[rank];
         ClassOf {
             class: (entry >> ENTRY_SHIFT) as usize,
             to_least: (entry & 15) as usize,
@@ -372,12 +370,18 @@ impl Mover {
     #[inline]
     fn new(mover: u32, o: usize) -> Mover {
         let m = pop(mover) as usize;
+        Mover::of_class(mover, m, Classes::of(m, mover), o)
+    }
+
+    /// [`Mover::new`] of the `m` points `mover`, whose class is `of`.
+    #[inline]
+    fn of_class(mover: u32, m: usize, of: ClassOf, o: usize) -> Mover {
         let images = Images::get();
         let ClassOf {
             class,
             to_least,
             symmetric,
-        } = Classes::of(m, mover);
+        } = of;
         // The symmetry takes the set to the least one of its class.
         let least = images.image(to_least, mover);
         Mover {
@@ -780,17 +784,26 @@ impl Tiers for Morris {
             let (waiting, last, _, _) = position.sides();
             let start = half_start(tier, pop(last) as u8);
             let o = pop(waiting) as usize;
-            // The sets are listed first and their classes' entries fetched
-            // together, then ranked: the entries' cache misses overlap.
-            let mut befores = [0u32; MOST_PARENTS];
+            let m = pop(last) as usize;
+            let Some(entries) = Entries::built(m) else {
+                self.for_each_unmoved_set(waiting, last, |before| {
+                    visit(start + Mover::new(before, o).rank(waiting));
+                });
+                return;
+            };
+            // The sets are listed first, with their colex ranks, and their
+            // classes' entries fetched together, then ranked: the entries'
+            // cache misses overlap.
+            let mut befores = [(0u32, 0usize); MOST_PARENTS];
             let mut count = 0;
             self.for_each_unmoved_set(waiting, last, |before| {
-                befores[count] = before;
+                let rank = colex_rank(before) as usize;
+                ply_core::prefetch::prefetch(&entries.entry[rank]);
+                befores[count] = (before, rank);
                 count += 1;
-                Entries::prefetch(before);
             });
-            for &before in &befores[..count] {
-                visit(start + Mover::new(before, o).rank(waiting));
+            for &(before, rank) in &befores[..count] {
+                visit(start + Mover::of_class(before, m, entries.at(rank), o).rank(waiting));
             }
         }
     }
@@ -834,7 +847,9 @@ impl Morris {
         // A removal: the next mover holds `other` less one stone.
         let capture = Morris::sector(o.saturating_sub(1), m_after, oh, mh_after);
         let capture_offset = half_start(capture, o.saturating_sub(1));
-        let mut contexts: [Option<Mover>; POINTS] = [None; POINTS];
+        // Made at the first mill a move closes: most positions close none,
+        // and the array (a kilobyte) would be written for each.
+        let mut contexts: Option<[Option<Mover>; POINTS]> = None;
         // The stone reaching `to` from `from` ([`super::NONE`] for a stone
         // placed from the hand).
         let mut land = |from: u8, to: u8| {
@@ -846,9 +861,10 @@ impl Morris {
                         visit(capture, 0);
                         continue;
                     }
-                    let context = contexts[usize::from(remove)].get_or_insert_with(|| {
-                        Mover::new(other & !(1 << remove), usize::from(m_after))
-                    });
+                    let context = contexts.get_or_insert([None; POINTS])[usize::from(remove)]
+                        .get_or_insert_with(|| {
+                            Mover::new(other & !(1 << remove), usize::from(m_after))
+                        });
                     visit(capture, capture_offset + context.rank(moved));
                 }
             } else if count_quiet {
