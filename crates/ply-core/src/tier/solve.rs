@@ -28,8 +28,8 @@
 //! layer before and nothing is due now, and in a block with nothing due
 //! scans only the groups the layer before decided in: the long tail of
 //! layers that decide few positions scans little, and so does a busy
-//! layer in a block that holds no seed. A layer tells the parents of 64 decided positions at a time,
-//! reading all their cells before it changes any, so that the cache misses
+//! layer in a block that holds no seed. A layer tells the parents of 64
+//! decided positions at a time, reading all their cells before it changes any, so that the cache misses
 //! overlap (an atomic exchange waits for its own). The result equals
 //! whole-game retrograde analysis ([`crate::solve::retro`]) cell for cell.
 //!
@@ -1208,19 +1208,22 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
             let mut start = range.start;
             while start < range.end {
                 let end = (start + BLOCK).min(range.end);
-                if self.marked(start, remoteness - 1) || self.marked(start, remoteness) {
-                    for index in start..end {
-                        count += self.visit(index, &layer, spread);
+                // Every group of a block with something due, else only the
+                // groups where the layer before decided.
+                let mut groups =
+                    if self.marked(start, remoteness - 1) || self.marked(start, remoteness) {
+                        u64::MAX
+                    } else {
+                        self.fresh_groups(start, remoteness - 1)
+                    };
+                while groups != 0 {
+                    let first = start + u64::from(groups.trailing_zeros()) * GROUP;
+                    if first >= end {
+                        break;
                     }
-                } else {
-                    // Only the groups where the layer before decided.
-                    let mut groups = self.fresh_groups(start, remoteness - 1);
-                    while groups != 0 {
-                        let first = start + u64::from(groups.trailing_zeros()) * GROUP;
-                        groups &= groups - 1;
-                        for index in first..(first + GROUP).min(end) {
-                            count += self.visit(index, &layer, spread);
-                        }
+                    groups &= groups - 1;
+                    for index in first..(first + GROUP).min(end) {
+                        count += self.visit(index, &layer, spread);
                     }
                 }
                 start = end;

@@ -782,9 +782,9 @@ impl Tiers for Morris {
     ) {
         if let Sector::Moving { .. } = tier {
             let (waiting, last, _, _) = position.sides();
-            let start = half_start(tier, pop(last) as u8);
-            let o = pop(waiting) as usize;
             let m = pop(last) as usize;
+            let start = half_start(tier, m as u8);
+            let o = pop(waiting) as usize;
             let Some(entries) = Entries::built(m) else {
                 self.for_each_unmoved_set(waiting, last, |before| {
                     visit(start + Mover::new(before, o).rank(waiting));
