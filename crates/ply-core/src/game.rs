@@ -850,12 +850,15 @@ pub trait Tiers: Game {
     /// [`Tiers::IN_TIER_SYMMETRY`] holds: what the tier solver's layers
     /// need. By default by ranking those parents; games override it to
     /// rank parents without building them.
+    ///
+    /// Returns whether the indices visited are known to be distinct: the
+    /// solver then need not sort them to drop repeats (by default false).
     fn for_each_parent_index_in_tier(
         &self,
         tier: Self::Tier,
         position: &Self::Position,
         mut visit: impl FnMut(u64),
-    ) {
+    ) -> bool {
         self.for_each_parent_in_tier(position, |parent| {
             let parent = if Self::IN_TIER_SYMMETRY {
                 self.fold_in_tier(&parent)
@@ -864,6 +867,7 @@ pub trait Tiers: Game {
             };
             visit(self.tier_rank(tier, &parent));
         });
+        false
     }
 
     /// Calls `visit` with every index in `range` (within `0..tier_size`)

@@ -7,6 +7,10 @@
 //! `scripts/morris-sector` cannot reach (it solves the moving phase).
 //!
 //! `cargo run --release -p ply-games --example morris_tier -- WHOLE_DIR SECTOR`
+//!
+//! With `moving` after SECTOR it reads the moving phase's database
+//! (`morris`, as `scripts/morris-solve 9` leaves it) instead, for timing
+//! one moving sector alone, without `ply analyze`'s setup.
 
 use ply_core::db::Expect;
 use ply_core::tier::solve::{ChildCells, solve_tier};
@@ -31,11 +35,20 @@ impl Progress for Notes {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [dir, sector] = args.as_slice() else {
-        eprintln!("usage: morris_tier WHOLE_DIR SECTOR");
-        return ExitCode::from(2);
+    let (dir, sector, moving) = match args.as_slice() {
+        [dir, sector] => (dir, sector, false),
+        [dir, sector, mode] if mode == "moving" => (dir, sector, true),
+        _ => {
+            eprintln!("usage: morris_tier DIR SECTOR [moving]");
+            return ExitCode::from(2);
+        }
     };
-    match run(dir.into(), sector) {
+    let game = if moving {
+        Morris::moving_phase(9)
+    } else {
+        Morris::new(9)
+    };
+    match run(&game, dir.into(), sector) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
@@ -47,13 +60,12 @@ fn main() -> ExitCode {
 
 /// Solves `sector` from its child sectors in `dir`; whether its cells
 /// equal the stored shard's.
-fn run(dir: PathBuf, sector: &str) -> Result<bool, String> {
-    let game = Morris::new(9);
-    let plan = Plan::new(&game).map_err(|e| e.to_string())?;
+fn run(game: &Morris, dir: PathBuf, sector: &str) -> Result<bool, String> {
+    let plan = Plan::new(game).map_err(|e| e.to_string())?;
     let step = plan
         .named(sector)
         .ok_or_else(|| format!("no sector {sector}"))?;
-    let shards = Shards::new(&dir, Expect::of(&game));
+    let shards = Shards::new(&dir, Expect::of(game));
     let children = step
         .children
         .iter()
@@ -67,12 +79,12 @@ fn run(dir: PathBuf, sector: &str) -> Result<bool, String> {
         .collect::<Result<Vec<_>, ply_core::db::DbError>>()
         .map_err(|e| e.to_string())?;
     let started = Instant::now();
-    let solved = solve_tier(&game, step.tier, &children, &Notes).map_err(|e| e.to_string())?;
+    let solved = solve_tier(game, step.tier, &children, &Notes).map_err(|e| e.to_string())?;
     let solving = started.elapsed();
     drop(children);
     let stored = shards.load(step).map_err(|e| e.to_string())?;
     let differ = (0..step.size())
-        .filter(|&i| solved.cell(&game, step.tier, i) != stored.cell(i as usize))
+        .filter(|&i| solved.cell(game, step.tier, i) != stored.cell(i as usize))
         .count();
     println!(
         "sector {sector} ({} indices): solved in {:.1} s, {differ} cells differ",

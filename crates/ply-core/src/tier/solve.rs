@@ -1291,12 +1291,15 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
                 continue;
             };
             parents.clear();
-            self.game
-                .for_each_parent_index_in_tier(self.tier, &position, |parent| {
-                    parents.push(parent);
-                });
-            parents.sort_unstable();
-            parents.dedup();
+            let distinct =
+                self.game
+                    .for_each_parent_index_in_tier(self.tier, &position, |parent| {
+                        parents.push(parent);
+                    });
+            if !distinct {
+                parents.sort_unstable();
+                parents.dedup();
+            }
             for &parent in parents.iter() {
                 if parent < self.len {
                     if let Some(cell) = self.cell(parent) {

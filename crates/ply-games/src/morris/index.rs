@@ -11,17 +11,29 @@
 //!   keeps the sector or, by a removal, leads to a sector with one stone
 //!   fewer; play loops inside a sector. Its index holds the positions with
 //!   the mover holding `hi` stones, then those with the mover holding `lo`;
+//!   both halves are ranked from the points of the player holding `hi`
+//!   (below);
 //! - one sector `lost` for every position whose mover has fewer than three
 //!   stones: all lost at once, so all share its one index.
 //!
-//! Inside a sector of `m` mover stones and `o` other stones a position is
-//! `class * C(24 - m, o) + rank(other)`: `class` numbers the symmetry
-//! classes of the mover's point set (the least set of each class in colex
-//! order names it), and `rank(other)` is the colex rank, among the points
-//! the class's set leaves empty, of the image of the other player's points
-//! under a symmetry that takes the mover's set to that least set (the least
-//! such rank where several symmetries do). An index whose other-player set
-//! is not that least one names no position.
+//! Inside a sector half a position is ranked from a *key* point set of
+//! `k` stones and a *free* set of `f` stones: `class * C(24 - k, f) +
+//! rank(free)`: `class` numbers the symmetry classes of the key set (the
+//! least set of each class in colex order names it), and `rank(free)` is
+//! the colex rank, among the points the class's set leaves empty, of the
+//! image of the free set under a symmetry that takes the key set to that
+//! least set (the least such rank where several symmetries do). An index
+//! whose free set is not that least one names no position.
+//!
+//! The key is the mover's points, except in the second half of a moving
+//! sector (the mover holding `lo` stones against `hi`), where it is the
+//! other player's ([`keyed_by_other`]). So in every moving sector the key
+//! is the side with more stones, and a move inside a sector keeps it: a
+//! position's parents in the sector (the player who just moved taking a
+//! stone back) share its key where they lie in the second half, and lie in
+//! the few classes of its key's neighbours where they lie in the first, so
+//! the tier solver's layers write into a few blocks of cells rather than
+//! all over the sector; a removal's children likewise.
 
 use super::{ALL, Morris, POINTS, Stones, hands_fit, points};
 use ply_core::{Game, Indexed, Symmetric, Tiers};
@@ -338,7 +350,15 @@ pub enum Sector {
     },
 }
 
-/// Positions in a sector half with `m` mover and `o` other stones.
+/// Whether a position of `sector` with `m` stones of the mover's against
+/// `o` of the other's is ranked from the other player's points (its key,
+/// see the module docs): in a moving sector's second half.
+#[inline]
+fn keyed_by_other(sector: Sector, m: u8, o: u8) -> bool {
+    matches!(sector, Sector::Moving { .. }) && m < o
+}
+
+/// Positions in a sector half keyed by `m` stones against `o` free ones.
 fn half_len(m: u8, o: u8) -> u64 {
     let m = usize::from(m);
     CLASS_COUNTS[m] * binomial(POINTS - m, usize::from(o))
@@ -425,22 +445,36 @@ impl Mover {
         let colex = Colex::get();
         let rank = |set: u32| colex.rank(colex.compress(set, self.free));
         let mut best = rank(image);
-        if self.fixing != 1 {
-            for t in 1..16 {
-                if self.fixing >> t & 1 == 1 {
-                    best = best.min(rank(self.images.image(t, image)));
-                }
-            }
+        // The symmetries besides the identity, a bit each.
+        let mut others = self.fixing & !1;
+        while others != 0 {
+            let t = others.trailing_zeros() as usize;
+            others &= others - 1;
+            best = best.min(rank(self.images.image(t, image)));
         }
         self.base + best
     }
 }
 
-/// The rank inside a sector half of the mover's `mover` and the other's
-/// `other` points.
+/// The rank inside a sector half of the key set `mover` and the free set
+/// `other` (the mover's and other's points, or in a moving sector's second
+/// half the other's and the mover's).
 #[inline]
 fn rank_half(mover: u32, other: u32) -> u64 {
     Mover::new(mover, pop(other) as usize).rank(other)
+}
+
+/// The rank in `sector` (not `lost`) of the position where the mover holds
+/// `mover` and the other player `other`.
+#[inline]
+fn rank_in(sector: Sector, mover: u32, other: u32) -> u64 {
+    let (m, o) = (pop(mover) as u8, pop(other) as u8);
+    half_start(sector, m)
+        + if keyed_by_other(sector, m, o) {
+            rank_half(other, mover)
+        } else {
+            rank_half(mover, other)
+        }
 }
 
 /// The mover's and other's points of index `index` in the half with `m`
@@ -625,7 +659,8 @@ impl Tiers for Morris {
         match tier {
             Sector::Lost => 1,
             Sector::Moving { hi, lo } if hi == lo => half_len(hi, lo),
-            Sector::Moving { hi, lo } => half_len(hi, lo) + half_len(lo, hi),
+            // The second half is keyed by the other player's `hi` stones.
+            Sector::Moving { hi, lo } => 2 * half_len(hi, lo),
             Sector::Placing { stones: [m, o], .. } => half_len(m, o),
         }
     }
@@ -635,7 +670,7 @@ impl Tiers for Morris {
         let (mover, other, _, _) = position.sides();
         match tier {
             Sector::Lost => 0,
-            _ => half_start(tier, pop(mover) as u8) + rank_half(mover, other),
+            _ => rank_in(tier, mover, other),
         }
     }
 
@@ -646,13 +681,15 @@ impl Tiers for Morris {
         match tier {
             Sector::Lost => Some(LOST),
             Sector::Moving { hi, lo } => {
+                // Both halves are keyed by the `hi` stones: the mover's in
+                // the first, the other player's in the second.
                 let first = half_len(hi, lo);
-                let (m, o, index) = if index < first {
-                    (hi, lo, index)
+                let (key, free) = unrank_half(hi, lo, index % first)?;
+                let (mover, other) = if index < first {
+                    (key, free)
                 } else {
-                    (lo, hi, index - first)
+                    (free, key)
                 };
-                let (mover, other) = unrank_half(m, o, index)?;
                 Some(Stones::from_sides(mover, other, 0, 0, false))
             }
             Sector::Placing {
@@ -687,9 +724,10 @@ impl Tiers for Morris {
                 };
                 for_each_in_half(hi, lo, range.start..range.end.min(first), &mut moving);
                 if hi != lo {
+                    // The second half, keyed by the other player's points.
                     let rest = range.start.saturating_sub(first)..range.end.saturating_sub(first);
-                    for_each_in_half(lo, hi, rest, |index, mover, other| {
-                        moving(first + index, mover, other);
+                    for_each_in_half(hi, lo, rest, |index, key, free| {
+                        moving(first + index, free, key);
                     });
                 }
             }
@@ -773,39 +811,58 @@ impl Tiers for Morris {
     /// Ranks each parent from its points before the move, without
     /// building it: the other player's points, `waiting`, are the same in
     /// every parent.
+    ///
+    /// Where the parents lie in a moving sector's second half (they are
+    /// keyed by `waiting`, the more stones), one ranking context serves
+    /// them all, and their cells lie in one block of the sector.
+    ///
+    /// The parents' indices are distinct where no symmetry but the
+    /// identity fixes `waiting`: the sets before the move are distinct,
+    /// and two parents share an index only if a symmetry takes one's set
+    /// to the other's while fixing `waiting`.
     #[inline]
     fn for_each_parent_index_in_tier(
         &self,
         tier: Sector,
         position: &Stones,
         mut visit: impl FnMut(u64),
-    ) {
-        if let Sector::Moving { .. } = tier {
-            let (waiting, last, _, _) = position.sides();
-            let m = pop(last) as usize;
-            let start = half_start(tier, m as u8);
-            let o = pop(waiting) as usize;
-            let Some(entries) = Entries::built(m) else {
-                self.for_each_unmoved_set(waiting, last, |before| {
-                    visit(start + Mover::new(before, o).rank(waiting));
-                });
-                return;
-            };
-            // The sets are listed first, with their colex ranks, and their
-            // classes' entries fetched together, then ranked: the entries'
-            // cache misses overlap.
-            let mut befores = [(0u32, 0usize); MOST_PARENTS];
-            let mut count = 0;
+    ) -> bool {
+        let Sector::Moving { .. } = tier else {
+            return true;
+        };
+        let (waiting, last, _, _) = position.sides();
+        let m = pop(last) as usize;
+        let start = half_start(tier, m as u8);
+        let o = pop(waiting) as usize;
+        if keyed_by_other(tier, m as u8, o as u8) {
+            let context = Mover::new(waiting, m);
             self.for_each_unmoved_set(waiting, last, |before| {
-                let rank = colex_rank(before) as usize;
-                ply_core::prefetch::prefetch(&entries.entry[rank]);
-                befores[count] = (before, rank);
-                count += 1;
+                visit(start + context.rank(before));
             });
-            for &(before, rank) in &befores[..count] {
-                visit(start + Mover::of_class(before, m, entries.at(rank), o).rank(waiting));
-            }
+            return context.fixing == 1;
         }
+        let distinct = !Classes::of(o, waiting).symmetric;
+        let Some(entries) = Entries::built(m) else {
+            self.for_each_unmoved_set(waiting, last, |before| {
+                visit(start + Mover::new(before, o).rank(waiting));
+            });
+            return distinct;
+        };
+        // The sets are listed first, with their colex ranks, and their
+        // classes' entries fetched together, then ranked: the entries'
+        // cache misses overlap.
+        let mut befores = [(0u32, 0usize); MOST_PARENTS];
+        let mut count = 0;
+        self.for_each_unmoved_set(waiting, last, |before| {
+            let rank = colex_rank(before) as usize;
+            ply_core::prefetch::prefetch(&entries.entry[rank]);
+            befores[count] = (before, rank);
+            count += 1;
+        });
+        for &(before, rank) in &befores[..count] {
+            visit(start + Mover::of_class(before, m, entries.at(rank), o).rank(waiting));
+        }
+        distinct
     }
 }
 
@@ -816,7 +873,9 @@ impl Morris {
     /// player's now), so their class is looked up once for all such moves
     /// and each child is ranked from the image of the mover's points with
     /// one or two points changed; each stone that may be removed gets its
-    /// context once.
+    /// context once. Where the child lies in a moving sector's second half
+    /// (keyed by the points the mover has after the move), each move gets
+    /// its context once instead, for all its removals.
     ///
     /// With `count_quiet`, in a moving sector whose other player's points
     /// no symmetry but the identity fixes, the moves that remove nothing
@@ -842,11 +901,13 @@ impl Morris {
         let quiet = Morris::sector(o, m_after, oh, mh_after);
         let context = Mover::new(other, usize::from(m_after));
         let (offset, image) = (half_start(quiet, o), context.image(mover));
+        let quiet_by_moved = keyed_by_other(quiet, o, m_after);
         let count_quiet = count_quiet && mh == 0 && oh == 0 && context.fixing == 1;
         let mut quiet_moves = 0;
         // A removal: the next mover holds `other` less one stone.
         let capture = Morris::sector(o.saturating_sub(1), m_after, oh, mh_after);
         let capture_offset = half_start(capture, o.saturating_sub(1));
+        let capture_by_moved = keyed_by_other(capture, o.saturating_sub(1), m_after);
         // Made at the first mill a move closes: most positions close none,
         // and the array (a kilobyte) would be written for each.
         let mut contexts: Option<[Option<Mover>; POINTS]> = None;
@@ -856,6 +917,16 @@ impl Morris {
             let from_set = if from == super::NONE { 0 } else { 1 << from };
             let moved = mover & !from_set | 1 << to;
             if other != 0 && geometry.mill_through(moved, to) {
+                if capture_by_moved {
+                    let context = Mover::new(moved, usize::from(o - 1));
+                    for remove in points(removable) {
+                        visit(
+                            capture,
+                            capture_offset + context.rank(other & !(1 << remove)),
+                        );
+                    }
+                    return;
+                }
                 for remove in points(removable) {
                     if capture == Sector::Lost {
                         visit(capture, 0);
@@ -871,6 +942,11 @@ impl Morris {
                 quiet_moves += 1;
             } else if quiet == Sector::Lost {
                 visit(quiet, 0);
+            } else if quiet_by_moved {
+                visit(
+                    quiet,
+                    offset + Mover::new(moved, usize::from(o)).rank(other),
+                );
             } else {
                 let from_image = if from == super::NONE {
                     0

@@ -423,11 +423,14 @@ impl Game for Morris {
         }
     }
 
-    /// 2 for the moving phase stored alone (its tiers are the moving
-    /// sectors only, so `morris` databases of the whole game, version 1,
-    /// are refused); 1 for the whole game.
+    /// 3 for the moving phase stored alone (its tiers are the moving
+    /// sectors only, so `morris` databases of the whole game are refused);
+    /// 4 for the whole game. Versions 2 and 1 were the same games with a
+    /// moving sector's second half keyed by the mover's points rather than
+    /// the other player's (see the index module): their cells lie in
+    /// another order, so their databases are refused too.
     fn rules_version(&self) -> u32 {
-        if self.moving_only { 2 } else { 1 }
+        if self.moving_only { 3 } else { 4 }
     }
 
     fn start(&self) -> Stones {

@@ -756,7 +756,7 @@ fn children_are_listed_as_ranking_each_move_s_position_would() {
 
 #[test]
 fn parents_are_ranked_as_ranking_each_parent_would() {
-    let mut ranked = 0;
+    let (mut ranked, mut said_distinct, mut repeated) = (0, 0, 0);
     for_random_positions_in_play(0x9A2E_4715, |game, position| {
         let tier = game.tier_of(position);
         let mut expect = Vec::new();
@@ -764,12 +764,31 @@ fn parents_are_ranked_as_ranking_each_parent_would() {
             expect.push(game.tier_rank(tier, &parent));
         });
         let mut listed = Vec::new();
-        game.for_each_parent_index_in_tier(tier, position, |index| listed.push(index));
+        let distinct =
+            game.for_each_parent_index_in_tier(tier, position, |index| listed.push(index));
         assert_eq!(listed, expect, "{}", game.format_position(position));
         ranked += listed.len();
+        let mut once = listed.clone();
+        once.sort_unstable();
+        once.dedup();
+        if distinct {
+            said_distinct += 1;
+            assert_eq!(
+                once.len(),
+                listed.len(),
+                "{}",
+                game.format_position(position)
+            );
+        } else if once.len() < listed.len() {
+            repeated += 1;
+        }
     });
     // Moving sectors, where parents are, are drawn often enough.
     assert!(ranked > 10_000, "{ranked}");
+    // Most positions' parents are said to be distinct, and where they are
+    // not said to be, repeats do occur.
+    assert!(said_distinct > 100, "{said_distinct}");
+    assert!(repeated > 0, "{repeated}");
 }
 
 #[test]
