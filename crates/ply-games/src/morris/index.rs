@@ -963,6 +963,9 @@ impl Morris {
             }
         } else {
             let jumps = m == 3;
+            // Counted here, a quiet move costs no call of `land`: most
+            // moves close no mill.
+            let mut counted = 0;
             for from in points(mover) {
                 let to_points = if jumps {
                     empty
@@ -970,9 +973,14 @@ impl Morris {
                     geometry.adjacent[usize::from(from)] & empty
                 };
                 for to in points(to_points) {
-                    land(from, to);
+                    if count_quiet && !geometry.mill_through(mover & !(1 << from) | 1 << to, to) {
+                        counted += 1;
+                    } else {
+                        land(from, to);
+                    }
                 }
             }
+            quiet_moves += counted;
         }
         count_quiet.then_some(quiet_moves)
     }
