@@ -456,12 +456,12 @@ impl Mover {
     }
 }
 
-/// The rank inside a sector half of the key set `mover` and the free set
-/// `other` (the mover's and other's points, or in a moving sector's second
+/// The rank inside a sector half of the key set `key` and the free set
+/// `free` (the mover's and other's points, or in a moving sector's second
 /// half the other's and the mover's).
 #[inline]
-fn rank_half(mover: u32, other: u32) -> u64 {
-    Mover::new(mover, pop(other) as usize).rank(other)
+fn rank_half(key: u32, free: u32) -> u64 {
+    Mover::new(key, pop(free) as usize).rank(free)
 }
 
 /// The rank in `sector` (not `lost`) of the position where the mover holds
@@ -477,55 +477,56 @@ fn rank_in(sector: Sector, mover: u32, other: u32) -> u64 {
         }
 }
 
-/// The mover's and other's points of index `index` in the half with `m`
-/// mover and `o` other stones, if it names a position.
+/// The key set and the free set (see [`rank_half`]) of index `index` in
+/// the half keyed by `k` stones against `f` free ones, if it names a
+/// position.
 #[inline]
-fn unrank_half(m: u8, o: u8, index: u64) -> Option<(u32, u32)> {
-    let (m, o) = (usize::from(m), usize::from(o));
-    let classes = Classes::get(m);
-    let per = binomial(POINTS - m, o);
+fn unrank_half(k: u8, f: u8, index: u64) -> Option<(u32, u32)> {
+    let (k, f) = (usize::from(k), usize::from(f));
+    let classes = Classes::get(k);
+    let per = binomial(POINTS - k, f);
     let class = usize::try_from(index / per).ok()?;
     let least = *classes.least.get(class)?;
     let rank = index % per;
-    let other = spread(unrank_set(rank, o, POINTS - m), least);
-    least_image(least, classes.fixing[class], other, rank).then_some((least, other))
+    let free = spread(unrank_set(rank, f, POINTS - k), least);
+    least_image(least, classes.fixing[class], free, rank).then_some((least, free))
 }
 
-/// Whether no symmetry of `fixing` (those fixing the mover's points
-/// `least`) takes the other player's points `other`, of rank `rank` among
-/// the points `least` leaves empty, to a set of lower rank: whether the
-/// index of that rank names a position.
+/// Whether no symmetry of `fixing` (those fixing the key set `least`)
+/// takes the free set `free`, of rank `rank` among the points `least`
+/// leaves empty, to a set of lower rank: whether the index of that rank
+/// names a position.
 #[inline]
-fn least_image(least: u32, fixing: u16, other: u32, rank: u64) -> bool {
+fn least_image(least: u32, fixing: u16, free: u32, rank: u64) -> bool {
     if fixing == 1 {
         return true;
     }
     let images = Images::get();
     (1..16)
-        .all(|t| fixing >> t & 1 == 0 || colex_rank(squeeze(images.image(t, other), least)) >= rank)
+        .all(|t| fixing >> t & 1 == 0 || colex_rank(squeeze(images.image(t, free), least)) >= rank)
 }
 
-/// Calls `visit` with every index in `range` of the half with `m` mover
-/// and `o` other stones that names a position, in increasing order, with
-/// the mover's and other's points: [`unrank_half`] of each index, stepping
-/// from one set of the other player's points to the next.
-fn for_each_in_half(m: u8, o: u8, range: Range<u64>, mut visit: impl FnMut(u64, u32, u32)) {
-    let (m, o) = (usize::from(m), usize::from(o));
-    let classes = Classes::get(m);
-    let per = binomial(POINTS - m, o);
+/// Calls `visit` with every index in `range` of the half keyed by `k`
+/// stones against `f` free ones that names a position, in increasing
+/// order, with the key set and the free set: [`unrank_half`] of each
+/// index, stepping from one free set to the next.
+fn for_each_in_half(k: u8, f: u8, range: Range<u64>, mut visit: impl FnMut(u64, u32, u32)) {
+    let (k, f) = (usize::from(k), usize::from(f));
+    let classes = Classes::get(k);
+    let per = binomial(POINTS - k, f);
     let end = range.end.min(classes.least.len() as u64 * per);
     if range.start >= end {
         return;
     }
-    let first: u32 = (1 << o) - 1;
+    let first: u32 = (1 << f) - 1;
     let mut class = (range.start / per) as usize;
     let mut rank = range.start % per;
-    let mut squeezed = unrank_set(rank, o, POINTS - m);
+    let mut squeezed = unrank_set(rank, f, POINTS - k);
     for index in range.start..end {
         let least = classes.least[class];
-        let other = spread(squeezed, least);
-        if least_image(least, classes.fixing[class], other, rank) {
-            visit(index, least, other);
+        let free = spread(squeezed, least);
+        if least_image(least, classes.fixing[class], free, rank) {
+            visit(index, least, free);
         }
         rank += 1;
         if rank == per {
