@@ -393,14 +393,20 @@ fn a_frozen_peer_is_named_within_the_peer_timeout() {
     };
     let mut victim = spawn(&with_timeout(1));
     let survivor = spawn(&with_timeout(0));
-    std::thread::sleep(Duration::from_secs(3));
-    if let Some(status) = victim.try_wait().expect("wait") {
-        // Say why: a CI run once found it ended here, and its output was lost.
-        let output = victim.wait_with_output().expect("the victim's output");
-        panic!(
-            "process 1 should still be solving at 3 s, but ended ({status}): {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+    // Frozen as soon as both watch each other's heartbeats: then they are
+    // connected and solving. (A fixed wait of 3 s once outlasted the whole
+    // run, 1.7 s on a fast machine.)
+    let start = Instant::now();
+    while !(has_thread(&victim, "ply:watch-0") && has_thread(&survivor, "ply:watch-1")) {
+        if let Some(status) = victim.try_wait().expect("wait") {
+            let output = victim.wait_with_output().expect("the victim's output");
+            panic!(
+                "process 1 ended ({status}) before its heartbeats were seen: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        assert!(start.elapsed() < LIMIT, "the processes never connected");
+        std::thread::sleep(Duration::from_millis(2));
     }
     let (output, took) = stop_then_finish(&mut victim, survivor, Duration::from_secs(60));
     let error = String::from_utf8_lossy(&output.stderr);
@@ -415,6 +421,16 @@ fn a_frozen_peer_is_named_within_the_peer_timeout() {
             "the error names process 1 and the silence: {error}"
         );
     }
+}
+
+/// Whether `child` has a thread named `name` (Linux: `/proc/PID/task`).
+fn has_thread(child: &Child, name: &str) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{}/task", child.id())) else {
+        return false;
+    };
+    tasks.flatten().any(|task| {
+        std::fs::read_to_string(task.path().join("comm")).is_ok_and(|comm| comm.trim_end() == name)
+    })
 }
 
 /// Worker counts past what the machine runs usefully are refused at once,
