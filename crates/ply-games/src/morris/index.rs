@@ -912,12 +912,15 @@ impl Morris {
         // Made at the first mill a move closes: most positions close none,
         // and the array (a kilobyte) would be written for each.
         let mut contexts: Option<[Option<Mover>; POINTS]> = None;
+        // Whether the mover's points `moved`, a stone just put on `to`,
+        // close a mill that removes a stone.
+        let removes = |moved: u32, to: u8| other != 0 && geometry.mill_through(moved, to);
         // The stone reaching `to` from `from` ([`super::NONE`] for a stone
         // placed from the hand).
         let mut land = |from: u8, to: u8| {
             let from_set = if from == super::NONE { 0 } else { 1 << from };
             let moved = mover & !from_set | 1 << to;
-            if other != 0 && geometry.mill_through(moved, to) {
+            if removes(moved, to) {
                 if capture_by_moved {
                     let context = Mover::new(moved, usize::from(o - 1));
                     for remove in points(removable) {
@@ -939,8 +942,6 @@ impl Morris {
                         });
                     visit(capture, capture_offset + context.rank(moved));
                 }
-            } else if count_quiet {
-                quiet_moves += 1;
             } else if quiet == Sector::Lost {
                 visit(quiet, 0);
             } else if quiet_by_moved {
@@ -966,7 +967,6 @@ impl Morris {
             let jumps = m == 3;
             // Counted here, a quiet move costs no call of `land`: most
             // moves close no mill.
-            let mut counted = 0;
             for from in points(mover) {
                 let to_points = if jumps {
                     empty
@@ -974,14 +974,13 @@ impl Morris {
                     geometry.adjacent[usize::from(from)] & empty
                 };
                 for to in points(to_points) {
-                    if count_quiet && !geometry.mill_through(mover & !(1 << from) | 1 << to, to) {
-                        counted += 1;
+                    if count_quiet && !removes(mover & !(1 << from) | 1 << to, to) {
+                        quiet_moves += 1;
                     } else {
                         land(from, to);
                     }
                 }
             }
-            quiet_moves += counted;
         }
         count_quiet.then_some(quiet_moves)
     }
