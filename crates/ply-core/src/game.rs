@@ -67,7 +67,7 @@
 use crate::board::Board;
 use crate::octal_code::OctalCode;
 use crate::tensor::Tensor;
-use crate::value::{Remoteness, Value};
+use crate::value::{Outcome, Remoteness, Value};
 use std::fmt::Debug;
 use std::hash::Hash;
 
@@ -907,4 +907,51 @@ pub trait Tiers: Game {
             }
         });
     }
+}
+
+/// Why a game's own search ([`Searched::search`]) gave no answer.
+#[derive(Debug)]
+pub enum SearchStop {
+    /// The caller asked it to stop.
+    Cancelled,
+    /// A stored position it read could not be answered.
+    Leaf(PositionError),
+}
+
+/// How a game answers a position that no stored tier holds: by a search of
+/// its own, reading stored positions through the `stored` callback where
+/// it needs them (the placing phase of Nine Men's Morris over its stored
+/// moving phase), or alone (Connect Four on a board too large to store).
+/// The engine answers a position from the game's database where one is
+/// stored or small enough to build for the query, and by this search
+/// otherwise.
+pub trait Searched: Tiers {
+    /// The search's state kept between queries (its transposition table).
+    type Searcher: Send;
+
+    /// Whether `position` lies outside every tier the game stores, so that
+    /// only the search answers it. By default false: every position is in
+    /// some tier.
+    fn searched_only(&self, position: &Self::Position) -> bool {
+        let _ = position;
+        false
+    }
+
+    /// A searcher whose tables take at most `bytes`, searching on
+    /// `threads` threads.
+    fn searcher(&self, bytes: u64, threads: usize) -> Self::Searcher;
+
+    /// The outcome of `position`, legal in this game, by search; `stored`
+    /// answers a position that some stored tier holds, and `stop` is
+    /// polled and ends the search when it says so.
+    fn search(
+        &self,
+        searcher: &mut Self::Searcher,
+        position: &Self::Position,
+        stored: &(dyn Fn(&Self::Position) -> Result<Outcome, PositionError> + Sync),
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Result<Outcome, SearchStop>;
+
+    /// The positions `searcher` has looked at so far.
+    fn searched_nodes(&self, searcher: &Self::Searcher) -> u64;
 }

@@ -40,8 +40,8 @@ pub use db::Database;
 pub use db_error::DbError;
 pub use error::SolveError;
 pub use game::{
-    Decompose, Game, Indexed, Parents, PositionError, Searchable, Symmetric, TableWalk, Tiered,
-    Tiers,
+    Decompose, Game, Indexed, Parents, PositionError, SearchStop, Searchable, Searched, Symmetric,
+    TableWalk, Tiered, Tiers,
 };
 pub use limits::{Budget, TooLarge};
 pub use progress::{NoProgress, Progress};

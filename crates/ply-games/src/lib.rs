@@ -7,6 +7,7 @@
 
 pub mod board;
 pub mod colex;
+pub mod connect4;
 pub mod dobutsu;
 pub mod euler;
 pub mod lgame;
@@ -23,6 +24,7 @@ mod variants;
 pub mod yehr;
 pub mod yehr_theory;
 
+pub use connect4::ConnectFour;
 pub use dobutsu::Dobutsu;
 pub use euler::Euler;
 pub use lgame::LGame;

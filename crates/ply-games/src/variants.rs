@@ -2,7 +2,9 @@
 //! [`Variant`] impl per game, each handing the text to the game's own
 //! reader, so the registry and the examples open every game one way.
 
-use crate::{Dobutsu, Euler, LGame, Morris, Quixo, Teeko, TicTacToe, Treblecross, Yehr};
+use crate::{
+    ConnectFour, Dobutsu, Euler, LGame, Morris, Quixo, Teeko, TicTacToe, Treblecross, Yehr,
+};
 use ply_core::{PositionError, Variant};
 
 impl Variant for Euler {
@@ -38,6 +40,12 @@ impl Variant for Quixo {
 impl Variant for Teeko {
     fn with_params(params: &str) -> Result<Self, PositionError> {
         Teeko::from_params(params)
+    }
+}
+
+impl Variant for ConnectFour {
+    fn with_params(params: &str) -> Result<Self, PositionError> {
+        ConnectFour::from_params(params)
     }
 }
 

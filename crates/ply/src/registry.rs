@@ -6,10 +6,12 @@ use crate::cli::dist::{Distributed, Whole};
 use crate::error::PlyError;
 use crate::session::Session;
 use crate::session::choice::{
-    open_acyclic, open_loopy, open_morris, open_sum, open_tiered, open_wins_at_once,
+    open_acyclic, open_loopy, open_morris, open_searched, open_sum, open_tiered, open_wins_at_once,
 };
 use ply_core::Variant;
-use ply_games::{Dobutsu, Euler, LGame, Morris, Quixo, Teeko, TicTacToe, Treblecross, Yehr};
+use ply_games::{
+    ConnectFour, Dobutsu, Euler, LGame, Morris, Quixo, Teeko, TicTacToe, Treblecross, Yehr,
+};
 use std::sync::OnceLock;
 
 /// Opens a game from the text after `:` in its name (`None` for the default).
@@ -98,6 +100,13 @@ pub const GAMES: &[Entry] = &[
         summary: "Nine Men's Morris (Gasser's rules, solved 1996: a draw): place nine stones, then slide (jump with three); a mill removes a stone; under three stones or no move loses",
         variants: "morris (nine stones a side: the 28 sectors of the moving phase are stored and placing positions searched over them, or read from morris:9,whole where it is stored), morris:N (N stones a side, 3 to 9: the whole game stored), morris:N,moving and morris:N,whole choose; positions like .../.../.../....../.../.../.../9,9/W; solved sector by sector (ply analyze --save --memory BYTES)",
         open: |params| open_morris(Morris::named(params)?),
+        distributed: None,
+    },
+    Entry {
+        name: "connect4",
+        summary: "Connect Four (Milton Bradley 1974; Allis and Tromp: a first-player win): drop discs into columns; four in a row wins, a full board ties",
+        variants: "connect4 (7x6: any position by alpha-beta search), connect4:WxH (W columns of H rows, 4x4 to 8x7, e.g. 5x5, 6x6); positions as move sequences like 4453 or boards like ......./......./......./......./...o.../..xx...; solved tier by tier (ply analyze connect4:5x5 --save --memory BYTES)",
+        open: |params| open_searched(ConnectFour::named(params)?),
         distributed: None,
     },
 ];

@@ -12,6 +12,7 @@ use super::alphabeta::AlphaBetaSession;
 use super::byte_retro::ByteRetroSession;
 use super::placing::PlacingSession;
 use super::retro::RetroSession;
+use super::searched::SearchedSession;
 use super::sparse::SparseSession;
 use super::sum::SumSession;
 use super::table::TableSession;
@@ -100,4 +101,13 @@ where
     G: ply_core::Tiers + 'static,
 {
     Ok(Box::new(TierSession::new(game)?))
+}
+
+/// Opens a game cut into tiers that answers positions by a search of its
+/// own where no database answers them ([`ply_core::Searched`]).
+pub fn open_searched<G>(game: G) -> Result<Box<dyn Session>, PlyError>
+where
+    G: ply_core::Searched + 'static,
+{
+    Ok(Box::new(SearchedSession::new(game)?))
 }

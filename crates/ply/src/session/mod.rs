@@ -10,6 +10,7 @@ pub mod once;
 pub mod placing;
 pub mod retro;
 pub mod rows;
+pub mod searched;
 pub mod solved;
 pub mod sparse;
 pub mod store;

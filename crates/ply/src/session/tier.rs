@@ -135,6 +135,12 @@ impl<G: Tiers + 'static> TierSession<G> {
             })
     }
 
+    /// Whether the game is small enough to build for one query, with no
+    /// database stored.
+    pub fn buildable(&self) -> bool {
+        self.plan.positions() <= PRIVATE_BUILD_POSITIONS
+    }
+
     /// Whether the database directory holds every tier's shard, sound and
     /// over its keys; if it does, the session answers from them from now
     /// on. Never builds: without a complete database this is false.

@@ -1,0 +1,208 @@
+//! The dense index of a tier (the positions with `n` discs): a position is
+//! its column heights, ranked among the ways `n` discs stand in the
+//! columns, then the colex rank of the cells `o` holds among the `n` discs
+//! taken column by column from the bottom (`o` holds `n / 2` of them). So
+//! a tier spans (ways to stack `n` discs) x C(n, n / 2) indices; an index
+//! whose board legal play does not reach (a four made too early, or no
+//! alternating order) names no position. docs/connect4.md gives the
+//! indices this spends per legal position.
+
+use super::{C4Position, ConnectFour};
+use ply_core::Tiers;
+
+/// Binomial coefficients up to C(64, k).
+static BINOMIAL: [[u64; 65]; 65] = {
+    let mut table = [[0u64; 65]; 65];
+    let mut n = 0;
+    while n <= 64 {
+        table[n][0] = 1;
+        let mut k = 1;
+        while k <= n {
+            table[n][k] =
+                table[n - 1][k - 1].saturating_add(if k < n { table[n - 1][k] } else { 0 });
+            k += 1;
+        }
+        n += 1;
+    }
+    table
+};
+
+/// C(n, k), 0 where k > n.
+#[inline]
+fn binomial(n: u32, k: u32) -> u64 {
+    BINOMIAL[n as usize][k as usize]
+}
+
+/// The counting tables of the tiers of one board.
+#[derive(Clone, Debug)]
+pub struct TierIndex {
+    width: u32,
+    height: u32,
+    /// `stacks[w][n]`: the ways `n` discs stand in `w` columns of the
+    /// board's height.
+    stacks: Vec<Vec<u64>>,
+}
+
+impl TierIndex {
+    /// The tables of a board of `width` columns and `height` rows.
+    pub fn new(width: u32, height: u32) -> Self {
+        let cells = (width * height) as usize;
+        let mut stacks = vec![vec![0u64; cells + 1]; width as usize + 1];
+        stacks[0][0] = 1;
+        for w in 1..=width as usize {
+            for n in 0..=cells {
+                stacks[w][n] = (0..=(height as usize).min(n))
+                    .map(|h| stacks[w - 1][n - h])
+                    .sum();
+            }
+        }
+        Self {
+            width,
+            height,
+            stacks,
+        }
+    }
+
+    /// The indices of tier `n`.
+    pub fn len(&self, n: u32) -> u64 {
+        self.stacks[self.width as usize][n as usize] * binomial(n, n / 2)
+    }
+
+    /// The index of `position` (of `n` discs) in its tier.
+    pub fn rank(&self, game: &ConnectFour, position: &C4Position) -> u64 {
+        let n = position.discs();
+        let stride = self.height + 1;
+        let (_, o) = position.x_o();
+        let (mut stack, mut left, mut packed, mut at) = (0u64, n, 0u64, 0u32);
+        for c in 0..self.width {
+            let column = game.column_mask(c);
+            let h = (position.mask & column).count_ones();
+            let rest = &self.stacks[(self.width - 1 - c) as usize];
+            for lower in 0..h {
+                stack += rest[(left - lower) as usize];
+            }
+            left -= h;
+            packed |= ((o & column) >> (c * stride)) << at;
+            at += h;
+        }
+        let mut colex = 0;
+        let (mut bits, mut j) = (packed, 0);
+        while bits != 0 {
+            j += 1;
+            colex += binomial(bits.trailing_zeros(), j);
+            bits &= bits - 1;
+        }
+        stack * binomial(n, n / 2) + colex
+    }
+
+    /// The board with index `index` in tier `n`, legal or not (`None` past
+    /// the tier's end).
+    pub fn board(&self, n: u32, index: u64) -> Option<C4Position> {
+        let colours = binomial(n, n / 2);
+        let (mut stack, mut colex) = (index / colours, index % colours);
+        let stride = self.height + 1;
+        let mut heights = [0u32; 9];
+        let mut left = n;
+        for c in 0..self.width {
+            let rest = &self.stacks[(self.width - 1 - c) as usize];
+            let mut h = 0;
+            loop {
+                if h > self.height.min(left) {
+                    return None;
+                }
+                let ways = rest[(left - h) as usize];
+                if stack < ways {
+                    break;
+                }
+                stack -= ways;
+                h += 1;
+            }
+            heights[c as usize] = h;
+            left -= h;
+        }
+        if left != 0 {
+            return None;
+        }
+        let mut packed = 0u64;
+        let mut square = n;
+        for j in (1..=n / 2).rev() {
+            square -= 1;
+            while binomial(square, j) > colex {
+                square -= 1;
+            }
+            colex -= binomial(square, j);
+            packed |= 1 << square;
+        }
+        let (mut mask, mut o, mut at) = (0u64, 0u64, 0u32);
+        for (c, &h) in heights.iter().enumerate().take(self.width as usize) {
+            let column = (1u64 << h) - 1;
+            mask |= column << (c as u32 * stride);
+            o |= ((packed >> at) & column) << (c as u32 * stride);
+            at += h;
+        }
+        let x = mask ^ o;
+        let mover = if n.is_multiple_of(2) { x } else { o };
+        Some(C4Position { mask, mover })
+    }
+}
+
+/// The tiers are the discs on the board, 0 to W x H; a move leads to the
+/// next tier. A position and its mirror image share a class.
+impl Tiers for ConnectFour {
+    type Tier = u8;
+    /// The mirror image keeps a position in its tier: one of each pair is
+    /// solved.
+    const IN_TIER_SYMMETRY: bool = true;
+
+    fn tiers(&self) -> Vec<u8> {
+        (0..=self.cells() as u8).collect()
+    }
+
+    /// Every move adds a disc.
+    fn leaves_tier(&self, _tier: u8) -> bool {
+        true
+    }
+
+    fn tier_name(&self, tier: u8) -> String {
+        format!("discs-{tier:02}")
+    }
+
+    #[inline]
+    fn tier_of(&self, position: &C4Position) -> u8 {
+        position.discs() as u8
+    }
+
+    fn tier_size(&self, tier: u8) -> u64 {
+        self.index.len(u32::from(tier))
+    }
+
+    #[inline]
+    fn tier_rank(&self, _tier: u8, position: &C4Position) -> u64 {
+        self.index.rank(self, position)
+    }
+
+    fn tier_unrank(&self, tier: u8, index: u64) -> Option<C4Position> {
+        let position = self.index.board(u32::from(tier), index)?;
+        super::legal::check(self, &position).ok()?;
+        Some(position)
+    }
+
+    fn child_tiers(&self, tier: u8) -> Vec<u8> {
+        if u32::from(tier) < self.cells() {
+            vec![tier + 1]
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// The lesser of the position and its mirror image.
+    #[inline]
+    fn fold_in_tier(&self, position: &C4Position) -> C4Position {
+        (*position).min(self.mirror(position))
+    }
+
+    #[inline]
+    fn is_representative(&self, position: &C4Position) -> bool {
+        *position <= self.mirror(position)
+    }
+}

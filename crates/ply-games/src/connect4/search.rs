@@ -1,0 +1,462 @@
+//! The exact value and remoteness of one position by alpha-beta search,
+//! for boards too large to store (7x6), with the field's methods (Pons's
+//! solver, its tutorial and Allis's thesis): bitboards; a move that lets
+//! the opponent win at once is never searched, and a threat the mover
+//! must block is the only move searched; moves ordered by the threats
+//! they make, then from the centre out; a transposition table of exact
+//! bounds within a memory budget; the score found by null-window searches
+//! that halve its range; every thread of the pool searching the same
+//! position with the table shared (each from another move order), the
+//! first to finish giving the answer.
+//!
+//! A score says how fast the game ends: a win for the mover ending with
+//! `N` discs on the board scores `(cells + 2 - N) / 2` (rounded down), a
+//! loss the negation, a tie 0. As the parity of `N` is fixed by who wins,
+//! the score gives the remoteness back ([`outcome`]). On 7x6 this is
+//! Pons's score.
+
+use super::{C4Position, ConnectFour};
+use ply_core::{Game, Outcome, Value};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+
+/// The outcome a score means for the mover of a position of `discs` discs
+/// on a board of `cells` cells.
+pub fn outcome(cells: u32, discs: u32, score: i32) -> Outcome {
+    if score == 0 {
+        return Outcome::tie(cells - discs);
+    }
+    // The end's disc count N has the parity of the winner's discs: the
+    // mover's (discs + 1) for a win, the other's for a loss.
+    let end_parity = if score > 0 {
+        (discs + 1) % 2
+    } else {
+        discs % 2
+    };
+    let top = (cells + 2) as i32 - 2 * score.abs();
+    let end = if top.rem_euclid(2) as u32 == end_parity {
+        top
+    } else {
+        top - 1
+    } as u32;
+    if score > 0 {
+        Outcome::win(end - discs)
+    } else {
+        Outcome::lose(end - discs)
+    }
+}
+
+/// The score of an outcome of a position of `discs` discs (the inverse of
+/// [`outcome`]; draws do not occur).
+pub fn score_of(cells: u32, discs: u32, outcome: Outcome) -> i32 {
+    let end = discs + outcome.remoteness.unwrap_or(0);
+    let size = ((cells + 2 - end) / 2) as i32;
+    match outcome.value {
+        Value::Win => size,
+        Value::Lose => -size,
+        _ => 0,
+    }
+}
+
+/// A transposition table of bounds on scores, shared by the threads: one
+/// word an entry holding the key's quotient by the table's (odd) length
+/// above a byte of bound, so that the key is whole and no entry can be
+/// read half-written.
+struct Table {
+    entries: Vec<AtomicU64>,
+}
+
+/// An entry's byte: 0 empty, else `UPPER + score + OFFSET` or
+/// `LOWER + score + OFFSET`.
+const OFFSET: i32 = 64;
+const UPPER: u64 = 0;
+const LOWER: u64 = 128;
+
+impl Table {
+    /// A table of at most `bytes` bytes (and at least a few thousand
+    /// entries), of odd length.
+    fn new(bytes: u64) -> Self {
+        let len = (bytes / 8).clamp(1 << 12, 1 << 40) | 1;
+        Self {
+            entries: (0..len).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    #[inline]
+    fn slot(&self, key: u64) -> (usize, u64) {
+        let len = self.entries.len() as u64;
+        ((key % len) as usize, key / len)
+    }
+
+    /// The bounds stored for `key`: (lower, upper).
+    #[inline]
+    fn get(&self, key: u64) -> Option<(bool, i32)> {
+        let (at, quotient) = self.slot(key);
+        let word = self.entries[at].load(Relaxed);
+        if word & 0xff == 0 || word >> 8 != quotient {
+            return None;
+        }
+        let byte = word & 0xff;
+        if byte >= LOWER {
+            Some((true, (byte - LOWER) as i32 - OFFSET))
+        } else {
+            Some((false, (byte - UPPER) as i32 - OFFSET))
+        }
+    }
+
+    #[inline]
+    fn put(&self, key: u64, lower: bool, score: i32) {
+        let (at, quotient) = self.slot(key);
+        let byte = (score + OFFSET) as u64 + if lower { LOWER } else { UPPER };
+        self.entries[at].store(quotient << 8 | byte, Relaxed);
+    }
+
+    fn clear(&self) {
+        for entry in &self.entries {
+            entry.store(0, Relaxed);
+        }
+    }
+}
+
+/// Why a search stopped without an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stopped;
+
+/// A searcher of one board's positions, keeping its table between
+/// positions.
+pub struct Searcher {
+    table: Table,
+    nodes: AtomicU64,
+    /// The columns from the centre out.
+    order: Vec<u32>,
+}
+
+/// The board's constants, copied into the search.
+#[derive(Clone, Copy)]
+struct Board {
+    stride: u32,
+    cells: u32,
+    bottom: u64,
+    full: u64,
+    width: u32,
+}
+
+impl Searcher {
+    /// A searcher for `game` whose table takes at most `table_bytes`.
+    pub fn new(game: &ConnectFour, table_bytes: u64) -> Self {
+        let w = game.width() as i32;
+        let mut order: Vec<u32> = (0..game.width()).collect();
+        order.sort_by_key(|&c| ((2 * c as i32 - (w - 1)).abs(), c));
+        Self {
+            table: Table::new(table_bytes),
+            nodes: AtomicU64::new(0),
+            order,
+        }
+    }
+
+    /// The table's entries that fit in `bytes`.
+    pub fn table_bytes(&self) -> u64 {
+        self.table.entries.len() as u64 * 8
+    }
+
+    /// Positions searched so far.
+    pub fn nodes(&self) -> u64 {
+        self.nodes.load(Relaxed)
+    }
+
+    /// Forgets every stored bound.
+    pub fn clear(&self) {
+        self.table.clear();
+    }
+
+    /// The outcome of `position` (legal, of `game`), searched on `threads`
+    /// threads; `stop` is polled and ends the search when it says so.
+    pub fn solve(
+        &self,
+        game: &ConnectFour,
+        position: &C4Position,
+        threads: usize,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Result<Outcome, Stopped> {
+        let discs = position.discs();
+        let cells = game.cells();
+        if let Some(value) = game.primitive(position) {
+            return Ok(match value {
+                Value::Lose => Outcome::lose(0),
+                _ => Outcome::tie(0),
+            });
+        }
+        let board = Board {
+            stride: game.stride(),
+            cells,
+            bottom: game.bottom,
+            full: game.board,
+            width: game.width(),
+        };
+        let found = AtomicBool::new(false);
+        let answer = AtomicU64::new(0);
+        let threads = threads.max(1);
+        std::thread::scope(|scope| {
+            for t in 0..threads {
+                let (found, answer) = (&found, &answer);
+                scope.spawn(move || {
+                    let mut worker = Worker {
+                        board,
+                        table: &self.table,
+                        nodes: 0,
+                        order: rotated(&self.order, t),
+                        stop: &|| found.load(Relaxed) || stop(),
+                    };
+                    let score = worker.solve(position);
+                    self.nodes.fetch_add(worker.nodes, Relaxed);
+                    if let Some(score) = score
+                        && !found.swap(true, Relaxed)
+                    {
+                        answer.store((score + OFFSET) as u64, Relaxed);
+                    }
+                });
+            }
+        });
+        if !found.load(Relaxed) {
+            return Err(Stopped);
+        }
+        let score = answer.load(Relaxed) as i32 - OFFSET;
+        Ok(outcome(cells, discs, score))
+    }
+}
+
+/// The order of columns a thread tries first among moves of equal
+/// promise: thread 0 from the centre out, the others turned by a step.
+fn rotated(order: &[u32], thread: usize) -> Vec<u32> {
+    let mut order = order.to_vec();
+    let len = order.len();
+    if thread > 0 {
+        order[..len].rotate_left(thread % len);
+    }
+    order
+}
+
+/// One thread's search.
+struct Worker<'a> {
+    board: Board,
+    table: &'a Table,
+    nodes: u64,
+    order: Vec<u32>,
+    stop: &'a (dyn Fn() -> bool + Sync),
+}
+
+/// Nodes between polls of the stop flag.
+const POLL: u64 = 1 << 14;
+
+impl Worker<'_> {
+    /// The cells where `discs` would complete four.
+    #[inline]
+    fn wins(&self, discs: u64, mask: u64) -> u64 {
+        let s = self.board.stride;
+        // Vertical: three below.
+        let mut r = (discs << 1) & (discs << 2) & (discs << 3);
+        for d in [s, s - 1, s + 1] {
+            let p = (discs << d) & (discs << (2 * d));
+            r |= p & (discs << (3 * d));
+            r |= p & (discs >> d);
+            let p = (discs >> d) & (discs >> (2 * d));
+            r |= p & (discs << d);
+            r |= p & (discs >> (3 * d));
+        }
+        r & (self.board.full ^ mask)
+    }
+
+    #[inline]
+    fn possible(&self, mask: u64) -> u64 {
+        (mask + self.board.bottom) & self.board.full
+    }
+
+    /// The moves that do not let the opponent win at once: a forced
+    /// block if there is one threat, none if two.
+    #[inline]
+    fn non_losing(&self, p: &C4Position) -> u64 {
+        let mut possible = self.possible(p.mask);
+        let threats = self.wins(p.other(), p.mask);
+        let forced = possible & threats;
+        if forced != 0 {
+            if forced & (forced - 1) != 0 {
+                return 0;
+            }
+            possible = forced;
+        }
+        possible & !(threats >> 1)
+    }
+
+    #[inline]
+    fn can_win_next(&self, p: &C4Position) -> bool {
+        self.wins(p.mover, p.mask) & self.possible(p.mask) != 0
+    }
+
+    #[inline]
+    fn key(&self, p: &C4Position) -> u64 {
+        p.mover + p.mask + self.board.bottom
+    }
+
+    /// The exact score of `p`, or `None` if stopped.
+    fn solve(&mut self, p: &C4Position) -> Option<i32> {
+        let n = p.discs() as i32;
+        let cells = self.board.cells as i32;
+        if self.can_win_next(p) {
+            return Some((cells + 1 - n) / 2);
+        }
+        let mut min = -(cells - n) / 2;
+        let mut max = (cells + 1 - n) / 2;
+        while min < max {
+            let mut med = min + (max - min) / 2;
+            if med <= 0 && min / 2 < med {
+                med = min / 2;
+            } else if med >= 0 && max / 2 > med {
+                med = max / 2;
+            }
+            let r = self.negamax(p, med, med + 1)?;
+            if r <= med {
+                max = r;
+            } else {
+                min = r;
+            }
+        }
+        Some(min)
+    }
+
+    /// The score of `p` (whose mover cannot win at once) if within
+    /// `alpha..beta`, else a bound on the side it falls.
+    fn negamax(&mut self, p: &C4Position, mut alpha: i32, mut beta: i32) -> Option<i32> {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(POLL) && (self.stop)() {
+            return None;
+        }
+        let n = p.discs() as i32;
+        let cells = self.board.cells as i32;
+        let next = self.non_losing(p);
+        if next == 0 {
+            return Some(-(cells - n) / 2);
+        }
+        if n >= cells - 2 {
+            return Some(0);
+        }
+        let min = -(cells - 2 - n) / 2;
+        if alpha < min {
+            alpha = min;
+            if alpha >= beta {
+                return Some(alpha);
+            }
+        }
+        let mut max = (cells - 1 - n) / 2;
+        let key = self.key(p);
+        if let Some((lower, bound)) = self.table.get(key) {
+            if lower {
+                if alpha < bound {
+                    alpha = bound;
+                    if alpha >= beta {
+                        return Some(alpha);
+                    }
+                }
+            } else if bound < max {
+                max = bound;
+            }
+        }
+        if beta > max {
+            beta = max;
+            if alpha >= beta {
+                return Some(beta);
+            }
+        }
+        // Moves by the threats they make, then column order; at most 9.
+        let mut moves = [(0u32, 0u64); 9];
+        let mut len = 0;
+        for i in 0..self.board.width as usize {
+            let c = self.order[i];
+            let cell = next & self.column(c);
+            if cell == 0 {
+                continue;
+            }
+            let threats = self.wins(p.mover | cell, p.mask).count_ones();
+            let mut j = len;
+            while j > 0 && moves[j - 1].0 < threats {
+                moves[j] = moves[j - 1];
+                j -= 1;
+            }
+            moves[j] = (threats, cell);
+            len += 1;
+        }
+        for &(_, cell) in &moves[..len] {
+            let child = C4Position {
+                mask: p.mask | cell,
+                mover: p.other(),
+            };
+            let score = -self.negamax(&child, -beta, -alpha)?;
+            if score >= beta {
+                self.table.put(key, true, score);
+                return Some(score);
+            }
+            if score > alpha {
+                alpha = score;
+            }
+        }
+        self.table.put(key, false, alpha);
+        Some(alpha)
+    }
+
+    #[inline]
+    fn column(&self, c: u32) -> u64 {
+        let s = self.board.stride;
+        ((1u64 << (s - 1)) - 1) << (c * s)
+    }
+}
+
+/// The outcome of `position` of `game` by plain negamax over every move,
+/// with no table and no pruning: the slow, independent method the
+/// searcher and the stored tiers are checked against. Only for positions
+/// near the end of play.
+pub fn plain_negamax(game: &ConnectFour, position: &C4Position) -> Outcome {
+    if let Some(value) = game.primitive(position) {
+        return match value {
+            Value::Lose => Outcome::lose(0),
+            _ => Outcome::tie(0),
+        };
+    }
+    let mut children = Vec::new();
+    game.for_each_move(position, |_, child| {
+        children.push(plain_negamax(game, &child))
+    });
+    Outcome::from_children(children).expect("a position that is not over has a move")
+}
+
+/// A searcher and the threads it searches on.
+pub struct Search {
+    searcher: Searcher,
+    threads: usize,
+}
+
+/// Any position, alone: the search reads no stored tier.
+impl ply_core::Searched for ConnectFour {
+    type Searcher = Search;
+
+    fn searcher(&self, bytes: u64, threads: usize) -> Search {
+        Search {
+            searcher: Searcher::new(self, bytes),
+            threads,
+        }
+    }
+
+    fn search(
+        &self,
+        search: &mut Search,
+        position: &C4Position,
+        _stored: &(dyn Fn(&C4Position) -> Result<Outcome, ply_core::PositionError> + Sync),
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Result<Outcome, ply_core::SearchStop> {
+        search
+            .searcher
+            .solve(self, position, search.threads, stop)
+            .map_err(|Stopped| ply_core::SearchStop::Cancelled)
+    }
+
+    fn searched_nodes(&self, search: &Search) -> u64 {
+        search.searcher.nodes()
+    }
+}

@@ -1,0 +1,267 @@
+//! Connect Four's rules, text, index and search against plain methods.
+
+use super::search::{Searcher, outcome, plain_negamax, score_of};
+use super::*;
+use ply_core::{Outcome, Tiers};
+use proptest::prelude::*;
+use std::collections::HashMap;
+
+/// The position random play reaches in `plies` moves (stopping early at
+/// the end of play), choosing with `choices`.
+fn random_play(game: &ConnectFour, plies: usize, choices: &[u8]) -> (C4Position, String) {
+    let mut position = game.start();
+    let mut text = String::new();
+    for &choice in choices.iter().take(plies) {
+        if game.primitive(&position).is_some() {
+            break;
+        }
+        let mut moves = Vec::new();
+        game.for_each_move(&position, |mv, child| moves.push((mv, child)));
+        let (mv, child) = moves[usize::from(choice) % moves.len()];
+        text.push_str(&game.format_move(&position, mv));
+        position = child;
+    }
+    (position, text)
+}
+
+/// A small deterministic generator (xorshift) for random play.
+pub(super) struct Rng(pub u64);
+
+impl Rng {
+    pub(super) fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        self.0
+    }
+
+    pub(super) fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    pub(super) fn bytes(&mut self) -> Vec<u8> {
+        (0..64).map(|_| self.next() as u8).collect()
+    }
+}
+
+/// Negamax over every move, remembering positions: the check for boards
+/// whose positions from here are few.
+fn memo_negamax(
+    game: &ConnectFour,
+    p: &C4Position,
+    memo: &mut HashMap<C4Position, Outcome>,
+) -> Outcome {
+    if let Some(&o) = memo.get(p) {
+        return o;
+    }
+    let o = match game.primitive(p) {
+        Some(Value::Lose) => Outcome::lose(0),
+        Some(_) => Outcome::tie(0),
+        None => {
+            let mut children = Vec::new();
+            game.for_each_move(p, |_, child| children.push(child));
+            Outcome::from_children(children.iter().map(|c| memo_negamax(game, c, memo))).unwrap()
+        }
+    };
+    memo.insert(*p, o);
+    o
+}
+
+#[test]
+fn names_and_parameters() {
+    assert_eq!(ConnectFour::default().name(), "connect4");
+    assert_eq!(
+        ConnectFour::from_params("6x6").unwrap().name(),
+        "connect4:6x6"
+    );
+    assert_eq!(ConnectFour::from_params("8x7").unwrap().cells(), 56);
+    for bad in ["9x7", "3x4", "6", "x6", "7x", "axb", "4x16"] {
+        assert!(
+            matches!(
+                ConnectFour::from_params(bad),
+                Err(PositionError::Parameters(_))
+            ),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn both_forms_read_the_spec_example() {
+    let game = ConnectFour::default();
+    let by_moves = game.parse_position("443").unwrap();
+    let board = "......./......./......./......./...o.../..xx...";
+    assert_eq!(game.format_position(&by_moves), board);
+    assert_eq!(game.parse_position(board).unwrap(), by_moves);
+    assert_eq!(game.parse_position("").unwrap(), game.start());
+}
+
+#[test]
+fn malformed_text_is_refused_with_one_line() {
+    let game = ConnectFour::from_params("4x4").unwrap();
+    let cases = [
+        ("5", "columns are the digits 1 to 4"),
+        ("0", "columns are the digits 1 to 4"),
+        ("11111", "column 1, which is full"),
+        ("12121212", "after the game is over"),
+        ("..../..../x.../....", "floating"),
+        ("..../..../..../xx..", "x plays first"),
+        ("..../..../..../o...", "x plays first"),
+        ("x.o./x.o./x.o./x.o.", "both players"),
+        ("..../..../..../xxxx", "x plays first"),
+        ("..../..../..../.x.", "has 3 cells"),
+        ("..../....", "4 rows"),
+        ("..../..../..../..a.", "cells are"),
+        ("12a", "neither"),
+        ("..../..../xx../oo..", "no order of play"),
+    ];
+    for (text, expect) in cases {
+        let error = game.parse_position(text).expect_err(text);
+        let message = error.to_string();
+        assert!(message.contains(expect), "{text}: {message}");
+        assert!(!message.contains('\n'), "{text}: {message}");
+    }
+}
+
+#[test]
+fn a_four_made_by_the_last_disc_is_over_and_others_are_refused() {
+    let game = ConnectFour::from_params("5x4").unwrap();
+    // x's fourth disc in column 1 ends play: the mover (o) has lost.
+    let won = game.parse_position("1212121").unwrap();
+    assert_eq!(game.primitive(&won), Some(Value::Lose));
+    let board = game.format_position(&won);
+    assert_eq!(game.parse_position(&board).unwrap(), won);
+    // An x disc away from the four may have been dropped before it.
+    assert!(game.parse_position("x..../xo.../xo.../xoo.x").is_ok());
+    // An o disc on top of x's four: play went on after the four.
+    let game = ConnectFour::from_params("5x5").unwrap();
+    let error = game
+        .parse_position("o..../x..../x..../x..../xoo..")
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("play would have gone on"),
+        "{error}"
+    );
+}
+
+proptest! {
+    #[test]
+    fn sequences_and_boards_round_trip(
+        dims in prop::sample::select(vec![(4u32, 4u32), (5, 4), (7, 6), (8, 7), (6, 6)]),
+        plies in 0usize..56,
+        choices in prop::collection::vec(any::<u8>(), 56),
+    ) {
+        let game = ConnectFour::new(dims.0, dims.1).unwrap();
+        let (position, text) = random_play(&game, plies, &choices);
+        prop_assert_eq!(game.parse_position(&text).unwrap(), position);
+        let board = game.format_position(&position);
+        prop_assert_eq!(game.parse_position(&board).unwrap(), position);
+        // The tier index round-trips every position play reaches.
+        let tier = game.tier_of(&position);
+        let index = game.tier_rank(tier, &position);
+        prop_assert!(index < game.tier_size(tier));
+        prop_assert_eq!(game.tier_unrank(tier, index), Some(position));
+        // The mirror image plays alike and folds to one representative.
+        let mirror = game.mirror(&position);
+        prop_assert_eq!(game.mirror(&mirror), position);
+        prop_assert_eq!(game.fold_in_tier(&mirror), game.fold_in_tier(&position));
+        prop_assert_eq!(game.primitive(&mirror), game.primitive(&position));
+    }
+}
+
+#[test]
+fn every_index_of_small_tiers_unranks_to_itself() {
+    let game = ConnectFour::from_params("4x4").unwrap();
+    let mut legal = 0u64;
+    for tier in game.tiers() {
+        for index in 0..game.tier_size(tier) {
+            if let Some(position) = game.tier_unrank(tier, index) {
+                assert_eq!(game.tier_of(&position), tier);
+                assert_eq!(game.tier_rank(tier, &position), index);
+                legal += 1;
+            }
+        }
+    }
+    // Every legal position is reached from the start by moves.
+    let mut seen = std::collections::HashSet::new();
+    let mut frontier = vec![game.start()];
+    while let Some(p) = frontier.pop() {
+        if !seen.insert(p) {
+            continue;
+        }
+        if game.primitive(&p).is_none() {
+            game.for_each_move(&p, |_, child| frontier.push(child));
+        }
+    }
+    assert_eq!(legal, seen.len() as u64);
+}
+
+#[test]
+fn scores_and_outcomes_are_inverse() {
+    for (cells, discs) in [(42u32, 0u32), (42, 1), (42, 17), (25, 4), (25, 9), (56, 3)] {
+        for score in -((cells as i32 - discs as i32) / 2)..=((cells as i32 + 1 - discs as i32) / 2)
+        {
+            let o = outcome(cells, discs, score);
+            assert_eq!(score_of(cells, discs, o), score, "{cells} {discs} {score}");
+            let r = o.remoteness.unwrap();
+            assert!(discs + r <= cells);
+            match o.value {
+                Value::Win => assert_eq!(r % 2, 1),
+                Value::Lose => assert_eq!(r % 2, 0),
+                _ => assert_eq!(discs + r, cells),
+            }
+        }
+    }
+    // Pons's 7x6 start: score 1, the first player's 21st disc.
+    assert_eq!(outcome(42, 0, 1), Outcome::win(41));
+}
+
+#[test]
+fn search_equals_negamax_on_small_boards() {
+    for (w, h, count) in [(4u32, 4u32, 300usize), (5, 4, 300)] {
+        let game = ConnectFour::new(w, h).unwrap();
+        let searcher = Searcher::new(&game, 1 << 20);
+        let mut memo = HashMap::new();
+        let mut rng = Rng(u64::from(w * h));
+        for _ in 0..count {
+            let plies = rng.below(game.cells() as u64 + 1) as usize;
+            let choices = rng.bytes();
+            let (position, text) = random_play(&game, plies, &choices);
+            let expect = memo_negamax(&game, &position, &mut memo);
+            let threads = 1 + plies % 2;
+            let got = searcher
+                .solve(&game, &position, threads, &|| false)
+                .unwrap();
+            assert_eq!(got, expect, "{w}x{h} {text}");
+        }
+    }
+}
+
+#[test]
+fn search_equals_plain_negamax_on_7x6_endgames() {
+    let game = ConnectFour::default();
+    let searcher = Searcher::new(&game, 1 << 22);
+    let mut rng = Rng(42);
+    let mut checked = 0;
+    while checked < 40 {
+        let choices = rng.bytes();
+        let (position, text) = random_play(&game, 30, &choices);
+        if position.discs() < 30 {
+            continue;
+        }
+        let expect = if checked % 8 == 0 {
+            plain_negamax(&game, &random_play(&game, 34, &choices).0)
+        } else {
+            memo_negamax(&game, &position, &mut HashMap::new())
+        };
+        let position = if checked % 8 == 0 {
+            random_play(&game, 34, &choices).0
+        } else {
+            position
+        };
+        let got = searcher.solve(&game, &position, 2, &|| false).unwrap();
+        assert_eq!(got, expect, "{text}");
+        checked += 1;
+    }
+}
