@@ -493,7 +493,7 @@ mod tests {
     fn rank_unrank_and_packing_agree_with_square_by_square_on_32_bits() {
         // Both packing paths, whatever this process chose.
         let paths = [PackingPath::Pext, PackingPath::Tables];
-        for colex in paths.map(|path| Colex::build(path)) {
+        for colex in paths.map(Colex::build) {
             agrees_with_square_by_square(&colex);
         }
         agrees_with_square_by_square(Colex::get());
