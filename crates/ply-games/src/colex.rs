@@ -7,7 +7,9 @@
 //! `0..n` get the ranks `0..C(n, k)`, in increasing order as numbers (so
 //! [`next_subset`] steps from one rank to the next), and a set's rank does
 //! not depend on `n`. [`Colex`] ranks, unranks, packs and spreads masks by
-//! byte tables; its tables are built once per process ([`Colex::get`]).
+//! byte tables, or packs and spreads by BMI2's `pext` and `pdep` where
+//! they are fast ([`PackingPath`]); its tables are built and the path is
+//! chosen once per process ([`Colex::get`]).
 //!
 //! To rank a board of two kinds of pieces, rank the occupied squares, then
 //! the squares of one kind *among* the occupied ones ([`Colex::compress`]
@@ -109,7 +111,9 @@ pub struct Colex {
     /// the rank.
     rank: Vec<[[u32; 256]; 33]>,
     /// How bits are packed and spread.
-    packing: Packing,
+    path: PackingPath,
+    /// The tables of [`PackingPath::Tables`] (128 KiB, built either way).
+    tables: Tables,
     /// The sets of squares below [`SMALL`], by size then rank.
     small: Vec<u16>,
     /// Where the sets of each size start in `small`.
@@ -117,13 +121,20 @@ pub struct Colex {
 }
 
 impl Colex {
-    /// The tables, built on first use (about 0.5 MB).
+    /// The tables, built on first use (about 0.6 MB), packing by this
+    /// process's [`PackingPath::current`] (the tables if `PLY_PACKING` is
+    /// unusable).
     pub fn get() -> &'static Colex {
         static TABLES: std::sync::OnceLock<Colex> = std::sync::OnceLock::new();
-        TABLES.get_or_init(Colex::build)
+        TABLES.get_or_init(|| Colex::build(PackingPath::current().unwrap_or(PackingPath::Tables)))
     }
 
-    fn build() -> Colex {
+    /// The packing path these tables use.
+    pub fn path(&self) -> PackingPath {
+        self.path
+    }
+
+    fn build(path: PackingPath) -> Colex {
         let mut rank = vec![[[0u32; 256]; 33]; 4];
         for (chunk, table) in rank.iter_mut().enumerate() {
             for (before, row) in table.iter_mut().enumerate() {
@@ -152,7 +163,8 @@ impl Colex {
         }
         Colex {
             rank,
-            packing: Packing::new(),
+            path,
+            tables: Tables::new(),
             small,
             small_at,
         }
@@ -198,101 +210,225 @@ impl Colex {
     /// square of `mask`.
     #[inline]
     pub fn compress(&self, bits: u32, mask: u32) -> u32 {
-        self.packing.compress(bits, mask)
+        match self.path {
+            PackingPath::Pext => pext(bits, mask),
+            PackingPath::Tables => self.tables.compress(bits, mask),
+        }
     }
 
     /// The inverse of [`Colex::compress`]: bit `i` of `packed` goes to the
     /// `i`-th set square of `mask`.
     #[inline]
     pub fn expand(&self, packed: u32, mask: u32) -> u32 {
-        self.packing.expand(packed, mask)
-    }
-}
-
-/// Packing and spreading by BMI2's `pext` and `pdep`, where the build has
-/// them (`.cargo/config.toml`): no tables.
-#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-mod packing {
-    /// Nothing to hold: the instructions do the work.
-    pub struct Packing;
-
-    impl Packing {
-        pub fn new() -> Self {
-            Packing
-        }
-
-        #[inline]
-        pub fn compress(&self, bits: u32, mask: u32) -> u32 {
-            ply_core::bits::gather(bits, mask)
-        }
-
-        #[inline]
-        pub fn expand(&self, packed: u32, mask: u32) -> u32 {
-            ply_core::bits::scatter(packed, mask)
+        match self.path {
+            PackingPath::Pext => pdep(packed, mask),
+            PackingPath::Tables => self.tables.expand(packed, mask),
         }
     }
 }
 
-/// Packing and spreading a byte at a time through tables, where the build
-/// lacks BMI2.
-#[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
-mod packing {
-    use super::{POP8, compress_slow, expand_slow};
+/// How [`Colex::compress`] and [`Colex::expand`] pack and spread bits.
+///
+/// BMI2's `pext` and `pdep` take one instruction and about 3 cycles on
+/// Intel since Haswell and on AMD since Zen 3, but run in microcode (tens
+/// to hundreds of cycles, by the mask) on AMD Zen 1 and Zen 2 (family
+/// 0x17, and Hygon's family 0x18 built on them). There, and where the
+/// processor or the build lacks BMI2, byte tables are faster. The path is
+/// chosen once per process ([`PackingPath::current`]); each call then
+/// takes one branch that always goes the same way, never an indirect call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PackingPath {
+    /// BMI2's `pext` and `pdep`.
+    Pext,
+    /// Byte tables, a byte of the mask at a time.
+    Tables,
+}
 
-    /// The tables.
-    pub struct Packing {
-        /// [`compress_slow`] of a byte of bits (low 8 bits of the index)
-        /// by a byte of mask (high 8 bits).
-        packed: Vec<u8>,
-        /// [`expand_slow`] of a byte of packed bits (low 8) onto a byte of
-        /// mask (high 8).
-        spread: Vec<u8>,
+/// The environment variable that forces a packing path: `pext` or `tables`.
+pub const PACKING_VARIABLE: &str = "PLY_PACKING";
+
+/// What of the processor decides the packing path (from `cpuid`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cpu {
+    /// The vendor string of `cpuid` leaf 0, e.g. `AuthenticAMD`.
+    pub vendor: [u8; 12],
+    /// The family of `cpuid` leaf 1: the base family, plus the extended
+    /// family where the base is 0xF.
+    pub family: u32,
+    /// Whether the processor has BMI2.
+    pub bmi2: bool,
+}
+
+impl Cpu {
+    /// This processor, read by `cpuid`.
+    #[cfg(target_arch = "x86_64")]
+    pub fn detect() -> Cpu {
+        use std::arch::x86_64::__cpuid;
+        let leaf0 = __cpuid(0);
+        let mut vendor = [0u8; 12];
+        vendor[..4].copy_from_slice(&leaf0.ebx.to_le_bytes());
+        vendor[4..8].copy_from_slice(&leaf0.edx.to_le_bytes());
+        vendor[8..].copy_from_slice(&leaf0.ecx.to_le_bytes());
+        Cpu {
+            vendor,
+            family: family_of(__cpuid(1).eax),
+            bmi2: std::arch::is_x86_feature_detected!("bmi2"),
+        }
     }
 
-    impl Packing {
-        pub fn new() -> Self {
-            Packing {
-                packed: (0..1usize << 16)
-                    .map(|i| compress_slow((i & 0xff) as u32, (i >> 8) as u32) as u8)
-                    .collect(),
-                spread: (0..1usize << 16)
-                    .map(|i| expand_slow((i & 0xff) as u32, (i >> 8) as u32) as u8)
-                    .collect(),
-            }
+    /// Elsewhere than x86-64: no BMI2.
+    #[cfg(not(target_arch = "x86_64"))]
+    pub fn detect() -> Cpu {
+        Cpu {
+            vendor: [0; 12],
+            family: 0,
+            bmi2: false,
         }
+    }
 
-        #[inline]
-        pub fn compress(&self, mut bits: u32, mut mask: u32) -> u32 {
-            let mut out = 0;
-            let mut shift = 0;
-            while mask != 0 {
-                let m = mask as u8;
-                out |=
-                    u32::from(self.packed[usize::from(m) << 8 | usize::from(bits as u8)]) << shift;
-                shift += u32::from(POP8[usize::from(m)]);
-                mask >>= 8;
-                bits >>= 8;
-            }
-            out
+    /// Whether `pext` and `pdep` run in microcode here: AMD family 0x17
+    /// (Zen 1, Zen+, Zen 2) and Hygon family 0x18 (Dhyana, a Zen 1).
+    pub fn slow_pext(&self) -> bool {
+        (&self.vendor == b"AuthenticAMD" && self.family == 0x17)
+            || (&self.vendor == b"HygonGenuine" && self.family == 0x18)
+    }
+}
+
+/// The family in `cpuid` leaf 1's `eax`: the base family (bits 8-11), plus
+/// the extended family (bits 20-27) where the base is 0xF.
+pub fn family_of(eax: u32) -> u32 {
+    let base = eax >> 8 & 0xF;
+    if base == 0xF {
+        base + (eax >> 20 & 0xFF)
+    } else {
+        base
+    }
+}
+
+/// Whether this build can run `pext` and `pdep` inline: it targets BMI2
+/// (`.cargo/config.toml` asks for x86-64-v3).
+pub const BUILD_HAS_BMI2: bool = cfg!(all(target_arch = "x86_64", target_feature = "bmi2"));
+
+impl PackingPath {
+    /// The path for `cpu` on this build, unless `forced` (the value of
+    /// [`PACKING_VARIABLE`]) names one: `pext` where the build and the
+    /// processor have BMI2 and it is not microcoded, else `tables`. Forcing
+    /// `pext` on a build without BMI2, or an unknown name, is an error.
+    pub fn choose(forced: Option<&str>, cpu: &Cpu) -> Result<PackingPath, String> {
+        match forced {
+            Some("pext") if BUILD_HAS_BMI2 => Ok(PackingPath::Pext),
+            Some("pext") => Err(format!(
+                "{PACKING_VARIABLE}=pext: this build has no BMI2 path (it does not target x86-64-v3)"
+            )),
+            Some("tables") => Ok(PackingPath::Tables),
+            Some(other) => Err(format!(
+                "{PACKING_VARIABLE}={other:?}: expected 'pext' or 'tables'"
+            )),
+            None if BUILD_HAS_BMI2 && cpu.bmi2 && !cpu.slow_pext() => Ok(PackingPath::Pext),
+            None => Ok(PackingPath::Tables),
         }
+    }
 
-        #[inline]
-        pub fn expand(&self, mut packed: u32, mask: u32) -> u32 {
-            let mut out = 0;
-            for (chunk, m) in mask.to_le_bytes().into_iter().enumerate() {
-                if m != 0 {
-                    let take = packed & 0xff;
-                    out |=
-                        u32::from(self.spread[usize::from(m) << 8 | take as usize]) << (8 * chunk);
-                    packed >>= POP8[usize::from(m)];
-                }
-            }
-            out
+    /// This process's path: [`PackingPath::choose`] from `PLY_PACKING` and
+    /// this processor, decided on first use. An unusable `PLY_PACKING` is
+    /// an error here (the command line reports it at start); the tables
+    /// then serve.
+    pub fn current() -> Result<PackingPath, String> {
+        static CHOSEN: std::sync::OnceLock<Result<PackingPath, String>> =
+            std::sync::OnceLock::new();
+        CHOSEN
+            .get_or_init(|| {
+                let forced = std::env::var(PACKING_VARIABLE).ok();
+                PackingPath::choose(forced.as_deref(), &Cpu::detect())
+            })
+            .clone()
+    }
+
+    /// The name `PLY_PACKING` takes: `pext` or `tables`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PackingPath::Pext => "pext",
+            PackingPath::Tables => "tables",
         }
     }
 }
 
-use packing::Packing;
+/// Packing and spreading a byte at a time through tables.
+struct Tables {
+    /// [`compress_slow`] of a byte of bits (low 8 bits of the index) by a
+    /// byte of mask (high 8 bits).
+    packed: Vec<u8>,
+    /// [`expand_slow`] of a byte of packed bits (low 8) onto a byte of mask
+    /// (high 8).
+    spread: Vec<u8>,
+}
+
+impl Tables {
+    fn new() -> Self {
+        Tables {
+            packed: (0..1usize << 16)
+                .map(|i| compress_slow((i & 0xff) as u32, (i >> 8) as u32) as u8)
+                .collect(),
+            spread: (0..1usize << 16)
+                .map(|i| expand_slow((i & 0xff) as u32, (i >> 8) as u32) as u8)
+                .collect(),
+        }
+    }
+
+    #[inline]
+    fn compress(&self, mut bits: u32, mut mask: u32) -> u32 {
+        let mut out = 0;
+        let mut shift = 0;
+        while mask != 0 {
+            let m = mask as u8;
+            out |= u32::from(self.packed[usize::from(m) << 8 | usize::from(bits as u8)]) << shift;
+            shift += u32::from(POP8[usize::from(m)]);
+            mask >>= 8;
+            bits >>= 8;
+        }
+        out
+    }
+
+    #[inline]
+    fn expand(&self, mut packed: u32, mask: u32) -> u32 {
+        let mut out = 0;
+        for (chunk, m) in mask.to_le_bytes().into_iter().enumerate() {
+            if m != 0 {
+                let take = packed & 0xff;
+                out |= u32::from(self.spread[usize::from(m) << 8 | take as usize]) << (8 * chunk);
+                packed >>= POP8[usize::from(m)];
+            }
+        }
+        out
+    }
+}
+
+/// `pext`, where the build has BMI2; never called elsewhere (the path is
+/// then always [`PackingPath::Tables`]).
+#[inline]
+fn pext(bits: u32, mask: u32) -> u32 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        ply_core::bits::gather(bits, mask)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        compress_slow(bits, mask)
+    }
+}
+
+/// `pdep`, as [`pext`].
+#[inline]
+fn pdep(packed: u32, mask: u32) -> u32 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        ply_core::bits::scatter(packed, mask)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        expand_slow(packed, mask)
+    }
+}
 
 /// The colex rank of `mask`, square by square (the tables' reference).
 fn rank_slow(mask: u32) -> u64 {
@@ -303,7 +439,6 @@ fn rank_slow(mask: u32) -> u64 {
 }
 
 /// [`Colex::compress`], square by square.
-#[cfg_attr(all(target_arch = "x86_64", target_feature = "bmi2"), cfg(test))]
 fn compress_slow(bits: u32, mask: u32) -> u32 {
     squares_of(mask)
         .enumerate()
@@ -311,7 +446,6 @@ fn compress_slow(bits: u32, mask: u32) -> u32 {
 }
 
 /// [`Colex::expand`], square by square.
-#[cfg_attr(all(target_arch = "x86_64", target_feature = "bmi2"), cfg(test))]
 fn expand_slow(packed: u32, mask: u32) -> u32 {
     squares_of(mask)
         .enumerate()
@@ -357,7 +491,15 @@ mod tests {
 
     #[test]
     fn rank_unrank_and_packing_agree_with_square_by_square_on_32_bits() {
-        let colex = Colex::get();
+        // Both packing paths, whatever this process chose.
+        let paths = [PackingPath::Pext, PackingPath::Tables];
+        for colex in paths.map(Colex::build) {
+            agrees_with_square_by_square(&colex);
+        }
+        agrees_with_square_by_square(Colex::get());
+    }
+
+    fn agrees_with_square_by_square(colex: &Colex) {
         for mask in random_masks() {
             let k = mask.count_ones();
             assert_eq!(colex.rank(mask), rank_slow(mask), "{mask:b}");
@@ -369,6 +511,72 @@ mod tests {
             assert_eq!(colex.expand(packed, mask), bits & mask);
             assert_eq!(colex.expand(packed, mask), expand_slow(packed, mask));
         }
+    }
+
+    /// A processor as `cpuid` would describe it.
+    fn cpu(vendor: &[u8; 12], leaf1_eax: u32, bmi2: bool) -> Cpu {
+        Cpu {
+            vendor: *vendor,
+            family: family_of(leaf1_eax),
+            bmi2,
+        }
+    }
+
+    #[test]
+    fn amd_family_0x17_and_processors_without_bmi2_get_the_tables() {
+        // Leaf 1's eax of real processors: EPYC 7601 (Zen 1), EPYC 7B12
+        // (Zen 2), EPYC 9B14 (Zen 4), Xeon Platinum 8481C (Sapphire Rapids),
+        // Hygon C86 (Dhyana).
+        let zen1 = cpu(b"AuthenticAMD", 0x0080_0F12, true);
+        let zen2 = cpu(b"AuthenticAMD", 0x0083_0F10, true);
+        let zen4 = cpu(b"AuthenticAMD", 0x00A1_0F11, true);
+        let xeon = cpu(b"GenuineIntel", 0x0008_06F8, true);
+        let hygon = cpu(b"HygonGenuine", 0x0090_0F01, true);
+        assert_eq!([zen1.family, zen2.family, zen4.family], [0x17, 0x17, 0x19]);
+        assert_eq!([xeon.family, hygon.family], [6, 0x18]);
+        for slow in [zen1, zen2, hygon] {
+            assert!(slow.slow_pext(), "{slow:?}");
+            assert_eq!(PackingPath::choose(None, &slow), Ok(PackingPath::Tables));
+        }
+        let fast = if BUILD_HAS_BMI2 {
+            PackingPath::Pext
+        } else {
+            PackingPath::Tables
+        };
+        for quick in [zen4, xeon] {
+            assert!(!quick.slow_pext(), "{quick:?}");
+            assert_eq!(PackingPath::choose(None, &quick), Ok(fast));
+        }
+        let old = cpu(b"GenuineIntel", 0x0001_06A5, false);
+        assert_eq!(PackingPath::choose(None, &old), Ok(PackingPath::Tables));
+    }
+
+    #[test]
+    fn ply_packing_forces_a_path_or_is_refused() {
+        let zen2 = cpu(b"AuthenticAMD", 0x0083_0F10, true);
+        assert_eq!(
+            PackingPath::choose(Some("tables"), &zen2),
+            Ok(PackingPath::Tables)
+        );
+        let forced = PackingPath::choose(Some("pext"), &zen2);
+        if BUILD_HAS_BMI2 {
+            assert_eq!(forced, Ok(PackingPath::Pext));
+        } else {
+            assert!(forced.unwrap_err().contains("no BMI2"));
+        }
+        let error = PackingPath::choose(Some("fast"), &zen2).unwrap_err();
+        assert!(
+            error.contains("PLY_PACKING") && error.contains("'pext' or 'tables'"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn the_process_packs_by_the_path_it_chose() {
+        let forced = std::env::var(PACKING_VARIABLE).ok();
+        let chosen = PackingPath::choose(forced.as_deref(), &Cpu::detect());
+        assert_eq!(PackingPath::current(), chosen);
+        assert_eq!(Colex::get().path(), chosen.unwrap_or(PackingPath::Tables));
     }
 
     #[test]

@@ -126,3 +126,51 @@ fn morris() {
         loopy_in_tiers(&ply_games::Morris::new(stones), 9);
     }
 }
+
+/// Under `PLY_PACKING`, the process packs by the path it names.
+#[test]
+fn packing_is_the_forced_path() {
+    let path = ply_games::colex::Colex::get().path();
+    match std::env::var(ply_games::colex::PACKING_VARIABLE) {
+        Ok(forced) => assert_eq!(path.name(), forced),
+        Err(_) => assert_eq!(Ok(path), ply_games::colex::PackingPath::current()),
+    }
+}
+
+/// The games that rank point sets with `pext` or byte tables (issue 59)
+/// pass the same checks on both paths: this test binary runs their tests
+/// again in a child process for each path, forced by `PLY_PACKING`.
+#[test]
+fn the_ranking_games_pass_on_both_packing_paths() {
+    use ply_games::colex::{BUILD_HAS_BMI2, PACKING_VARIABLE};
+    if std::env::var_os(PACKING_VARIABLE).is_some() {
+        return; // the child itself
+    }
+    let tests = [
+        "packing_is_the_forced_path",
+        "dobutsu",
+        "quixo",
+        "teeko",
+        "morris",
+    ];
+    let paths: &[&str] = if BUILD_HAS_BMI2 {
+        &["pext", "tables"]
+    } else {
+        &["tables"]
+    };
+    for path in paths {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "--test-threads", "2"])
+            .args(tests)
+            .env(PACKING_VARIABLE, path)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{PACKING_VARIABLE}={path}:\n{stdout}");
+        let passed = format!("{} passed; 0 failed", tests.len());
+        assert!(
+            stdout.contains(&passed),
+            "{PACKING_VARIABLE}={path}: not {passed}:\n{stdout}"
+        );
+    }
+}

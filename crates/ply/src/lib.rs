@@ -30,7 +30,11 @@ use clap::Parser;
 /// the `ply` binary does (a closed stdout is not an error).
 pub fn run(extra: Vec<Entry>) -> std::process::ExitCode {
     use std::process::ExitCode;
-    let result = registry::add(extra).and_then(|()| cli::Cli::parse().run());
+    // An unusable PLY_PACKING is refused before any work (issue 59).
+    let result = ply_games::colex::PackingPath::current()
+        .map_err(PlyError::Argument)
+        .and_then(|_| registry::add(extra))
+        .and_then(|()| cli::Cli::parse().run());
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(PlyError::Io(err)) if err.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,

@@ -19,7 +19,7 @@
 //! index keeps it.)
 //!
 //! Ranking gathers the board into bit sets of squares and packs them in
-//! square order (BMI2's `pext` where the build has it), then a few table
+//! square order (BMI2's `pext` where it is fast, see [`crate::colex::PackingPath`]), then a few table
 //! look-ups; unranking is a division per level and a binary search among
 //! at most 90 kind words, and a walk over consecutive indices changes only
 //! the hands and the bits that flip.

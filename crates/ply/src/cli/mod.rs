@@ -15,9 +15,17 @@ use progress::{BarProgress, Working};
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
+/// The version line: the crate's version and how this process packs point
+/// sets (`pext` or byte tables, chosen at start; issue 59).
+static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    let path =
+        ply_games::colex::PackingPath::current().unwrap_or(ply_games::colex::PackingPath::Tables);
+    format!("{} (packing: {})", env!("CARGO_PKG_VERSION"), path.name())
+});
+
 /// ply: strongly solve two-player, perfect-information games.
 #[derive(Parser, Debug)]
-#[command(name = "ply", version, about, long_about = None)]
+#[command(name = "ply", version = VERSION.as_str(), about, long_about = None)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
