@@ -247,8 +247,9 @@ impl Cli {
                 }
                 session.prepare(&BarProgress::new())?;
                 let working = Working::new(&format!("solving {}", session.name()));
-                let report = session.solve_within(position.as_deref(), &working)?;
+                let mut report = session.solve_within(position.as_deref(), &working)?;
                 drop(working);
+                report.best_first();
                 let notes = session.notes(&report);
                 let source = session.source().map(|s| s.as_str());
                 if json {

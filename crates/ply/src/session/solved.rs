@@ -6,7 +6,7 @@
 
 use super::once::Once;
 use super::store::{self, Store};
-use super::{Session, Solver};
+use super::{Serving, Session, Solver};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::Exchanged;
@@ -214,6 +214,24 @@ impl<M: Method> Session for SolvedSession<M> {
 
     fn memory_bound(&self) -> u64 {
         self.method.memory_bound()
+    }
+
+    /// From the store's database of the game where it has one, else by
+    /// building the table.
+    fn serving(&self) -> Serving {
+        let name = self.method.game().name();
+        if let Some(store) = store::current().filter(|s| s.read)
+            && let Some(file) = store.files(&name).first()
+        {
+            return Serving::Database {
+                what: file.display().to_string(),
+                bytes: 0,
+                search: None,
+            };
+        }
+        Serving::Solving {
+            bytes: self.memory_bound(),
+        }
     }
 
     fn tiered(&self) -> bool {
