@@ -219,6 +219,10 @@ impl<G: WinsAtOnce + Send + Sync + 'static> Session for ByteRetroSession<G> {
         self.inner.memory_bound()
     }
 
+    fn long_without_database(&self) -> Option<String> {
+        self.inner.long_without_database()
+    }
+
     fn serving(&self) -> super::Serving {
         match self.without_database() {
             Some(why) => super::Serving::Refused(why),

@@ -78,6 +78,15 @@ pub trait Session: Send + Sync {
         }
     }
 
+    /// Why answering one query without a stored database would take long
+    /// (a build of the whole game first, thrown away after), if it would:
+    /// `ply solve` then refuses and names `ply analyze --save`, unless
+    /// `--no-db` asks for the build. `None` by default, and once a
+    /// database is stored.
+    fn long_without_database(&self) -> Option<String> {
+        None
+    }
+
     /// Strongly solves the whole game, reporting progress.
     fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError>;
 

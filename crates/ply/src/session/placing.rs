@@ -142,6 +142,10 @@ impl Session for PlacingSession {
         }
     }
 
+    fn long_without_database(&self) -> Option<String> {
+        self.tiers.long_without_database()
+    }
+
     /// For a placing position: whether it was answered by search or read
     /// from the whole game's database (the same for every query, so that
     /// a long-lived server and one command agree).

@@ -111,6 +111,9 @@ impl<B: Solution> Held<B> {
     }
 }
 
+/// A table larger than this takes long to build for one answer.
+pub const LONG_TABLE_BYTES: u64 = 256 << 20;
+
 /// Answers queries about a game from its strong solution.
 pub struct SolvedSession<M: Method> {
     method: M,
@@ -214,6 +217,21 @@ impl<M: Method> Session for SolvedSession<M> {
 
     fn memory_bound(&self) -> u64 {
         self.method.memory_bound()
+    }
+
+    /// A table past [`LONG_TABLE_BYTES`] to build when the store holds no
+    /// database of the game.
+    fn long_without_database(&self) -> Option<String> {
+        let bytes = self.memory_bound();
+        let stored = matches!(self.serving(), Serving::Database { .. });
+        (!stored && self.held.get().is_none() && bytes > LONG_TABLE_BYTES).then(|| {
+            format!(
+                "{} has no database in the database directory, and one answer would first \
+                 build its whole table ({})",
+                self.method.game().name(),
+                ply_core::limits::human_bytes(bytes)
+            )
+        })
     }
 
     /// From the store's database of the game where it has one, else by

@@ -20,6 +20,11 @@ use std::path::{Path, PathBuf};
 /// without a database in the store.
 pub const PRIVATE_BUILD_POSITIONS: u64 = 1 << 28;
 
+/// The most positions a query builds privately without being called long:
+/// more (quixo:4x4, morris:5, teeko) take tens of seconds, for one answer
+/// (morris:4, 7.4 million, takes about 2 s).
+pub const QUICK_BUILD_POSITIONS: u64 = 1 << 25;
+
 /// A directory removed when dropped: where a private build's shards live.
 struct Private(PathBuf);
 
@@ -380,6 +385,20 @@ impl<G: Tiers + 'static> Session for TierSession<G> {
         Serving::Solving {
             bytes: self.memory_bound(),
         }
+    }
+
+    fn long_without_database(&self) -> Option<String> {
+        let positions = self.plan.positions();
+        (self.stored_count().is_none()
+            && self.held.get().is_none()
+            && positions > QUICK_BUILD_POSITIONS)
+            .then(|| {
+                format!(
+                    "{} has no database in the database directory, and one answer would first \
+                     solve all its {positions} positions tier by tier",
+                    self.game.name()
+                )
+            })
     }
 
     /// Whether a shard answering queries changed on disk, or a missing
