@@ -8,15 +8,20 @@ use common::cli::{Scratch, json, ply};
 use common::http::{Client, solve_path};
 use ply::serve::limits::Limits;
 
-/// A command that must fail with one line on stderr, exit 2, naming `needle`.
+/// A command that must fail with exit 2 and a first line on stderr that
+/// names `needle` (ply's own errors are that one line; clap's argument
+/// errors add a pointer to --help below it). Returns that line.
 fn refused(args: &[&str], needle: &str) -> String {
     let out = ply(args, b"");
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
-    assert!(stderr.contains(needle), "{args:?}: {stderr:?} lacks {needle:?}");
+    let first = stderr.lines().next().unwrap_or_default().to_string();
+    if first.starts_with("ply: ") {
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    }
+    assert!(first.contains(needle), "{args:?}: {stderr:?} lacks {needle:?}");
     assert!(!stderr.contains("os error"), "{args:?}: {stderr}");
-    stderr
+    first
 }
 
 #[test]
@@ -81,8 +86,8 @@ fn liking(mv: &serde_json::Value) -> (u8, i64) {
 fn moves_are_listed_best_first_in_json_and_in_the_api() {
     let positions = [
         ("euler:3x3", "X../.../..."),
-        ("tictactoe:3x3x3", "X../.O./..."),
-        ("tictactoe:3x3x3", ".../.X./..."),
+        ("tictactoe:3x3x3", "x../.o./..."),
+        ("tictactoe:3x3x3", ".../.x./..."),
         ("quixo:3x3", ".../.../.../X"),
         ("dobutsu:C", ".l./.c./.C./.L./-/S"),
     ];
