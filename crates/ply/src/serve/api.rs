@@ -126,6 +126,9 @@ struct GameInfo {
     game: String,
     /// The default variant's start position.
     start: String,
+    /// Variants to pick from: the default first, then every variant the
+    /// `variants` text names that opens.
+    variant_list: Vec<String>,
     /// How this server answers the default variant: `database`,
     /// `solving` or `refused`.
     answered: &'static str,
@@ -150,6 +153,7 @@ pub async fn games(State(shared): State<Arc<Shared>>) -> Result<Response, ApiErr
                 let session = (entry.open)(None)?;
                 let (answered, answered_how) = shared.sessions.answering(&*session);
                 Ok(GameInfo {
+                    variant_list: variant_list(entry, session.name()),
                     answered,
                     answered_how,
                     name: entry.name,
@@ -165,6 +169,51 @@ pub async fn games(State(shared): State<Arc<Shared>>) -> Result<Response, ApiErr
     .await
     .map_err(|e| ApiError::internal(format!("listing the games failed: {e}")))??;
     Ok(Json(list).into_response())
+}
+
+/// The variants of `entry` to offer on the page: `default` first, then
+/// each name of the form `NAME:PARAMS` in its `variants` text that opens
+/// (placeholders such as `euler:RxC` do not), each once by full name;
+/// kept per game after the first listing.
+fn variant_list(entry: &registry::Entry, default: String) -> Vec<String> {
+    type Lists = std::sync::Mutex<std::collections::HashMap<&'static str, Vec<String>>>;
+    static LISTS: std::sync::OnceLock<Lists> = std::sync::OnceLock::new();
+    let lists = LISTS.get_or_init(Lists::default);
+    if let Some(found) = lists.lock().unwrap_or_else(|e| e.into_inner()).get(entry.name) {
+        return found.clone();
+    }
+    let mut list = vec![default];
+    let prefix = format!("{}:", entry.name);
+    for word in entry.variants.split(|c: char| c.is_whitespace() || ",;()".contains(c)) {
+        // `NAME:PARAMS`, or bare parameters given as examples (`e.g. 3x3x3`).
+        let bare = word.starts_with(|c: char| c.is_ascii_digit())
+            && word.chars().all(|c| c.is_ascii_alphanumeric());
+        let Some(params) = word.strip_prefix(&prefix).or(bare.then_some(word)) else {
+            continue;
+        };
+        // `teeko:4x4,advanced` is split at the comma: take the whole word.
+        let whole = entry
+            .variants
+            .split(|c: char| c.is_whitespace() || ";()".contains(c))
+            .find(|w| w.starts_with(word) && w.trim_end_matches(',').len() > word.len())
+            .map(|w| w.trim_end_matches(','));
+        for params in [whole.and_then(|w| w.strip_prefix(&prefix)), Some(params)]
+            .into_iter()
+            .flatten()
+        {
+            if let Ok(session) = (entry.open)(Some(params)) {
+                let name = session.name();
+                if !list.contains(&name) {
+                    list.push(name);
+                }
+            }
+        }
+    }
+    lists
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(entry.name, list.clone());
+    list
 }
 
 /// The query of `GET /api/solve`.
