@@ -57,7 +57,7 @@ function render() {
   renderLegend(view);
   renderRules();
   // Hidden values hide the chart too: its dots would give them away.
-  $('chart').hidden = !showing;
+  $('chart').style.display = showing ? '' : 'none';
   if (showing) drawChart($('chart'), state.history.map((v, i) => ({ value: v.solve.value, remoteness: v.solve.remoteness, player: player(i) })), state.cursor, sides());
   $('undo').disabled = state.cursor === 0;
   $('redo').disabled = state.cursor >= state.history.length - 1;
