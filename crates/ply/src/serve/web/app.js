@@ -107,10 +107,10 @@ function renderPlayed() {
     item.dataset.index = String(i);
     if (i === state.cursor) item.className = 'here';
     if (i === 0) {
-      item.textContent = 'start';
+      item.textContent = '0. the start';
     } else {
       const move = movePlayed(i);
-      item.append(`${player(i - 1)}: ${move.move}`);
+      item.append(`${i}. ${player(i - 1)}: ${move.move}`);
       if (showing && move.value) {
         const span = document.createElement('span');
         span.className = `value ${move.tone}`;
@@ -133,6 +133,8 @@ function renderLegend(view) {
   } else {
     lines.push('values are hidden: moves are listed by name, and the chart is hidden');
   }
+  const pieces = view.board.cells.flatMap((c) => c.pieces).concat(view.board.areas.flatMap((a) => a.pieces.map((p) => p.piece)));
+  if (pieces.some((p) => p.dots && p.dots.length)) lines.push('the small dots on a piece: the directions it may step');
   if (view.board.areas.length) lines.push('the boxes above and below the board are the players\' hands: click a piece there to drop it');
   if (view.board.lines && view.board.lines.length) lines.push('the points are where the lines meet; stones sit on points');
   $('legend').textContent = lines.length ? `On the board: ${lines.join('; ')}.` : '';

@@ -74,7 +74,12 @@ function offer(svg, target, move) {
   rect.dataset.move = move.move;
   rect.dataset.value = move.value;
   rect.dataset.remoteness = move.remoteness === null ? '' : String(move.remoteness);
-  el('rect', { x: x + 3, y: y + 3, width: w - 6, height: h - 6, rx: 5, class: `hint ${move.tone}` }, svg);
+  if (rect.classList.contains('point')) {
+    // A point of a board of lines: a disc, not a square.
+    el('circle', { cx: x + w / 2, cy: y + h / 2, r: w * 0.36, class: `hint ${move.tone}` }, svg);
+  } else {
+    el('rect', { x: x + 3, y: y + 3, width: w - 6, height: h - 6, rx: 5, class: `hint ${move.tone}` }, svg);
+  }
   el('text', { x: x + w - 6, y: y + 16, 'text-anchor': 'end', class: 'rem', text: move.remoteness === null ? 'D' : String(move.remoteness) }, svg);
 }
 
