@@ -273,7 +273,13 @@ fn the_terminal_says_who_you_are_where_things_are_and_when_you_blunder() {
         "{out}"
     );
     // h explains the notation with one of this position's moves.
-    let first = solved["moves"][0]["move"].as_str().unwrap();
+    let first = solved["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap())
+        .min()
+        .unwrap();
     assert!(out.contains(&format!("For example `{first}` here")), "{out}");
     // m and ? list the moves in one order, best first.
     let m = listed(out, "legal moves: ");

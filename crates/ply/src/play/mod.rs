@@ -334,7 +334,8 @@ fn describe_value(value: Value) -> &'static str {
 /// How moves are written, with one of the position's moves as an example.
 fn notation(game: &Match<'_>) -> String {
     let current = game.current();
-    let example = current.moves.first().map_or_else(String::new, |m| {
+    // The first by name: an example that says nothing of its value.
+    let example = table::ordered(current, false).first().map_or_else(String::new, |m| {
         format!(" For example `{}` here, one of the moves m lists.", m.name)
     });
     format!(
