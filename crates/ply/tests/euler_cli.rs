@@ -100,7 +100,13 @@ fn bad_arguments_exit_with_code_2() {
     );
     refused(&["solve", "euler", "XXX./XXX./.XXX/.XXO"], b"", "row 4");
     // One limit in one wording, however far past it the board is.
-    for board in ["euler:0x3", "euler:4x8", "euler:6x6", "euler:9x9", "euler:20x20"] {
+    for board in [
+        "euler:0x3",
+        "euler:4x8",
+        "euler:6x6",
+        "euler:9x9",
+        "euler:20x20",
+    ] {
         refused(&["analyze", board], b"", "euler allows 1 to 30 squares");
     }
     refused(&["solve", "euler:4x4x0"], b"", "at least 1");

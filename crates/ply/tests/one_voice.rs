@@ -19,7 +19,10 @@ fn refused(args: &[&str], needle: &str) -> String {
     if first.starts_with("ply: ") {
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
     }
-    assert!(first.contains(needle), "{args:?}: {stderr:?} lacks {needle:?}");
+    assert!(
+        first.contains(needle),
+        "{args:?}: {stderr:?} lacks {needle:?}"
+    );
     assert!(!stderr.contains("os error"), "{args:?}: {stderr}");
     first
 }
@@ -123,7 +126,10 @@ fn moves_are_listed_best_first_in_json_and_in_the_api() {
         names.sort();
         reordered += usize::from(names != listed);
     }
-    assert!(reordered > 0, "every position's best moves came in name order");
+    assert!(
+        reordered > 0,
+        "every position's best moves came in name order"
+    );
 }
 
 #[test]
@@ -134,12 +140,19 @@ fn the_api_speaks_in_its_own_words_and_a_missing_database_is_503() {
     assert_eq!(answer.status, 400);
     let body: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
     let error = body["error"].as_str().unwrap();
-    assert!(error.contains("no game given") && error.contains("/api/games"), "{error}");
+    assert!(
+        error.contains("no game given") && error.contains("/api/games"),
+        "{error}"
+    );
     assert!(!error.to_lowercase().contains("deserialize"), "{error}");
     // No database of the full Dobutsu: the server's state, not the asker's fault.
     let answer = client.get(&solve_path("dobutsu", None)).unwrap();
     assert_eq!(answer.status, 503, "{}", answer.body);
-    assert!(answer.body.contains("ply analyze dobutsu --save"), "{}", answer.body);
+    assert!(
+        answer.body.contains("ply analyze dobutsu --save"),
+        "{}",
+        answer.body
+    );
     // A game too large for the server's limits names a command that works:
     // the build of its database, not a solve that refuses.
     let small = Limits {
@@ -150,7 +163,11 @@ fn the_api_speaks_in_its_own_words_and_a_missing_database_is_503() {
     let mut client = Client::connect(addr).unwrap();
     let answer = client.get(&solve_path("quixo:4x4", None)).unwrap();
     assert_eq!(answer.status, 503, "{}", answer.body);
-    assert!(answer.body.contains("`ply analyze quixo:4x4 --save`"), "{}", answer.body);
+    assert!(
+        answer.body.contains("`ply analyze quixo:4x4 --save`"),
+        "{}",
+        answer.body
+    );
     assert!(!answer.body.contains("ply solve"), "{}", answer.body);
 }
 

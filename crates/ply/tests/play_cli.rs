@@ -246,10 +246,9 @@ fn table_moves(text: &str) -> Vec<&str> {
 fn the_terminal_says_who_you_are_where_things_are_and_when_you_blunder() {
     // x has played a corner: only the centre keeps the tie for o.
     let position = "x../.../...";
-    let solved: serde_json::Value = serde_json::from_slice(
-        &ply(&["solve", "tictactoe:3x3x3", position, "--json"], b"").stdout,
-    )
-    .unwrap();
+    let solved: serde_json::Value =
+        serde_json::from_slice(&ply(&["solve", "tictactoe:3x3x3", position, "--json"], b"").stdout)
+            .unwrap();
     let losing = solved["moves"]
         .as_array()
         .unwrap()
@@ -280,7 +279,10 @@ fn the_terminal_says_who_you_are_where_things_are_and_when_you_blunder() {
         .map(|m| m["move"].as_str().unwrap())
         .min()
         .unwrap();
-    assert!(out.contains(&format!("For example `{first}` here")), "{out}");
+    assert!(
+        out.contains(&format!("For example `{first}` here")),
+        "{out}"
+    );
     // m and ? list the moves in one order, best first.
     let m = listed(out, "legal moves: ");
     assert_eq!(m, table_moves(out), "{out}");
@@ -294,5 +296,8 @@ fn the_terminal_says_who_you_are_where_things_are_and_when_you_blunder() {
     let mut sorted = m.clone();
     sorted.sort();
     assert_eq!(m, sorted, "{hidden}");
-    assert!(hidden.contains("values are hidden; v shows them"), "{hidden}");
+    assert!(
+        hidden.contains("values are hidden; v shows them"),
+        "{hidden}"
+    );
 }

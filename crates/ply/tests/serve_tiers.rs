@@ -219,5 +219,8 @@ fn stored_tiers_are_served_under_a_tiny_table_limit_and_a_lost_shard_is_named() 
             assert_eq!(status, 200, "{position}");
         }
     }
-    assert!(named > 0 && answered > 0, "{named} named, {answered} answered");
+    assert!(
+        named > 0 && answered > 0,
+        "{named} named, {answered} answered"
+    );
 }

@@ -897,5 +897,11 @@ fn the_page_board_draws_the_spec_s_32_lines() {
     assert_eq!(drawn, spec);
     // Every line joins two cells of the board.
     let ids: BTreeSet<&str> = board.cells.iter().map(|c| c.id.as_str()).collect();
-    assert!(board.lines.iter().flatten().all(|id| ids.contains(id.as_str())));
+    assert!(
+        board
+            .lines
+            .iter()
+            .flatten()
+            .all(|id| ids.contains(id.as_str()))
+    );
 }

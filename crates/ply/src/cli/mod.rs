@@ -69,7 +69,11 @@ pub fn byte_size(text: &str) -> Result<u64, String> {
         "m" | "mb" | "mib" => 20,
         "g" | "gb" | "gib" => 30,
         "t" | "tb" | "tib" => 40,
-        _ => return Err(format!("'{text}': give bytes with an optional unit, e.g. 512MiB or 1G")),
+        _ => {
+            return Err(format!(
+                "'{text}': give bytes with an optional unit, e.g. 512MiB or 1G"
+            ));
+        }
     };
     let bad = || format!("'{text}': give bytes with an optional unit, e.g. 512MiB or 1G");
     let value: f64 = number.parse().map_err(|_| bad())?;

@@ -335,9 +335,11 @@ fn describe_value(value: Value) -> &'static str {
 fn notation(game: &Match<'_>) -> String {
     let current = game.current();
     // The first by name: an example that says nothing of its value.
-    let example = table::ordered(current, false).first().map_or_else(String::new, |m| {
-        format!(" For example `{}` here, one of the moves m lists.", m.name)
-    });
+    let example = table::ordered(current, false)
+        .first()
+        .map_or_else(String::new, |m| {
+            format!(" For example `{}` here, one of the moves m lists.", m.name)
+        });
     format!(
         "A move is typed as `ply solve` and m write it, capitals or not: the squares it \
          touches in order, each named by its column letter and row number as shown around \
@@ -362,7 +364,12 @@ fn with_coordinates(board: &str, description: &ply_core::Board) -> String {
         return board.trim_end().to_string();
     }
     let cell = width / cols;
-    let pad = description.row_labels.iter().map(String::len).max().unwrap_or(0);
+    let pad = description
+        .row_labels
+        .iter()
+        .map(String::len)
+        .max()
+        .unwrap_or(0);
     let mut text = format!("{:pad$} ", "");
     for label in &description.col_labels {
         text.push_str(&format!("{label:<cell$}"));
@@ -383,7 +390,11 @@ fn show(game: &Match<'_>, values: bool, output: &mut dyn Write) -> Result<(), Pl
     writeln!(output)?;
     writeln!(output, "{}", with_coordinates(&board, &description))?;
     if values && game.verdict().is_none() {
-        let who = if game.human_to_move() { "you" } else { "the computer" };
+        let who = if game.human_to_move() {
+            "you"
+        } else {
+            "the computer"
+        };
         writeln!(
             output,
             "value for the player to move ({who}): {}",

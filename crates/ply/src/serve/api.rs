@@ -179,12 +179,19 @@ fn variant_list(entry: &registry::Entry, default: String) -> Vec<String> {
     type Lists = std::sync::Mutex<std::collections::HashMap<&'static str, Vec<String>>>;
     static LISTS: std::sync::OnceLock<Lists> = std::sync::OnceLock::new();
     let lists = LISTS.get_or_init(Lists::default);
-    if let Some(found) = lists.lock().unwrap_or_else(|e| e.into_inner()).get(entry.name) {
+    if let Some(found) = lists
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(entry.name)
+    {
         return found.clone();
     }
     let mut list = vec![default];
     let prefix = format!("{}:", entry.name);
-    for word in entry.variants.split(|c: char| c.is_whitespace() || ",;()".contains(c)) {
+    for word in entry
+        .variants
+        .split(|c: char| c.is_whitespace() || ",;()".contains(c))
+    {
         // `NAME:PARAMS`, or bare parameters given as examples (`e.g. 3x3x3`).
         let bare = word.starts_with(|c: char| c.is_ascii_digit())
             && word.chars().all(|c| c.is_ascii_alphanumeric());
@@ -429,20 +436,21 @@ async fn solved(
         let _permit = permit;
         let budget = Budget::new(&NoProgress).with_limit(limit).with_flag(flag);
         let session = worker.sessions.get(&game)?;
-        let mut report = session
-            .solve_within(position.as_deref(), &budget)
-            .map_err(|e| match e {
-                PlyError::Cancelled(_) => ApiError::busy(format!(
-                    "this position needs a search longer than {} s, this server's limit; \
+        let mut report =
+            session
+                .solve_within(position.as_deref(), &budget)
+                .map_err(|e| match e {
+                    PlyError::Cancelled(_) => ApiError::busy(format!(
+                        "this position needs a search longer than {} s, this server's limit; \
                      run `ply solve {}{}` on the command line",
-                    limit.as_secs_f64(),
-                    game,
-                    position
-                        .as_deref()
-                        .map_or(String::new(), |p| format!(" '{}'", excerpt(p, 200)))
-                )),
-                e => e.into(),
-            })?;
+                        limit.as_secs_f64(),
+                        game,
+                        position
+                            .as_deref()
+                            .map_or(String::new(), |p| format!(" '{}'", excerpt(p, 200)))
+                    )),
+                    e => e.into(),
+                })?;
         report.best_first();
         let notes = session.notes(&report);
         serde_json::to_vec(&Noted {
