@@ -356,7 +356,7 @@ fn with_coordinates(board: &str, description: &ply_core::Board) -> String {
     let width = lines.first().map_or(0, |l| l.chars().count());
     let fits = lines.len() == rows
         && cols > 0
-        && width % cols == 0
+        && width.is_multiple_of(cols)
         && lines.iter().all(|l| l.chars().count() == width)
         && description.row_labels.len() == rows
         && description.col_labels.len() == cols;
