@@ -10,7 +10,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -107,7 +108,7 @@ function shown(page) {
     return {
       position: document.querySelector('#position').value,
       status: { ...status.dataset, text: status.textContent },
-      rows: [...document.querySelectorAll('#moves tbody tr')].map(data),
+      rows: [...document.querySelectorAll('#moves tbody tr[data-move]')].map(data),
       board: [...document.querySelectorAll('#board [data-move]')].map((n) => ({ ...data(n), square: n.dataset.square })),
       dots: document.querySelectorAll('#chart .dot').length,
       error: document.querySelector('#error').hidden ? null : document.querySelector('#error').textContent,
@@ -260,12 +261,17 @@ test('a whole game of every game in the browser, checked against ply solve', { t
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     const problems = [];
     page.on('pageerror', (error) => problems.push(error.message));
-    // The 400s the test provokes on purpose are logged too; anything else is a problem.
+    // The 400s and the 503 (no Dobutsu database) the test provokes on
+    // purpose are logged too; anything else is a problem.
     page.on('console', (message) => {
-      if (message.type() === 'error' && !message.text().includes('status of 400')) problems.push(message.text());
+      if (message.type() === 'error' && !/status of (400|503)/.test(message.text())) problems.push(message.text());
     });
     await page.goto(url);
     await page.waitForSelector('#moves tbody tr');
+    // These games are played by clicks for both sides; the computer's own
+    // replies are tested below.
+    await page.selectOption('#side0', 'person');
+    await page.selectOption('#side1', 'person');
     const games = await getJson(`${url}api/games`);
     const names = games.games.map((g) => g.name);
     for (const name of ['euler', 'tictactoe', 'treblecross', 'lgame', 'yehr', 'dobutsu']) assert.ok(names.includes(name), name);
@@ -342,6 +348,146 @@ test('a whole game of every game in the browser, checked against ply solve', { t
     await page.locator('#new').click();
     await page.waitForSelector('#error:not([hidden])');
     assert.match(await page.locator('#error').textContent(), /no saved database of dobutsu/);
+    assert.deepEqual(problems, [], 'no script errors on the page');
+  } finally {
+    await browser.close();
+    server.kill();
+  }
+});
+
+/** A natural order of move names, digits as numbers, as the page sorts hidden moves. */
+const natural = (a, b) => a.localeCompare(b, 'en', { numeric: true });
+
+/**
+ * Plays a whole game of `game` as a person (random moves by clicks) against
+ * the computer, which must reply by itself with a best move; returns the
+ * number of moves. Saves a screenshot of the start under target/.
+ */
+async function playAgainstComputer(page, url, game) {
+  await page.selectOption('#side0', 'person');
+  await page.selectOption('#side1', 'computer');
+  await startGame(page, game);
+  mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: path.join(shots, `${game.replace(/[^a-z0-9]+/gi, '-')}.png`) });
+  let plies = 0;
+  for (;;) {
+    const { seen, solved } = await checkAgainstSolve(page, game);
+    if (solved.moves.length === 0) break;
+    assert.ok(plies < 200, `${game}: play does not end`);
+    const view = await getJson(`${url}api/board?${new URLSearchParams({ game, position: seen.position })}`);
+    const move = pick(view.moves.filter((m) => m.clicks.length));
+    const mine = solved.moves.find((m) => m.move === move.move).position;
+    const over = solveCli(game, mine).moves.length === 0;
+    await makeMove(page, view, move);
+    // My move, then (unless it ended the game) the computer's own reply.
+    const wanted = plies + (over ? 2 : 3);
+    await page.waitForFunction((n) => document.querySelectorAll('#played li').length === n
+      && !document.body.classList.contains('busy'), wanted, { timeout: 30000 });
+    plies = wanted - 1;
+    if (over) break;
+    const replied = await page.locator('#position').inputValue();
+    const options = solveCli(game, mine).moves.map(forMover);
+    const top = [...options].sort((a, b) => compareForMover(b, a))[0];
+    const played = solveCli(game, mine).moves.find((m) => m.position === replied);
+    assert.ok(played, `${game}: the computer's reply leads to ${replied}, not a move from ${mine}`);
+    assert.equal(compareForMover(forMover(played), top), 0, `${game}: the computer played ${played.move}, not a best move`);
+  }
+  // A finished game says who won, above and in the move table.
+  const status = await page.locator('#status').textContent();
+  assert.match(status, /game over: (.+ wins|a (tie|draw))/);
+  const over = await page.locator('#moves tbody tr.over').textContent();
+  assert.match(over, /Game over: (.+ wins|a (tie|draw))/);
+  // The moves played are listed; clicking one goes back to it.
+  const items = await page.locator('#played li').count();
+  assert.equal(items, plies + 1);
+  await page.locator('#played li').nth(1).click();
+  await page.waitForFunction(() => document.querySelector('#played li.here')?.dataset.index === '1');
+  assert.equal((await shown(page)).status.over, 'false');
+  return plies;
+}
+
+/** Starts `ply serve` with `args` on a free loopback port; resolves to its URL and process. */
+function startServerWith(args) {
+  return new Promise((resolve, reject) => {
+    const server = spawn(ply, ['serve', '--addr', '127.0.0.1:0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`ply serve did not start: ${out}`)), 20000);
+    server.on('error', reject);
+    server.stdout.on('data', (chunk) => {
+      out += chunk;
+      const found = out.match(/http:\/\/127\.0\.0\.1:\d+\//);
+      if (found) {
+        clearTimeout(timer);
+        resolve({ url: found[0], server });
+      }
+    });
+  });
+}
+
+const shots = path.join(root, 'target', 'browser-shots');
+
+test('against the computer, variants, hidden values and a stored Morris', { timeout: 300000 }, async () => {
+  // Morris from its saved database, under a table limit of 1 MiB.
+  const dir = mkdtempSync(path.join(tmpdir(), 'ply-browser-db-'));
+  execFileSync(ply, ['analyze', 'morris:3', '--save', '--db-dir', dir], { stdio: 'ignore' });
+  const { url, server } = await startServerWith(['--db-dir', dir, '--max-table-mib', '1', '--session-mib', '64']);
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    const problems = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !message.text().includes('status of 400')) problems.push(message.text());
+    });
+    await page.goto(url);
+    await page.waitForSelector('#moves tbody tr');
+
+    // Three whole games against the computer, Morris from its database.
+    const games = await getJson(`${url}api/games`);
+    const morris = games.games.find((g) => g.name === 'morris');
+    assert.ok(morris, 'morris is listed');
+    for (const game of ['tictactoe:3x3x3', 'dobutsu:C', 'morris:3']) {
+      const plies = await playAgainstComputer(page, url, game);
+      assert.ok(plies >= 2, `${game}: a game of ${plies} moves`);
+    }
+    // Morris is drawn as its board: 32 lines and 24 points, no squares between.
+    await startGame(page, 'morris:3');
+    assert.equal(await page.locator('#board .board-line').count(), 32);
+    assert.equal(await page.locator('#board .point-dot').count(), 24);
+    assert.equal(await page.locator('#board rect.cell:not(.hand)').count(), 24);
+    const source = (await getJson(`${url}api/solve?game=morris:3`)).source;
+    assert.equal(source, 'database', 'morris:3 is answered from its database');
+
+    // A link to a variant shows that variant, picked in the list of variants.
+    await page.goto(`${url}#game=dobutsu:C`);
+    await page.waitForFunction(() => document.querySelector('#variant').value === 'dobutsu:C'
+      && !document.body.classList.contains('busy'));
+    assert.equal(await page.locator('#variants').inputValue(), 'dobutsu:C');
+    assert.equal(await page.locator('#game').inputValue(), 'dobutsu');
+    const listed = await page.locator('#variants option').allTextContents();
+    const dobutsu = games.games.find((g) => g.name === 'dobutsu');
+    assert.deepEqual(listed, dobutsu.variant_list);
+    // The rules panel is the game's own description.
+    assert.match(await page.locator('#rules').textContent(), /Dobutsu Shogi/);
+
+    // Hidden values: moves by name, the chart hidden, no value in the list;
+    // shown again: best first.
+    await page.selectOption('#side1', 'person');
+    await startGame(page, 'tictactoe:3x3x3', 'x../.o./...');
+    await page.locator('#show').uncheck();
+    const hidden = await shown(page);
+    const names = hidden.rows.map((r) => r.move);
+    assert.deepEqual(names, [...names].sort(natural), 'hidden values list moves by name');
+    assert.ok(await page.locator('#chart').isHidden(), 'the chart is hidden with the values');
+    const cells = await page.locator('#moves tbody td.value').allTextContents();
+    assert.ok(cells.every((c) => c === '?'), `values shown: ${cells}`);
+    assert.doesNotMatch(await page.locator('#status').textContent(), /win|lose|draw|tie/);
+    await page.locator('#show').check();
+    await checkAgainstSolve(page, 'tictactoe:3x3x3');
     assert.deepEqual(problems, [], 'no script errors on the page');
   } finally {
     await browser.close();

@@ -30,6 +30,12 @@ pub struct Board {
     pub drag: bool,
     /// How to play, in a sentence or two.
     pub howto: String,
+    /// Lines joining cells, by their ids, for a board whose places are
+    /// points joined by lines (Nine Men's Morris) rather than squares: a
+    /// page draws the lines and a point at each cell they touch, and no
+    /// cell that no line touches. Empty for a grid of squares.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<[String; 2]>,
     /// Every legal move, with the clicks that make it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub moves: Vec<BoardMove>,
@@ -184,6 +190,7 @@ impl Board {
             mover: None,
             drag: false,
             howto: "Click the squares a move changes.".into(),
+            lines: Vec::new(),
             moves: Vec::new(),
         }
     }

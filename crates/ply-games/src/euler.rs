@@ -82,8 +82,9 @@ impl Euler {
         let squares = shape.squares();
         if squares > MAX_EULER_SQUARES {
             return Err(PositionError::parameters(format!(
-                "a {rows}x{cols} board has {squares} squares; euler allows at most \
-                 {MAX_EULER_SQUARES} (a table of 2^{MAX_EULER_SQUARES} positions fills the {} limit)",
+                "a {rows}x{cols} board is not supported: euler allows 1 to {MAX_EULER_SQUARES} \
+                 squares, and it has {squares} (a table of 2^{MAX_EULER_SQUARES} positions fills \
+                 the {} limit)",
                 human_bytes(MAX_TABLE_BYTES)
             )));
         }
@@ -134,7 +135,16 @@ impl Euler {
     /// Reads the parameters after `euler:`: `RxC` or `RxCxL` (L = longest pin).
     pub fn from_params(params: &str) -> Result<Self, PositionError> {
         let dims = parse_dimensions(params, &["rows", "columns", "longest pin"], 1)?;
-        let shape = Shape::from_dimensions(dims[0], dims[1])?;
+        let (rows, cols) = (dims[0], dims[1]);
+        if rows == 0 || cols == 0 || rows.saturating_mul(cols) > MAX_EULER_SQUARES as u64 {
+            // One limit in one wording, whatever the size asked.
+            return Err(PositionError::parameters(format!(
+                "a {rows}x{cols} board is not supported: euler allows 1 to {MAX_EULER_SQUARES} \
+                 squares (a table of 2^{MAX_EULER_SQUARES} positions fills the {} limit)",
+                human_bytes(MAX_TABLE_BYTES)
+            )));
+        }
+        let shape = Shape::from_dimensions(rows, cols)?;
         let side = shape.rows.max(shape.cols);
         let longest_pin = match dims.get(2) {
             None => 3,

@@ -84,7 +84,7 @@ pub const GAMES: &[Entry] = &[
     Entry {
         name: "quixo",
         summary: "Quixo (Chartier 1995, GamesmanOne's rules): push cubes back in from the edge; five of yours in a line wins, making the opponent's loses",
-        variants: "quixo (5x5: answers from a database), quixo:4x4, quixo:3x3; positions like ..../..../..../..../X; solved tier by tier (ply analyze --save --memory BYTES)",
+        variants: "quixo (5x5: answers from a database), quixo:4x4, quixo:3x3; positions like ...../...../...../...../...../X (quixo:4x4: ..../..../..../..../X); solved tier by tier (ply analyze --save --memory BYTES)",
         open: |params| open_tiered(Quixo::named(params)?),
         distributed: None,
     },

@@ -48,6 +48,16 @@ impl SolveReport {
         }
     }
 
+    /// Orders the moves best first for the player to move (the fastest
+    /// win, then ties, draws, the slowest loss), equal moves kept in the
+    /// game's order: the one order of `ply solve`, its JSON and the API.
+    pub fn best_first(&mut self) {
+        self.moves.sort_by(|a, b| {
+            let (a, b) = (a.outcome().through_move(), b.outcome().through_move());
+            b.preference(a)
+        });
+    }
+
     /// The report as text for a person: the value, then a table of moves,
     /// best first for the player to move.
     pub fn to_text(&self) -> String {

@@ -33,7 +33,10 @@ fn euler_pin_out_of_range_is_named() {
 fn euler_boards_stop_at_the_engine_limit() {
     let limit = ply_core::limits::MAX_EULER_SQUARES;
     let stderr = refused(&["solve", &format!("euler:1x{}", limit + 1)], b"");
-    assert!(stderr.contains(&format!("at most {limit}")), "{stderr}");
+    assert!(
+        stderr.contains(&format!("1 to {limit} squares")),
+        "{stderr}"
+    );
 }
 
 #[test]

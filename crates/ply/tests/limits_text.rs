@@ -79,7 +79,7 @@ fn serve_help_quotes_the_table_limit() {
 fn games_refuse_just_past_the_limits() {
     let (ok, text) = ply(&["solve", &format!("euler:1x{}", MAX_EULER_SQUARES + 1)]);
     assert!(
-        !ok && text.contains(&format!("at most {MAX_EULER_SQUARES}")),
+        !ok && text.contains(&format!("1 to {MAX_EULER_SQUARES} squares")),
         "{text}"
     );
     let (ok, text) = ply(&[

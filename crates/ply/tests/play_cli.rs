@@ -222,3 +222,82 @@ fn the_end_of_input_ends_the_game_quietly() {
     assert!(run.stderr.is_empty());
     assert!(results(&run).is_empty());
 }
+
+/// The moves after `prefix` on the first line of `text` that has it.
+fn listed<'a>(text: &'a str, prefix: &str) -> Vec<&'a str> {
+    text.lines()
+        .find_map(|l| l.split_once(prefix).map(|(_, m)| m))
+        .unwrap_or_else(|| panic!("no {prefix:?} in {text}"))
+        .split_whitespace()
+        .collect()
+}
+
+/// The moves of the first `?` table in `text`, in its order.
+fn table_moves(text: &str) -> Vec<&str> {
+    text.lines()
+        .skip_while(|l| !l.contains("for the player making it"))
+        .skip(1)
+        .take_while(|l| !l.starts_with('('))
+        .map(|l| l.split_whitespace().nth(1).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_terminal_says_who_you_are_where_things_are_and_when_you_blunder() {
+    // x has played a corner: only the centre keeps the tie for o.
+    let position = "x../.../...";
+    let solved: serde_json::Value =
+        serde_json::from_slice(&ply(&["solve", "tictactoe:3x3x3", position, "--json"], b"").stdout)
+            .unwrap();
+    let losing = solved["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["value"] == "win")
+        .unwrap()["move"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let run = play(
+        &["tictactoe:3x3x3", position, "--seed", "3"],
+        &format!("h\nm\n?\n{losing}\nv\nm\n?\nq\n"),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let out = &run.stdout;
+    // Which side, the coordinates, and the value for the player to move.
+    assert!(out.contains("you play o and move first"), "{out}");
+    assert!(out.contains("\n  abc\n1 x..\n2 ...\n3 ...\n"), "{out}");
+    assert!(
+        out.contains("value for the player to move (you): tie in 8"),
+        "{out}"
+    );
+    // h explains the notation with one of this position's moves.
+    let first = solved["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap())
+        .min()
+        .unwrap();
+    assert!(
+        out.contains(&format!("For example `{first}` here")),
+        "{out}"
+    );
+    // m and ? list the moves in one order, best first.
+    let m = listed(out, "legal moves: ");
+    assert_eq!(m, table_moves(out), "{out}");
+    assert_eq!(m[0], "b2", "{out}");
+    // A move that loses the tie is flagged.
+    assert!(out.contains("that move turns the tie into a loss"), "{out}");
+    // v hides the values: no value line, moves by name, ? says so.
+    let hidden = out.split("values hidden").nth(1).unwrap();
+    assert!(!hidden.contains("value for the player"), "{hidden}");
+    let m = listed(hidden, "legal moves: ");
+    let mut sorted = m.clone();
+    sorted.sort();
+    assert_eq!(m, sorted, "{hidden}");
+    assert!(
+        hidden.contains("values are hidden; v shows them"),
+        "{hidden}"
+    );
+}

@@ -135,7 +135,8 @@ fn a_bad_position_is_refused_before_any_solve_or_build() {
         );
         assert!(!stderr.contains("too many to solve"), "{bad}: {stderr}");
     }
-    // A good position gets past parsing: it is refused for want of a database.
+    // A good position gets past parsing: it is refused for want of a
+    // database, naming the command that builds one.
     let out = ply(&[
         "solve",
         "quixo",
@@ -144,6 +145,10 @@ fn a_bad_position_is_refused_before_any_solve_or_build() {
         dir.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("too many to solve"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("has no database") && stderr.contains("`ply analyze quixo --save`"),
+        "{stderr}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

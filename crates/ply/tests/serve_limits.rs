@@ -407,7 +407,9 @@ fn a_refused_preload_says_why_in_words() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("--preload euler:5x6: euler:5x6 needs up to"),
+        err.contains("--preload euler:5x6: euler:5x6 has no database")
+            && err.contains("needs up to")
+            && err.contains("`ply analyze euler:5x6 --save`"),
         "{err}"
     );
     assert!(!err.contains("TooLarge("), "{err}");

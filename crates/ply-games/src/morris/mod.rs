@@ -196,6 +196,30 @@ pub fn point_name(point: u8) -> String {
     format!("{}{}", char::from(b'a' + x as u8), y + 1)
 }
 
+/// The board's 32 lines between neighbouring points, by point name: two
+/// points on one rank or file with no point between them, the centre
+/// (d4, no point) never crossed.
+fn lines() -> Vec<[String; 2]> {
+    let mut lines = Vec::new();
+    for (a, &(xa, ya)) in COORDS.iter().enumerate() {
+        for (b, &(xb, yb)) in COORDS.iter().enumerate().skip(a + 1) {
+            let between = |p: &(i8, i8)| {
+                if ya == yb {
+                    p.1 == ya && p.0 > xa.min(xb) && p.0 < xa.max(xb)
+                } else {
+                    p.0 == xa && p.1 > ya.min(yb) && p.1 < ya.max(yb)
+                }
+            };
+            let centre = (3, 3);
+            let aligned = ya == yb || xa == xb;
+            if aligned && !COORDS.iter().any(between) && !between(&centre) {
+                lines.push([point_name(a as u8), point_name(b as u8)]);
+            }
+        }
+    }
+    lines
+}
+
 /// The points of `set`, lowest first.
 #[inline]
 pub fn points(mut set: u32) -> impl Iterator<Item = u8> {
@@ -629,6 +653,7 @@ impl Game for Morris {
                 }],
             });
         }
+        board.lines = lines();
         board.players = ["White".into(), "Black".into()];
         board.mover = Some(u8::from(position.black_to_move));
         board.howto = "While you have stones in hand, click an empty point to place one; then \

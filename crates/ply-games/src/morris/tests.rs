@@ -880,3 +880,28 @@ fn stepping_through_a_sector_unranks_every_index() {
         }
     }
 }
+
+#[test]
+fn the_page_board_draws_the_spec_s_32_lines() {
+    let game = Morris::default();
+    let board = game.board(&game.start());
+    let drawn: BTreeSet<(String, String)> = board
+        .lines
+        .iter()
+        .map(|[a, b]| (a.clone().min(b.clone()), a.clone().max(b.clone())))
+        .collect();
+    let spec: BTreeSet<(String, String)> = LINKS
+        .iter()
+        .map(|&(a, b)| (a.min(b).to_string(), a.max(b).to_string()))
+        .collect();
+    assert_eq!(drawn, spec);
+    // Every line joins two cells of the board.
+    let ids: BTreeSet<&str> = board.cells.iter().map(|c| c.id.as_str()).collect();
+    assert!(
+        board
+            .lines
+            .iter()
+            .flatten()
+            .all(|id| ids.contains(id.as_str()))
+    );
+}

@@ -52,7 +52,11 @@ pub enum DbCommand {
 pub fn run(command: DbCommand, out: &mut impl Write) -> Result<(), PlyError> {
     match command {
         DbCommand::List { db_dir } => {
+            let named = db_dir.is_some();
             let store = Store::locate(db_dir, true)?;
+            if named {
+                store.check_named(false)?;
+            }
             let listing = store.list()?;
             if listing.databases.is_empty() {
                 writeln!(out, "no databases in {}", store.dir.display())?;
@@ -100,7 +104,11 @@ pub fn run(command: DbCommand, out: &mut impl Write) -> Result<(), PlyError> {
             outcome(bad, listing.databases.len(), &store)
         }
         DbCommand::Verify { game, fix, db_dir } => {
+            let named = db_dir.is_some();
             let store = Store::locate(db_dir, true)?;
+            if named {
+                store.check_named(false)?;
+            }
             let listing = store.list()?;
             let (databases, temps) = match &game {
                 Some(game) => {
@@ -159,7 +167,11 @@ pub fn run(command: DbCommand, out: &mut impl Write) -> Result<(), PlyError> {
             outcome(bad, databases.len(), &store)
         }
         DbCommand::Rm { game, db_dir } => {
+            let named = db_dir.is_some();
             let store = Store::locate(db_dir, true)?;
+            if named {
+                store.check_named(false)?;
+            }
             let name = registry::open(&game)?.name();
             let mut files = store.files(&name);
             files.extend(store.tier_files(&name));

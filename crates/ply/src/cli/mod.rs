@@ -44,12 +44,61 @@ struct DbArgs {
 }
 
 impl DbArgs {
-    /// Makes this the store every session of the process reads from.
+    /// Makes this the store every session of the process reads from; a
+    /// `--db-dir` given must exist.
     fn configure(&self) -> Result<Store, PlyError> {
+        self.configure_saving(false)
+    }
+
+    /// As [`DbArgs::configure`]; with `save` a `--db-dir` that does not
+    /// exist yet is created (and said so).
+    fn configure_saving(&self, save: bool) -> Result<Store, PlyError> {
         let store = Store::locate(self.db_dir.clone(), !self.no_db)?;
+        if self.db_dir.is_some() && (save || !self.no_db) {
+            store.check_named(save)?;
+        }
         store::configure(store.clone());
         Ok(store)
     }
+}
+
+/// Reads a number of bytes with an optional unit: `1073741824`, `512K`,
+/// `512MiB`, `1G`, `1.5GiB`, `2T`; the units are binary (K = KiB = 1024
+/// bytes), case aside, with or without `iB` or `B`.
+pub fn byte_size(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let split = trimmed
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => {
+            return Err(format!(
+                "'{text}': give bytes with an optional unit, e.g. 512MiB or 1G"
+            ));
+        }
+    };
+    let bad = || format!("'{text}': give bytes with an optional unit, e.g. 512MiB or 1G");
+    let value: f64 = number.parse().map_err(|_| bad())?;
+    let bytes = value * (1u64 << shift) as f64;
+    if !bytes.is_finite() || bytes < 0.0 || bytes >= u64::MAX as f64 {
+        return Err(bad());
+    }
+    Ok(bytes as u64)
+}
+
+/// A `--memory` of at least 1 MiB (see [`byte_size`]).
+fn memory_size(text: &str) -> Result<u64, String> {
+    let bytes = byte_size(text)?;
+    if bytes < 1 << 20 {
+        return Err(format!("'{text}': at least 1MiB"));
+    }
+    Ok(bytes)
 }
 
 #[derive(Subcommand, Debug)]
@@ -66,12 +115,13 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
-        /// The most memory, in bytes, for answering by search: half for
-        /// database blocks kept decoded, half for the search's
-        /// transposition table (Morris's placing phase, and games searched
-        /// by alpha-beta such as large tic-tac-toe boards). Default: 1 GiB
-        /// of blocks and a 64 MiB table.
-        #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1 << 20..))]
+        /// The most memory for answering by search, in bytes with an
+        /// optional binary unit (512MiB, 1G): half for database blocks kept
+        /// decoded, half for the search's transposition table (Morris's
+        /// placing phase, and games searched by alpha-beta such as large
+        /// tic-tac-toe boards). At least 1MiB. Default: 1 GiB of blocks and
+        /// a 64 MiB table.
+        #[arg(long, value_name = "BYTES", value_parser = memory_size)]
         memory: Option<u64>,
         #[command(flatten)]
         db: DbArgs,
@@ -87,9 +137,10 @@ enum Command {
         #[arg(long)]
         save: bool,
         /// The most memory the tiers solved at the same time may use
-        /// together, in bytes (games solved tier by tier): a tier needing
-        /// more alone is refused before any work.
-        #[arg(long, value_name = "BYTES")]
+        /// together (games solved tier by tier), in bytes with an optional
+        /// binary unit (512MiB, 8G): a tier needing more alone is refused
+        /// before any work.
+        #[arg(long, value_name = "BYTES", value_parser = byte_size)]
         memory: Option<u64>,
         /// Solve and count only the game's end tiers (games solved tier by
         /// tier): those at most H tier steps above a tier whose moves stay
@@ -134,9 +185,17 @@ enum Command {
               value_parser = clap::value_parser!(u64).range(1..))]
         peer_timeout: u64,
     },
-    /// Write a solved game as a table, one row per position: key, position,
-    /// value, remoteness, best moves, and the board as numbers where the
-    /// game writes one.
+    /// Write a solved game as a table, one row per stored position: key,
+    /// position, value, remoteness, best moves, and the board as numbers
+    /// where the game writes one.
+    ///
+    /// A row is one key of the solved table, not one reachable position:
+    /// games solved by symmetry class (tictactoe, euler, quixo, teeko,
+    /// morris, ...) write one row per class, its canonical member, so
+    /// `ply export tictactoe:3x3x3` writes 765 rows where `ply analyze`
+    /// counts 5,478 positions; games whose key leaves out the mover (the L
+    /// Game) write a row per board with both movers in it. `ply analyze`
+    /// counts positions; `export` writes what is stored.
     Export {
         /// The game, as NAME or NAME:PARAMS.
         game: String,
@@ -173,7 +232,7 @@ enum Command {
     },
     /// Answer a contest problem: contest input on stdin, exact output on stdout.
     Judge {
-        /// The problem (see `ply judge --help` for the list).
+        /// The contest problem: one of the possible values below.
         #[arg(value_parser = clap::builder::PossibleValuesParser::new(judge::PROBLEMS.iter().map(|p| p.name)))]
         problem: String,
     },
@@ -253,10 +312,21 @@ impl Cli {
                 if let Some(position) = &position {
                     session.check_position(position)?;
                 }
+                if !db.no_db
+                    && let Some(why) = session.long_without_database()
+                {
+                    return Err(PlyError::Unavailable(format!(
+                        "{why}; `ply analyze {name} --save` stores its database once, and then \
+                         `ply solve {name}` answers at once; --no-db solves it now without \
+                         saving",
+                        name = session.name()
+                    )));
+                }
                 session.prepare(&BarProgress::new())?;
                 let working = Working::new(&format!("solving {}", session.name()));
-                let report = session.solve_within(position.as_deref(), &working)?;
+                let mut report = session.solve_within(position.as_deref(), &working)?;
                 drop(working);
+                report.best_first();
                 let notes = session.notes(&report);
                 let source = session.source().map(|s| s.as_str());
                 if json {
@@ -290,7 +360,7 @@ impl Cli {
                 connect_timeout,
                 peer_timeout,
             } => {
-                let store = db.configure()?;
+                let store = db.configure_saving(save)?;
                 let teamed = processes.is_some() || process.is_some();
                 // Processes without --hosts are a team building the tiers
                 // through the database directory, each on --workers threads.

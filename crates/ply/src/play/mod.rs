@@ -164,8 +164,9 @@ impl<'s> Match<'s> {
 /// What the person can type.
 const HELP: &str = "\
 type a move in the game's notation, or:
-  m   list the legal moves
-  ?   every move with its value and remoteness
+  m   list the legal moves (best first while values are shown, else by name)
+  ?   every move with its value and remoteness, in the same order
+  v   show or hide the values
   u   undo back to your previous turn
   h   this help
   q   quit";
@@ -180,17 +181,26 @@ pub fn run(
     output: &mut dyn Write,
 ) -> Result<(), PlyError> {
     let side = if game.human_first { "first" } else { "second" };
+    let start = game.session.board(Some(&game.current().position))?;
+    let you = start
+        .mover
+        .map(|m| usize::from(m) ^ usize::from(!game.human_first))
+        .map_or_else(
+            || format!("player {}", if game.human_first { 1 } else { 2 }),
+            |m| start.players[m].clone(),
+        );
     writeln!(
         output,
-        "ply play {}: you move {side}. Type h for help.",
+        "ply play {}: you play {you} and move {side}. Type h for help.",
         game.current().game
     )?;
     let mut line = Vec::new();
     let mut line_number = 0;
     let mut moved = true;
+    let mut values = true;
     loop {
         while !game.human_to_move() && game.verdict().is_none() {
-            show(game, output)?;
+            show(game, values, output)?;
             let thinking = Working::new("the computer is thinking");
             let played = game.computer_move()?;
             drop(thinking);
@@ -200,7 +210,7 @@ pub fn run(
             moved = true;
         }
         if moved {
-            show(game, output)?;
+            show(game, values, output)?;
             if let Some(verdict) = game.verdict() {
                 writeln!(output, "result: {verdict}")?;
             }
@@ -236,10 +246,14 @@ pub fn run(
             })?
             .trim();
         if game.verdict().is_none() && !command.is_empty() {
+            let before = game.current().outcome();
             let thinking = Working::new("the computer is thinking");
             let played = game.play(command)?;
             drop(thinking);
             if played {
+                if values && let Some(flag) = blunder(before, game.current().outcome()) {
+                    writeln!(output, "{flag}")?;
+                }
                 moved = true;
                 continue;
             }
@@ -253,7 +267,15 @@ pub fn run(
         match command {
             "" => {}
             "q" | "quit" => return Ok(()),
-            "h" | "help" => writeln!(output, "{HELP}")?,
+            "h" | "help" => {
+                writeln!(output, "{HELP}")?;
+                writeln!(output, "{}", notation(game))?;
+            }
+            "v" | "values" => {
+                values = !values;
+                let now = if values { "shown" } else { "hidden" };
+                writeln!(output, "values {now}")?;
+            }
             "u" | "undo" => {
                 moved = game.undo();
                 if !moved {
@@ -261,15 +283,14 @@ pub fn run(
                 }
             }
             "m" | "moves" => {
-                let names: Vec<&str> = game
-                    .current()
-                    .moves
-                    .iter()
+                let names: Vec<&str> = table::ordered(game.current(), values)
+                    .into_iter()
                     .map(|m| m.name.as_str())
                     .collect();
                 writeln!(output, "legal moves: {}", names.join(" "))?;
             }
-            "?" => write!(output, "{}", table::value_table(game.current()))?,
+            "?" if values => write!(output, "{}", table::value_table(game.current()))?,
+            "?" => writeln!(output, "values are hidden; v shows them")?,
             other if game.verdict().is_some() => writeln!(
                 output,
                 "the game is over ('{other}' ignored); u undoes, q quits"
@@ -282,12 +303,104 @@ pub fn run(
     }
 }
 
-/// Draws the board and says whose turn it is.
-fn show(game: &Match<'_>, output: &mut dyn Write) -> Result<(), PlyError> {
+/// What a move by the person did to their outcome, if it made it worse:
+/// `before` is the position's outcome for them, `after` the next one's for
+/// the other player.
+fn blunder(before: ply_core::Outcome, after: ply_core::Outcome) -> Option<String> {
+    let now = after.through_move().value;
+    match (before.value, now) {
+        (Value::Win, Value::Win) => None,
+        (Value::Win, other) => Some(format!(
+            "that move throws away the win (now {})",
+            describe_value(other)
+        )),
+        (level @ (Value::Tie | Value::Draw), Value::Lose) => {
+            Some(format!("that move turns the {level} into a loss"))
+        }
+        _ => None,
+    }
+}
+
+/// A value as a noun: `a win`, `a tie`, `a draw`, `a loss`.
+fn describe_value(value: Value) -> &'static str {
+    match value {
+        Value::Win => "a win",
+        Value::Tie => "a tie",
+        Value::Draw => "a draw",
+        Value::Lose => "a loss",
+    }
+}
+
+/// How moves are written, with one of the position's moves as an example.
+fn notation(game: &Match<'_>) -> String {
+    let current = game.current();
+    // The first by name: an example that says nothing of its value.
+    let example = table::ordered(current, false)
+        .first()
+        .map_or_else(String::new, |m| {
+            format!(" For example `{}` here, one of the moves m lists.", m.name)
+        });
+    format!(
+        "A move is typed as `ply solve` and m write it, capitals or not: the squares it \
+         touches in order, each named by its column letter and row number as shown around \
+         the board.{example}"
+    )
+}
+
+/// `board` (the game's drawing of a position) with the column labels above
+/// and the row labels left of it, where it is drawn a character (or a few)
+/// per cell in `description`'s rows and columns; else as it is.
+fn with_coordinates(board: &str, description: &ply_core::Board) -> String {
+    let lines: Vec<&str> = board.trim_end().lines().collect();
+    let (rows, cols) = (description.rows, description.cols);
+    let width = lines.first().map_or(0, |l| l.chars().count());
+    let fits = lines.len() == rows
+        && cols > 0
+        && width.is_multiple_of(cols)
+        && lines.iter().all(|l| l.chars().count() == width)
+        && description.row_labels.len() == rows
+        && description.col_labels.len() == cols;
+    if !fits {
+        return board.trim_end().to_string();
+    }
+    let cell = width / cols;
+    let pad = description
+        .row_labels
+        .iter()
+        .map(String::len)
+        .max()
+        .unwrap_or(0);
+    let mut text = format!("{:pad$} ", "");
+    for label in &description.col_labels {
+        text.push_str(&format!("{label:<cell$}"));
+    }
+    let mut text = text.trim_end().to_string();
+    for (label, line) in description.row_labels.iter().zip(&lines) {
+        text.push_str(&format!("\n{label:>pad$} {line}"));
+    }
+    text
+}
+
+/// Draws the board with its coordinates and says whose turn it is, and
+/// (if `values`) the value for the player to move.
+fn show(game: &Match<'_>, values: bool, output: &mut dyn Write) -> Result<(), PlyError> {
     let current = game.current();
     let board = game.session.render(&current.position)?;
+    let description = game.session.board(Some(&current.position))?;
     writeln!(output)?;
-    writeln!(output, "{}", board.trim_end())?;
+    writeln!(output, "{}", with_coordinates(&board, &description))?;
+    if values && game.verdict().is_none() {
+        let who = if game.human_to_move() {
+            "you"
+        } else {
+            "the computer"
+        };
+        writeln!(
+            output,
+            "value for the player to move ({who}): {}",
+            current.outcome()
+        )?;
+    }
     let status = if game.verdict().is_some() {
         "game over"
     } else if game.human_to_move() {

@@ -1,7 +1,7 @@
 //! The table `?` prints: every move with what it leads to for the player who
 //! makes it, best first, each row marked as a win, a tie or draw, or a loss.
 
-use crate::report::SolveReport;
+use crate::report::{MoveReport, SolveReport};
 use ply_core::{Outcome, Value};
 use std::fmt::Write as _;
 
@@ -15,14 +15,30 @@ pub fn mark(outcome: Outcome) -> char {
     }
 }
 
+/// The moves of `report`, in the one order `m` and `?` list them: best
+/// first for the player making them (equal ones by name) while values are
+/// shown, by name alone while they are hidden, so the order gives nothing
+/// away.
+pub fn ordered(report: &SolveReport, values: bool) -> Vec<&MoveReport> {
+    let mut moves: Vec<&MoveReport> = report.moves.iter().collect();
+    moves.sort_by(|a, b| {
+        let by_value = if values {
+            let (a, b) = (a.outcome().through_move(), b.outcome().through_move());
+            b.preference(a)
+        } else {
+            std::cmp::Ordering::Equal
+        };
+        by_value.then_with(|| a.name.cmp(&b.name))
+    });
+    moves
+}
+
 /// The table of every move from `report`'s position, best first.
 pub fn value_table(report: &SolveReport) -> String {
-    let mut rows: Vec<(String, Outcome)> = report
-        .moves
-        .iter()
+    let rows: Vec<(String, Outcome)> = ordered(report, true)
+        .into_iter()
         .map(|m| (m.name.clone(), m.outcome().through_move()))
         .collect();
-    rows.sort_by(|a, b| b.1.preference(a.1).then_with(|| a.0.cmp(&b.0)));
     let width = rows
         .iter()
         .map(|(name, _)| name.len())
@@ -41,7 +57,6 @@ pub fn value_table(report: &SolveReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::MoveReport;
 
     #[test]
     fn rows_are_marked_and_sorted_best_first() {

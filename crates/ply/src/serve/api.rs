@@ -126,6 +126,14 @@ struct GameInfo {
     game: String,
     /// The default variant's start position.
     start: String,
+    /// Variants to pick from: the default first, then every variant the
+    /// `variants` text names that opens.
+    variant_list: Vec<String>,
+    /// How this server answers the default variant: `database`,
+    /// `solving` or `refused`.
+    answered: &'static str,
+    /// What it is answered from, or why not, in a line.
+    answered_how: String,
 }
 
 #[derive(Serialize)]
@@ -135,7 +143,7 @@ struct GameList {
 
 /// `GET /api/games`: every game this process knows (the built-in ones and
 /// any a library user added), its variants and start position.
-pub async fn games(State(_): State<Arc<Shared>>) -> Result<Response, ApiError> {
+pub async fn games(State(shared): State<Arc<Shared>>) -> Result<Response, ApiError> {
     let list = tokio::task::spawn_blocking(move || {
         let games = registry::entries()
             .map(|entry| {
@@ -143,7 +151,11 @@ pub async fn games(State(_): State<Arc<Shared>>) -> Result<Response, ApiError> {
                 // it apart from the kept games, so the list never waits on
                 // or is refused for their memory.
                 let session = (entry.open)(None)?;
+                let (answered, answered_how) = shared.sessions.answering(&*session);
                 Ok(GameInfo {
+                    variant_list: variant_list(entry, session.name()),
+                    answered,
+                    answered_how,
                     name: entry.name,
                     summary: entry.summary,
                     variants: entry.variants,
@@ -159,11 +171,63 @@ pub async fn games(State(_): State<Arc<Shared>>) -> Result<Response, ApiError> {
     Ok(Json(list).into_response())
 }
 
+/// The variants of `entry` to offer on the page: `default` first, then
+/// each name of the form `NAME:PARAMS` in its `variants` text that opens
+/// (placeholders such as `euler:RxC` do not), each once by full name;
+/// kept per game after the first listing.
+fn variant_list(entry: &registry::Entry, default: String) -> Vec<String> {
+    type Lists = std::sync::Mutex<std::collections::HashMap<&'static str, Vec<String>>>;
+    static LISTS: std::sync::OnceLock<Lists> = std::sync::OnceLock::new();
+    let lists = LISTS.get_or_init(Lists::default);
+    if let Some(found) = lists
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(entry.name)
+    {
+        return found.clone();
+    }
+    let mut list = vec![default];
+    let prefix = format!("{}:", entry.name);
+    for word in entry
+        .variants
+        .split(|c: char| c.is_whitespace() || ",;()".contains(c))
+    {
+        // `NAME:PARAMS`, or bare parameters given as examples (`e.g. 3x3x3`).
+        let bare = word.starts_with(|c: char| c.is_ascii_digit())
+            && word.chars().all(|c| c.is_ascii_alphanumeric());
+        let Some(params) = word.strip_prefix(&prefix).or(bare.then_some(word)) else {
+            continue;
+        };
+        // `teeko:4x4,advanced` is split at the comma: take the whole word.
+        let whole = entry
+            .variants
+            .split(|c: char| c.is_whitespace() || ";()".contains(c))
+            .find(|w| w.starts_with(word) && w.trim_end_matches(',').len() > word.len())
+            .map(|w| w.trim_end_matches(','));
+        for params in [whole.and_then(|w| w.strip_prefix(&prefix)), Some(params)]
+            .into_iter()
+            .flatten()
+        {
+            if let Ok(session) = (entry.open)(Some(params)) {
+                let name = session.name();
+                if !list.contains(&name) {
+                    list.push(name);
+                }
+            }
+        }
+    }
+    lists
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(entry.name, list.clone());
+    list
+}
+
 /// The query of `GET /api/solve`.
 #[derive(Deserialize)]
 pub struct SolveQuery {
-    /// The game, as `NAME` or `NAME:PARAMS`.
-    game: String,
+    /// The game, as `NAME` or `NAME:PARAMS`; required.
+    game: Option<String>,
     /// The position; the game's start if absent.
     position: Option<String>,
 }
@@ -173,8 +237,8 @@ pub async fn solve(
     State(shared): State<Arc<Shared>>,
     query: Result<Query<SolveQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
-    let Query(query) = query.map_err(|e| ApiError::bad_request(e.body_text()))?;
-    Ok(json(solved(&shared, query).await?))
+    let (game, position) = asked(query)?;
+    Ok(json(solved(&shared, game, position).await?))
 }
 
 /// `GET /api/board?game=G&position=P`: what the page draws and plays from.
@@ -187,9 +251,8 @@ pub async fn board(
     State(shared): State<Arc<Shared>>,
     query: Result<Query<SolveQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
-    let Query(query) = query.map_err(|e| ApiError::bad_request(e.body_text()))?;
-    let (game, position) = (query.game.clone(), query.position.clone());
-    let answer = solved(&shared, query).await?;
+    let (game, position) = asked(query)?;
+    let answer = solved(&shared, game.clone(), position.clone()).await?;
     let worker = shared.clone();
     let board = tokio::task::spawn_blocking(move || {
         let session = worker.sessions.get(&game)?;
@@ -202,6 +265,25 @@ pub async fn board(
     let body =
         serde_json::to_vec(&played(solve, board)).map_err(|e| ApiError::internal(e.to_string()))?;
     Ok(json(Bytes::from(body)))
+}
+
+/// The game and position a query asks for, or a 400 in ply's words.
+fn asked(
+    query: Result<Query<SolveQuery>, QueryRejection>,
+) -> Result<(String, Option<String>), ApiError> {
+    let Query(query) = query.map_err(|_| {
+        ApiError::bad_request(
+            "the query string cannot be read: give game=NAME and optionally position=POSITION, \
+             percent-encoded",
+        )
+    })?;
+    let game = query.game.ok_or_else(|| {
+        ApiError::bad_request(
+            "no game given: ask for /api/solve?game=NAME (and &position=POSITION; the start \
+             if absent); /api/games lists the games",
+        )
+    })?;
+    Ok((game, query.position))
 }
 
 /// The board answer: the solve, the board and its moves as the mover sees them.
@@ -306,22 +388,26 @@ fn natural(a: &str, b: &str) -> std::cmp::Ordering {
 
 /// The JSON of `ply solve --json` for a query, from the cache or solved
 /// within the server's limits.
-async fn solved(shared: &Arc<Shared>, query: SolveQuery) -> Result<Bytes, ApiError> {
-    if query.game.len() > MAX_GAME_LEN {
+async fn solved(
+    shared: &Arc<Shared>,
+    game: String,
+    position: Option<String>,
+) -> Result<Bytes, ApiError> {
+    if game.len() > MAX_GAME_LEN {
         return Err(ApiError::bad_request(format!(
             "the game name '{}' is longer than {MAX_GAME_LEN} characters",
-            excerpt(&query.game, MAX_GAME_LEN)
+            excerpt(&game, MAX_GAME_LEN)
         )));
     }
     let max_row = shared.limits.max_row;
-    if let Some(p) = query.position.as_ref().filter(|p| p.len() > max_row) {
+    if let Some(p) = position.as_ref().filter(|p| p.len() > max_row) {
         return Err(ApiError::bad_request(format!(
             "the position has {} characters; this server answers positions of at most {max_row} \
              (its --max-row)",
             p.len()
         )));
     }
-    let key = (query.game, query.position);
+    let key = (game, position);
     if let Some(answer) = shared.answers.get(&key) {
         return Ok(answer);
     }
@@ -350,20 +436,22 @@ async fn solved(shared: &Arc<Shared>, query: SolveQuery) -> Result<Bytes, ApiErr
         let _permit = permit;
         let budget = Budget::new(&NoProgress).with_limit(limit).with_flag(flag);
         let session = worker.sessions.get(&game)?;
-        let report = session
-            .solve_within(position.as_deref(), &budget)
-            .map_err(|e| match e {
-                PlyError::Cancelled(_) => ApiError::busy(format!(
-                    "this position needs a search longer than {} s, this server's limit; \
+        let mut report =
+            session
+                .solve_within(position.as_deref(), &budget)
+                .map_err(|e| match e {
+                    PlyError::Cancelled(_) => ApiError::busy(format!(
+                        "this position needs a search longer than {} s, this server's limit; \
                      run `ply solve {}{}` on the command line",
-                    limit.as_secs_f64(),
-                    game,
-                    position
-                        .as_deref()
-                        .map_or(String::new(), |p| format!(" '{}'", excerpt(p, 200)))
-                )),
-                e => e.into(),
-            })?;
+                        limit.as_secs_f64(),
+                        game,
+                        position
+                            .as_deref()
+                            .map_or(String::new(), |p| format!(" '{}'", excerpt(p, 200)))
+                    )),
+                    e => e.into(),
+                })?;
+        report.best_first();
         let notes = session.notes(&report);
         serde_json::to_vec(&Noted {
             report: &report,

@@ -111,6 +111,27 @@ impl Limits {
         self.session_mib.saturating_mul(1 << 20)
     }
 
+    /// The bytes of decoded database blocks the server keeps, shared by
+    /// every game it answers from a database: a quarter of
+    /// `--session-mib` where databases are read, else none.
+    pub fn block_cache_bytes(&self) -> u64 {
+        let reads = crate::session::store::current().is_some_and(|s| s.read);
+        if reads { self.session_bytes() / 4 } else { 0 }
+    }
+
+    /// What open games' own memory may take: `--session-mib` less the
+    /// block cache.
+    pub fn table_bytes(&self) -> u64 {
+        self.session_bytes() - self.block_cache_bytes()
+    }
+
+    /// The transposition table of a search over a database (Morris's
+    /// placing phase): the usual size, or a quarter of what open games may
+    /// take if that is less.
+    pub fn search_table_bytes(&self) -> u64 {
+        ply_core::limits::SEARCH_TABLE_BYTES.min(self.table_bytes() / 4)
+    }
+
     /// Solves run at once.
     pub fn solves(&self) -> usize {
         if self.max_solves > 0 {

@@ -17,6 +17,7 @@ pub mod sessions;
 pub mod stall;
 
 use crate::error::PlyError;
+use crate::registry;
 use axum::Router;
 use axum::routing::get;
 use cache::AnswerCache;
@@ -180,6 +181,10 @@ pub fn run(
     out: &mut dyn Write,
 ) -> Result<(), PlyError> {
     limits.check().map_err(PlyError::argument)?;
+    // Games answered from databases share one block cache, counted once
+    // in --session-mib, and searches over them a table within it.
+    ply_core::db::reader::set_block_cache_bytes(limits.block_cache_bytes().max(1 << 20));
+    ply_core::limits::set_search_table_bytes(limits.search_table_bytes());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -203,6 +208,16 @@ pub fn run(
             out,
             "ply serve: listening on http://{local}/ (Ctrl-C stops)"
         )?;
+        for entry in registry::entries() {
+            let line = match (entry.open)(None) {
+                Ok(session) => {
+                    let (how, what) = shared.sessions.answering(&*session);
+                    format!("{} ({how}): {what}", session.name())
+                }
+                Err(e) => format!("{}: {e}", entry.name),
+            };
+            writeln!(out, "ply serve: {line}")?;
+        }
         out.flush()?;
         serve(listener, shared, async {
             // If the signal cannot be watched, serve until killed.

@@ -1,14 +1,16 @@
 //! The games the server has opened, each opened once and shared between
-//! requests, within a memory budget: each game weighs the most memory its
-//! tables may take ([`Session::memory_bound`]), and the least recently used
-//! games are closed to make room ([`moka`], weighed in KiB, LRU). The server
-//! never refuses a game for want of room, only a game that alone is larger
-//! than its limits.
+//! requests, within a memory budget: each game weighs what answering it
+//! will take ([`Session::serving`]): a game answered from a stored database
+//! only what it adds to the shared block cache (a search's table), a game
+//! solved the tables it builds ([`Session::memory_bound`]); the least
+//! recently used games are closed to make room ([`moka`], weighed in KiB,
+//! LRU). The server never refuses a game for want of room, only a game
+//! that alone is larger than its limits, or one it cannot answer at all.
 
 use super::limits::Limits;
 use crate::error::PlyError;
 use crate::registry;
-use crate::session::Session;
+use crate::session::{Serving, Session};
 use moka::policy::EvictionPolicy;
 use moka::sync::Cache;
 use ply_core::limits::human_bytes;
@@ -62,7 +64,7 @@ impl std::fmt::Display for OpenError {
 impl Sessions {
     /// No games open yet; games within `limits`.
     pub fn new(limits: &Limits) -> Self {
-        let budget = limits.session_bytes();
+        let budget = limits.table_bytes();
         // Weights are in KiB (moka weighs in u32); every game weighs at
         // least 1/MAX_GAMES of the budget, so at most MAX_GAMES stay open.
         let budget_kib = budget / 1024;
@@ -102,8 +104,7 @@ impl Sessions {
         }
         let opened: Arc<dyn Session> = Arc::from(registry::open(spec).map_err(OpenError::Unknown)?);
         let name = opened.name();
-        let bytes = opened.memory_bound();
-        self.check(spec, &*opened, bytes)?;
+        let bytes = self.check(spec, &*opened)?;
         // Another request may have opened the same game meanwhile: keep its
         // session unless that one is stale.
         let kept = self
@@ -124,17 +125,36 @@ impl Sessions {
         Ok(kept.session)
     }
 
-    /// Refuses a game larger than the limits.
-    fn check(&self, spec: &str, session: &dyn Session, bytes: u64) -> Result<(), OpenError> {
-        let limit = self.max_table_bytes.min(self.budget);
-        if bytes > limit {
-            return Err(OpenError::TooLarge(format!(
-                "{spec} needs up to {} of tables; this server builds at most {}; \
-                 run `ply solve {spec}` on the command line",
-                human_bytes(bytes),
-                human_bytes(limit)
-            )));
-        }
+    /// Refuses a game larger than the limits or that cannot be answered;
+    /// else the memory it weighs.
+    fn check(&self, spec: &str, session: &dyn Session) -> Result<u64, OpenError> {
+        let bytes = match session.serving() {
+            Serving::Refused(why) => return Err(OpenError::TooLarge(why)),
+            Serving::Database { bytes, .. } if bytes > self.budget => {
+                return Err(OpenError::TooLarge(format!(
+                    "{spec} is answered from its database with a search needing {}; this \
+                     server keeps at most {} for open games (raise --session-mib)",
+                    human_bytes(bytes),
+                    human_bytes(self.budget)
+                )));
+            }
+            Serving::Database { bytes, .. } => bytes,
+            Serving::Solving { bytes } => {
+                let limit = self.max_table_bytes.min(self.budget);
+                if bytes > limit {
+                    let name = session.name();
+                    return Err(OpenError::TooLarge(format!(
+                        "{spec} has no database in this server's database directory and needs \
+                         up to {} of tables to solve; this server builds at most {}; \
+                         `ply analyze {name} --save` stores its database, which the server \
+                         then answers from",
+                        human_bytes(bytes),
+                        human_bytes(limit)
+                    )));
+                }
+                bytes
+            }
+        };
         let row = session.start().len();
         if row > self.max_row {
             return Err(OpenError::TooLarge(format!(
@@ -143,7 +163,33 @@ impl Sessions {
                 self.max_row
             )));
         }
-        Ok(())
+        Ok(bytes)
+    }
+
+    /// How this server answers `session`'s game, for `/api/games` and the
+    /// start of `ply serve`: `("database" | "solving" | "refused", what)`.
+    pub fn answering(&self, session: &dyn Session) -> (&'static str, String) {
+        let spec = session.name();
+        match (session.serving(), self.check(&spec, session)) {
+            (_, Err(why)) => ("refused", why.to_string()),
+            (Serving::Database { what, search, .. }, Ok(_)) => (
+                "database",
+                match search {
+                    Some(search) => format!(
+                        "from {what}; {search}, within --solve-seconds and the memory limit"
+                    ),
+                    None => format!("from {what}"),
+                },
+            ),
+            (_, Ok(0)) => ("solving", "by solving within this server's limits".into()),
+            (_, Ok(bytes)) => (
+                "solving",
+                format!(
+                    "by solving within this server's limits (tables of up to {})",
+                    human_bytes(bytes)
+                ),
+            ),
+        }
     }
 
     /// How many games are open, and the memory their tables may take.

@@ -124,20 +124,27 @@ impl<G: WinsAtOnce + Send + Sync> ByteRetroSession<G> {
         if !self.needs_database || self.inner.source().is_some() {
             return Ok(());
         }
+        match self.without_database() {
+            Some(why) => Err(PlyError::Unavailable(why)),
+            None => Ok(()),
+        }
+    }
+
+    /// Why the game cannot be answered, if it needs a database and the
+    /// store holds none: the server's state, not the asker's fault.
+    fn without_database(&self) -> Option<String> {
         let game = self.inner.game();
         let found = store::current()
             .filter(|s| s.read)
             .is_some_and(|s| !s.files(&game.name()).is_empty());
-        if found {
-            Ok(())
-        } else {
-            Err(PlyError::argument(format!(
+        (self.needs_database && !found).then(|| {
+            format!(
                 "no saved database of {name}; build one first with `ply analyze {name} --save` \
                  (minutes, up to {memory} of memory)",
                 name = game.name(),
                 memory = human_bytes(byte_retro::peak_bytes(game))
-            )))
-        }
+            )
+        })
     }
 }
 
@@ -210,6 +217,17 @@ impl<G: WinsAtOnce + Send + Sync + 'static> Session for ByteRetroSession<G> {
 
     fn memory_bound(&self) -> u64 {
         self.inner.memory_bound()
+    }
+
+    fn long_without_database(&self) -> Option<String> {
+        self.inner.long_without_database()
+    }
+
+    fn serving(&self) -> super::Serving {
+        match self.without_database() {
+            Some(why) => super::Serving::Refused(why),
+            None => self.inner.serving(),
+        }
     }
 
     fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {

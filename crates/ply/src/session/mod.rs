@@ -68,6 +68,26 @@ pub trait Session: Send + Sync {
         0
     }
 
+    /// How a long-lived holder such as the server will answer queries:
+    /// from a stored database (needing only the memory of what it adds to
+    /// the process's shared block cache, a search's table say), or by
+    /// solving, with the tables of [`Session::memory_bound`], or not at
+    /// all. Looks at the database directory; never builds or reads blocks.
+    fn serving(&self) -> Serving {
+        Serving::Solving {
+            bytes: self.memory_bound(),
+        }
+    }
+
+    /// Why answering one query without a stored database would take long
+    /// (a build of the whole game first, thrown away after), if it would:
+    /// `ply solve` then refuses and names `ply analyze --save`, unless
+    /// `--no-db` asks for the build. `None` by default, and once a
+    /// database is stored.
+    fn long_without_database(&self) -> Option<String> {
+        None
+    }
+
     /// Strongly solves the whole game, reporting progress.
     fn analyze(&self, progress: &dyn Progress) -> Result<AnalyzeReport, PlyError>;
 
@@ -196,6 +216,29 @@ pub trait Session: Send + Sync {
         let _ = progress;
         Ok(None)
     }
+}
+
+/// How a session answers queries (see [`Session::serving`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Serving {
+    /// From a stored database: `what` names it (the file, or the shards
+    /// and their directory); `bytes` is what answering takes besides the
+    /// shared block cache (a search's table), `search` says what searches.
+    Database {
+        /// The database, as a person reads it.
+        what: String,
+        /// Memory besides the block cache.
+        bytes: u64,
+        /// What positions are searched over it, if any.
+        search: Option<String>,
+    },
+    /// By solving, with tables of up to `bytes`.
+    Solving {
+        /// The most memory its tables may take.
+        bytes: u64,
+    },
+    /// Not at all: one line says why and what command builds what is missing.
+    Refused(String),
 }
 
 /// A solver over one game: what answers a position's outcome. A session

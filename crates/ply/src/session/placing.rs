@@ -9,7 +9,7 @@
 
 use super::once::{Once, lock_within};
 use super::tier::TierSession;
-use super::{Session, Solver};
+use super::{Serving, Session, Solver};
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, SolveReport};
 use ply_core::limits::search_table_bytes;
@@ -123,6 +123,27 @@ impl Session for PlacingSession {
     /// The tiers' bound and the search's table.
     fn memory_bound(&self) -> u64 {
         self.tiers.memory_bound() + PlacingSearch::bytes_for(Self::entries())
+    }
+
+    /// The moving phase from its shards, and placing positions by a
+    /// search over them, whose table is counted.
+    fn serving(&self) -> Serving {
+        match self.tiers.serving() {
+            Serving::Database { what, bytes, .. } => Serving::Database {
+                what,
+                bytes: bytes + PlacingSearch::bytes_for(Self::entries()),
+                search: Some(
+                    "placing positions by alpha-beta search over the moving phase (or from \
+                     the whole game's database where it is stored)"
+                        .into(),
+                ),
+            },
+            other => other,
+        }
+    }
+
+    fn long_without_database(&self) -> Option<String> {
+        self.tiers.long_without_database()
     }
 
     /// For a placing position: whether it was answered by search or read

@@ -6,7 +6,7 @@
 
 use super::once::Once;
 use super::store::{self, Store};
-use super::{Session, Solver};
+use super::{Serving, Session, Solver};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::Exchanged;
@@ -111,6 +111,9 @@ impl<B: Solution> Held<B> {
     }
 }
 
+/// A table larger than this takes long to build for one answer.
+pub const LONG_TABLE_BYTES: u64 = 256 << 20;
+
 /// Answers queries about a game from its strong solution.
 pub struct SolvedSession<M: Method> {
     method: M,
@@ -214,6 +217,39 @@ impl<M: Method> Session for SolvedSession<M> {
 
     fn memory_bound(&self) -> u64 {
         self.method.memory_bound()
+    }
+
+    /// A table past [`LONG_TABLE_BYTES`] to build when the store holds no
+    /// database of the game.
+    fn long_without_database(&self) -> Option<String> {
+        let bytes = self.memory_bound();
+        let stored = matches!(self.serving(), Serving::Database { .. });
+        (!stored && self.held.get().is_none() && bytes > LONG_TABLE_BYTES).then(|| {
+            format!(
+                "{} has no database in the database directory, and one answer would first \
+                 build its whole table ({})",
+                self.method.game().name(),
+                ply_core::limits::human_bytes(bytes)
+            )
+        })
+    }
+
+    /// From the store's database of the game where it has one, else by
+    /// building the table.
+    fn serving(&self) -> Serving {
+        let name = self.method.game().name();
+        if let Some(store) = store::current().filter(|s| s.read)
+            && let Some(file) = store.files(&name).first()
+        {
+            return Serving::Database {
+                what: file.display().to_string(),
+                bytes: 0,
+                search: None,
+            };
+        }
+        Serving::Solving {
+            bytes: self.memory_bound(),
+        }
     }
 
     fn tiered(&self) -> bool {

@@ -146,6 +146,32 @@ impl Store {
     }
 
     /// Makes sure the directory exists.
+    /// Checks a directory the user named (`--db-dir`): it must be a
+    /// directory that exists, except that with `create` (`--save`) a
+    /// missing one is made, and said so on stderr. A file there is an
+    /// error naming it, never the system's bare message.
+    pub fn check_named(&self, create: bool) -> Result<(), PlyError> {
+        let dir = self.dir.display();
+        match std::fs::metadata(&self.dir) {
+            Ok(meta) if meta.is_dir() => Ok(()),
+            Ok(_) => Err(PlyError::argument(format!(
+                "--db-dir {dir}: that is a file, not a directory; name a directory for the \
+                 databases"
+            ))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && create => {
+                self.create()?;
+                eprintln!("ply: created the database directory {dir}");
+                Ok(())
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(PlyError::argument(format!(
+                "--db-dir {dir}: no such directory; check the path, or create it with \
+                 `ply analyze GAME --save --db-dir {dir}`"
+            ))),
+            Err(e) => Err(PlyError::argument(format!("--db-dir {dir}: {e}"))),
+        }
+    }
+
+    /// Creates the directory if it is missing.
     pub fn create(&self) -> Result<(), PlyError> {
         std::fs::create_dir_all(&self.dir).map_err(|e| dir_error(&self.dir, e))
     }

@@ -7,7 +7,7 @@
 
 use super::once::Once;
 use super::store::{self, Store};
-use super::{Session, Solver};
+use super::{Serving, Session, Solver};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::db::{Database, Expect};
@@ -19,6 +19,11 @@ use std::path::{Path, PathBuf};
 /// The most positions a game may have to be built privately for a query,
 /// without a database in the store.
 pub const PRIVATE_BUILD_POSITIONS: u64 = 1 << 28;
+
+/// The most positions a query builds privately without being called long:
+/// more (quixo:4x4, morris:5, teeko) take tens of seconds, for one answer
+/// (morris:4, 7.4 million, takes about 2 s).
+pub const QUICK_BUILD_POSITIONS: u64 = 1 << 25;
 
 /// A directory removed when dropped: where a private build's shards live.
 struct Private(PathBuf);
@@ -42,9 +47,19 @@ enum Shelf {
     /// Every tier's, read as one database.
     Whole(Database),
     /// Only some tiers' (the end tiers of a game too large to build
-    /// whole, say): a database per step of the plan, where its shard is
-    /// in the directory; the directory is named in errors.
-    Some(Vec<Option<Database>>, PathBuf),
+    /// whole, a build stopped part way, a shard removed or damaged): a
+    /// piece per step of the plan; the directory is named in errors.
+    Some(Vec<Piece>, PathBuf),
+}
+
+/// The shard of one step of the plan, as the database directory holds it.
+enum Piece {
+    /// Sound, and read.
+    Held(Database),
+    /// No file at this path.
+    Missing(PathBuf),
+    /// A file that cannot be read as this tier's shard: the error says why.
+    Damaged(String),
 }
 
 /// A game solved tier by tier.
@@ -99,17 +114,19 @@ impl<G: Tiers + 'static> TierSession<G> {
                 if let Some(held) = self.store_held() {
                     return Ok(held);
                 }
-                let store = store::current().filter(|s| s.read);
+                // Where the directory holds some shards, answer from them
+                // and name the missing or damaged ones, rather than build
+                // again what was stored.
+                if let Some(store) = store::current().filter(|s| s.read)
+                    && let Some(some) = self.some_shards(&store.dir)
+                {
+                    return Ok(Held {
+                        db: some,
+                        private: None,
+                    });
+                }
                 let positions = self.plan.positions();
                 if positions > PRIVATE_BUILD_POSITIONS {
-                    if let Some(store) = &store
-                        && let Some(some) = self.some_shards(&store.dir)?
-                    {
-                        return Ok(Held {
-                            db: some,
-                            private: None,
-                        });
-                    }
                     let largest = self.plan.largest().map_or(0, |(_, bytes)| bytes);
                     return Err(PlyError::argument(format!(
                         "{name} has {positions} positions: too many to solve for one query, and \
@@ -169,40 +186,60 @@ impl<G: Tiers + 'static> TierSession<G> {
         })
     }
 
-    /// The shards of some tiers found in `dir`, each read alone; `None` if
-    /// there is none. A shard of another game or build is an error.
-    fn some_shards(&self, dir: &Path) -> Result<Option<Shelf>, PlyError> {
+    /// The shards of the tiers found in `dir`, each read alone, a missing
+    /// or damaged one kept as such to be named when a query needs it;
+    /// `None` if there is no shard of the game at all.
+    fn some_shards(&self, dir: &Path) -> Option<Shelf> {
         let shards = self.shards(dir);
-        let mut dbs = Vec::with_capacity(self.plan.steps.len());
-        for step in &self.plan.steps {
-            let path = shards.path(&step.name);
-            if !path.exists() {
-                dbs.push(None);
-                continue;
-            }
-            let db = Database::open_piece(&path)?;
-            let expect = Expect::of(&self.game);
-            let sound = db.game() == expect.game
-                && db.rules_version() == expect.rules_version
-                && db
-                    .headers()
-                    .all(|h| h.index_len == self.plan.index_len && h.range == step.keys);
-            if !sound {
-                return Err(PlyError::argument(format!(
-                    "{} is not the shard of tier {} of {} that this build of ply writes; \
-                     remove it or run `ply analyze {} --save` again",
-                    path.display(),
-                    step.name,
-                    expect.game,
-                    expect.game
-                )));
-            }
-            dbs.push(Some(db));
-        }
-        Ok(dbs
+        let expect = Expect::of(&self.game);
+        let pieces: Vec<Piece> = self
+            .plan
+            .steps
             .iter()
-            .any(Option::is_some)
-            .then(|| Shelf::Some(dbs, dir.to_path_buf())))
+            .map(|step| {
+                let path = shards.path(&step.name);
+                if !path.exists() {
+                    return Piece::Missing(path);
+                }
+                let db = match Database::open_piece(&path) {
+                    Ok(db) => db,
+                    Err(e) => return Piece::Damaged(e.to_string()),
+                };
+                let sound = db.game() == expect.game
+                    && db.rules_version() == expect.rules_version
+                    && db
+                        .headers()
+                        .all(|h| h.index_len == self.plan.index_len && h.range == step.keys);
+                if sound {
+                    Piece::Held(db)
+                } else {
+                    Piece::Damaged(format!(
+                        "{} is not the shard of tier {} of {} that this build of ply writes",
+                        path.display(),
+                        step.name,
+                        expect.game
+                    ))
+                }
+            })
+            .collect();
+        pieces
+            .iter()
+            .any(|p| !matches!(p, Piece::Missing(_)))
+            .then(|| Shelf::Some(pieces, dir.to_path_buf()))
+    }
+
+    /// The shard files of the game in the database directory, if it may be
+    /// read: how many of the plan's steps have one, and the directory.
+    fn stored_count(&self) -> Option<(usize, PathBuf)> {
+        let store = store::current().filter(|s| s.read)?;
+        let shards = self.shards(&store.dir);
+        let present = self
+            .plan
+            .steps
+            .iter()
+            .filter(|step| shards.path(&step.name).exists())
+            .count();
+        (present > 0).then_some((present, store.dir))
     }
 
     /// The census of every position, mirror tiers counted through their
@@ -273,22 +310,37 @@ impl<G: Tiers + 'static> TierSession<G> {
         let key = self.plan.key(&self.game, position).ok_or_else(missing)?;
         let db = match &self.held(progress)?.db {
             Shelf::Whole(db) => db,
-            Shelf::Some(dbs, dir) => {
+            Shelf::Some(pieces, dir) => {
                 let tier = self.game.canonical_tier(self.game.tier_of(position));
                 let at = self.plan.position_of(tier).ok_or_else(missing)?;
-                dbs[at].as_ref().ok_or_else(|| {
-                    PlyError::argument(format!(
-                        "{} is in tier {} of {}, which the database in {} does not hold \
-                         (it holds {} of the game's {} tiers; `ply analyze {} --save` builds them all)",
-                        self.game.format_position(position),
-                        self.game.tier_name(tier),
-                        self.game.name(),
-                        dir.display(),
-                        dbs.iter().flatten().count(),
-                        dbs.len(),
-                        self.game.name()
-                    ))
-                })?
+                let name = self.game.name();
+                let held = pieces
+                    .iter()
+                    .filter(|p| matches!(p, Piece::Held(_)))
+                    .count();
+                let text = self.game.format_position(position);
+                let tier = self.game.tier_name(tier);
+                match &pieces[at] {
+                    Piece::Held(db) => db,
+                    Piece::Missing(path) => {
+                        return Err(PlyError::Unavailable(format!(
+                            "{text} is in tier {tier} of {name}, whose shard {} is not in the \
+                             database directory {} (it holds {held} of the game's {} tiers); \
+                             `ply analyze {name} --save --db-dir {}` builds the missing ones",
+                            path.display(),
+                            dir.display(),
+                            pieces.len(),
+                            dir.display()
+                        )));
+                    }
+                    Piece::Damaged(why) => {
+                        return Err(PlyError::Unavailable(format!(
+                            "{text} is in tier {tier} of {name}, whose shard is damaged: {why}; \
+                             remove it and run `ply analyze {name} --save --db-dir {}`",
+                            dir.display()
+                        )));
+                    }
+                }
             }
         };
         Ok(db.cell(key)?)
@@ -312,6 +364,61 @@ impl<G: Tiers + 'static> Session for TierSession<G> {
 
     fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
         self.held(progress).map(|_| ())
+    }
+
+    /// From the shards in the database directory where it holds any,
+    /// with no memory besides the shared block cache; else by a private
+    /// build if the game is small enough; else not at all.
+    fn serving(&self) -> Serving {
+        let name = self.game.name();
+        if let Some((present, dir)) = self.stored_count() {
+            return Serving::Database {
+                what: format!(
+                    "{present} of its {} tier shards in {}",
+                    self.plan.steps.len(),
+                    dir.display()
+                ),
+                bytes: 0,
+                search: None,
+            };
+        }
+        if self.plan.positions() > PRIVATE_BUILD_POSITIONS {
+            return Serving::Refused(format!(
+                "{name} has no database in the database directory, and it is too large to \
+                 solve for a query; `ply analyze {name} --save` builds one tier by tier"
+            ));
+        }
+        Serving::Solving {
+            bytes: self.memory_bound(),
+        }
+    }
+
+    fn long_without_database(&self) -> Option<String> {
+        let positions = self.plan.positions();
+        (self.stored_count().is_none()
+            && self.held.get().is_none()
+            && positions > QUICK_BUILD_POSITIONS)
+            .then(|| {
+                format!(
+                    "{} has no database in the database directory, and one answer would first \
+                     solve all its {positions} positions tier by tier",
+                    self.game.name()
+                )
+            })
+    }
+
+    /// Whether a shard answering queries changed on disk, or a missing
+    /// one has appeared since.
+    fn stale(&self) -> bool {
+        match self.held.get().map(|held| &held.db) {
+            Some(Shelf::Whole(db)) => !db.is_current(),
+            Some(Shelf::Some(pieces, _)) => pieces.iter().any(|piece| match piece {
+                Piece::Held(db) => !db.is_current(),
+                Piece::Missing(path) => path.exists(),
+                Piece::Damaged(_) => false,
+            }),
+            None => false,
+        }
     }
 
     fn source(&self) -> Option<Source> {

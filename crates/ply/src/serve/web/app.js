@@ -19,6 +19,7 @@ const state = {
   ui: {}, // the board's own state between clicks; reset when the position changes
   focus: null, // the name of the move under the pointer in the move list
   busy: false,
+  pending: null, // the computer's reply, waiting for its pause
 };
 
 const current = () => state.history[state.cursor];
@@ -46,11 +47,18 @@ function render() {
   const view = current();
   if (!view) return;
   const report = view.solve;
-  document.body.classList.toggle('hide-values', !$('show').checked);
+  const showing = $('show').checked;
+  document.body.classList.toggle('hide-values', !showing);
   renderStatus(view);
   renderBoard();
   renderMoves(view);
-  drawChart($('chart'), state.history.map((v, i) => ({ value: v.solve.value, remoteness: v.solve.remoteness, player: player(i) })), state.cursor, sides());
+  renderPlayers();
+  renderPlayed();
+  renderLegend(view);
+  renderRules();
+  // Hidden values hide the chart too: its dots would give them away.
+  $('chart').style.display = showing ? '' : 'none';
+  if (showing) drawChart($('chart'), state.history.map((v, i) => ({ value: v.solve.value, remoteness: v.solve.remoteness, player: player(i) })), state.cursor, sides());
   $('undo').disabled = state.cursor === 0;
   $('redo').disabled = state.cursor >= state.history.length - 1;
   $('computer').disabled = view.moves.length === 0;
@@ -58,6 +66,98 @@ function render() {
   $('howto').textContent = `${view.board.howto} Colours say what each move means for you (green wins, yellow ties or draws, red loses); the number is its remoteness.`;
   const hash = new URLSearchParams({ game: state.spec, position: report.position });
   history.replaceState(null, '', `#${hash}`);
+  scheduleComputer();
+}
+
+/** Whether side `i % 2` (0: who moved first in this history) is the computer's. */
+function computerPlays(i) {
+  return $(`side${i % 2}`).value === 'computer';
+}
+
+/** The computer replies on its own, after a short pause, when it is its turn at the end of the history. */
+function scheduleComputer() {
+  const view = current();
+  if (state.busy || !view || view.moves.length === 0) return;
+  if (state.cursor !== state.history.length - 1 || !computerPlays(state.cursor)) return;
+  clearTimeout(state.pending);
+  state.pending = setTimeout(() => {
+    if (current() === view && !state.busy && computerPlays(state.cursor)) computerMove();
+  }, 500);
+}
+
+function renderPlayers() {
+  const [first, second] = sides();
+  $('side0-name').textContent = first;
+  $('side1-name').textContent = second;
+}
+
+/** The name of the move from history position `i - 1` to `i`, and its entry there. */
+function movePlayed(i) {
+  const before = state.history[i - 1];
+  const after = state.history[i];
+  return before.moves.find((m) => m.position === after.solve.position) || { move: '?', value: null, remoteness: null, tone: '' };
+}
+
+function renderPlayed() {
+  const list = $('played');
+  list.replaceChildren();
+  const showing = $('show').checked;
+  state.history.forEach((view, i) => {
+    const item = document.createElement('li');
+    item.dataset.index = String(i);
+    if (i === state.cursor) item.className = 'here';
+    if (i === 0) {
+      item.textContent = '0. the start';
+    } else {
+      const move = movePlayed(i);
+      item.append(`${i}. ${player(i - 1)}: ${move.move}`);
+      if (showing && move.value) {
+        const span = document.createElement('span');
+        span.className = `value ${move.tone}`;
+        span.textContent = ` (${describe(move.value, move.remoteness)})`;
+        item.append(span);
+      }
+    }
+    item.onclick = () => jump(i);
+    list.append(item);
+  });
+}
+
+/** What each mark on the board means: only the marks this position uses. */
+function renderLegend(view) {
+  const lines = [];
+  const clicks = view.moves.filter((m) => m.clicks.length);
+  if ($('show').checked) {
+    if (clicks.some((m) => m.clicks.flat().length === 1)) lines.push('a coloured square or point: a move of one click there, coloured by what it means for the player making it (green wins, yellow ties or draws, red loses), with its remoteness (D: a draw)');
+    if (clicks.some((m) => m.clicks.flat().length > 1)) lines.push('a dot in a corner: the best move that starts by clicking there, in its colour; click it to see where it can go');
+  } else {
+    lines.push('values are hidden: moves are listed by name, and the chart is hidden');
+  }
+  const pieces = view.board.cells.flatMap((c) => c.pieces).concat(view.board.areas.flatMap((a) => a.pieces.map((p) => p.piece)));
+  if (pieces.some((p) => p.dots && p.dots.length)) lines.push('the small dots on a piece: the directions it may step');
+  if (view.board.areas.length) lines.push('the boxes above and below the board are the players\' hands: click a piece there to drop it');
+  if (view.board.lines && view.board.lines.length) lines.push('the points are where the lines meet; stones sit on points');
+  $('legend').textContent = lines.length ? `On the board: ${lines.join('; ')}.` : '';
+}
+
+function renderRules() {
+  const base = state.spec ? state.spec.split(':')[0] : null;
+  const game = state.games.find((g) => g.name === base);
+  const box = $('rules');
+  box.replaceChildren();
+  if (!game) return;
+  const para = (text) => { const p = document.createElement('p'); p.textContent = text; box.append(p); };
+  para(game.summary);
+  para(`Variants: ${game.variants}`);
+  if (current()) para(current().board.howto);
+}
+
+function jump(i) {
+  if (state.busy || i < 0 || i >= state.history.length) return;
+  state.cursor = i;
+  state.ui = {};
+  state.focus = null;
+  render();
 }
 
 function renderStatus(view) {
@@ -68,18 +168,27 @@ function renderStatus(view) {
   status.dataset.remoteness = report.remoteness === null ? '' : String(report.remoteness);
   status.dataset.over = String(report.moves.length === 0);
   const me = player(state.cursor);
-  const [first, second] = sides();
-  const other = me === first ? second : first;
   const span = document.createElement('span');
   span.className = `value ${view.tone}`;
   if (report.moves.length === 0) {
-    const winner = report.value === 'win' ? me : report.value === 'lose' ? other : null;
-    span.textContent = winner ? `${winner} wins` : `a ${report.value}`;
     status.append(`Move ${state.cursor}, game over: `, span);
-  } else {
+    span.textContent = result(view);
+  } else if ($('show').checked) {
     span.textContent = describe(report.value, report.remoteness);
     status.append(`Move ${state.cursor}, ${me} to move: `, span);
+  } else {
+    status.append(`Move ${state.cursor}, ${me} to move`);
   }
+}
+
+/** Who won a finished game, or how it ended. */
+function result(view) {
+  const me = player(state.cursor);
+  const [first, second] = sides();
+  const other = me === first ? second : first;
+  const value = view.solve.value;
+  const winner = value === 'win' ? me : value === 'lose' ? other : null;
+  return winner ? `${winner} wins` : `a ${value}`;
 }
 
 function renderBoard() {
@@ -100,16 +209,27 @@ function renderBoard() {
 function renderMoves(view) {
   const body = $('moves').tBodies[0];
   body.replaceChildren();
-  // The server lists the moves best first.
-  for (const move of view.moves) {
+  const showing = $('show').checked;
+  if (view.moves.length === 0) {
+    const row = body.insertRow();
+    row.className = 'over';
+    const cell = row.insertCell();
+    cell.colSpan = 3;
+    cell.textContent = `Game over: ${result(view)}.`;
+    return;
+  }
+  // The server lists the moves best first; with values hidden, by name,
+  // so that the order gives nothing away.
+  const order = showing ? view.moves : [...view.moves].sort((a, b) => a.move.localeCompare(b.move, 'en', { numeric: true }));
+  for (const move of order) {
     const row = body.insertRow();
     row.dataset.move = move.move;
     row.dataset.value = move.value;
     row.dataset.rank = String(move.rank);
     row.dataset.remoteness = move.remoteness === null ? '' : String(move.remoteness);
     row.insertCell().textContent = move.move;
-    row.insertCell().textContent = move.value;
-    row.insertCell().textContent = move.remoteness === null ? '-' : String(move.remoteness);
+    row.insertCell().textContent = showing ? move.value : '?';
+    row.insertCell().textContent = !showing ? '?' : move.remoteness === null ? '-' : String(move.remoteness);
     row.cells[0].className = 'move';
     row.cells[1].className = `value ${move.tone}`;
     row.cells[2].className = 'remoteness';
@@ -131,12 +251,16 @@ async function busy(work) {
   if (state.busy) return;
   state.busy = true;
   document.body.classList.add('busy');
+  // A spinner for any request longer than 300 ms.
+  const spinner = setTimeout(() => { $('spinner').hidden = false; }, 300);
   try {
     await work();
     showError(null);
   } catch (error) {
     showError(error);
   } finally {
+    clearTimeout(spinner);
+    $('spinner').hidden = true;
     state.busy = false;
     document.body.classList.remove('busy');
     render();
@@ -164,7 +288,26 @@ function start(spec, position) {
     state.focus = null;
     const base = state.spec.split(':')[0];
     if ([...$('game').options].some((o) => o.value === base)) $('game').value = base;
+    showVariants(base);
   });
+}
+
+/** Lists `base`'s variants (from GET /api/games) and shows the one played. */
+function showVariants(base) {
+  const game = state.games.find((g) => g.name === base);
+  const list = game ? [...(game.variant_list || [])] : [];
+  if (!list.includes(state.spec)) list.push(state.spec);
+  const select = $('variants');
+  select.replaceChildren();
+  for (const name of list) {
+    const option = document.createElement('option');
+    option.value = name;
+    option.textContent = name;
+    select.append(option);
+  }
+  select.value = state.spec;
+  $('variant').value = state.spec;
+  $('variant').placeholder = list.slice(0, 3).join(', ');
 }
 
 /** One of the best moves, chosen at random: the server ranks them 0. */
@@ -204,6 +347,8 @@ async function init() {
     $('variant').value = '';
     start($('game').value);
   };
+  $('variants').onchange = () => start($('variants').value);
+  $('side0').onchange = $('side1').onchange = () => render();
   $('goto').onsubmit = (event) => {
     event.preventDefault();
     start(state.spec, $('position').value.trim());

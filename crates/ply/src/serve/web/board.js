@@ -74,7 +74,12 @@ function offer(svg, target, move) {
   rect.dataset.move = move.move;
   rect.dataset.value = move.value;
   rect.dataset.remoteness = move.remoteness === null ? '' : String(move.remoteness);
-  el('rect', { x: x + 3, y: y + 3, width: w - 6, height: h - 6, rx: 5, class: `hint ${move.tone}` }, svg);
+  if (rect.classList.contains('point')) {
+    // A point of a board of lines: a disc, not a square.
+    el('circle', { cx: x + w / 2, cy: y + h / 2, r: w * 0.36, class: `hint ${move.tone}` }, svg);
+  } else {
+    el('rect', { x: x + 3, y: y + 3, width: w - 6, height: h - 6, rx: 5, class: `hint ${move.tone}` }, svg);
+  }
   el('text', { x: x + w - 6, y: y + 16, 'text-anchor': 'end', class: 'rem', text: move.remoteness === null ? 'D' : String(move.remoteness) }, svg);
 }
 
@@ -128,9 +133,26 @@ export function drawBoard(svg, actions, view, ctx) {
   b.row_labels.forEach((label, r) => {
     el('text', { x: padL / 2, y: padT + r * size + size / 2 + 5, 'text-anchor': 'middle', class: 'label', text: label }, svg);
   });
+  // A board of points joined by lines (its description lists the lines):
+  // the lines, a point where they meet, and no square for any other cell.
+  const lines = b.lines || [];
+  const points = new Set(lines.flat());
+  const centreOf = (id) => {
+    const i = b.cells.findIndex((c) => c.id === id);
+    return [padL + (i % b.cols) * size + size / 2, padT + Math.floor(i / b.cols) * size + size / 2];
+  };
+  if (lines.length) {
+    el('rect', { x: padL, y: padT, width: b.cols * size, height: b.rows * size, rx: 6, class: 'board-back' }, svg);
+    for (const [from, to] of lines) {
+      const [[x1, y1], [x2, y2]] = [centreOf(from), centreOf(to)];
+      el('line', { x1, y1, x2, y2, class: 'board-line' }, svg);
+    }
+  }
   b.cells.forEach((cell, i) => {
     const [x, y] = [padL + (i % b.cols) * size, padT + Math.floor(i / b.cols) * size];
-    const rect = el('rect', { x, y, width: size, height: size, class: 'cell' }, svg);
+    if (lines.length && !points.has(cell.id)) return;
+    const rect = el('rect', { x, y, width: size, height: size, class: lines.length ? 'cell point' : 'cell' }, svg);
+    if (lines.length) el('circle', { cx: x + size / 2, cy: y + size / 2, r: Math.max(4, size * 0.11), class: 'point-dot' }, svg);
     rect.dataset.target = cell.id;
     rect.dataset.square = cell.id;
     rect.dataset.index = String(i);

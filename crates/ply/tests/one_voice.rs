@@ -1,0 +1,233 @@
+//! The command line, its help, its docs and the server say one thing
+//! (issue 58): each contradiction a user tripped over has a test here so
+//! that it cannot come back.
+
+mod common;
+
+use common::cli::{Scratch, json, ply};
+use common::http::{Client, solve_path};
+use ply::serve::limits::Limits;
+
+/// A command that must fail with exit 2 and a first line on stderr that
+/// names `needle` (ply's own errors are that one line; clap's argument
+/// errors add a pointer to --help below it). Returns that line.
+fn refused(args: &[&str], needle: &str) -> String {
+    let out = ply(args, b"");
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    let first = stderr.lines().next().unwrap_or_default().to_string();
+    if first.starts_with("ply: ") {
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    }
+    assert!(
+        first.contains(needle),
+        "{args:?}: {stderr:?} lacks {needle:?}"
+    );
+    assert!(!stderr.contains("os error"), "{args:?}: {stderr}");
+    first
+}
+
+#[test]
+fn byte_sizes_take_units() {
+    for memory in ["1G", "512MiB", "1gib", "64M", "1073741824", "1.5G"] {
+        let out = ply(&["solve", "euler:3x3", "--memory", memory, "--no-db"], b"");
+        assert!(out.status.success(), "--memory {memory}: {out:?}");
+    }
+    refused(&["solve", "euler:3x3", "--memory", "12Q"], "--memory");
+    refused(&["solve", "euler:3x3", "--memory", "1K"], "at least 1MiB");
+    let dir = Scratch::new("one-voice-units");
+    let db = dir.0.to_str().unwrap();
+    let out = ply(
+        &["analyze", "quixo:3x3", "--memory", "64MiB", "--db-dir", db],
+        b"",
+    );
+    assert!(out.status.success(), "{out:?}");
+}
+
+#[test]
+fn a_database_directory_must_exist_except_for_save() {
+    let dir = Scratch::new("one-voice-db-dir");
+    let typo = dir.0.join("typo");
+    let typo = typo.to_str().unwrap();
+    // Named in one line, for every command that reads a database.
+    refused(&["solve", "euler:3x3", "--db-dir", typo], typo);
+    refused(&["db", "verify", "--db-dir", typo], typo);
+    refused(&["db", "list", "--db-dir", typo], typo);
+    refused(&["play", "euler:3x3", "--db-dir", typo], typo);
+    // --save creates it, and says so.
+    let out = ply(&["analyze", "euler:3x3", "--save", "--db-dir", typo], b"");
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("created the database directory {typo}")),
+        "{stderr}"
+    );
+    assert!(std::path::Path::new(typo).is_dir());
+    // A file where a directory should be: named, not "File exists".
+    let file = dir.0.join("a-file");
+    std::fs::write(&file, b"not a directory").unwrap();
+    let file = file.to_str().unwrap();
+    let message = refused(&["analyze", "euler:3x3", "--save", "--db-dir", file], file);
+    assert!(message.contains("is a file"), "{message}");
+    refused(&["solve", "euler:3x3", "--db-dir", file], "is a file");
+}
+
+/// How much the player to move likes a move's outcome, from `--json`'s
+/// move (whose value is for the player after it): greater is better.
+fn liking(mv: &serde_json::Value) -> (u8, i64) {
+    let r = mv["remoteness"].as_i64().unwrap_or(0);
+    match mv["value"].as_str().unwrap() {
+        "lose" => (3, -r),
+        "tie" => (2, -r),
+        "draw" => (1, 0),
+        "win" => (0, r),
+        other => panic!("value {other}"),
+    }
+}
+
+#[test]
+fn moves_are_listed_best_first_in_json_and_in_the_api() {
+    let positions = [
+        ("euler:3x3", "X../.../..."),
+        ("tictactoe:3x3x3", "x../.o./..."),
+        ("tictactoe:3x3x3", ".../.x./..."),
+        ("quixo:3x3", ".../.../.../X"),
+        ("dobutsu:C", ".l./.c./.C./.L./-/S"),
+    ];
+    let (addr, _) = common::server::start_with(1, 0, Limits::default());
+    let mut client = Client::connect(addr).unwrap();
+    let mut reordered = 0;
+    for (game, position) in positions {
+        let cli = json(&["solve", game, position, "--json", "--no-db"]);
+        let answer = client.get(&solve_path(game, Some(position))).unwrap();
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        let api: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
+        for listed in [&cli, &api] {
+            let moves = listed["moves"].as_array().unwrap();
+            assert!(moves.len() > 1, "{game} {position}");
+            for pair in moves.windows(2) {
+                assert!(
+                    liking(&pair[0]) >= liking(&pair[1]),
+                    "{game} {position}: {} before {}",
+                    pair[0],
+                    pair[1]
+                );
+            }
+        }
+        assert_eq!(cli["moves"], api["moves"], "{game} {position}");
+        // The order is not the game's own order of moves.
+        let mut names: Vec<&str> = cli["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["move"].as_str().unwrap())
+            .collect();
+        let listed = names.clone();
+        names.sort();
+        reordered += usize::from(names != listed);
+    }
+    assert!(
+        reordered > 0,
+        "every position's best moves came in name order"
+    );
+}
+
+#[test]
+fn the_api_speaks_in_its_own_words_and_a_missing_database_is_503() {
+    let (addr, _) = common::server::start_with(1, 0, Limits::default());
+    let mut client = Client::connect(addr).unwrap();
+    let answer = client.get("/api/solve").unwrap();
+    assert_eq!(answer.status, 400);
+    let body: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
+    let error = body["error"].as_str().unwrap();
+    assert!(
+        error.contains("no game given") && error.contains("/api/games"),
+        "{error}"
+    );
+    assert!(!error.to_lowercase().contains("deserialize"), "{error}");
+    // No database of the full Dobutsu: the server's state, not the asker's fault.
+    let answer = client.get(&solve_path("dobutsu", None)).unwrap();
+    assert_eq!(answer.status, 503, "{}", answer.body);
+    assert!(
+        answer.body.contains("ply analyze dobutsu --save"),
+        "{}",
+        answer.body
+    );
+    // A game too large for the server's limits names a command that works:
+    // the build of its database, not a solve that refuses.
+    let small = Limits {
+        max_table_mib: 1,
+        ..Limits::default()
+    };
+    let (addr, _) = common::server::start_with(1, 0, small);
+    let mut client = Client::connect(addr).unwrap();
+    let answer = client.get(&solve_path("quixo:4x4", None)).unwrap();
+    assert_eq!(answer.status, 503, "{}", answer.body);
+    assert!(
+        answer.body.contains("`ply analyze quixo:4x4 --save`"),
+        "{}",
+        answer.body
+    );
+    assert!(!answer.body.contains("ply solve"), "{}", answer.body);
+}
+
+#[test]
+fn a_long_solve_without_a_database_refuses_and_names_analyze_save() {
+    let dir = Scratch::new("one-voice-long");
+    let db = dir.0.to_str().unwrap();
+    for game in ["quixo:4x4", "teeko", "morris:5", "euler:5x6"] {
+        let message = refused(&["solve", game, "--db-dir", db], "--no-db");
+        assert!(
+            message.contains(&format!("`ply analyze {game} --save`")),
+            "{message}"
+        );
+    }
+    // A quick one still answers at once.
+    let out = ply(&["solve", "morris:3", "--db-dir", db], b"");
+    assert!(out.status.success(), "{out:?}");
+}
+
+#[test]
+fn help_and_docs_agree_with_the_program() {
+    let help = |args: &[&str]| {
+        let out = ply(args, b"");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let judge = help(&["judge", "--help"]);
+    assert!(!judge.contains("see `ply judge --help`"), "{judge}");
+    assert!(judge.contains("uva10536"), "{judge}");
+    let export = help(&["export", "--help"]);
+    assert!(export.contains("symmetry class"), "{export}");
+    // Every example position `ply games` gives is a position of the
+    // game's default variant.
+    let games = help(&["games"]);
+    let mut examples = 0;
+    let mut name = "";
+    for line in games.lines() {
+        if !line.starts_with(' ') {
+            name = line.split_whitespace().next().unwrap();
+        }
+        let Some((_, rest)) = line.split_once("positions like ") else {
+            continue;
+        };
+        let example = rest
+            .split(|c: char| c.is_whitespace() || c == ';' || c == ')')
+            .next()
+            .unwrap();
+        let session = ply::registry::open(name).unwrap();
+        session
+            .check_position(example)
+            .unwrap_or_else(|e| panic!("{name}: example {example}: {e}"));
+        examples += 1;
+    }
+    assert!(examples >= 5, "{games}");
+    // docs/python.md lists every game, in the order ply.games() gives.
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/python.md"))
+        .unwrap();
+    let names: Vec<String> = ply::registry::entries()
+        .map(|e| format!("'{}'", e.name))
+        .collect();
+    let listed = format!("[{}]", names.join(", "));
+    assert!(doc.contains(&listed), "docs/python.md lacks {listed}");
+}
