@@ -1,0 +1,132 @@
+//! Connect Four through the tier solver: every position of 4x4, 5x4 and
+//! 5x5 solved tier by tier, the positions per ply split into won, drawn
+//! and lost for the player to move equal to the counts Böck's BDD solver
+//! printed for the same boards (tests/data/connect4), and 2,000 random
+//! positions of each board equal to a plain negamax over every move.
+
+use ply_core::db::Expect;
+use ply_core::tier::{Options, Plan, Shards, build};
+use ply_core::{Game, NoProgress, Outcome, Solution, Tiers, Value};
+use ply_games::ConnectFour;
+use ply_games::connect4::C4Position;
+use std::collections::{BTreeMap, HashMap};
+
+/// The won, drawn and lost counts per ply of `board` in the data file.
+fn published(board: &str) -> BTreeMap<u32, [u64; 3]> {
+    let text = include_str!("../../../tests/data/connect4/positions-per-ply.csv");
+    let mut rows = BTreeMap::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
+        let fields: Vec<&str> = line.split(',').collect();
+        if fields[0] == board {
+            let n = |i: usize| fields[i].parse::<u64>().unwrap();
+            rows.insert(fields[1].parse().unwrap(), [n(2), n(3), n(4)]);
+        }
+    }
+    assert!(!rows.is_empty(), "no published counts for {board}");
+    rows
+}
+
+/// Negamax over every move, remembering positions.
+fn negamax(game: &ConnectFour, p: &C4Position, memo: &mut HashMap<C4Position, Outcome>) -> Outcome {
+    if let Some(&o) = memo.get(p) {
+        return o;
+    }
+    let o = match game.primitive(p) {
+        Some(Value::Lose) => Outcome::lose(0),
+        Some(_) => Outcome::tie(0),
+        None => {
+            let mut children = Vec::new();
+            game.for_each_move(p, |_, child| children.push(child));
+            Outcome::from_children(children.iter().map(|c| negamax(game, c, memo))).unwrap()
+        }
+    };
+    memo.insert(*p, o);
+    o
+}
+
+fn check(params: &str, least_discs: u32) {
+    let game = ConnectFour::from_params(params).unwrap();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let plan = Plan::new(&game).unwrap();
+    let options = Options {
+        dir: dir.path().to_path_buf(),
+        ..Options::default()
+    };
+    let built = build(&game, &plan, &options, &NoProgress).unwrap();
+    assert!(built.complete());
+    let db = Shards::new(dir.path(), Expect::of(&game))
+        .open(&plan)
+        .unwrap();
+    let outcome = |p: &C4Position| {
+        db.cell(plan.key(&game, p).unwrap())
+            .unwrap()
+            .unpack()
+            .unwrap()
+    };
+    // Per ply, won/drawn/lost for the player to move (the view Böck's
+    // solver prints: at the last ply of 5x5 the first player may just
+    // have won, and those count as lost), over every index.
+    let mut counted = BTreeMap::new();
+    for tier in game.tiers() {
+        let mut row = [0u64; 3];
+        game.for_each_in_tier(tier, 0..game.tier_size(tier), |_, p| {
+            let o = outcome(&p);
+            let column = match o.value {
+                Value::Win => 0,
+                Value::Tie => 1,
+                _ => 2,
+            };
+            row[column] += 1;
+        });
+        counted.insert(u32::from(tier), row);
+    }
+    assert_eq!(counted, published(params), "{params}");
+    // Random play against negamax, from positions with at least
+    // `least_discs` discs (fewer would make negamax walk the whole game).
+    let mut memo = HashMap::new();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut random = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut checked = 0;
+    while checked < 2_000 {
+        let plies = least_discs + (random() % u64::from(game.cells() - least_discs + 1)) as u32;
+        let mut p = game.start();
+        for _ in 0..plies {
+            if game.primitive(&p).is_some() {
+                break;
+            }
+            let mut moves = Vec::new();
+            game.for_each_move(&p, |_, child| moves.push(child));
+            p = moves[(random() % moves.len() as u64) as usize];
+        }
+        if p.discs() < least_discs {
+            continue;
+        }
+        assert_eq!(
+            outcome(&p),
+            negamax(&game, &p, &mut memo),
+            "{params} {}",
+            game.format_position(&p)
+        );
+        checked += 1;
+    }
+}
+
+#[test]
+fn connect4_4x4_every_position() {
+    check("4x4", 0);
+}
+
+#[test]
+fn connect4_5x4_every_position() {
+    check("5x4", 0);
+}
+
+#[test]
+fn connect4_5x5_every_position() {
+    check("5x5", 8);
+}
