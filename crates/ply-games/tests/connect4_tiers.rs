@@ -2,13 +2,16 @@
 //! 5x5 solved tier by tier, the positions per ply split into won, drawn
 //! and lost for the player to move equal to the counts Böck's BDD solver
 //! printed for the same boards (tests/data/connect4), and 2,000 random
-//! positions of each board equal to a plain negamax over every move.
+//! positions of each board equal to a plain negamax over every move; the
+//! alpha-beta search equal to the same negamax on 4x4 and 5x4 positions
+//! and on 7x6 positions with at least 30 discs.
 
 use ply_core::db::Expect;
 use ply_core::tier::{Options, Plan, Shards, build};
 use ply_core::{Game, NoProgress, Outcome, Solution, Tiers, Value};
 use ply_games::ConnectFour;
 use ply_games::connect4::C4Position;
+use ply_games::connect4::search::Searcher;
 use std::collections::{BTreeMap, HashMap};
 
 /// The won, drawn and lost counts per ply of `board` in the data file.
@@ -42,6 +45,33 @@ fn negamax(game: &ConnectFour, p: &C4Position, memo: &mut HashMap<C4Position, Ou
     };
     memo.insert(*p, o);
     o
+}
+
+/// A small deterministic generator (xorshift) for random play.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+
+    /// The position random play reaches in `plies` moves, or where play
+    /// ends before.
+    fn play(&mut self, game: &ConnectFour, plies: u32) -> C4Position {
+        let mut p = game.start();
+        for _ in 0..plies {
+            if game.primitive(&p).is_some() {
+                break;
+            }
+            let mut moves = Vec::new();
+            game.for_each_move(&p, |_, child| moves.push(child));
+            p = moves[self.below(moves.len() as u64) as usize];
+        }
+        p
+    }
 }
 
 fn check(params: &str, least_discs: u32) {
@@ -84,25 +114,11 @@ fn check(params: &str, least_discs: u32) {
     // Random play against negamax, from positions with at least
     // `least_discs` discs (fewer would make negamax walk the whole game).
     let mut memo = HashMap::new();
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut random = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let mut checked = 0;
     while checked < 2_000 {
-        let plies = least_discs + (random() % u64::from(game.cells() - least_discs + 1)) as u32;
-        let mut p = game.start();
-        for _ in 0..plies {
-            if game.primitive(&p).is_some() {
-                break;
-            }
-            let mut moves = Vec::new();
-            game.for_each_move(&p, |_, child| moves.push(child));
-            p = moves[(random() % moves.len() as u64) as usize];
-        }
+        let plies = least_discs + rng.below(u64::from(game.cells() - least_discs + 1)) as u32;
+        let p = rng.play(&game, plies);
         if p.discs() < least_discs {
             continue;
         }
@@ -129,4 +145,46 @@ fn connect4_5x4_every_position() {
 #[test]
 fn connect4_5x5_every_position() {
     check("5x5", 8);
+}
+
+/// The search on positions of every stage of small boards, on one and two
+/// threads, against negamax.
+#[test]
+fn search_equals_negamax_on_small_boards() {
+    for (params, count) in [("4x4", 300), ("5x4", 300)] {
+        let game = ConnectFour::from_params(params).unwrap();
+        let searcher = Searcher::new(&game, 1 << 20);
+        let mut memo = HashMap::new();
+        let mut rng = Rng(u64::from(game.cells()));
+        for at in 0..count {
+            let plies = rng.below(u64::from(game.cells()) + 1) as u32;
+            let p = rng.play(&game, plies);
+            let got = searcher.solve(&game, &p, 1 + at % 2, &|| false).unwrap();
+            assert_eq!(
+                got,
+                negamax(&game, &p, &mut memo),
+                "{params} {}",
+                game.format_position(&p)
+            );
+        }
+    }
+}
+
+/// The search on 7x6 positions with at least 30 discs against negamax.
+#[test]
+fn search_equals_negamax_on_7x6_endgames() {
+    let game = ConnectFour::default();
+    let searcher = Searcher::new(&game, 1 << 22);
+    let mut rng = Rng(42);
+    let mut checked = 0;
+    while checked < 40 {
+        let p = rng.play(&game, 30);
+        if p.discs() < 30 {
+            continue;
+        }
+        let expect = negamax(&game, &p, &mut HashMap::new());
+        let got = searcher.solve(&game, &p, 2, &|| false).unwrap();
+        assert_eq!(got, expect, "{}", game.format_position(&p));
+        checked += 1;
+    }
 }

@@ -79,7 +79,7 @@ pub struct ConnectFour {
 
 impl Default for ConnectFour {
     fn default() -> Self {
-        Self::new(7, 6).expect("7x6 is a board")
+        Self::sized(7, 6)
     }
 }
 
@@ -106,6 +106,12 @@ impl ConnectFour {
                  and W * (H + 1) at most 64, from 4x4 to 8x7 (got {width}x{height})"
             )));
         }
+        Ok(Self::sized(width, height))
+    }
+
+    /// The board of `width` columns and `height` rows, which
+    /// [`ConnectFour::new`] has checked.
+    fn sized(width: u32, height: u32) -> Self {
         let stride = height + 1;
         let column = (1u64 << height) - 1;
         let (mut bottom, mut board) = (0, 0);
@@ -113,13 +119,13 @@ impl ConnectFour {
             bottom |= 1 << (c * stride);
             board |= column << (c * stride);
         }
-        Ok(Self {
+        Self {
             width,
             height,
             bottom,
             board,
             index: index::TierIndex::new(width, height),
-        })
+        }
     }
 
     /// The game from the text after `connect4:`: `WxH`.

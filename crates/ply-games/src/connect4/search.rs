@@ -408,24 +408,6 @@ impl Worker<'_> {
     }
 }
 
-/// The outcome of `position` of `game` by plain negamax over every move,
-/// with no table and no pruning: the slow, independent method the
-/// searcher and the stored tiers are checked against. Only for positions
-/// near the end of play.
-pub fn plain_negamax(game: &ConnectFour, position: &C4Position) -> Outcome {
-    if let Some(value) = game.primitive(position) {
-        return match value {
-            Value::Lose => Outcome::lose(0),
-            _ => Outcome::tie(0),
-        };
-    }
-    let mut children = Vec::new();
-    game.for_each_move(position, |_, child| {
-        children.push(plain_negamax(game, &child))
-    });
-    Outcome::from_children(children).expect("a position that is not over has a move")
-}
-
 /// A searcher and the threads it searches on.
 pub struct Search {
     searcher: Searcher,

@@ -1,10 +1,9 @@
 //! Connect Four's rules, text, index and search against plain methods.
 
-use super::search::{Searcher, outcome, plain_negamax, score_of};
+use super::search::{outcome, score_of};
 use super::*;
 use ply_core::{Outcome, Tiers};
 use proptest::prelude::*;
-use std::collections::HashMap;
 
 /// The position random play reaches in `plies` moves (stopping early at
 /// the end of play), choosing with `choices`.
@@ -22,50 +21,6 @@ fn random_play(game: &ConnectFour, plies: usize, choices: &[u8]) -> (C4Position,
         position = child;
     }
     (position, text)
-}
-
-/// A small deterministic generator (xorshift) for random play.
-pub(super) struct Rng(pub u64);
-
-impl Rng {
-    pub(super) fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        self.0
-    }
-
-    pub(super) fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    pub(super) fn bytes(&mut self) -> Vec<u8> {
-        (0..64).map(|_| self.next() as u8).collect()
-    }
-}
-
-/// Negamax over every move, remembering positions: the check for boards
-/// whose positions from here are few.
-fn memo_negamax(
-    game: &ConnectFour,
-    p: &C4Position,
-    memo: &mut HashMap<C4Position, Outcome>,
-) -> Outcome {
-    if let Some(&o) = memo.get(p) {
-        return o;
-    }
-    let o = match game.primitive(p) {
-        Some(Value::Lose) => Outcome::lose(0),
-        Some(_) => Outcome::tie(0),
-        None => {
-            let mut children = Vec::new();
-            game.for_each_move(p, |_, child| children.push(child));
-            Outcome::from_children(children.iter().map(|c| memo_negamax(game, c, memo))).unwrap()
-        }
-    };
-    memo.insert(*p, o);
-    o
 }
 
 #[test]
@@ -215,53 +170,4 @@ fn scores_and_outcomes_are_inverse() {
     }
     // Pons's 7x6 start: score 1, the first player's 21st disc.
     assert_eq!(outcome(42, 0, 1), Outcome::win(41));
-}
-
-#[test]
-fn search_equals_negamax_on_small_boards() {
-    for (w, h, count) in [(4u32, 4u32, 300usize), (5, 4, 300)] {
-        let game = ConnectFour::new(w, h).unwrap();
-        let searcher = Searcher::new(&game, 1 << 20);
-        let mut memo = HashMap::new();
-        let mut rng = Rng(u64::from(w * h));
-        for _ in 0..count {
-            let plies = rng.below(game.cells() as u64 + 1) as usize;
-            let choices = rng.bytes();
-            let (position, text) = random_play(&game, plies, &choices);
-            let expect = memo_negamax(&game, &position, &mut memo);
-            let threads = 1 + plies % 2;
-            let got = searcher
-                .solve(&game, &position, threads, &|| false)
-                .unwrap();
-            assert_eq!(got, expect, "{w}x{h} {text}");
-        }
-    }
-}
-
-#[test]
-fn search_equals_plain_negamax_on_7x6_endgames() {
-    let game = ConnectFour::default();
-    let searcher = Searcher::new(&game, 1 << 22);
-    let mut rng = Rng(42);
-    let mut checked = 0;
-    while checked < 40 {
-        let choices = rng.bytes();
-        let (position, text) = random_play(&game, 30, &choices);
-        if position.discs() < 30 {
-            continue;
-        }
-        let expect = if checked % 8 == 0 {
-            plain_negamax(&game, &random_play(&game, 34, &choices).0)
-        } else {
-            memo_negamax(&game, &position, &mut HashMap::new())
-        };
-        let position = if checked % 8 == 0 {
-            random_play(&game, 34, &choices).0
-        } else {
-            position
-        };
-        let got = searcher.solve(&game, &position, 2, &|| false).unwrap();
-        assert_eq!(got, expect, "{text}");
-        checked += 1;
-    }
 }
