@@ -77,6 +77,7 @@ fn every_game_answers_the_same_over_http_and_on_the_command_line() {
         ("teeko:4x4", 3),
         ("morris:3", 3),
         ("morris:3,moving", 3),
+        ("connect4:4x4", 3),
     ] {
         queries.push((game.into(), None));
         for position in reached(game, count) {
