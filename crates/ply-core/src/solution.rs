@@ -126,16 +126,6 @@ fn add(census: &mut Census<u64>, key: u64, cell: Cell, weight: u64) {
     }
 }
 
-/// How many distinct positions the class of `position` (index `rank`) has.
-pub fn class_size<G: Indexed + Symmetric>(game: &G, position: &G::Position, rank: u64) -> u64 {
-    let (mut images, mut fixed) = (0u64, 0u64);
-    game.for_each_symmetric(position, |image| {
-        images += 1;
-        fixed += u64::from(game.rank(&image) == rank);
-    });
-    images / fixed.max(1)
-}
-
 /// The census of every member of the classes whose canonical members are
 /// in `classes`, from a solution over every index; examples are canonical
 /// indices.
@@ -149,7 +139,7 @@ pub fn census_of_classes<G: Indexed + Symmetric>(
             return 0;
         }
         game.unrank(index)
-            .map_or(0, |position| class_size(game, &position, index))
+            .map_or(0, |position| game.class_size(index, &position))
     })
 }
 

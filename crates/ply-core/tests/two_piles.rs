@@ -3,6 +3,7 @@
 //! pile (so moves jump up to three tiers), taking the last token wins, and
 //! optionally leaving one token in each pile ends the game level.
 
+use ply_core::solution::{Canonical, census_of_classes};
 use ply_core::{
     AlphaBeta, Game, Indexed, MemoSolver, NoProgress, PositionError, Remoteness, Searchable,
     SparseTable, Symmetric, Tiered, Value,
@@ -11,6 +12,9 @@ use ply_core::{
 struct TwoPiles {
     size: u8,
     ties: bool,
+    /// Overrides [`Symmetric::class_size`] to weigh every class ten times
+    /// its true size, so that a census shows whether it asked the game.
+    weighed: bool,
 }
 
 impl Game for TwoPiles {
@@ -77,6 +81,11 @@ impl Symmetric for TwoPiles {
         visit((a, b));
         visit((b, a));
     }
+
+    fn class_size(&self, _index: u64, &(a, b): &(u8, u8)) -> u64 {
+        let size = if a == b { 1 } else { 2 };
+        if self.weighed { 10 * size } else { size }
+    }
 }
 
 impl Tiered for TwoPiles {
@@ -106,7 +115,11 @@ impl Searchable for TwoPiles {
 #[test]
 fn the_sparse_table_agrees_with_the_memoised_solver() {
     for ties in [false, true] {
-        let game = TwoPiles { size: 9, ties };
+        let game = TwoPiles {
+            size: 9,
+            ties,
+            weighed: false,
+        };
         // A root off the diagonal is not canonical; the table must cope.
         for root in [game.start(), (9, 4), (2, 7)] {
             let table = SparseTable::build(&game, &root, &NoProgress).unwrap();
@@ -142,6 +155,7 @@ fn alpha_beta_agrees_with_the_memoised_solver_even_with_a_tiny_table() {
     let game = TwoPiles {
         size: 12,
         ties: false,
+        weighed: false,
     };
     let mut memo = MemoSolver::new(&game);
     for entries in [2, 1 << 10] {
@@ -152,5 +166,33 @@ fn alpha_beta_agrees_with_the_memoised_solver_even_with_a_tiny_table() {
             assert_eq!(search.solve(&game, &position), Ok(expected), "{position:?}");
             assert_eq!(search.value(&game, &position), Ok(expected.value));
         }
+    }
+}
+
+/// Every census that weighs a class by its size asks the game's own
+/// [`Symmetric::class_size`], so an override is obeyed everywhere.
+#[test]
+fn every_census_weighs_classes_by_the_games_own_class_size() {
+    let [plain, weighed] = [false, true].map(|weighed| TwoPiles {
+        size: 8,
+        ties: true,
+        weighed,
+    });
+    let table = SparseTable::build(&plain, &plain.start(), &NoProgress).unwrap();
+    let truth = table.census(&plain).unwrap();
+    let census = table.census(&weighed).unwrap();
+    assert_eq!(
+        (census.positions, census.win, census.lose, census.tie),
+        (10 * truth.positions, 10 * truth.win, 10 * truth.lose, 10 * truth.tie)
+    );
+    let classes = ply_core::IndexSet::new(plain.index_len());
+    for index in (0..plain.index_len()).filter(|&i| table.cell(i) != ply_core::Cell::UNKNOWN) {
+        classes.insert(index);
+    }
+    let solution = Canonical::new(table, plain.index_len());
+    for (game, factor) in [(&plain, 1), (&weighed, 10)] {
+        let census = census_of_classes(&solution, game, &classes).unwrap();
+        assert_eq!(census.positions, factor * truth.positions);
+        assert_eq!(census.win, factor * truth.win);
     }
 }

@@ -266,7 +266,7 @@ impl SparseTable {
                 let rank = index_of(word);
                 if let (Some(position), Some(outcome)) = (game.unrank(rank), cell_of(word).unpack())
                 {
-                    for _ in 0..class_size(game, &position, rank) {
+                    for _ in 0..game.class_size(rank, &position) {
                         census.add(outcome, || position.clone());
                     }
                 }
@@ -275,16 +275,6 @@ impl SparseTable {
             .reduce(Census::new, Census::merge);
         Some(census)
     }
-}
-
-/// How many distinct positions `position` (with index `rank`) has as images.
-fn class_size<G: Indexed + Symmetric>(game: &G, position: &G::Position, rank: u64) -> u64 {
-    let (mut images, mut fixed) = (0u64, 0u64);
-    game.for_each_symmetric(position, |image| {
-        images += 1;
-        fixed += u64::from(game.rank(&image) == rank);
-    });
-    images / fixed.max(1)
 }
 
 /// The canonical positions of each tier reachable from `root`, by index.

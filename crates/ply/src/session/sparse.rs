@@ -4,7 +4,7 @@
 use super::solved::{Method, SolvedSession, build_error};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
-use ply_core::solution::{Canonical, class_size};
+use ply_core::solution::Canonical;
 use ply_core::tier::Team;
 use ply_core::{Exchanged, Indexed, Progress, Solution, SparseTable, Symmetric, Tiered};
 use std::path::Path;
@@ -87,7 +87,7 @@ impl<G: Indexed + Symmetric + Tiered> Method for SparseMethod<G> {
         let census = table.census_by(0..table.index_len(), &|rank| {
             self.game
                 .unrank(rank)
-                .map_or(0, |p| class_size(&self.game, &p, rank))
+                .map_or(0, |p| self.game.class_size(rank, &p))
         })?;
         let mut report = self.census_report(census);
         report
