@@ -66,6 +66,7 @@
 
 use crate::board::Board;
 use crate::octal_code::OctalCode;
+use crate::progress::Progress;
 use crate::tensor::Tensor;
 use crate::value::{Outcome, Remoteness, Value};
 use std::fmt::Debug;
@@ -909,13 +910,14 @@ pub trait Tiers: Game {
     }
 }
 
-/// Why a game's own search ([`Searched::search`]) gave no answer.
+/// Why a game's own search ([`Searched::search`]) gave no answer; `E` is
+/// what reading a stored position failed with.
 #[derive(Debug)]
-pub enum SearchStop {
+pub enum SearchStop<E> {
     /// The caller asked it to stop.
     Cancelled,
     /// A stored position it read could not be answered.
-    Leaf(PositionError),
+    Leaf(E),
 }
 
 /// How a game answers a position that no stored tier holds: by a search of
@@ -924,7 +926,8 @@ pub enum SearchStop {
 /// moving phase), or alone (Connect Four on a board too large to store).
 /// The engine answers a position from the game's database where one is
 /// stored or small enough to build for the query, and by this search
-/// otherwise.
+/// otherwise; where the game names a variant that stores every position
+/// ([`Searched::storing_all`]) and its database is stored, from that.
 pub trait Searched: Tiers {
     /// The search's state kept between queries (its transposition table).
     type Searcher: Send;
@@ -937,20 +940,39 @@ pub trait Searched: Tiers {
         false
     }
 
+    /// Whether the search reads stored positions: then it is no substitute
+    /// for the game's database, and a position the tiers hold is answered
+    /// from them (or refused as they refuse it) even where none is stored.
+    /// By default false: the search stands alone.
+    fn search_reads_stored(&self) -> bool {
+        false
+    }
+
+    /// The variant of this game that stores every position this one
+    /// searches (Morris's whole game beside its moving phase), read
+    /// instead of searching where its database is stored. By default none.
+    fn storing_all(&self) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        None
+    }
+
     /// A searcher whose tables take at most `bytes`, searching on
     /// `threads` threads.
     fn searcher(&self, bytes: u64, threads: usize) -> Self::Searcher;
 
     /// The outcome of `position`, legal in this game, by search; `stored`
-    /// answers a position that some stored tier holds, and `stop` is
-    /// polled and ends the search when it says so.
-    fn search(
+    /// answers a position that some stored tier holds. The search reports
+    /// the positions it visits to `progress` and stops soon after it says
+    /// [`Progress::cancelled`].
+    fn search<E: Send>(
         &self,
         searcher: &mut Self::Searcher,
         position: &Self::Position,
-        stored: &(dyn Fn(&Self::Position) -> Result<Outcome, PositionError> + Sync),
-        stop: &(dyn Fn() -> bool + Sync),
-    ) -> Result<Outcome, SearchStop>;
+        stored: &(dyn Fn(&Self::Position) -> Result<Outcome, E> + Sync),
+        progress: &dyn Progress,
+    ) -> Result<Outcome, SearchStop<E>>;
 
     /// The positions `searcher` has looked at so far.
     fn searched_nodes(&self, searcher: &Self::Searcher) -> u64;

@@ -183,7 +183,12 @@ fn every_census_weighs_classes_by_the_games_own_class_size() {
     let census = table.census(&weighed).unwrap();
     assert_eq!(
         (census.positions, census.win, census.lose, census.tie),
-        (10 * truth.positions, 10 * truth.win, 10 * truth.lose, 10 * truth.tie)
+        (
+            10 * truth.positions,
+            10 * truth.win,
+            10 * truth.lose,
+            10 * truth.tie
+        )
     );
     let classes = ply_core::IndexSet::new(plain.index_len());
     for index in (0..plain.index_len()).filter(|&i| table.cell(i) != ply_core::Cell::UNKNOWN) {

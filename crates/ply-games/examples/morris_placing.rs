@@ -20,11 +20,12 @@
 //! LEAST_DEPTH (0 by default) are not searched. It exits with status 1 if
 //! any position differs.
 
+use ply_core::SearchStop;
 use ply_core::db::{Database, Expect};
 use ply_core::tier::{Plan, Shards};
 use ply_core::{Cell, Game, Outcome, Progress, Solution};
 use ply_games::Morris;
-use ply_games::morris::search::{PlacingSearch, Stop};
+use ply_games::morris::search::PlacingSearch;
 use std::time::{Duration, Instant};
 
 /// Stops a search after a time limit.
@@ -146,8 +147,8 @@ fn main() {
             let seconds = start.elapsed().as_secs_f64();
             let outcome = match &found {
                 Ok(o) => show(*o),
-                Err(Stop::Cancelled) => format!("over {limit}s"),
-                Err(Stop::Leaf(e)) => fail(e),
+                Err(SearchStop::Cancelled) => format!("over {limit}s"),
+                Err(SearchStop::Leaf(e)) => fail(e),
             };
             let against = match (stored(&position), &found) {
                 (Some(w), Ok(o)) => {

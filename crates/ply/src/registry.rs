@@ -6,7 +6,7 @@ use crate::cli::dist::{Distributed, Whole};
 use crate::error::PlyError;
 use crate::session::Session;
 use crate::session::choice::{
-    open_acyclic, open_loopy, open_morris, open_searched, open_sum, open_tiered, open_wins_at_once,
+    open_acyclic, open_loopy, open_searched, open_sum, open_tiered, open_wins_at_once,
 };
 use ply_core::Variant;
 use ply_games::{
@@ -99,7 +99,15 @@ pub const GAMES: &[Entry] = &[
         name: "morris",
         summary: "Nine Men's Morris (Gasser's rules, solved 1996: a draw): place nine stones, then slide (jump with three); a mill removes a stone; under three stones or no move loses",
         variants: "morris (nine stones a side: the 28 sectors of the moving phase are stored and placing positions searched over them, or read from morris:9,whole where it is stored), morris:N (N stones a side, 3 to 9: the whole game stored), morris:N,moving and morris:N,whole choose; positions like .../.../.../....../.../.../.../9,9/W; solved sector by sector (ply analyze --save --memory BYTES)",
-        open: |params| open_morris(Morris::named(params)?),
+        open: |params| {
+            // The moving phase stored, its placing positions searched over it.
+            let game = Morris::named(params)?;
+            if game.moving_only() {
+                open_searched(game)
+            } else {
+                open_tiered(game)
+            }
+        },
         distributed: None,
     },
     Entry {

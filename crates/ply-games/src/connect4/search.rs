@@ -425,16 +425,16 @@ impl ply_core::Searched for ConnectFour {
         }
     }
 
-    fn search(
+    fn search<E: Send>(
         &self,
         search: &mut Search,
         position: &C4Position,
-        _stored: &(dyn Fn(&C4Position) -> Result<Outcome, ply_core::PositionError> + Sync),
-        stop: &(dyn Fn() -> bool + Sync),
-    ) -> Result<Outcome, ply_core::SearchStop> {
+        _stored: &(dyn Fn(&C4Position) -> Result<Outcome, E> + Sync),
+        progress: &dyn ply_core::Progress,
+    ) -> Result<Outcome, ply_core::SearchStop<E>> {
         search
             .searcher
-            .solve(self, position, search.threads, stop)
+            .solve(self, position, search.threads, &|| progress.cancelled())
             .map_err(|Stopped| ply_core::SearchStop::Cancelled)
     }
 

@@ -28,10 +28,12 @@
 //! empty board did not finish in 97 minutes with 64 MiB that way.
 //!
 //! A search polls [`Progress::cancelled`] every few thousand positions and
-//! stops with [`Stop::Cancelled`]; what the table learnt stays exact.
+//! stops with [`SearchStop::Cancelled`]; what the table learnt stays exact.
+//! [`Searched`] for Morris is this search, over the stored moving phase.
 
+use super::index::Sector;
 use super::{Morris, Stones};
-use ply_core::{Game, Indexed, Outcome, Progress, Remoteness, Value};
+use ply_core::{Game, Indexed, Outcome, Progress, Remoteness, SearchStop, Searched, Tiers, Value};
 use portable_atomic::AtomicU128;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -41,15 +43,6 @@ const WIN: i32 = 1 << 24;
 
 /// Positions visited between two polls of [`Progress::cancelled`].
 const POLL_NODES: u64 = 1 << 12;
-
-/// Why a search stopped without an answer.
-#[derive(Debug)]
-pub enum Stop<E> {
-    /// The progress asked to stop.
-    Cancelled,
-    /// Looking up a moving-phase position failed.
-    Leaf(E),
-}
 
 /// The score of `outcome` (see the module docs).
 fn score(outcome: Outcome) -> i32 {
@@ -176,8 +169,8 @@ pub struct PlacingSearch {
 
 /// Why one thread's search stopped without a score.
 enum Halt<E> {
-    /// The whole search stops ([`Stop`]).
-    Stop(Stop<E>),
+    /// The whole search stops ([`SearchStop`]).
+    Stop(SearchStop<E>),
     /// Another thread found the score first.
     Beaten,
 }
@@ -256,7 +249,7 @@ impl PlacingSearch {
         position: &Stones,
         leaf: &(dyn Fn(&Stones) -> Result<Outcome, E> + Sync),
         progress: &dyn Progress,
-    ) -> Result<Outcome, Stop<E>> {
+    ) -> Result<Outcome, SearchStop<E>> {
         let search = |alpha, beta| self.search(game, position, leaf, progress, alpha, beta);
         let first = search(-1, 1)?;
         if first == 0 {
@@ -290,9 +283,9 @@ impl PlacingSearch {
         progress: &dyn Progress,
         alpha: i32,
         beta: i32,
-    ) -> Result<i32, Stop<E>> {
+    ) -> Result<i32, SearchStop<E>> {
         let done = AtomicBool::new(false);
-        let found: Mutex<Option<Result<i32, Stop<E>>>> = Mutex::new(None);
+        let found: Mutex<Option<Result<i32, SearchStop<E>>>> = Mutex::new(None);
         let run = |turn: usize| {
             let mut worker = Worker {
                 search: self,
@@ -404,7 +397,7 @@ impl<E> Worker<'_, E> {
         }
         if self.nodes.is_multiple_of(POLL_NODES) {
             if self.progress.cancelled() {
-                return Err(Halt::Stop(Stop::Cancelled));
+                return Err(Halt::Stop(SearchStop::Cancelled));
             }
             if self.turn == 0 {
                 self.progress.advance(self.nodes);
@@ -431,7 +424,7 @@ impl<E> Worker<'_, E> {
         }
         if position.hand == [0, 0] {
             self.leaves += 1;
-            let found = score((self.leaf)(position).map_err(|e| Halt::Stop(Stop::Leaf(e)))?);
+            let found = score((self.leaf)(position).map_err(|e| Halt::Stop(SearchStop::Leaf(e)))?);
             table.store(key, 0, found, found);
             return Ok(found);
         }
@@ -499,6 +492,43 @@ impl<E> Worker<'_, E> {
         };
         table.store(key, in_hand, lower, upper);
         Ok(best)
+    }
+}
+
+/// The moving-phase game ([`Morris::moving_only`]) answers placing
+/// positions by [`PlacingSearch`] over its stored tiers, or reads them
+/// from the whole game's database where it is stored.
+impl Searched for Morris {
+    type Searcher = PlacingSearch;
+
+    fn searched_only(&self, position: &Stones) -> bool {
+        self.moving_only() && matches!(self.tier_of(position), Sector::Placing { .. })
+    }
+
+    fn search_reads_stored(&self) -> bool {
+        true
+    }
+
+    fn storing_all(&self) -> Option<Morris> {
+        self.moving_only().then(|| Morris::new(self.stones()))
+    }
+
+    fn searcher(&self, bytes: u64, threads: usize) -> PlacingSearch {
+        PlacingSearch::new(PlacingSearch::entries_within(bytes), threads)
+    }
+
+    fn search<E: Send>(
+        &self,
+        searcher: &mut PlacingSearch,
+        position: &Stones,
+        stored: &(dyn Fn(&Stones) -> Result<Outcome, E> + Sync),
+        progress: &dyn Progress,
+    ) -> Result<Outcome, SearchStop<E>> {
+        searcher.solve(self, position, stored, progress)
+    }
+
+    fn searched_nodes(&self, searcher: &PlacingSearch) -> u64 {
+        searcher.nodes()
     }
 }
 

@@ -10,7 +10,6 @@
 use super::Session;
 use super::alphabeta::AlphaBetaSession;
 use super::byte_retro::ByteRetroSession;
-use super::placing::PlacingSession;
 use super::retro::RetroSession;
 use super::searched::SearchedSession;
 use super::sparse::SparseSession;
@@ -23,7 +22,6 @@ use ply_core::{
     Choice, Decompose, Retrograde, Searchable, SparseTable, Symmetric, TableWalk, WinsAtOnce,
     choose,
 };
-use ply_games::Morris;
 
 /// Opens an acyclic game with an index, tiers, symmetries and a search key
 /// with the solver [`choose`] picks by size: a whole-index table, a table
@@ -83,17 +81,6 @@ where
     Ok(Box::new(SumSession::new(game)))
 }
 
-/// Opens Morris: with the moving phase stored ([`Morris::moving_phase`])
-/// its placing positions are searched ([`PlacingSession`]), else it is a
-/// game solved tier by tier as a whole.
-pub fn open_morris(game: Morris) -> Result<Box<dyn Session>, PlyError> {
-    if game.moving_only() {
-        Ok(Box::new(PlacingSession::new(game)?))
-    } else {
-        open_tiered(game)
-    }
-}
-
 /// Opens a game cut into tiers ([`ply_core::Tiers`]): solved tier by tier,
 /// past memory, into database shards.
 pub fn open_tiered<G>(game: G) -> Result<Box<dyn Session>, PlyError>
@@ -104,7 +91,8 @@ where
 }
 
 /// Opens a game cut into tiers that answers positions by a search of its
-/// own where no database answers them ([`ply_core::Searched`]).
+/// own where no database answers them ([`ply_core::Searched`]): Morris's
+/// moving phase with its placing phase searched, or Connect Four.
 pub fn open_searched<G>(game: G) -> Result<Box<dyn Session>, PlyError>
 where
     G: ply_core::Searched + 'static,

@@ -7,7 +7,6 @@ pub mod alphabeta;
 pub mod byte_retro;
 pub mod choice;
 pub mod once;
-pub mod placing;
 pub mod retro;
 pub mod rows;
 pub mod searched;

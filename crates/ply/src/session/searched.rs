@@ -4,16 +4,19 @@
 //! game is small enough to build for the query), and searched otherwise,
 //! on as many threads as rayon's pool has, with one searcher (its
 //! transposition table within `--memory`'s search budget) kept across
-//! queries. Connect Four on 7x6 is answered this way.
+//! queries. Connect Four on 7x6 is answered this way, by a search that
+//! stands alone; so is Morris's placing phase, by a search over the stored
+//! moving phase, or read from the whole game's database where the
+//! directory holds it ([`Searched::storing_all`]).
 
-use super::once::lock_within;
+use super::once::{Once, lock_within};
 use super::tier::TierSession;
-use super::{Session, Solver};
+use super::{Serving, Session, Solver};
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, SolveReport};
 use ply_core::limits::search_table_bytes;
 use ply_core::tier::Team;
-use ply_core::{Outcome, PositionError, Progress, SearchStop, Searched, Source};
+use ply_core::{Outcome, Progress, SearchStop, Searched, Source};
 use std::sync::Mutex;
 
 use super::store::Store;
@@ -23,6 +26,10 @@ pub struct SearchedSession<G: Searched> {
     tiers: TierSession<G>,
     /// The searcher, made on the first searched query.
     search: Mutex<Option<G::Searcher>>,
+    /// The game's variant that stores every position
+    /// ([`Searched::storing_all`]), if the database directory holds its
+    /// every tier: looked for at the first query outside the tiers.
+    whole: Once<Option<TierSession<G>>>,
 }
 
 impl<G: Searched + 'static> SearchedSession<G> {
@@ -31,15 +38,38 @@ impl<G: Searched + 'static> SearchedSession<G> {
         Ok(Self {
             tiers: TierSession::new(game)?,
             search: Mutex::new(None),
+            whole: Once::default(),
         })
     }
 
     /// Whether `position` is answered by search: it lies outside the
-    /// stored tiers, or no database of the game is stored and the game is
-    /// too large to build for one query.
+    /// stored tiers, or the search stands alone, no database of the game
+    /// is stored, and the game is too large to build for one query.
     fn searched(&self, position: &G::Position, progress: &dyn Progress) -> Result<bool, PlyError> {
-        Ok(self.game().searched_only(position)
-            || (!self.tiers.buildable() && !self.tiers.holds_stored(progress)?))
+        Ok(self.game().searched_only(position) || self.searches_alone(progress)?)
+    }
+
+    /// Whether every position is searched: the search needs no stored
+    /// position and no database answers.
+    fn searches_alone(&self, progress: &dyn Progress) -> Result<bool, PlyError> {
+        Ok(!self.game().search_reads_stored()
+            && !self.tiers.buildable()
+            && !self.tiers.holds_stored(progress)?)
+    }
+
+    /// The session of the variant storing every position, if the database
+    /// directory holds its every tier.
+    fn whole(&self, progress: &dyn Progress) -> Result<Option<&TierSession<G>>, PlyError> {
+        let whole =
+            self.whole
+                .get_or_build(progress, "the whole game's database being opened", || {
+                    let Some(game) = self.game().storing_all() else {
+                        return Ok(None);
+                    };
+                    let whole = TierSession::new(game)?;
+                    Ok(whole.holds_stored(progress)?.then_some(whole))
+                })?;
+        Ok(whole.as_ref())
     }
 }
 
@@ -58,18 +88,22 @@ impl<G: Searched + 'static> Solver for SearchedSession<G> {
         if !self.searched(position, progress)? {
             return self.tiers.outcome_within(position, progress);
         }
+        if let Some(whole) = self.whole(progress)? {
+            return whole.outcome_within(position, progress);
+        }
+        // The database first, so that its build (if any) is not shown as
+        // part of the search.
+        if self.game().search_reads_stored() {
+            self.tiers.prepare(progress)?;
+        }
         let mut slot = lock_within(&self.search, progress, "another search of this game")?;
         let game = self.game();
         let searcher = slot.get_or_insert_with(|| {
             game.searcher(search_table_bytes(), rayon::current_num_threads())
         });
         progress.begin(&format!("alpha-beta search of {}", game.name()), 0);
-        let stored = |leaf: &G::Position| {
-            self.tiers
-                .outcome_within(leaf, &ply_core::NoProgress)
-                .map_err(|e| PositionError::unavailable(e.to_string()))
-        };
-        let found = game.search(searcher, position, &stored, &|| progress.cancelled());
+        let stored = |leaf: &G::Position| self.tiers.outcome_within(leaf, progress);
+        let found = game.search(searcher, position, &stored, progress);
         progress.end();
         found.map_err(|stop| match stop {
             SearchStop::Cancelled => PlyError::Cancelled(format!(
@@ -77,7 +111,7 @@ impl<G: Searched + 'static> Solver for SearchedSession<G> {
                 game.name(),
                 game.searched_nodes(searcher)
             )),
-            SearchStop::Leaf(error) => PlyError::argument(error.to_string()),
+            SearchStop::Leaf(error) => error,
         })
     }
 }
@@ -90,31 +124,69 @@ impl<G: Searched + 'static> Session for SearchedSession<G> {
         self.tiers.memory_bound() + search_table_bytes()
     }
 
-    /// Whether the position was searched or read from the database.
-    fn notes(&self, report: &SolveReport) -> Vec<String> {
-        let searched = self
-            .game()
-            .parse_position(&report.position)
-            .ok()
-            .and_then(|p| self.searched(&p, &ply_core::NoProgress).ok())
-            .unwrap_or(false);
-        if searched {
-            vec![format!(
-                "answered by alpha-beta search (no database of {} is stored; \
-                 `ply analyze {} --save` builds one where it fits)",
-                self.game().name(),
-                self.game().name()
-            )]
-        } else {
-            Vec::new()
+    /// From the stored tiers, searching over them where a position lies
+    /// outside; or by the search alone within its table where it stands
+    /// alone and no database is stored; else as the tiers are served.
+    fn serving(&self) -> Serving {
+        let name = self.game().name();
+        match self.tiers.serving() {
+            Serving::Database { what, bytes, .. } => Serving::Database {
+                what,
+                bytes: bytes + search_table_bytes(),
+                search: Some(match self.game().storing_all() {
+                    Some(whole) => format!(
+                        "positions outside the stored tiers by alpha-beta search over them \
+                         (or from the database of {} where it is stored)",
+                        whole.name()
+                    ),
+                    None => format!("positions of {name} outside the stored tiers by search"),
+                }),
+            },
+            Serving::Refused(_) if !self.game().search_reads_stored() => Serving::Solving {
+                bytes: search_table_bytes(),
+            },
+            other => other,
         }
     }
 
+    fn long_without_database(&self) -> Option<String> {
+        self.tiers.long_without_database()
+    }
+
+    /// Whether the position was searched or read from a database: the
+    /// same for every query, so that a long-lived server and one command
+    /// agree.
+    fn notes(&self, report: &SolveReport) -> Vec<String> {
+        let game = self.game();
+        let Ok(position) = game.parse_position(&report.position) else {
+            return Vec::new();
+        };
+        if game.searched_only(&position) {
+            return vec![match self.whole.get() {
+                Some(Some(whole)) => format!(
+                    "a position outside the stored tiers: read from the whole game's database ({})",
+                    whole.game().name()
+                ),
+                _ => "a position outside the stored tiers: answered by alpha-beta search over \
+                      them"
+                    .into(),
+            }];
+        }
+        if self.searches_alone(&ply_core::NoProgress).unwrap_or(false) {
+            return vec![format!(
+                "answered by alpha-beta search (no database of {name} is stored; \
+                 `ply analyze {name} --save` builds one where it fits)",
+                name = game.name()
+            )];
+        }
+        Vec::new()
+    }
+
     fn prepare(&self, progress: &dyn Progress) -> Result<(), PlyError> {
-        if self.tiers.buildable() || self.tiers.holds_stored(progress)? {
-            self.tiers.prepare(progress)
-        } else {
+        if self.searches_alone(progress)? {
             Ok(())
+        } else {
+            self.tiers.prepare(progress)
         }
     }
 
@@ -152,7 +224,7 @@ impl<G: Searched + 'static> Session for SearchedSession<G> {
     }
 
     fn tiered(&self) -> bool {
-        true
+        self.tiers.tiered()
     }
 
     fn analyze_end_tiers(
