@@ -40,8 +40,9 @@ pub use db::Database;
 pub use db_error::DbError;
 pub use error::SolveError;
 pub use game::{
-    Decompose, Game, Indexed, Parents, PositionError, SearchStop, Searchable, Searched, Symmetric,
-    TableWalk, Tiered, Tiers,
+    Count, Decompose, Game, Indexed, MoveTally, Parents, PositionError, SearchStop, Searchable,
+    Searched, Symmetric, TableWalk, Tiered, Tiers, WinsAtOnce, moves_into_class_of,
+    stored_parent_classes,
 };
 pub use limits::{Budget, TooLarge};
 pub use progress::{NoProgress, Progress};
@@ -49,10 +50,11 @@ pub use solution::{Keys, Solution, Source};
 pub use tensor::Tensor;
 
 pub use solve::alphabeta::AlphaBeta;
-pub use solve::byte_retro::{ByteTable, WinsAtOnce};
+pub use solve::byte_retro::ByteTable;
 pub use solve::choose::{Choice, choose};
 pub use solve::grundy::{
     SumSolution, heaps_remoteness, largest_heap, nim_sum, solve_sum, sum_nimber, sum_remoteness,
+    value_with_tempo,
 };
 pub use solve::heaps::{HeapValues, SumSearch};
 pub use solve::mex::MexSet;

@@ -16,8 +16,6 @@ pub mod morris_facts;
 pub mod quixo;
 pub mod teeko;
 pub mod tictactoe;
-#[cfg(test)]
-mod tier_check;
 pub mod treblecross;
 pub mod two_sides;
 mod variants;

@@ -39,7 +39,7 @@
 //! Every legal position that is not already over (acms on one row) is
 //! covered; there are no exceptions to fall back on.
 
-use ply_core::solve::grundy::value_with_tempo;
+use ply_core::value_with_tempo;
 use ply_core::{Nimber, PositionError, Value};
 
 /// Column letters, A to D.

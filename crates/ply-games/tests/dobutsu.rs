@@ -5,7 +5,8 @@
 //! no un-moves), and each value following from the children's, after
 //! declined catches and tries too.
 
-use ply_core::solve::byte_retro::{self, ByteTable, WinsAtOnce};
+use ply_core::WinsAtOnce;
+use ply_core::solve::byte_retro::{self, ByteTable};
 use ply_core::{Game, Indexed, NoProgress, Outcome, Value};
 use ply_games::Dobutsu;
 use ply_games::dobutsu::{DobutsuPosition, LION};

@@ -28,7 +28,7 @@ mod unmoves;
 pub use index::IndexTables;
 
 use ply_core::board::{Area, AreaPiece, Board, BoardMove, Look, Piece};
-use ply_core::solve::byte_retro::{Count, MoveTally, moves_into_class_of};
+use ply_core::{Count, MoveTally, moves_into_class_of};
 use ply_core::{Game, Indexed, Parents, PositionError, Symmetric, Value, WinsAtOnce};
 use std::cmp::Ordering;
 

@@ -5,7 +5,7 @@ use super::{
     CHICK, DobutsuMove, DobutsuPosition, EMPTY, HAND_PIECES, HEN, LION, THEIRS, hand_kind,
 };
 use ply_core::Value;
-use ply_core::solve::byte_retro::{Count, MoveTally};
+use ply_core::{Count, MoveTally};
 
 /// The far rank of the mover (row 0): where their Chicks promote and their
 /// Lion makes a try.

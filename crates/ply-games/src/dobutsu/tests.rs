@@ -1,5 +1,5 @@
 use super::*;
-use ply_core::solve::byte_retro::WinsAtOnce;
+use ply_core::WinsAtOnce;
 use proptest::prelude::*;
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -607,14 +607,14 @@ fn moves_tally_as_their_children_do_on_a_million_positions() {
 
 /// The parents' classes ranked from the position's planes, without boards
 /// made, against each parent made, ranked and its images compared
-/// ([`ply_core::solve::byte_retro::stored_parent_classes`]), in the same
+/// ([`ply_core::stored_parent_classes`]), in the same
 /// order, with and without the moves into the class, on 300,000 random
 /// indices: among them positions where a parent's play may have been over
 /// (the mover's Lion on their far rank), children that are their own
 /// image, and parents that are.
 #[test]
 fn parents_ranked_from_planes_are_the_parents_made_and_ranked() {
-    use ply_core::solve::byte_retro::stored_parent_classes;
+    use ply_core::stored_parent_classes;
     let (mut parents, mut ended, mut own_children, mut doubled) = (0u64, 0u64, 0u64, 0u64);
     for index in random_indices(79, 300_000) {
         let position = game().unrank(index).unwrap();

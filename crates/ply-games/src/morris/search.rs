@@ -537,7 +537,7 @@ mod tests {
     use super::super::index::Sector;
     use super::super::tests::{Rng, random_in};
     use super::*;
-    use crate::tier_check::solve_tiers;
+    use ply_core::check::solve_tiers;
     use ply_core::{NoProgress, Solution, Tiers};
     use std::convert::Infallible;
 

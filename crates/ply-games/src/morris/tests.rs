@@ -616,8 +616,7 @@ fn un_moves_are_exactly_the_moves_reversed_in_every_sector() {
 /// game, its plan and the database.
 fn tiers_equal_retrograde(stones: u8) -> (Morris, Plan<Sector>, ply_core::db::Database) {
     let game = Morris::new(stones);
-    let found =
-        crate::tier_check::tiers_equal_retrograde(&game, &game, &format!("morris-{stones}"));
+    let found = ply_core::check::tiers_equal_retrograde(&game, &game, &format!("morris-{stones}"));
     assert!(found.compared > 1000);
     assert!(
         found.values.contains("win") && found.values.contains("lose"),
@@ -694,8 +693,8 @@ fn the_moving_phase_lists_the_moving_sectors_and_lost_only() {
 fn the_moving_phase_alone_solves_as_in_the_whole_game() {
     let whole = Morris::new(4);
     let moving = Morris::moving_phase(4);
-    let (truth_plan, truth) = crate::tier_check::solve_tiers(&whole, "morris-4-whole");
-    let (plan, db) = crate::tier_check::solve_tiers(&moving, "morris-4-moving");
+    let (truth_plan, truth) = ply_core::check::solve_tiers(&whole, "morris-4-whole");
+    let (plan, db) = ply_core::check::solve_tiers(&moving, "morris-4-moving");
     let mut values = BTreeSet::new();
     for tier in moving.tiers() {
         for index in 0..moving.tier_size(tier) {

@@ -315,7 +315,7 @@ impl Indexed for Whole {
 fn tiers_equal_whole_game_retrograde_analysis_on_3x3() {
     let game = Quixo::new(3);
     let whole = Whole(Quixo::new(3));
-    let found = crate::tier_check::tiers_equal_retrograde(&game, &whole, "quixo-3x3");
+    let found = ply_core::check::tiers_equal_retrograde(&game, &whole, "quixo-3x3");
     assert_eq!(found.compared, whole.index_len(), "every board compared");
     assert!(
         found.plan.steps.len() < game.tiers().len(),

@@ -64,6 +64,9 @@
 //! }
 //! ```
 
+mod wins_at_once;
+pub use wins_at_once::{Count, MoveTally, WinsAtOnce, moves_into_class_of, stored_parent_classes};
+
 use crate::board::Board;
 use crate::octal_code::OctalCode;
 use crate::progress::Progress;

@@ -54,6 +54,11 @@
 //! assert!(summary.moves > 0);
 //! ```
 
+#[cfg(feature = "db")]
+mod tiers;
+#[cfg(feature = "db")]
+pub use tiers::{Compared, solve_tiers, tiers_equal_retrograde};
+
 use crate::game::{Game, Indexed, Parents, Symmetric, Tiered, Tiers};
 use std::collections::HashSet;
 use std::fmt;

@@ -1,10 +1,11 @@
 //! Test support for the games solved tier by tier: the tier solver checked
-//! position by position against whole-game retrograde analysis.
+//! position by position against whole-game retrograde analysis. These
+//! panic on failure, as the tests that call them would.
 
-use ply_core::db::{Database, Expect};
-use ply_core::solve::retro;
-use ply_core::tier::{self, Options, Plan, Shards};
-use ply_core::{Indexed, NoProgress, Solution, Tiers};
+use crate::db::{Database, Expect};
+use crate::solve::retro;
+use crate::tier::{self, Options, Plan, Shards};
+use crate::{Indexed, NoProgress, Solution, Tiers};
 use std::collections::BTreeSet;
 
 /// What [`tiers_equal_retrograde`] compared.
