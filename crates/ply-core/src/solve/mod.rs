@@ -13,6 +13,7 @@ pub mod octal;
 mod part;
 pub mod reach;
 pub mod retro;
+pub(crate) mod rule;
 pub mod search;
 pub mod sparse;
 pub mod table;
