@@ -128,7 +128,7 @@ impl<const UNMOVES: bool> Symmetric for Loopy<UNMOVES> {}
 /// at once; odd ones leave the byte solver to find that move itself.
 impl<const UNMOVES: bool> byte_retro::WinsAtOnce for Loopy<UNMOVES> {
     fn wins_at_once(&self, position: &u32) -> bool {
-        position % 2 == 0
+        position.is_multiple_of(2)
             && self.primitive(position).is_none()
             && self.moves[*position as usize]
                 .iter()
