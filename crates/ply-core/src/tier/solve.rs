@@ -476,7 +476,7 @@ fn solve_in<G: Tiers, S: Slots>(
     progress.end();
     work.check(progress)?;
     let first_pass = started.elapsed();
-    // Decides the positions of `phase` a layer of remoteness at a time,
+    // Decides the positions of `sweep` a layer of remoteness at a time,
     // until a layer past the seeds' longest (`last`) decides none; returns
     // the layers it took.
     let layers = |sweep: Sweep, last: Remoteness| -> Result<Remoteness, TierError> {
