@@ -25,7 +25,8 @@ use crate::census::Census;
 use crate::error::SolveError;
 use crate::game::Indexed;
 use crate::limits::TooLarge;
-use crate::value::{Cell, Outcome, Remoteness, Value};
+use crate::solve::rule::{self, Ply, Sweep};
+use crate::value::{Cell, Remoteness, Value};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -45,16 +46,26 @@ struct Slot {
     counter: u16,
 }
 
-/// How the updates of the current round decide positions.
-#[derive(Clone, Copy)]
-enum Rule {
-    /// Nothing is being decided (seeding, the end).
-    Idle,
-    /// A loss makes its parents wins; a parent whose last undecided child
-    /// is a win loses.
-    WinsAndLosses { win: Cell, lose: Cell },
-    /// Every undecided parent of a tie ties.
-    Ties { tie: Cell },
+/// A slot as the rule decides it: a parent of a position decided in the
+/// round.
+impl rule::Parent for Slot {
+    #[inline]
+    fn decide(&mut self, cell: Cell, _: &Ply) -> bool {
+        let open = self.cell == Cell::UNKNOWN;
+        if open {
+            self.cell = cell;
+        }
+        open
+    }
+
+    #[inline]
+    fn count_down(&mut self, ply: &Ply) -> bool {
+        if self.cell != Cell::UNKNOWN || self.counter == 0 {
+            return false;
+        }
+        self.counter -= 1;
+        self.counter == 0 && self.decide(ply.lose, ply)
+    }
 }
 
 /// What the dataflow operators and the worker's loop share.
@@ -64,9 +75,11 @@ struct State {
     slots: Vec<Slot>,
     /// Slots decided in the current round.
     next: Vec<u64>,
-    /// The epoch whose updates [`State::rule`] applies to.
+    /// The epoch whose updates [`State::round`] applies to.
     epoch: u64,
-    rule: Rule,
+    /// The sweep and round whose updates decide positions: none while
+    /// seeding and at the end.
+    round: Option<(Sweep, Ply)>,
     /// Updates (slot << 1 | loss) of the next epoch that came before this
     /// worker got there.
     early: Vec<u64>,
@@ -84,35 +97,26 @@ impl State {
     /// Applies the update `slot << 1 | loss` to this worker's slot.
     fn apply(&mut self, update: u64) {
         self.received += 1;
-        let slot = (update >> 1) as usize;
-        let entry = &mut self.slots[slot];
-        if entry.cell != Cell::UNKNOWN {
+        let Some((sweep, ply)) = self.round else {
             return;
-        }
-        let decided = match self.rule {
-            Rule::Idle => None,
-            Rule::WinsAndLosses { win, lose } => {
-                if update & 1 == 1 {
-                    Some(win)
-                } else if entry.counter > 0 {
-                    entry.counter -= 1;
-                    (entry.counter == 0).then_some(lose)
-                } else {
-                    None
-                }
-            }
-            Rule::Ties { tie } => Some(tie),
         };
-        if let Some(cell) = decided {
-            entry.cell = cell;
+        let slot = (update >> 1) as usize;
+        // A round of ties hears only of ties; one of wins and losses is
+        // told which of the two the child is.
+        let child = match sweep {
+            Sweep::WinLose if update & 1 == 1 => Value::Lose,
+            Sweep::WinLose => Value::Win,
+            Sweep::Tie => Value::Tie,
+        };
+        if rule::hear(&mut self.slots[slot], child, &ply) {
             self.next.push(slot as u64);
         }
     }
 
-    /// Starts `epoch` under `rule`, applying the updates that came early.
-    fn begin(&mut self, epoch: u64, rule: Rule) {
+    /// Starts `epoch` in `round`, applying the updates that came early.
+    fn begin(&mut self, epoch: u64, round: Option<(Sweep, Ply)>) {
         self.epoch = epoch;
-        self.rule = rule;
+        self.round = round;
         for update in std::mem::take(&mut self.early) {
             self.apply(update);
         }
@@ -152,7 +156,7 @@ pub(super) fn run<G: Indexed>(
         ],
         next: Vec::new(),
         epoch: 0,
-        rule: Rule::Idle,
+        round: None,
         early: Vec::new(),
         counts: BTreeMap::new(),
         received: 0,
@@ -267,19 +271,18 @@ pub(super) fn run<G: Indexed>(
                 continue;
             }
             stats.positions += 1;
-            if let Some(value) = game.primitive(&position) {
-                st.slots[slot].cell = Cell::pack(Outcome::terminal(value));
-                match value {
-                    Value::Win | Value::Lose => losses_and_wins.push(slot as u64),
-                    Value::Tie => ties.push(slot as u64),
-                    Value::Draw => {}
-                }
-                continue;
+            let primitive = game.primitive(&position);
+            children.clear();
+            if primitive.is_none() {
+                (job.children)(game, &position, &mut children);
             }
-            (job.children)(game, &position, &mut children);
-            if children.is_empty() {
-                st.slots[slot].cell = Cell::pack(Outcome::lose(0));
-                losses_and_wins.push(slot as u64);
+            if let Some(outcome) = rule::seed(primitive, !children.is_empty()) {
+                st.slots[slot].cell = Cell::pack(outcome);
+                match Sweep::of(outcome.value) {
+                    Some(Sweep::WinLose) => losses_and_wins.push(slot as u64),
+                    Some(Sweep::Tie) => ties.push(slot as u64),
+                    None => {}
+                }
                 continue;
             }
             st.slots[slot].counter = u16::try_from(children.len()).map_err(|_| {
@@ -328,25 +331,12 @@ pub(super) fn run<G: Indexed>(
     let mut parents = Vec::new();
     let mut outbox = Outbox::new(peers);
     let encode = |_: usize, updates: &mut [u64]| batch::encode(updates);
-    for (sweep, seeds) in [losses_and_wins, ties].into_iter().enumerate() {
+    for (sweep, seeds) in [(Sweep::WinLose, losses_and_wins), (Sweep::Tie, ties)] {
         let mut frontier = seeds;
         let mut remoteness: Remoteness = 0;
         loop {
-            let longer = remoteness + 1;
-            if longer > Cell::MAX_REMOTENESS {
-                return Err(SolveError::remoteness_overflow().into());
-            }
-            let rule = if sweep == 0 {
-                Rule::WinsAndLosses {
-                    win: Cell::pack(Outcome::win(longer)),
-                    lose: Cell::pack(Outcome::lose(longer)),
-                }
-            } else {
-                Rule::Ties {
-                    tie: Cell::pack(Outcome::tie(longer)),
-                }
-            };
-            state.borrow_mut().begin(inputs.epoch, rule);
+            let ply = Ply::after(remoteness).ok_or_else(SolveError::remoteness_overflow)?;
+            state.borrow_mut().begin(inputs.epoch, Some((sweep, ply)));
             for (n, &slot) in frontier.iter().enumerate() {
                 if n % (1 << 12) == 0 {
                     // Updates sent so far go on their way (and those
@@ -403,7 +393,7 @@ pub(super) fn run<G: Indexed>(
             if total == 0 {
                 break;
             }
-            remoteness = longer;
+            remoteness = ply.remoteness;
         }
     }
     drop(source);
@@ -411,8 +401,8 @@ pub(super) fn run<G: Indexed>(
     // Draws, then this worker's counts, gathered at worker 0.
     let summary = {
         let mut st = state.borrow_mut();
-        st.begin(inputs.epoch, Rule::Idle);
-        let draw = Cell::pack(Outcome::DRAW);
+        st.begin(inputs.epoch, None);
+        let draw = Cell::pack(rule::LEFT);
         let mut census = Census::new();
         let mut print = 0u64;
         let mut images = Vec::new();

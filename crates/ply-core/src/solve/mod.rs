@@ -13,6 +13,10 @@ pub mod octal;
 mod part;
 pub mod reach;
 pub mod retro;
+pub(crate) mod rule;
+// The four retrograde solvers held to one reference of the rule.
+#[cfg(all(test, feature = "dist"))]
+mod rule_tests;
 pub mod search;
 pub mod sparse;
 pub mod table;

@@ -29,6 +29,7 @@
 //! [`Progress::cancelled`] between chunks and between remoteness layers.
 
 use super::reach::IndexSet;
+use super::rule::{self, Ply, Sweep};
 use super::{CHUNK, chunks};
 use crate::census::Census;
 use crate::error::SolveError;
@@ -515,12 +516,32 @@ fn for_each_move_kept<S: Slot>(
     }
 }
 
-/// The cells one ply of spreading decides: a win, a loss and a tie at its
-/// remoteness, packed once per ply.
-struct Ply {
-    win: Cell,
-    lose: Cell,
-    tie: Cell,
+/// The value a decided cell holds ([`Value::Draw`] for an undecided one,
+/// which no parent hears of).
+#[inline(always)]
+fn value(cell: Cell) -> Value {
+    cell.unpack().map_or(Value::Draw, |outcome| outcome.value)
+}
+
+/// A parent's slot in the working tables, as [`rule::hear`] decides it: a
+/// cell, and a counter of undecided children counted down atomically.
+struct Slotted<'w, 'a, G, K, P, C, S> {
+    work: &'w Work<'a, G, K, P, C, S>,
+    slot: S,
+}
+
+impl<G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> rule::Parent
+    for Slotted<'_, '_, G, K, P, C, S>
+{
+    #[inline(always)]
+    fn decide(&mut self, cell: Cell, _: &Ply) -> bool {
+        self.work.decide(self.slot, cell)
+    }
+
+    #[inline(always)]
+    fn count_down(&mut self, ply: &Ply) -> bool {
+        self.work.counters[self.slot.at()].decrement() == 1 && self.work.decide(self.slot, ply.lose)
+    }
 }
 
 /// The working tables of one analysis.
@@ -664,31 +685,27 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
         self.progress.begin("retrograde", seeds.solved);
         self.progress.advance(seeds.ends);
         let mut next = IndexSet::new(self.len);
-        // A lost child makes its parent a win; a parent whose every child
-        // is won is lost. Only a win counts its parents down, so only its
-        // parents must be distinct: deciding a parent twice is harmless, as
-        // the second decision finds it decided.
-        self.spread_by_plies(
-            graph.as_ref(),
-            frontier,
-            &mut next,
-            |child| child.unpack().is_some_and(|o| o.value != Value::Lose),
-            |child, parent, ply| {
-                if child.unpack().is_some_and(|o| o.value == Value::Lose) {
-                    self.decide(parent, ply.win)
-                } else {
-                    self.counters[parent.at()].decrement() == 1 && self.decide(parent, ply.lose)
-                }
-            },
-        )?;
-        // Every parent of a tie still undecided is a tie one ply longer.
-        self.spread_by_plies(
-            graph.as_ref(),
-            ties,
-            &mut next,
-            |_| false,
-            |_, parent, ply| self.decide(parent, ply.tie),
-        )?;
+        // Wins and losses, then ties ([`rule`]). Only a win counts its
+        // parents down, so only its parents must be distinct: deciding a
+        // parent twice is harmless, as the second decision finds it decided.
+        for sweep in [frontier, ties] {
+            self.spread_by_plies(
+                graph.as_ref(),
+                sweep,
+                &mut next,
+                |child| value(child) == Value::Win,
+                |child, parent, ply| {
+                    rule::hear(
+                        &mut Slotted {
+                            work: &self,
+                            slot: parent,
+                        },
+                        value(child),
+                        ply,
+                    )
+                },
+            )?;
+        }
         drop(graph);
         self.mark_draws();
         self.progress.end();
@@ -775,28 +792,21 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
                     };
                     seeds.solved += 1;
                     let slot = index as usize;
-                    if let Some(value) = self.game.primitive(&position) {
-                        self.cells[slot].store(
-                            Cell::pack(Outcome::terminal(value)).bits(),
-                            Ordering::Relaxed,
-                        );
-                        match value {
-                            Value::Win | Value::Lose => {
+                    let primitive = self.game.primitive(&position);
+                    if primitive.is_none() {
+                        self.children(&position, children);
+                    }
+                    if let Some(outcome) = rule::seed(primitive, !children.is_empty()) {
+                        self.cells[slot].store(Cell::pack(outcome).bits(), Ordering::Relaxed);
+                        match Sweep::of(outcome.value) {
+                            Some(Sweep::WinLose) => {
                                 ends.insert(index);
                             }
-                            Value::Tie => {
+                            Some(Sweep::Tie) => {
                                 ties.insert(index);
                             }
-                            Value::Draw => {}
+                            None => {}
                         }
-                        seeds.ends += 1;
-                        continue;
-                    }
-                    self.children(&position, children);
-                    if children.is_empty() {
-                        self.cells[slot]
-                            .store(Cell::pack(Outcome::lose(0)).bits(), Ordering::Relaxed);
-                        ends.insert(index);
                         seeds.ends += 1;
                         continue;
                     }
@@ -925,15 +935,7 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
     ) -> Result<(), SolveError> {
         let mut remoteness: Remoteness = 0;
         loop {
-            let longer = remoteness + 1;
-            if longer > Cell::MAX_REMOTENESS {
-                return Err(SolveError::remoteness_overflow());
-            }
-            let ply = Ply {
-                win: Cell::pack(Outcome::win(longer)),
-                lose: Cell::pack(Outcome::lose(longer)),
-                tie: Cell::pack(Outcome::tie(longer)),
-            };
+            let ply = Ply::after(remoteness).ok_or_else(SolveError::remoteness_overflow)?;
             let decided = self.spread(graph, &frontier, next, &distinct, |child, parent| {
                 settle(child, parent, &ply)
             });
@@ -943,7 +945,7 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
             }
             self.check_cancelled()?;
             std::mem::swap(&mut frontier, next);
-            remoteness = longer;
+            remoteness = ply.remoteness;
         }
     }
 
@@ -983,7 +985,7 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
             .zip(&self.counters)
             .for_each(|(cell, counter)| {
                 if cell.load(Ordering::Relaxed) == Cell::UNKNOWN.bits() && counter.get() > 0 {
-                    cell.store(Cell::pack(Outcome::DRAW).bits(), Ordering::Relaxed);
+                    cell.store(Cell::pack(rule::LEFT).bits(), Ordering::Relaxed);
                 }
             });
     }

@@ -65,6 +65,7 @@ use super::classes::Representatives;
 use crate::game::Tiers;
 use crate::progress::Progress;
 use crate::solve::chunks;
+use crate::solve::rule::{self, Ply, Sweep};
 use crate::value::{Cell, Outcome, Remoteness, Value};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
@@ -475,20 +476,20 @@ fn solve_in<G: Tiers, S: Slots>(
     progress.end();
     work.check(progress)?;
     let first_pass = started.elapsed();
-    // Decides the positions of `phase` a layer of remoteness at a time,
+    // Decides the positions of `sweep` a layer of remoteness at a time,
     // until a layer past the seeds' longest (`last`) decides none; returns
     // the layers it took.
-    let layers = |phase: Phase, last: Remoteness| -> Result<Remoteness, TierError> {
+    let layers = |sweep: Sweep, last: Remoteness| -> Result<Remoteness, TierError> {
         let mut remoteness: Remoteness = 1;
         work.clear_fresh(0);
         loop {
             let mut decided = 0;
             work.clear_fresh(remoteness);
-            if phase == Phase::WinLose && seeds.event_at(remoteness) {
+            if sweep == Sweep::WinLose && seeds.event_at(remoteness) {
                 decided += work.recount(remoteness);
                 work.check(progress)?;
             }
-            decided += work.layer(remoteness, phase);
+            decided += work.layer(remoteness, sweep);
             work.check(progress)?;
             if decided == 0 && remoteness > last {
                 return Ok(remoteness);
@@ -496,9 +497,9 @@ fn solve_in<G: Tiers, S: Slots>(
             remoteness = next(remoteness)?;
         }
     };
-    let mut rounds = layers(Phase::WinLose, seeds.last_win_lose)?;
+    let mut rounds = layers(Sweep::WinLose, seeds.last_win_lose)?;
     if seeds.ties {
-        rounds += layers(Phase::Tie, seeds.last_tie)?;
+        rounds += layers(Sweep::Tie, seeds.last_tie)?;
     }
     let layered = started.elapsed() - first_pass;
     if G::IN_TIER_SYMMETRY && work.slots.representatives().is_none() {
@@ -522,7 +523,7 @@ fn solve_in<G: Tiers, S: Slots>(
             } else if bits == NOT_A_POSITION {
                 Cell::UNKNOWN
             } else {
-                Cell::pack(Outcome::DRAW)
+                Cell::pack(rule::LEFT)
             }
         })
         .collect();
@@ -650,13 +651,6 @@ fn next(remoteness: Remoteness) -> Result<Remoteness, TierError> {
     }
 }
 
-/// Which values a series of layers spreads.
-#[derive(Copy, Clone, PartialEq, Eq)]
-enum Phase {
-    WinLose,
-    Tie,
-}
-
 /// Positions decided at the layer before whose parents a layer tells in
 /// one batch ([`SPREAD_BATCH`]), and the lists that takes, reused.
 #[derive(Default)]
@@ -674,56 +668,70 @@ struct Spread {
 /// Positions whose parents a layer tells together.
 const SPREAD_BATCH: usize = 64;
 
-/// The cells one layer looks for, as raw bits ([`NEVER`] where the phase
+/// The cells one layer looks for, as raw bits ([`NEVER`] where the sweep
 /// has none).
 struct Layer {
-    remoteness: Remoteness,
-    phase: Phase,
-    /// A seed firing now (a win or a tie, by phase).
+    sweep: Sweep,
+    /// A seed firing now (a win or a tie, by sweep).
     seed: u16,
     /// Decided at the layer before: spread to parents.
     lost: u16,
     won: u16,
     tied: u16,
-    /// A win, a loss and a tie at this layer's remoteness, packed.
-    win: u16,
-    lose: u16,
-    tie: u16,
+    /// The cells this layer decides parents as.
+    ply: Ply,
 }
 
 impl Layer {
-    fn new(remoteness: Remoteness, phase: Phase) -> Layer {
+    fn new(remoteness: Remoteness, sweep: Sweep) -> Layer {
         let before =
             |outcome: fn(Remoteness) -> Outcome| Cell::pack(outcome(remoteness - 1)).bits();
-        let (win, lose, tie) = (
-            Cell::pack(Outcome::win(remoteness)).bits(),
-            Cell::pack(Outcome::lose(remoteness)).bits(),
-            Cell::pack(Outcome::tie(remoteness)).bits(),
-        );
-        match phase {
-            Phase::WinLose => Layer {
-                remoteness,
-                phase,
+        let ply = Ply::at(remoteness);
+        match sweep {
+            Sweep::WinLose => Layer {
+                sweep,
                 seed: seed(WIN_SEED, remoteness),
                 lost: before(Outcome::lose),
                 won: before(Outcome::win),
                 tied: NEVER,
-                win,
-                lose,
-                tie,
+                ply,
             },
-            Phase::Tie => Layer {
-                remoteness,
-                phase,
+            Sweep::Tie => Layer {
+                sweep,
                 seed: seed(TIE_SEED, remoteness),
                 lost: NEVER,
                 won: NEVER,
                 tied: before(Outcome::tie),
-                win,
-                lose,
-                tie,
+                ply,
             },
         }
+    }
+
+    /// The cell a seed firing now decides its position as.
+    fn seeded(&self) -> Cell {
+        match self.sweep {
+            Sweep::WinLose => self.ply.win,
+            Sweep::Tie => self.ply.tie,
+        }
+    }
+}
+
+/// A parent inside the tier, as [`rule::hear`] decides it: its working
+/// cell holds a counter until it is decided.
+struct InTier<'w, 'a, G: Tiers, S: Slots> {
+    work: &'w Work<'a, G, S>,
+    index: u64,
+}
+
+impl<G: Tiers, S: Slots> rule::Parent for InTier<'_, '_, G, S> {
+    #[inline(always)]
+    fn decide(&mut self, cell: Cell, ply: &Ply) -> bool {
+        self.work.decide(self.index, cell.bits(), ply.remoteness)
+    }
+
+    #[inline(always)]
+    fn count_down(&mut self, ply: &Ply) -> bool {
+        self.work.count_down(self.index, ply)
     }
 }
 
@@ -1109,11 +1117,11 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
     }
 
     /// Takes one off the counter of the undecided position at `index` (one
-    /// more child is a win); the layer's loss if none is left. True if this
-    /// call decided it. A seed has no counter: a win or tie seed cannot
-    /// lose, and a lose event counts its children when it is due.
+    /// more child is a win); the loss of `ply` if none is left. True if
+    /// this call decided it. A seed has no counter: a win or tie seed
+    /// cannot lose, and a lose event counts its children when it is due.
     #[inline]
-    fn count_down(&self, index: u64, layer: &Layer) -> bool {
+    fn count_down(&self, index: u64, ply: &Ply) -> bool {
         let Some(cell) = self.cell(index) else {
             return false;
         };
@@ -1123,13 +1131,13 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
                 return false;
             }
             let next = if current == 1 {
-                layer.lose
+                ply.lose.bits()
             } else {
                 current - 1
             };
             match cell.compare_exchange_weak(current, next, Relaxed, Relaxed) {
                 Ok(_) if current == 1 => {
-                    self.note_fresh(index, layer.remoteness);
+                    self.note_fresh(index, ply.remoteness);
                     return true;
                 }
                 Ok(_) => return false,
@@ -1195,11 +1203,11 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
     }
 
     /// One layer: decides every position whose value has remoteness
-    /// `remoteness` in `phase`. Returns how many it decided.
-    fn layer(&self, remoteness: Remoteness, phase: Phase) -> u64 {
+    /// `remoteness` in `sweep`. Returns how many it decided.
+    fn layer(&self, remoteness: Remoteness, sweep: Sweep) -> u64 {
         let len = self.len;
         let decided_here = AtomicU64::new(0);
-        let layer = Layer::new(remoteness, phase);
+        let layer = Layer::new(remoteness, sweep);
         chunks(len).for_each_init(Spread::default, |spread, range| {
             if self.broken.load(Relaxed) {
                 return;
@@ -1244,10 +1252,7 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
         };
         let bits = cell.load(Relaxed);
         if bits == layer.seed {
-            return u64::from(match layer.phase {
-                Phase::WinLose => self.decide(index, layer.win, layer.remoteness),
-                Phase::Tie => self.decide(index, layer.tie, layer.remoteness),
-            });
+            return u64::from(self.decide(index, layer.seeded().bits(), layer.ply.remoteness));
         }
         if !G::IN_TIER_PARENTS {
             return if open(bits) {
@@ -1313,12 +1318,9 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
         }
         pending.clear();
         let mut count = 0;
-        for &(p, value) in targets.iter() {
-            count += u64::from(match value {
-                Value::Lose => self.decide(p, layer.win, layer.remoteness),
-                Value::Win => self.count_down(p, layer),
-                _ => self.decide(p, layer.tie, layer.remoteness),
-            });
+        for &(index, value) in targets.iter() {
+            let parent = &mut InTier { work: self, index };
+            count += u64::from(rule::hear(parent, value, &layer.ply));
         }
         count
     }
@@ -1339,7 +1341,7 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
     /// children in the tier decided at the layer before. Returns 1 if it is
     /// decided now.
     fn pull(&self, index: u64, layer: &Layer, found: &mut Vec<u64>) -> u64 {
-        let (remoteness, phase) = (layer.remoteness, layer.phase);
+        let (remoteness, sweep, ply) = (layer.ply.remoteness, layer.sweep, &layer.ply);
         let Some(position) = self.game.tier_unrank(self.tier, index) else {
             return 0;
         };
@@ -1357,20 +1359,20 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
             if outcome.remoteness != Some(remoteness - 1) {
                 continue;
             }
-            match (phase, outcome.value) {
-                (Phase::WinLose, Value::Lose) => {
-                    return u64::from(self.decide(index, layer.win, layer.remoteness));
+            match (sweep, outcome.value) {
+                (Sweep::WinLose, Value::Lose) => {
+                    return u64::from(self.decide(index, ply.win.bits(), remoteness));
                 }
-                (Phase::WinLose, Value::Win) => wins += 1,
-                (Phase::Tie, Value::Tie) => {
-                    return u64::from(self.decide(index, layer.tie, layer.remoteness));
+                (Sweep::WinLose, Value::Win) => wins += 1,
+                (Sweep::Tie, Value::Tie) => {
+                    return u64::from(self.decide(index, ply.tie.bits(), remoteness));
                 }
                 _ => {}
             }
         }
         let mut decided_now = 0;
         for _ in 0..wins {
-            decided_now += u64::from(self.count_down(index, layer));
+            decided_now += u64::from(self.count_down(index, ply));
         }
         decided_now
     }
