@@ -231,3 +231,112 @@ fn help_and_docs_agree_with_the_program() {
     let listed = format!("[{}]", names.join(", "));
     assert!(doc.contains(&listed), "docs/python.md lacks {listed}");
 }
+
+/// Each move's value and remoteness as a table prints them, by move name:
+/// the rows after the heading line that contains `heading`, each `NAME
+/// VALUE [in N]` (a leading `+`, `=` or `-` mark skipped), up to a line
+/// that is not a move.
+fn table_values(text: &str, heading: &str) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    let mut lines = text.lines().skip_while(|l| !l.contains(heading));
+    assert!(lines.next().is_some(), "no heading {heading:?} in\n{text}");
+    for line in lines {
+        let words: Vec<&str> = line
+            .split_whitespace()
+            .skip_while(|w| ["+", "=", "-"].contains(w))
+            .collect();
+        let value = match words.as_slice() {
+            [name, value @ ("win" | "lose" | "tie"), "in", r, ..] => {
+                (name, format!("{value} in {r}"))
+            }
+            [name, "draw", ..] => (name, "draw".to_string()),
+            _ => break,
+        };
+        rows.push((value.0.to_string(), value.1));
+    }
+    rows
+}
+
+/// `value in r` (or `draw`) as the tables write a JSON value and remoteness.
+fn written(value: &serde_json::Value, remoteness: &serde_json::Value) -> String {
+    match remoteness.as_u64() {
+        Some(r) => format!("{} in {r}", value.as_str().unwrap()),
+        None => value.as_str().unwrap().to_string(),
+    }
+}
+
+#[test]
+fn every_output_gives_a_moves_value_for_the_player_making_it() {
+    // Positions where the mover's and the next player's values differ.
+    let positions = [
+        ("euler:4x4", "XXXX/XXXX/XXXX/XX.."),
+        ("euler:3x3", "X../.../..."),
+        ("tictactoe:3x3x3", "xo./.x./..o"),
+        ("lgame", ".***/#*.x/###./x..."),
+    ];
+    let (addr, _) = common::server::start_with(1, 0, Limits::default());
+    let mut client = Client::connect(addr).unwrap();
+    let mut wins = 0;
+    for (game, position) in positions {
+        let cli = json(&["solve", game, position, "--json", "--no-db"]);
+        let mut expected: Vec<(String, String)> = Vec::new();
+        for mv in cli["moves"].as_array().unwrap() {
+            let mover = written(&mv["mover_value"], &mv["mover_remoteness"]);
+            // The contract's fields stay the next player's: the mover's
+            // value flipped, one ply nearer the end.
+            let flipped = match mv["value"].as_str().unwrap() {
+                "win" => "lose",
+                "lose" => "win",
+                other => other,
+            };
+            let next = mv["remoteness"].as_u64().map(|r| r + 1);
+            assert_eq!(
+                mover,
+                written(&flipped.into(), &next.into()),
+                "{game} {position}: {mv}"
+            );
+            wins += usize::from(mv["mover_value"] == "win");
+            expected.push((mv["move"].as_str().unwrap().to_string(), mover));
+        }
+        expected.sort();
+        let sorted = |mut rows: Vec<(String, String)>| {
+            rows.sort();
+            rows
+        };
+        // ply solve's text.
+        let out = ply(&["solve", game, position, "--no-db"], b"");
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(!text.contains("next player"), "{text}");
+        let solve = sorted(table_values(&text, "for the player making it"));
+        assert_eq!(solve, expected, "ply solve {game} {position}:\n{text}");
+        // ply play's `?`.
+        let out = ply(&["play", game, position, "--seed", "1"], b"?\nq\n");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let play = sorted(table_values(&text, "for the player making it"));
+        assert_eq!(play, expected, "ply play {game} {position}:\n{text}");
+        // The page's /api/board.
+        let path = solve_path(game, Some(position)).replacen("/api/solve", "/api/board", 1);
+        let answer = client.get(&path).unwrap();
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        let board: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
+        let page = sorted(
+            board["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| {
+                    (
+                        m["move"].as_str().unwrap().to_string(),
+                        written(&m["value"], &m["remoteness"]),
+                    )
+                })
+                .collect(),
+        );
+        assert_eq!(page, expected, "/api/board {game} {position}");
+    }
+    assert!(
+        wins > 0,
+        "no position had a winning move to tell the sides apart"
+    );
+}
