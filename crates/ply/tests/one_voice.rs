@@ -340,3 +340,51 @@ fn every_output_gives_a_moves_value_for_the_player_making_it() {
         "no position had a winning move to tell the sides apart"
     );
 }
+
+/// The first `count` lines `ply ARGS` writes on a piped stderr; the
+/// command is then stopped.
+fn first_stderr_lines(args: &[&str], count: usize) -> Vec<String> {
+    use std::io::BufRead as _;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ply"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("ply runs");
+    let stderr = std::io::BufReader::new(child.stderr.take().expect("stderr is piped"));
+    let lines: Vec<String> = stderr.lines().take(count).map(Result::unwrap).collect();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(lines.len(), count, "{args:?}: {lines:?}");
+    lines
+}
+
+#[test]
+fn progress_off_a_terminal_is_a_line_then_one_per_tier_or_per_10_s() {
+    // A search of unknown size (alpha-beta, over a minute): a line after
+    // the quiet start, then another ten seconds on, not a single one.
+    let lines = first_stderr_lines(&["solve", "tictactoe:5x5x4"], 2);
+    assert!(
+        lines[0].starts_with("ply: solving tictactoe:5x5x4")
+            && lines[0].contains("still working after 1 s"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[1].starts_with("ply: solving tictactoe:5x5x4")
+            && lines[1].contains("still working after")
+            && lines[1] != lines[0],
+        "{lines:?}"
+    );
+    // A tier by tier build: a line per tier (and how far it is when ten
+    // seconds pass without one), no bar drawn.
+    let dir = Scratch::new("one-voice-progress");
+    let db = dir.0.to_str().unwrap();
+    let lines = first_stderr_lines(&["analyze", "quixo:4x4", "--db-dir", db], 3);
+    for line in &lines {
+        let status = line.starts_with("ply: ") && line.contains(" of ") && line.contains(" after ");
+        assert!(status || line.starts_with("tier "), "{lines:?}");
+        assert!(!line.contains('\r') && !line.contains("eta"), "{lines:?}");
+    }
+    assert!(lines.iter().any(|l| l.starts_with("tier ")), "{lines:?}");
+}
