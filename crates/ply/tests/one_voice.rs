@@ -54,6 +54,16 @@ fn a_database_directory_must_exist_except_for_save() {
     refused(&["db", "verify", "--db-dir", typo], typo);
     refused(&["db", "list", "--db-dir", typo], typo);
     refused(&["play", "euler:3x3", "--db-dir", typo], typo);
+    // An empty directory is verified by saying it holds nothing.
+    let empty = dir.0.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = ply(&["db", "verify", "--db-dir", empty.to_str().unwrap()], b"");
+    assert!(out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("no databases in") && said.contains("nothing to verify"),
+        "{said}"
+    );
     // --save creates it, and says so.
     let out = ply(&["analyze", "euler:3x3", "--save", "--db-dir", typo], b"");
     assert!(out.status.success(), "{out:?}");
@@ -387,4 +397,67 @@ fn progress_off_a_terminal_is_a_line_then_one_per_tier_or_per_10_s() {
         assert!(!line.contains('\r') && !line.contains("eta"), "{lines:?}");
     }
     assert!(lines.iter().any(|l| l.starts_with("tier ")), "{lines:?}");
+}
+
+#[test]
+fn export_says_what_a_row_is_and_the_docs_count_right() {
+    let dir = Scratch::new("one-voice-export");
+    let file = dir.0.join("t.csv");
+    let out = ply(
+        &[
+            "export",
+            "tictactoe:3x3x3",
+            "--format",
+            "csv",
+            "--no-moves",
+            "--out",
+            file.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert!(out.status.success(), "{out:?}");
+    let rows = std::fs::read_to_string(&file).unwrap().lines().count() - 1;
+    let positions = json(&["analyze", "tictactoe:3x3x3", "--json"])["positions"]
+        .as_u64()
+        .unwrap();
+    assert!(
+        rows < positions as usize,
+        "{rows} rows, {positions} positions"
+    );
+    // The README, docs/python.md and export --help give those numbers.
+    let said = format!(
+        "{rows} rows for `tictactoe:3x3x3`, whose {} positions",
+        grouped(positions)
+    );
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    for doc in ["README.md", "docs/python.md"] {
+        let text = std::fs::read_to_string(format!("{root}/{doc}")).unwrap();
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(text.contains(&said), "{doc} lacks {said:?}");
+    }
+    let out = ply(&["export", "--help"], b"");
+    let help = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        help.contains(&format!(
+            "writes {rows} rows where `ply analyze` counts {} positions",
+            grouped(positions)
+        )),
+        "{help}"
+    );
+}
+
+/// `n` with commas between groups of three digits, as the docs write it.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
