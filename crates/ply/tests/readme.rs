@@ -157,8 +157,14 @@ fn check_page(name: &str, text: &str, path: &str) -> (usize, usize, Vec<String>)
     let blocks = blocks(text);
     let (mut run, mut skipped, mut failures) = (0, 0, Vec::new());
     for (b, block) in blocks.iter().enumerate() {
-        let scratch =
-            Scratch(std::env::temp_dir().join(format!("ply-readme-{}-{b}", std::process::id())));
+        // Named after the page too: tests run side by side in one process.
+        let page: String = name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let scratch = Scratch(
+            std::env::temp_dir().join(format!("ply-readme-{}-{page}-{b}", std::process::id())),
+        );
         std::fs::create_dir_all(&scratch.0).expect("scratch folder");
         let mut background: Vec<Child> = Vec::new();
         for t in block {
@@ -171,7 +177,7 @@ fn check_page(name: &str, text: &str, path: &str) -> (usize, usize, Vec<String>)
                 .command
                 .replace(SHOWN_DIR, &scratch.0.display().to_string());
             if let Some(command) = shown.trim_end().strip_suffix('&') {
-                let child = bash(command, &scratch.0, &path)
+                let child = bash(command, &scratch.0, path)
                     .stdout(Stdio::null())
                     .stderr(Stdio::null())
                     .spawn()
@@ -182,7 +188,7 @@ fn check_page(name: &str, text: &str, path: &str) -> (usize, usize, Vec<String>)
             let command = t
                 .command
                 .replace(SHOWN_DIR, &scratch.0.display().to_string());
-            let output = bash(&command, &scratch.0, &path)
+            let output = bash(&command, &scratch.0, path)
                 .output()
                 .expect("bash runs");
             // What a reader sees: stdout, then stderr (errors, notes).
