@@ -250,7 +250,9 @@ impl Solver {
                 session.check_position(position)?;
             }
             session.prepare(progress)?;
-            let report = session.solve_within(position.as_deref(), progress)?;
+            let mut report = session.solve_within(position.as_deref(), progress)?;
+            // The one order of `ply solve`, its JSON and the API.
+            report.best_first();
             let notes = session.notes(&report);
             let noted = Noted {
                 report: &report,

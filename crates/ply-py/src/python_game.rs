@@ -400,9 +400,14 @@ impl PythonGame {
                         child.repr()?
                     )));
                 };
-                let entry = self.outcome_dict(py, self.outcomes[child_id as usize])?;
+                let outcome = self.outcomes[child_id as usize];
+                let entry = self.outcome_dict(py, outcome)?;
                 entry.set_item("move", mv)?;
                 entry.set_item("position", self.position(py, child_id as usize))?;
+                // As `ply solve --json`: the move's outcome for its maker too.
+                let mover = outcome.through_move();
+                entry.set_item("mover_value", mover.value.as_str())?;
+                entry.set_item("mover_remoteness", mover.remoteness)?;
                 moves.append(entry)
             })?;
         }

@@ -26,10 +26,15 @@ pub struct SolveReport {
 
 /// A move and the value of the position it leads to, for the player who
 /// moves next after it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+///
+/// Its JSON (`ply solve --json`, `/api/solve`) keeps the contract's
+/// `value` and `remoteness` for the player who moves next, and adds
+/// `mover_value` and `mover_remoteness`: the same outcome for the player
+/// making the move, the one perspective `ply solve`'s text, `ply play` and
+/// the page show (issue 58).
+#[derive(Clone, Debug, PartialEq)]
 pub struct MoveReport {
     /// The move, in the game's notation.
-    #[serde(rename = "move")]
     pub name: String,
     /// The position after the move.
     pub position: String,
@@ -59,7 +64,8 @@ impl SolveReport {
     }
 
     /// The report as text for a person: the value, then a table of moves,
-    /// best first for the player to move.
+    /// best first, each with its value for the player making it (as
+    /// `ply play` and the page show it).
     pub fn to_text(&self) -> String {
         let mut text = String::new();
         let _ = writeln!(text, "game      {}", self.game);
@@ -80,12 +86,13 @@ impl SolveReport {
         let width = moves.iter().map(|m| m.name.len()).max().unwrap_or(4).max(4);
         let _ = writeln!(
             text,
-            "\n{:width$}  {:<12}  position after",
-            "move", "next player"
+            "\n{:width$}  {:<24}  position after",
+            "move", FOR_MOVER
         );
         for m in moves {
-            let value = describe(m.value, m.remoteness);
-            let _ = writeln!(text, "{:width$}  {value:<12}  {}", m.name, m.position);
+            let mover = m.for_mover();
+            let value = describe(mover.value, mover.remoteness);
+            let _ = writeln!(text, "{:width$}  {value:<24}  {}", m.name, m.position);
         }
         text
     }
@@ -99,7 +106,32 @@ impl MoveReport {
             remoteness: self.remoteness,
         }
     }
+
+    /// The outcome of the move for the player making it: the position's
+    /// value flipped, one ply further from the end.
+    pub fn for_mover(&self) -> Outcome {
+        self.outcome().through_move()
+    }
 }
+
+impl Serialize for MoveReport {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mover = self.for_mover();
+        let mut fields = serializer.serialize_struct("MoveReport", 6)?;
+        fields.serialize_field("move", &self.name)?;
+        fields.serialize_field("position", &self.position)?;
+        fields.serialize_field("value", &self.value)?;
+        fields.serialize_field("remoteness", &self.remoteness)?;
+        fields.serialize_field("mover_value", &mover.value)?;
+        fields.serialize_field("mover_remoteness", &mover.remoteness)?;
+        fields.end()
+    }
+}
+
+/// The heading of a column of values seen by the player making the move,
+/// the same words in `ply solve` and `ply play`.
+pub const FOR_MOVER: &str = "for the player making it";
 
 fn describe(value: Value, remoteness: Option<Remoteness>) -> String {
     match remoteness {

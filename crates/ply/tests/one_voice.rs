@@ -54,6 +54,16 @@ fn a_database_directory_must_exist_except_for_save() {
     refused(&["db", "verify", "--db-dir", typo], typo);
     refused(&["db", "list", "--db-dir", typo], typo);
     refused(&["play", "euler:3x3", "--db-dir", typo], typo);
+    // An empty directory is verified by saying it holds nothing.
+    let empty = dir.0.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let out = ply(&["db", "verify", "--db-dir", empty.to_str().unwrap()], b"");
+    assert!(out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("no databases in") && said.contains("nothing to verify"),
+        "{said}"
+    );
     // --save creates it, and says so.
     let out = ply(&["analyze", "euler:3x3", "--save", "--db-dir", typo], b"");
     assert!(out.status.success(), "{out:?}");
@@ -230,4 +240,224 @@ fn help_and_docs_agree_with_the_program() {
         .collect();
     let listed = format!("[{}]", names.join(", "));
     assert!(doc.contains(&listed), "docs/python.md lacks {listed}");
+}
+
+/// Each move's value and remoteness as a table prints them, by move name:
+/// the rows after the heading line that contains `heading`, each `NAME
+/// VALUE [in N]` (a leading `+`, `=` or `-` mark skipped), up to a line
+/// that is not a move.
+fn table_values(text: &str, heading: &str) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    let mut lines = text.lines().skip_while(|l| !l.contains(heading));
+    assert!(lines.next().is_some(), "no heading {heading:?} in\n{text}");
+    for line in lines {
+        let words: Vec<&str> = line
+            .split_whitespace()
+            .skip_while(|w| ["+", "=", "-"].contains(w))
+            .collect();
+        let value = match words.as_slice() {
+            [name, value @ ("win" | "lose" | "tie"), "in", r, ..] => {
+                (name, format!("{value} in {r}"))
+            }
+            [name, "draw", ..] => (name, "draw".to_string()),
+            _ => break,
+        };
+        rows.push((value.0.to_string(), value.1));
+    }
+    rows
+}
+
+/// `value in r` (or `draw`) as the tables write a JSON value and remoteness.
+fn written(value: &serde_json::Value, remoteness: &serde_json::Value) -> String {
+    match remoteness.as_u64() {
+        Some(r) => format!("{} in {r}", value.as_str().unwrap()),
+        None => value.as_str().unwrap().to_string(),
+    }
+}
+
+#[test]
+fn every_output_gives_a_moves_value_for_the_player_making_it() {
+    // Positions where the mover's and the next player's values differ.
+    let positions = [
+        ("euler:4x4", "XXXX/XXXX/XXXX/XX.."),
+        ("euler:3x3", "X../.../..."),
+        ("tictactoe:3x3x3", "xo./.x./..o"),
+        ("lgame", ".***/#*.x/###./x..."),
+    ];
+    let (addr, _) = common::server::start_with(1, 0, Limits::default());
+    let mut client = Client::connect(addr).unwrap();
+    let mut wins = 0;
+    for (game, position) in positions {
+        let cli = json(&["solve", game, position, "--json", "--no-db"]);
+        let mut expected: Vec<(String, String)> = Vec::new();
+        for mv in cli["moves"].as_array().unwrap() {
+            let mover = written(&mv["mover_value"], &mv["mover_remoteness"]);
+            // The contract's fields stay the next player's: the mover's
+            // value flipped, one ply nearer the end.
+            let flipped = match mv["value"].as_str().unwrap() {
+                "win" => "lose",
+                "lose" => "win",
+                other => other,
+            };
+            let next = mv["remoteness"].as_u64().map(|r| r + 1);
+            assert_eq!(
+                mover,
+                written(&flipped.into(), &next.into()),
+                "{game} {position}: {mv}"
+            );
+            wins += usize::from(mv["mover_value"] == "win");
+            expected.push((mv["move"].as_str().unwrap().to_string(), mover));
+        }
+        expected.sort();
+        let sorted = |mut rows: Vec<(String, String)>| {
+            rows.sort();
+            rows
+        };
+        // ply solve's text.
+        let out = ply(&["solve", game, position, "--no-db"], b"");
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(!text.contains("next player"), "{text}");
+        let solve = sorted(table_values(&text, "for the player making it"));
+        assert_eq!(solve, expected, "ply solve {game} {position}:\n{text}");
+        // ply play's `?`.
+        let out = ply(&["play", game, position, "--seed", "1"], b"?\nq\n");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let play = sorted(table_values(&text, "for the player making it"));
+        assert_eq!(play, expected, "ply play {game} {position}:\n{text}");
+        // The page's /api/board.
+        let path = solve_path(game, Some(position)).replacen("/api/solve", "/api/board", 1);
+        let answer = client.get(&path).unwrap();
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        let board: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
+        let page = sorted(
+            board["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| {
+                    (
+                        m["move"].as_str().unwrap().to_string(),
+                        written(&m["value"], &m["remoteness"]),
+                    )
+                })
+                .collect(),
+        );
+        assert_eq!(page, expected, "/api/board {game} {position}");
+    }
+    assert!(
+        wins > 0,
+        "no position had a winning move to tell the sides apart"
+    );
+}
+
+/// The first `count` lines `ply ARGS` writes on a piped stderr; the
+/// command is then stopped.
+fn first_stderr_lines(args: &[&str], count: usize) -> Vec<String> {
+    use std::io::BufRead as _;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ply"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("ply runs");
+    let stderr = std::io::BufReader::new(child.stderr.take().expect("stderr is piped"));
+    let lines: Vec<String> = stderr.lines().take(count).map(Result::unwrap).collect();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(lines.len(), count, "{args:?}: {lines:?}");
+    lines
+}
+
+#[test]
+fn progress_off_a_terminal_is_a_line_then_one_per_tier_or_per_10_s() {
+    // A search of unknown size (alpha-beta, over a minute): a line after
+    // the quiet start, then another ten seconds on, not a single one.
+    let lines = first_stderr_lines(&["solve", "tictactoe:5x5x4"], 2);
+    assert!(
+        lines[0].starts_with("ply: solving tictactoe:5x5x4")
+            && lines[0].contains("still working after 1 s"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[1].starts_with("ply: solving tictactoe:5x5x4")
+            && lines[1].contains("still working after")
+            && lines[1] != lines[0],
+        "{lines:?}"
+    );
+    // A tier by tier build: a line per tier (and how far it is when ten
+    // seconds pass without one), no bar drawn.
+    let dir = Scratch::new("one-voice-progress");
+    let db = dir.0.to_str().unwrap();
+    let lines = first_stderr_lines(&["analyze", "quixo:4x4", "--db-dir", db], 3);
+    for line in &lines {
+        let status = line.starts_with("ply: ") && line.contains(" of ") && line.contains(" after ");
+        assert!(status || line.starts_with("tier "), "{lines:?}");
+        assert!(!line.contains('\r') && !line.contains("eta"), "{lines:?}");
+    }
+    assert!(lines.iter().any(|l| l.starts_with("tier ")), "{lines:?}");
+}
+
+#[test]
+fn export_says_what_a_row_is_and_the_docs_count_right() {
+    let dir = Scratch::new("one-voice-export");
+    let file = dir.0.join("t.csv");
+    let out = ply(
+        &[
+            "export",
+            "tictactoe:3x3x3",
+            "--format",
+            "csv",
+            "--no-moves",
+            "--out",
+            file.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert!(out.status.success(), "{out:?}");
+    let rows = std::fs::read_to_string(&file).unwrap().lines().count() - 1;
+    let positions = json(&["analyze", "tictactoe:3x3x3", "--json"])["positions"]
+        .as_u64()
+        .unwrap();
+    assert!(
+        rows < positions as usize,
+        "{rows} rows, {positions} positions"
+    );
+    // The README, docs/python.md and export --help give those numbers.
+    let said = format!(
+        "{rows} rows for `tictactoe:3x3x3`, whose {} positions",
+        grouped(positions)
+    );
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    for doc in ["README.md", "docs/python.md"] {
+        let text = std::fs::read_to_string(format!("{root}/{doc}")).unwrap();
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(text.contains(&said), "{doc} lacks {said:?}");
+    }
+    let out = ply(&["export", "--help"], b"");
+    let help = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        help.contains(&format!(
+            "writes {rows} rows where `ply analyze` counts {} positions",
+            grouped(positions)
+        )),
+        "{help}"
+    );
+}
+
+/// `n` with commas between groups of three digits, as the docs write it.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }

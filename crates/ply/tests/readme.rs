@@ -1,4 +1,6 @@
-//! README.md's transcripts are run and compared, so they cannot drift: in
+//! README.md's transcripts, and those of every page in docs/, are run and
+//! compared, so they cannot drift (docs/python.md's Python is run by the
+//! Python suite, crates/ply-py/tests/test_docs.py): in
 //! each ``` block, a line `$ COMMAND` is run with bash (the `ply` built
 //! here first on the PATH, in a scratch folder that is also the database
 //! folder, shown as `/tmp/readme-db`), and the lines after it, up to the
@@ -116,18 +118,53 @@ fn bash(command: &str, dir: &Path, path: &str) -> Command {
 #[test]
 fn every_readme_transcript_prints_what_it_shows() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    // README.md, then docs/*.md in name order.
+    let mut pages = vec![PathBuf::from("README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .expect("docs/")
+        .map(|entry| entry.expect("a docs/ entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "md"))
+        .map(|path| Path::new("docs").join(path.file_name().expect("a file name")))
+        .collect();
+    docs.sort();
+    assert!(docs.iter().any(|d| d.ends_with("python.md")), "{docs:?}");
+    pages.extend(docs);
     let binary = PathBuf::from(env!("CARGO_BIN_EXE_ply"));
     let path = format!(
         "{}:{}",
         binary.parent().expect("the binary's folder").display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let blocks = blocks(&readme);
+    let (mut run, mut skipped, mut failures) = (0, 0, Vec::new());
+    for page in &pages {
+        let text = std::fs::read_to_string(root.join(page)).expect("the page reads");
+        let (r, s, f) = check_page(&page.display().to_string(), &text, &path);
+        run += r;
+        skipped += s;
+        failures.extend(f);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(run > 30, "only {run} commands were run");
+    assert_eq!(
+        skipped, 2,
+        "the cargo examples are the only commands not run"
+    );
+}
+
+/// Runs the transcripts of one page (`name` in messages) with `path` as
+/// PATH: how many commands ran, how many were skipped, and the failures.
+fn check_page(name: &str, text: &str, path: &str) -> (usize, usize, Vec<String>) {
+    let blocks = blocks(text);
     let (mut run, mut skipped, mut failures) = (0, 0, Vec::new());
     for (b, block) in blocks.iter().enumerate() {
-        let scratch =
-            Scratch(std::env::temp_dir().join(format!("ply-readme-{}-{b}", std::process::id())));
+        // Named after the page too: tests run side by side in one process.
+        let page: String = name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let scratch = Scratch(
+            std::env::temp_dir().join(format!("ply-readme-{}-{page}-{b}", std::process::id())),
+        );
         std::fs::create_dir_all(&scratch.0).expect("scratch folder");
         let mut background: Vec<Child> = Vec::new();
         for t in block {
@@ -140,7 +177,7 @@ fn every_readme_transcript_prints_what_it_shows() {
                 .command
                 .replace(SHOWN_DIR, &scratch.0.display().to_string());
             if let Some(command) = shown.trim_end().strip_suffix('&') {
-                let child = bash(command, &scratch.0, &path)
+                let child = bash(command, &scratch.0, path)
                     .stdout(Stdio::null())
                     .stderr(Stdio::null())
                     .spawn()
@@ -151,7 +188,7 @@ fn every_readme_transcript_prints_what_it_shows() {
             let command = t
                 .command
                 .replace(SHOWN_DIR, &scratch.0.display().to_string());
-            let output = bash(&command, &scratch.0, &path)
+            let output = bash(&command, &scratch.0, path)
                 .output()
                 .expect("bash runs");
             // What a reader sees: stdout, then stderr (errors, notes).
@@ -169,7 +206,7 @@ fn every_readme_transcript_prints_what_it_shows() {
             }
             if !lines_match(&expected, &lines) {
                 failures.push(format!(
-                    "README.md line {}: $ {}\n--- shown\n{}\n--- printed\n{printed}",
+                    "{name} line {}: $ {}\n--- shown\n{}\n--- printed\n{printed}",
                     t.line,
                     t.command,
                     expected.join("\n"),
@@ -180,12 +217,7 @@ fn every_readme_transcript_prints_what_it_shows() {
             let _ = child.wait();
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert!(run > 30, "only {run} commands were run");
-    assert_eq!(
-        skipped, 2,
-        "the cargo examples are the only commands not run"
-    );
+    (run, skipped, failures)
 }
 
 #[test]
@@ -199,4 +231,20 @@ fn the_matcher_elides_lines_and_text_and_nothing_else() {
     assert!(line_matches("a...b...c", "a-b-c"));
     assert!(!line_matches("a...b...c", "a-c-b"));
     assert!(!line_matches("ab...ba", "aba"));
+}
+
+#[test]
+fn a_page_whose_transcript_differs_fails() {
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_ply"));
+    let path = format!(
+        "{}:{}",
+        binary.parent().expect("the binary's folder").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let right = "```\n$ ply solve euler:3x3 X../.../...\ngame      euler:3x3\n...\n```\n";
+    let wrong = "```\n$ ply solve euler:3x3 X../.../...\ngame      euler:4x4\n...\n```\n";
+    assert_eq!(check_page("right.md", right, &path), (1, 0, Vec::new()));
+    let (run, skipped, failures) = check_page("wrong.md", wrong, &path);
+    assert_eq!((run, skipped, failures.len()), (1, 0, 1), "{failures:?}");
+    assert!(failures[0].starts_with("wrong.md line 2:"), "{failures:?}");
 }

@@ -134,6 +134,15 @@ pub fn run(command: DbCommand, out: &mut impl Write) -> Result<(), PlyError> {
                 }
                 None => (listing.databases, listing.temporaries),
             };
+            if databases.is_empty() {
+                // Said, so that an empty or mistaken directory is not
+                // taken for a verified one.
+                writeln!(
+                    out,
+                    "no databases in {}: nothing to verify",
+                    store.dir.display()
+                )?;
+            }
             let mut bad = 0;
             for files in &databases {
                 match open(files).and_then(|pieces| {

@@ -46,7 +46,7 @@ pub fn value_table(report: &SolveReport) -> String {
         .unwrap_or(0)
         .max(4);
     let mut text = String::new();
-    let _ = writeln!(text, "   {:width$}  for the player making it", "move");
+    let _ = writeln!(text, "   {:width$}  {}", "move", crate::report::FOR_MOVER);
     for (name, outcome) in &rows {
         let _ = writeln!(text, " {} {name:width$}  {outcome}", mark(*outcome));
     }

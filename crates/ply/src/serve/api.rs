@@ -299,12 +299,9 @@ fn played(solve: serde_json::Value, mut board: ply_core::Board) -> serde_json::V
             .iter()
             .position(|m| m.name == name)
             .map_or_else(Vec::new, |found| board.moves.swap_remove(found).clicks);
-        let value = match mv["value"].as_str().unwrap_or_default() {
-            "win" => "lose",
-            "lose" => "win",
-            other => other,
-        };
-        let remoteness = mv["remoteness"].as_u64().map(|r| r + 1);
+        // The solve's own value for the player making the move.
+        let value = mv["mover_value"].as_str().unwrap_or_default();
+        let remoteness = mv["mover_remoteness"].as_u64();
         moves.push((
             Preference::of(value, remoteness),
             serde_json::json!({
