@@ -249,6 +249,7 @@ impl Solver {
             if let Some(position) = &position {
                 session.check_position(position)?;
             }
+            ply::session::refuse_long_without_database(session)?;
             session.prepare(progress)?;
             let mut report = session.solve_within(position.as_deref(), progress)?;
             // The one order of `ply solve`, its JSON and the API.

@@ -312,15 +312,8 @@ impl Cli {
                 if let Some(position) = &position {
                     session.check_position(position)?;
                 }
-                if !db.no_db
-                    && let Some(why) = session.long_without_database()
-                {
-                    return Err(PlyError::Unavailable(format!(
-                        "{why}; `ply analyze {name} --save` stores its database once, and then \
-                         `ply solve {name}` answers at once; --no-db solves it now without \
-                         saving",
-                        name = session.name()
-                    )));
+                if !db.no_db {
+                    crate::session::refuse_long_without_database(session.as_ref())?;
                 }
                 session.prepare(&BarProgress::new())?;
                 let working = Working::new(&format!("solving {}", session.name()));

@@ -370,6 +370,21 @@ pub(super) fn analyze_then_save<S: Session + ?Sized>(
     Ok(report)
 }
 
+/// Refuses at once to answer from `session` when no database is stored
+/// and one answer would first solve the whole game
+/// ([`Session::long_without_database`]), naming the command that stores
+/// it: what `ply solve` (without `--no-db`) and Python's `ply.solve` do.
+pub fn refuse_long_without_database(session: &dyn Session) -> Result<(), PlyError> {
+    match session.long_without_database() {
+        Some(why) => Err(PlyError::Unavailable(format!(
+            "{why}; `ply analyze {name} --save` stores its database once, and then \
+             `ply solve {name}` answers at once; --no-db solves it now without saving",
+            name = session.name()
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Builds the report for `position` given a way to find any position's outcome.
 pub fn solve_report<G: Game>(
     game: &G,
