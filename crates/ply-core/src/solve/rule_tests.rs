@@ -126,7 +126,7 @@ impl<const UNMOVES: bool> Symmetric for Loopy<UNMOVES> {}
 
 /// Even positions with a move that ends play in the mover's win are wins
 /// at once; odd ones leave the byte solver to find that move itself.
-impl<const UNMOVES: bool> byte_retro::WinsAtOnce for Loopy<UNMOVES> {
+impl<const UNMOVES: bool> crate::WinsAtOnce for Loopy<UNMOVES> {
     fn wins_at_once(&self, position: &u32) -> bool {
         position.is_multiple_of(2)
             && self.primitive(position).is_none()
@@ -281,7 +281,7 @@ fn solved<const U: bool>(game: &Loopy<U>, bytes: bool) -> Vec<(&'static str, Vec
         all.push((name, cells.collect()));
     }
     if bytes {
-        use byte_retro::WinsAtOnce;
+        use crate::WinsAtOnce;
         let table = byte_retro::solve(game, &NoProgress).unwrap();
         let cells = (0..len).map(|i| match table.outcome_at(i) {
             Some(outcome) => outcome,
