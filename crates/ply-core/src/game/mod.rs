@@ -740,6 +740,18 @@ pub trait Tiers: Game {
     /// position has that index.
     fn tier_unrank(&self, tier: Self::Tier, index: u64) -> Option<Self::Position>;
 
+    /// The board at `index` of `tier`, whether or not legal play reaches
+    /// it (`None` where the index names no board at all). Read where a
+    /// position's legality is known another way: a tier solved a cell per
+    /// symmetry class finds the other positions' cells through their
+    /// representatives, and an image of no representative is no position.
+    /// By default [`Tiers::tier_unrank`]; a game whose legality costs far
+    /// more than its unranking (Connect Four's search for an order of
+    /// play) overrides it.
+    fn tier_board(&self, tier: Self::Tier, index: u64) -> Option<Self::Position> {
+        self.tier_unrank(tier, index)
+    }
+
     /// The tiers other than `tier` that moves from `tier` lead to, each once.
     fn child_tiers(&self, tier: Self::Tier) -> Vec<Self::Tier>;
 

@@ -334,13 +334,18 @@ impl SolvedTier {
         if let Some(slot) = representatives.slot(index) {
             return self.cells[slot];
         }
-        let Some(position) = game.tier_unrank(tier, index) else {
+        // A board is a position when its class's representative is one
+        // (legality does not change under a symmetry); only a board whose
+        // representative has no cell pays for the check of its legality.
+        let Some(board) = game.tier_board(tier, index) else {
             return Cell::UNKNOWN;
         };
-        match representatives.slot(game.tier_rank(tier, &game.fold_in_tier(&position))) {
+        match representatives.slot(game.tier_rank(tier, &game.fold_in_tier(&board))) {
             Some(slot) => self.cells[slot],
             None => {
-                self.broken.store(true, Relaxed);
+                if game.tier_unrank(tier, index).is_some() {
+                    self.broken.store(true, Relaxed);
+                }
                 Cell::UNKNOWN
             }
         }
@@ -841,9 +846,11 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
                         }
                         self.game.for_each_in_tier(self.tier, range, one);
                     }
+                    // A representative was found a position: its board is read
+                    // without its legality checked again.
                     Some(representatives) => representatives.for_each_in(range, |index| match self
                         .game
-                        .tier_unrank(self.tier, index)
+                        .tier_board(self.tier, index)
                     {
                         Some(position) => one(index, position),
                         None => self.fail(index, "a representative at an index naming no position"),

@@ -95,12 +95,9 @@ impl TierIndex {
         stack * binomial(n, n / 2) + colex
     }
 
-    /// The board with index `index` in tier `n`, legal or not (`None` past
-    /// the tier's end).
-    pub fn board(&self, n: u32, index: u64) -> Option<C4Position> {
-        let colours = binomial(n, n / 2);
-        let (mut stack, mut colex) = (index / colours, index % colours);
-        let stride = self.height + 1;
+    /// The column heights of stack `stack` of tier `n` (`None` past the
+    /// tier's stacks).
+    fn heights(&self, n: u32, mut stack: u64) -> Option<[u32; 9]> {
         let mut heights = [0u32; 9];
         let mut left = n;
         for c in 0..self.width {
@@ -120,12 +117,14 @@ impl TierIndex {
             heights[c as usize] = h;
             left -= h;
         }
-        if left != 0 {
-            return None;
-        }
+        (left == 0).then_some(heights)
+    }
+
+    /// The set of `k` of the squares `0..n` with colex rank `colex`.
+    fn subset(mut colex: u64, k: u32, n: u32) -> u64 {
         let mut packed = 0u64;
         let mut square = n;
-        for j in (1..=n / 2).rev() {
+        for j in (1..=k).rev() {
             square -= 1;
             while binomial(square, j) > colex {
                 square -= 1;
@@ -133,6 +132,13 @@ impl TierIndex {
             colex -= binomial(square, j);
             packed |= 1 << square;
         }
+        packed
+    }
+
+    /// The board of the column heights `heights` whose discs, taken column
+    /// by column from the bottom, are `o`'s where `packed` has a bit.
+    fn spread(&self, n: u32, heights: &[u32; 9], packed: u64) -> C4Position {
+        let stride = self.height + 1;
         let (mut mask, mut o, mut at) = (0u64, 0u64, 0u32);
         for (c, &h) in heights.iter().enumerate().take(self.width as usize) {
             let column = (1u64 << h) - 1;
@@ -142,8 +148,56 @@ impl TierIndex {
         }
         let x = mask ^ o;
         let mover = if n.is_multiple_of(2) { x } else { o };
-        Some(C4Position { mask, mover })
+        C4Position { mask, mover }
     }
+
+    /// The board with index `index` in tier `n`, legal or not (`None` past
+    /// the tier's end).
+    pub fn board(&self, n: u32, index: u64) -> Option<C4Position> {
+        let colours = binomial(n, n / 2);
+        let heights = self.heights(n, index / colours)?;
+        Some(self.spread(n, &heights, Self::subset(index % colours, n / 2, n)))
+    }
+
+    /// Calls `visit` with every index of `range` (within tier `n`) and its
+    /// board, legal or not, in increasing order: the heights are found
+    /// once a stack, and each colouring steps to the next set of as many
+    /// `o` discs (so no index is ranked afresh).
+    pub fn for_each_board(
+        &self,
+        n: u32,
+        range: std::ops::Range<u64>,
+        mut visit: impl FnMut(u64, C4Position),
+    ) {
+        let colours = binomial(n, n / 2);
+        let mut index = range.start;
+        while index < range.end {
+            let (stack, first) = (index / colours, index % colours);
+            let Some(heights) = self.heights(n, stack) else {
+                return;
+            };
+            let last = colours.min(first + (range.end - index));
+            let mut packed = Self::subset(first, n / 2, n);
+            for _ in first..last {
+                visit(index, self.spread(n, &heights, packed));
+                index += 1;
+                packed = next_subset(packed);
+            }
+        }
+    }
+}
+
+/// The next larger number with as many bits as `v` (Gosper's hack): the
+/// next set of as many squares in colex order. Any value once `v` holds the
+/// last set; 0 stays 0.
+#[inline]
+fn next_subset(v: u64) -> u64 {
+    if v == 0 {
+        return 0;
+    }
+    let smallest = v & v.wrapping_neg();
+    let ripple = v.wrapping_add(smallest);
+    ripple | (((v ^ ripple) >> 2) / smallest)
 }
 
 /// The tiers are the discs on the board, 0 to W x H; a move leads to the
@@ -185,6 +239,27 @@ impl Tiers for ConnectFour {
         let position = self.index.board(u32::from(tier), index)?;
         super::legal::check(self, &position).ok()?;
         Some(position)
+    }
+
+    /// The board alone: its legality is a search.
+    fn tier_board(&self, tier: u8, index: u64) -> Option<C4Position> {
+        self.index.board(u32::from(tier), index)
+    }
+
+    /// Steps through the boards of `range` without ranking each afresh,
+    /// keeping those legal play reaches.
+    fn for_each_in_tier(
+        &self,
+        tier: u8,
+        range: std::ops::Range<u64>,
+        mut visit: impl FnMut(u64, C4Position),
+    ) {
+        self.index
+            .for_each_board(u32::from(tier), range, |index, position| {
+                if super::legal::check(self, &position).is_ok() {
+                    visit(index, position);
+                }
+            });
     }
 
     fn child_tiers(&self, tier: u8) -> Vec<u8> {

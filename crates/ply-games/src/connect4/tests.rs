@@ -152,6 +152,35 @@ fn every_index_of_small_tiers_unranks_to_itself() {
     assert_eq!(legal, seen.len() as u64);
 }
 
+proptest! {
+    /// The stepping walk of a tier visits what ranking each index afresh
+    /// finds, from any start and on boards whose tiers span billions.
+    #[test]
+    fn walking_a_tier_equals_unranking_each_index(
+        board in 0usize..3,
+        tier_at in 0.0f64..1.0,
+        start_at in 0.0f64..1.0,
+        len in 1u64..3000,
+    ) {
+        let game = ConnectFour::from_params(["5x4", "6x5", "6x6"][board]).unwrap();
+        let tier = (tier_at * f64::from(game.cells() + 1)) as u8;
+        let size = game.tier_size(tier);
+        let start = ((start_at * size as f64) as u64).min(size - 1);
+        let range = start..size.min(start + len);
+        let mut walked = Vec::new();
+        game.for_each_in_tier(tier, range.clone(), |index, position| walked.push((index, position)));
+        let unranked: Vec<_> = range
+            .clone()
+            .filter_map(|index| game.tier_unrank(tier, index).map(|p| (index, p)))
+            .collect();
+        prop_assert_eq!(walked, unranked);
+        for index in range {
+            let board = game.tier_board(tier, index).unwrap();
+            prop_assert_eq!(game.tier_rank(tier, &board), index);
+        }
+    }
+}
+
 #[test]
 fn scores_and_outcomes_are_inverse() {
     for (cells, discs) in [(42u32, 0u32), (42, 1), (42, 17), (25, 4), (25, 9), (56, 3)] {
