@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::cli::{Scratch, json, ply};
+use common::cli::{Scratch, json, json_of, ply};
 use common::http::{Client, solve_path};
 use ply::serve::limits::Limits;
 
@@ -460,4 +460,90 @@ fn grouped(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// The value and remoteness of `position` by plain negamax over the rules:
+/// the fastest win, the slowest loss, a tie's plies to the full board.
+fn negamax(
+    game: &ply_games::connect4::ConnectFour,
+    position: &ply_games::connect4::C4Position,
+) -> ply_core::Outcome {
+    use ply_core::{Game, Outcome, Value};
+    if let Some(value) = game.primitive(position) {
+        return match value {
+            Value::Lose => Outcome::lose(0),
+            _ => Outcome::tie(0),
+        };
+    }
+    let mut best: Option<Outcome> = None;
+    game.for_each_move(position, |_, child| {
+        let theirs = negamax(game, &child);
+        let remoteness = theirs.remoteness.unwrap() + 1;
+        let mine = match theirs.value {
+            Value::Lose => Outcome::win(remoteness),
+            Value::Win => Outcome::lose(remoteness),
+            _ => Outcome::tie(remoteness),
+        };
+        let rank = |o: &Outcome| match o.value {
+            Value::Win => (2, -i64::from(o.remoteness.unwrap())),
+            Value::Tie => (1, 0),
+            _ => (0, i64::from(o.remoteness.unwrap())),
+        };
+        if best.is_none_or(|b| rank(&mine) > rank(&b)) {
+            best = Some(mine);
+        }
+    });
+    best.unwrap()
+}
+
+#[test]
+fn connect_four_7x6_is_searched_without_a_database() {
+    use ply_core::Game;
+    // The search needs no database: an empty directory is no reason to
+    // refuse (it once was, as if the 7x6 tiers had to be built first).
+    let dir = Scratch::new("one-voice-connect4");
+    let db = dir.0.to_str().unwrap();
+    let game = ply_games::connect4::ConnectFour::default();
+    // The first line of 33 discs, depth first, with no game over on the
+    // way, each ply trying the columns from a different one.
+    fn extend(
+        game: &ply_games::connect4::ConnectFour,
+        line: &mut Vec<(String, ply_games::connect4::C4Position)>,
+    ) -> bool {
+        let (text, position) = line.last().unwrap().clone();
+        if position.discs() == 33 {
+            return true;
+        }
+        let mut children = Vec::new();
+        game.for_each_move(&position, |mv, child| children.push((mv, child)));
+        let turn = (position.discs() as usize * 3) % 7;
+        children.sort_by_key(|&(mv, _)| (usize::from(mv) + 7 - turn) % 7);
+        for (mv, child) in children {
+            if game.primitive(&child).is_none() {
+                line.push((text.clone() + &game.format_move(&position, mv), child));
+                if extend(game, line) {
+                    return true;
+                }
+                line.pop();
+            }
+        }
+        false
+    }
+    let mut line = vec![(String::new(), game.start())];
+    assert!(extend(&game, &mut line), "no 33-disc line");
+    let (text, position) = line.pop().unwrap();
+    let out = ply(&["solve", "connect4", &text, "--json", "--db-dir", db], b"");
+    assert!(out.status.success(), "{text}: {out:?}");
+    let report = json_of(&out);
+    let expected = negamax(&game, &position);
+    assert_eq!(
+        report["value"].as_str().unwrap(),
+        expected.value.to_string(),
+        "{text}"
+    );
+    assert_eq!(
+        report["remoteness"].as_u64().map(|r| r as u32),
+        expected.remoteness,
+        "{text}"
+    );
 }

@@ -149,7 +149,12 @@ impl<G: Searched + 'static> Session for SearchedSession<G> {
         }
     }
 
+    /// None where the search answers every position alone (Connect Four's
+    /// 7x6): no database is missing then.
     fn long_without_database(&self) -> Option<String> {
+        if self.searches_alone(&ply_core::NoProgress).unwrap_or(false) {
+            return None;
+        }
         self.tiers.long_without_database()
     }
 
