@@ -140,6 +140,7 @@ fn check(params: &str, least_discs: u32, searched: usize) {
     // one table kept between positions as the command keeps it.
     let searcher = Searcher::new(&game, 1 << 22);
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut seen = BTreeMap::new();
     for at in 0..searched {
         let plies = if at == 0 {
             0
@@ -154,6 +155,11 @@ fn check(params: &str, least_discs: u32, searched: usize) {
             "search against the database, {params} {}",
             game.format_position(&p)
         );
+        *seen.entry(format!("{:?}", got.value)).or_insert(0) += 1;
+    }
+    // The positions searched are won, lost and tied ones alike.
+    if searched > 0 {
+        assert_eq!(seen.len(), 3, "{params}: values searched {seen:?}");
     }
 }
 
@@ -168,10 +174,10 @@ fn connect4_5x4_every_position() {
 }
 
 /// 5x5 solved tier by tier, against the counts and negamax, and the
-/// alpha-beta search against its database on 500 positions.
+/// alpha-beta search against its database on 1,000 positions.
 #[test]
 fn connect4_5x5_every_position() {
-    check("5x5", 8, 500);
+    check("5x5", 8, 1_000);
 }
 
 /// The search on positions of every stage of small boards, on one and two
