@@ -649,8 +649,8 @@ impl<G: Tiers + 'static> TierSession<G> {
 
 /// A [`TierSession`]'s shards read key by key, as [`Rows`] and as the
 /// [`Solution`] behind them: a key is a tier's index shifted by the tier's
-/// place in the plan, over the canonical tiers only, so a game folded by a
-/// symmetry (Connect Four's mirror) has a row per class. Where the shards
+/// place in the plan, over the canonical tiers only (a tier stored as its
+/// mirror tier, Morris's colours swapped, has no rows of its own). Where the shards
 /// leave out a side's remoteness, each such cell is found again from its
 /// children, as queries find it, so that every row has its remoteness.
 struct TierRows<'a, G: Tiers> {
