@@ -303,6 +303,33 @@ fn connect4_parquet_has_a_row_and_a_board_per_position() {
     let won = row("x.../xo../xo../xo..");
     assert_eq!((won.value.as_str(), won.remoteness), ("lose", Some(0)));
     assert!(won.best.is_empty());
+    // From a saved database, which leaves out one side's remoteness: the
+    // same rows, every left-out remoteness found again.
+    let db = dir.join("db");
+    let saved = Command::new(env!("CARGO_BIN_EXE_ply"))
+        .args(["analyze", game, "--save", "--json", "--db-dir"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(
+        saved.status.success(),
+        "{}",
+        String::from_utf8_lossy(&saved.stderr)
+    );
+    let stored = dir.join("stored.parquet");
+    let done = Command::new(env!("CARGO_BIN_EXE_ply"))
+        .args(["export", game, "--format", "parquet", "--db-dir"])
+        .arg(&db)
+        .arg("--out")
+        .arg(&stored)
+        .output()
+        .unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert_eq!(read_parquet(&stored), rows);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
