@@ -494,3 +494,87 @@ test('against the computer, variants, hidden values and a stored Morris', { time
     server.kill();
   }
 });
+
+/**
+ * The disc drawn in the cell `square` of the board, as the side it belongs
+ * to (0 or 1), or null for none: a disc whose centre lies in that cell.
+ */
+function discIn(page, square) {
+  return page.evaluate((id) => {
+    const cell = document.querySelector(`#board rect[data-square="${id}"]`).getBBox();
+    for (const disc of document.querySelectorAll('#board circle.disc')) {
+      const [cx, cy] = [Number(disc.getAttribute('cx')), Number(disc.getAttribute('cy'))];
+      if (cx > cell.x && cx < cell.x + cell.width && cy > cell.y && cy < cell.y + cell.height) {
+        return disc.classList.contains('side0') ? 0 : disc.classList.contains('side1') ? 1 : 'neutral';
+      }
+    }
+    return null;
+  }, square);
+}
+
+test('Connect Four: a click anywhere in a column drops the disc to its bottom', { timeout: 300000 }, async () => {
+  const game = 'connect4:4x4';
+  const { url, server } = await startServer();
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    const problems = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    await page.goto(url);
+    await page.waitForSelector('#moves tbody tr');
+    await page.selectOption('#side0', 'person');
+    await page.selectOption('#side1', 'person');
+    await startGame(page, game);
+    let plies = 0;
+    for (;;) {
+      const { seen, solved } = await checkAgainstSolve(page, game);
+      if (solved.moves.length === 0) break;
+      assert.ok(plies <= 16, `${game}: play does not end`);
+      const view = await getJson(`${url}api/board?${new URLSearchParams({ game, position: seen.position })}`);
+      const { board } = view;
+      // Every move is one click on the cell its disc lands on; every other
+      // cell of its column stands in for that cell.
+      const move = pick(view.moves);
+      assert.equal(move.clicks.length, 1);
+      const [landing] = move.clicks[0];
+      const column = board.cells.map((c, i) => [c.id, i % board.cols]).filter(([id]) => id === landing)[0][1];
+      const lane = board.cells.filter((_, i) => i % board.cols === column).map((c) => c.id);
+      const standIns = board.aliases.filter(([, to]) => to === landing).map(([from]) => from);
+      assert.deepEqual([...standIns, landing].sort(), [...lane].sort(), `column ${move.move}'s cells all play it`);
+      assert.equal(await discIn(page, landing), null, `${landing} is empty before the move`);
+      // The lowest empty cell: every cell below it holds a disc.
+      const below = lane.slice(lane.indexOf(landing) + 1);
+      for (const id of below) assert.notEqual(await discIn(page, id), null, `${id} under ${landing} holds a disc`);
+      // Click the column's top cell (the landing cell only when the column
+      // has one cell left), after pointing at it shades the column.
+      const top = lane[0];
+      const [x, y] = await centre(page, top);
+      await page.mouse.move(x, y);
+      if (top !== landing) {
+        await page.waitForFunction((n) => document.querySelectorAll('#board .lane').length === n, standIns.length);
+      }
+      await page.mouse.click(x, y);
+      const expect = solved.moves.find((m) => m.move === move.move).position;
+      await page.waitForFunction((p) => document.querySelector('#position').value === p
+        && !document.body.classList.contains('busy'), expect).catch((error) => {
+        throw new Error(`${game} at ${seen.position}: a click on ${top} did not play column ${move.move} (${error.message})`);
+      });
+      // The disc is the mover's, at the bottom of the column.
+      assert.equal(await discIn(page, landing), board.mover, `the disc landed on ${landing}`);
+      for (const id of lane.slice(0, lane.indexOf(landing))) assert.equal(await discIn(page, id), null, `${id} above stays empty`);
+      plies += 1;
+    }
+    assert.ok(plies >= 7, `a game of ${plies} moves`);
+    assert.deepEqual(problems, [], 'no script errors on the page');
+  } finally {
+    await browser.close();
+    server.kill();
+  }
+});

@@ -36,6 +36,13 @@ pub struct Board {
     /// cell that no line touches. Empty for a grid of squares.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lines: Vec<[String; 2]>,
+    /// Stand-ins, by cell ids: a click on the first cell of a pair counts
+    /// as a click on the second while the first starts no move of its own.
+    /// Connect Four lets every cell of a column stand for the cell where
+    /// the column's disc lands, so that a click anywhere in the column
+    /// drops a disc to its bottom. Empty for a board without them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<[String; 2]>,
     /// Every legal move, with the clicks that make it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub moves: Vec<BoardMove>,
@@ -191,6 +198,7 @@ impl Board {
             drag: false,
             howto: "Click the squares a move changes.".into(),
             lines: Vec::new(),
+            aliases: Vec::new(),
             moves: Vec::new(),
         }
     }

@@ -4,7 +4,8 @@
 //! printed for the same boards (tests/data/connect4), and 2,000 random
 //! positions of each board equal to a plain negamax over every move; the
 //! alpha-beta search equal to the same negamax on 4x4 and 5x4 positions
-//! and on 7x6 positions with at least 30 discs.
+//! and on 7x6 positions with at least 30 discs, and equal to the 5x5
+//! database (built once, for both checks) on positions of every stage.
 
 use ply_core::db::Expect;
 use ply_core::tier::{Options, Plan, Shards, build};
@@ -74,7 +75,11 @@ impl Rng {
     }
 }
 
-fn check(params: &str, least_discs: u32) {
+/// Builds every tier of `connect4:PARAMS`, then checks the counts per ply
+/// against the published ones, `2,000` random positions with at least
+/// `least_discs` discs against negamax, and `searched` random positions of
+/// any number of discs (the empty board first) against the search.
+fn check(params: &str, least_discs: u32, searched: usize) {
     let game = ConnectFour::from_params(params).unwrap();
     let dir = tempfile::tempdir().expect("a temporary directory");
     let plan = Plan::new(&game).unwrap();
@@ -130,21 +135,49 @@ fn check(params: &str, least_discs: u32) {
         );
         checked += 1;
     }
+    // The search against the database: every stage of the game, from the
+    // empty board (the longest search) to full ones, on one thread and two,
+    // one table kept between positions as the command keeps it.
+    let searcher = Searcher::new(&game, 1 << 22);
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut seen = BTreeMap::new();
+    for at in 0..searched {
+        let plies = if at == 0 {
+            0
+        } else {
+            rng.below(u64::from(game.cells()) + 1) as u32
+        };
+        let p = rng.play(&game, plies);
+        let got = searcher.solve(&game, &p, 1 + at % 2, &|| false).unwrap();
+        assert_eq!(
+            got,
+            outcome(&p),
+            "search against the database, {params} {}",
+            game.format_position(&p)
+        );
+        *seen.entry(format!("{:?}", got.value)).or_insert(0) += 1;
+    }
+    // The positions searched are won, lost and tied ones alike.
+    if searched > 0 {
+        assert_eq!(seen.len(), 3, "{params}: values searched {seen:?}");
+    }
 }
 
 #[test]
 fn connect4_4x4_every_position() {
-    check("4x4", 0);
+    check("4x4", 0, 0);
 }
 
 #[test]
 fn connect4_5x4_every_position() {
-    check("5x4", 0);
+    check("5x4", 0, 0);
 }
 
+/// 5x5 solved tier by tier, against the counts and negamax, and the
+/// alpha-beta search against its database on 1,000 positions.
 #[test]
 fn connect4_5x5_every_position() {
-    check("5x5", 8);
+    check("5x5", 8, 1_000);
 }
 
 /// The search on positions of every stage of small boards, on one and two

@@ -56,7 +56,43 @@ def test_start_and_its_moves_match_ply_solve(game, cli):
         )
 
 
-@pytest.mark.parametrize("game", ["lgame", "yehr"])
+# Connect Four positions of 4x4 in both forms: the start, move sequences
+# (columns from 1) of every stage, a board, a game won by four down
+# column 1, and a full board; won, lost and tied ones.
+CONNECT4_4X4 = [
+    "",
+    "1",
+    "33",
+    "2314",
+    "23142314",
+    "231423141",
+    "..../..../.o../.xx.",
+    "1212121",
+    "1234123421434321",
+]
+
+
+@pytest.mark.parametrize("position", CONNECT4_4X4)
+def test_connect4_agrees_with_ply_solve(position, cli):
+    code, out, err = cli("solve", "connect4:4x4", position, "--json")
+    assert code == 0, err
+    expected = json.loads(out)
+    got = ply.solve("connect4:4x4", position)
+    assert (got["value"], got["remoteness"]) == (expected["value"], expected["remoteness"])
+    assert got == expected
+
+
+def test_connect4_5x4_from_a_move_sequence(cli):
+    code, out, err = cli("solve", "connect4:5x4", "33", "--json")
+    assert code == 0, err
+    expected = json.loads(out)
+    got = ply.solve("connect4:5x4", "33")
+    assert got == expected
+    # Both discs in the middle column, x below.
+    assert got["position"] == "...../...../..o../..x.."
+
+
+@pytest.mark.parametrize("game", ["lgame", "yehr", "connect4:4x4"])
 def test_whole_index_arrays_agree_with_ply_analyze(game, cli_json):
     report = cli_json("analyze", game)
     solver = ply.Solver(game)

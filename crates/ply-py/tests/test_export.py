@@ -84,10 +84,10 @@ def test_csv_and_python_export_match_parquet(tmp_path, cli):
 
 
 # The text's character for each code of the board column, by game.
-TEXT_OF_CODE = {"lgame": ".#*x", "euler": ".X"}
+TEXT_OF_CODE = {"lgame": ".#*x", "euler": ".X", "connect4": ".xo"}
 
 
-@pytest.mark.parametrize("game", ["lgame", "euler", "euler:3x4"])
+@pytest.mark.parametrize("game", ["lgame", "euler", "euler:3x4", "connect4:4x4"])
 def test_board_column_agrees_with_the_position_text(game, tmp_path, cli):
     path = tmp_path / "b.parquet"
     code, _, err = cli("export", game, "--format", "parquet", "--no-moves", "--out", str(path))

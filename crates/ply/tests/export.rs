@@ -256,6 +256,83 @@ fn euler_parquet_and_csv_agree_with_ply_solve() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// Connect Four, solved tier by tier: a row for each of 4x4's 161,029
+/// positions (Tromp's count, every position legal play reaches, the start
+/// included), each agreeing with `ply solve`, and each board the codes of
+/// its text: 0 empty, 1 an `x` disc, 2 an `o` disc, row-major from the top.
+#[test]
+fn connect4_parquet_has_a_row_and_a_board_per_position() {
+    let game = "connect4:4x4";
+    let dir = scratch_dir("connect4");
+    let path = dir.join("c4.parquet");
+    let said = export(game, "parquet", &path);
+    let rows = read_parquet(&path);
+    assert_eq!(rows.len(), 161_029);
+    assert!(
+        said.starts_with("exported 161029 positions of connect4:4x4"),
+        "{said}"
+    );
+    // Every position once: no two rows share a key or a position.
+    let positions: std::collections::HashSet<&str> =
+        rows.iter().map(|r| r.position.as_str()).collect();
+    assert_eq!(positions.len(), rows.len());
+    check_rows(game, &rows);
+    check_boards(
+        &path,
+        &rows,
+        r#"{"codes":{"0":"empty","1":"x (first)","2":"o (second)"},"cols":4,"rows":4}"#,
+        ".xo",
+        16,
+    );
+    // A few rows by hand: discs at the bottom of the board are its last row.
+    let row = |text: &str| rows.iter().find(|r| r.position == text).unwrap();
+    let start = row("..../..../..../....");
+    assert_eq!((start.value.as_str(), start.remoteness), ("tie", Some(16)));
+    assert_eq!(start.board, [0; 16]);
+    let first = row("..../..../..../x...");
+    assert_eq!(first.board[12..], [1, 0, 0, 0]);
+    assert!(first.board[..12].iter().all(|&c| c == 0));
+    // `1213` on the board: x at the bottom of columns 1 and 3, o on
+    // column 1 and at the bottom of column 2.
+    let mixed = row("..../..../o.../xox.");
+    assert_eq!(
+        mixed.board,
+        [0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 2, 1, 0]
+    );
+    // Four x discs down column 1: lost for o, the player to move, at once.
+    let won = row("x.../xo../xo../xo..");
+    assert_eq!((won.value.as_str(), won.remoteness), ("lose", Some(0)));
+    assert!(won.best.is_empty());
+    // From a saved database, which leaves out one side's remoteness: the
+    // same rows, every left-out remoteness found again.
+    let db = dir.join("db");
+    let saved = Command::new(env!("CARGO_BIN_EXE_ply"))
+        .args(["analyze", game, "--save", "--json", "--db-dir"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(
+        saved.status.success(),
+        "{}",
+        String::from_utf8_lossy(&saved.stderr)
+    );
+    let stored = dir.join("stored.parquet");
+    let done = Command::new(env!("CARGO_BIN_EXE_ply"))
+        .args(["export", game, "--format", "parquet", "--db-dir"])
+        .arg(&db)
+        .arg("--out")
+        .arg(&stored)
+        .output()
+        .unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert_eq!(read_parquet(&stored), rows);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 #[test]
 fn games_without_a_table_are_refused_and_leave_no_file() {
     let dir = scratch_dir("refused");

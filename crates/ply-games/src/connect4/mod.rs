@@ -445,8 +445,11 @@ impl Game for ConnectFour {
         }
     }
 
-    /// The upright grid with discs; a move is a click on the cell its disc
-    /// lands on, columns labelled by their digits.
+    /// The upright grid with discs, columns labelled by their digits; a
+    /// move is a click on the cell its disc lands on, and every other cell
+    /// of a column that is not full stands in for that cell (the board's
+    /// aliases), so a click anywhere in the column drops the disc to its
+    /// bottom.
     fn board(&self, position: &C4Position) -> Board {
         let cols = (1..=self.width).map(|c| c.to_string()).collect();
         let mut board = Board::labelled(cols, Vec::new());
@@ -472,19 +475,24 @@ impl Game for ConnectFour {
         board.players = ["x (first)".into(), "o (second)".into()];
         board.mover = Some((position.discs() % 2) as u8);
         board.howto = format!(
-            "Click the lowest empty cell of a column to drop your disc there; the move is \
-             named by its column, 1 to {}. Four of your discs in a row, across, up or \
-             diagonal, wins; a full board is a tie.",
+            "Click a column to drop your disc into it: the disc falls to the lowest empty \
+             cell. The move is named by its column, 1 to {}. Four of your discs in a row, \
+             across, up or diagonal, wins; a full board is a tie.",
             self.width
         );
         if self.primitive(position).is_none() {
             self.for_each_move(position, |mv, _| {
                 let c = u32::from(mv);
                 let level = self.column_height(position.mask, c);
-                board.moves.push(BoardMove::clicks(
-                    self.format_move(position, mv),
-                    [self.cell_name(c, level)],
-                ));
+                let landing = self.cell_name(c, level);
+                for other in (0..self.height).filter(|&l| l != level) {
+                    board
+                        .aliases
+                        .push([self.cell_name(c, other), landing.clone()]);
+                }
+                board
+                    .moves
+                    .push(BoardMove::clicks(self.format_move(position, mv), [landing]));
             });
         }
         board

@@ -200,3 +200,53 @@ fn scores_and_outcomes_are_inverse() {
     // Pons's 7x6 start: score 1, the first player's 21st disc.
     assert_eq!(outcome(42, 0, 1), Outcome::win(41));
 }
+
+/// The page's description: each move is a click on the cell its disc
+/// lands on, and every other cell of that column stands in for it, so a
+/// click anywhere in a column plays it; a full column offers nothing.
+#[test]
+fn a_click_anywhere_in_a_column_drops_to_its_bottom() {
+    let game = ConnectFour::from_params("4x4").unwrap();
+    // Column 1 full, column 2 with one disc, columns 3 and 4 empty.
+    let position = game.parse_position("11112").unwrap();
+    let board = game.board(&position);
+    assert_eq!((board.rows, board.cols), (4, 4));
+    let names: Vec<&str> = board.moves.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["2", "3", "4"]);
+    let clicks: Vec<_> = board.moves.iter().map(|m| m.clicks.clone()).collect();
+    // Rows are numbered from the top: the bottom row is 4.
+    assert_eq!(clicks, [[["b3"]], [["c4"]], [["d4"]]]);
+    let mut aliases: Vec<[&str; 2]> = board
+        .aliases
+        .iter()
+        .map(|[from, to]| [from.as_str(), to.as_str()])
+        .collect();
+    aliases.sort_unstable();
+    assert_eq!(
+        aliases,
+        [
+            ["b1", "b3"],
+            ["b2", "b3"],
+            ["b4", "b3"],
+            ["c1", "c4"],
+            ["c2", "c4"],
+            ["c3", "c4"],
+            ["d1", "d4"],
+            ["d2", "d4"],
+            ["d3", "d4"],
+        ]
+    );
+    // Every alias names cells of the board.
+    let ids: Vec<&str> = board.cells.iter().map(|c| c.id.as_str()).collect();
+    assert!(
+        board
+            .aliases
+            .iter()
+            .flatten()
+            .all(|id| ids.contains(&id.as_str()))
+    );
+    // A finished game offers no move and no stand-in.
+    let over = game.parse_position("1212121").unwrap();
+    let board = game.board(&over);
+    assert!(board.moves.is_empty() && board.aliases.is_empty());
+}

@@ -23,6 +23,18 @@ pub struct Row {
 }
 
 impl Row {
+    /// Forgets the best moves, to list them afresh.
+    pub fn clear_best_moves(&mut self) {
+        self.best.clear();
+        self.best_ends.clear();
+    }
+
+    /// Adds a best move, which `write` appends to the buffer it is given.
+    pub fn push_best_move(&mut self, write: impl FnOnce(&mut String)) {
+        write(&mut self.best);
+        self.best_ends.push(self.best.len());
+    }
+
     /// The moves that achieve the position's value and remoteness (those
     /// whose outcome, seen through the move, equals the position's), in
     /// the order `ply solve` lists moves.

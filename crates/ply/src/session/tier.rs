@@ -6,6 +6,7 @@
 //! store holds no complete database of it.
 
 use super::once::Once;
+use super::rows::{Row, Rows, Want};
 use super::store::{self, Store};
 use super::{Serving, Session, Solver};
 use crate::error::PlyError;
@@ -421,6 +422,30 @@ impl<G: Tiers + 'static> Session for TierSession<G> {
         }
     }
 
+    /// Every tier's shard, stored or built privately as a query would, read
+    /// key by key (see [`TierRows`]); refused where the database directory
+    /// holds only some tiers' shards.
+    fn rows(&self, progress: &dyn Progress) -> Result<Option<Box<dyn Rows + '_>>, PlyError> {
+        match &self.held(progress)?.db {
+            Shelf::Whole(db) => Ok(Some(Box::new(TierRows { session: self, db }))),
+            Shelf::Some(pieces, dir) => {
+                let held = pieces
+                    .iter()
+                    .filter(|p| matches!(p, Piece::Held(_)))
+                    .count();
+                let name = self.game.name();
+                Err(PlyError::Unavailable(format!(
+                    "the database directory {} holds {held} of the {} tier shards of {name}: \
+                     a table of every position needs them all; `ply analyze {name} --save \
+                     --db-dir {}` builds the missing ones",
+                    dir.display(),
+                    pieces.len(),
+                    dir.display()
+                )))
+            }
+        }
+    }
+
     fn source(&self) -> Option<Source> {
         self.held.get().map(|held| match held.private {
             Some(_) => Source::Solved,
@@ -619,6 +644,154 @@ impl<G: Tiers + 'static> TierSession<G> {
             report.extra.insert("saved_bytes".into(), json!(bytes));
         }
         Ok(report)
+    }
+}
+
+/// A [`TierSession`]'s shards read key by key, as [`Rows`] and as the
+/// [`Solution`] behind them: a key is a tier's index shifted by the tier's
+/// place in the plan, over the canonical tiers only (a tier stored as its
+/// mirror tier, Morris's colours swapped, has no rows of its own). Where the shards
+/// leave out a side's remoteness, each such cell is found again from its
+/// children, as queries find it, so that every row has its remoteness.
+struct TierRows<'a, G: Tiers> {
+    session: &'a TierSession<G>,
+    db: &'a Database,
+}
+
+impl<G: Tiers + 'static> TierRows<'_, G> {
+    /// The position stored at `key`, if any.
+    fn at(&self, key: u64) -> Option<G::Position> {
+        let steps = &self.session.plan.steps;
+        let step = steps.iter().find(|s| s.keys.contains(&key))?;
+        self.session
+            .game
+            .tier_unrank(step.tier, key - step.keys.start)
+    }
+
+    /// The outcome of `position` as `ply solve` answers it.
+    fn outcome(&self, position: &G::Position) -> Result<Outcome, PlyError> {
+        self.session.outcome_within(position, &ply_core::NoProgress)
+    }
+}
+
+impl<G: Tiers + 'static> Solution for TierRows<'_, G> {
+    fn keys(&self) -> ply_core::Keys {
+        self.db.keys()
+    }
+
+    fn index_len(&self) -> u64 {
+        self.db.index_len()
+    }
+
+    fn cell(&self, key: u64) -> Result<Cell, ply_core::db::DbError> {
+        let cell = self.db.cell(key)?;
+        self.completed(key, cell)
+    }
+
+    fn for_each_cell(
+        &self,
+        range: std::ops::Range<u64>,
+        visit: &mut dyn FnMut(u64, Cell),
+    ) -> Result<(), ply_core::db::DbError> {
+        let mut failed = None;
+        self.db.for_each_cell(range, &mut |key, cell| {
+            if failed.is_some() {
+                return;
+            }
+            match self.completed(key, cell) {
+                Ok(cell) => visit(key, cell),
+                Err(e) => failed = Some(e),
+            }
+        })?;
+        failed.map_or(Ok(()), Err)
+    }
+
+    fn source(&self) -> Source {
+        self.db.source()
+    }
+}
+
+impl<G: Tiers + 'static> TierRows<'_, G> {
+    /// `cell`, stored at `key`, with a left-out remoteness found again.
+    fn completed(&self, key: u64, cell: Cell) -> Result<Cell, ply_core::db::DbError> {
+        if cell.left_out_value().is_none() {
+            return Ok(cell);
+        }
+        let found = self
+            .at(key)
+            .ok_or_else(|| format!("no position has key {key}, whose cell is stored"))
+            .and_then(|p| self.outcome(&p).map_err(|e| e.to_string()));
+        found.map(Cell::pack).map_err(|why| {
+            ply_core::db::DbError::new(
+                self.db.paths().next().unwrap_or(Path::new("")),
+                ply_core::db::Problem::Corrupt(format!(
+                    "the left-out remoteness at key {key} cannot be found again: {why}"
+                )),
+            )
+        })
+    }
+}
+
+impl<G: Tiers + 'static> Rows for TierRows<'_, G> {
+    fn name(&self) -> String {
+        self.session.game.name()
+    }
+
+    fn solution(&self) -> &dyn Solution {
+        self
+    }
+
+    fn tensor(&self) -> Option<ply_core::Tensor> {
+        self.session.game.tensor()
+    }
+
+    fn row(&self, key: u64, outcome: Outcome, want: Want, row: &mut Row) -> Result<bool, PlyError> {
+        let game = &self.session.game;
+        let Some(position) = self.at(key) else {
+            return Ok(false);
+        };
+        row.position.clear();
+        game.write_position(&position, &mut row.position);
+        if want.board {
+            game.fill_tensor(&position, &mut row.board);
+        }
+        row.clear_best_moves();
+        if want.best && game.primitive(&position).is_none() {
+            let mut failed = None;
+            game.for_each_move(&position, |mv, child| {
+                if failed.is_some() {
+                    return;
+                }
+                match self.outcome(&child) {
+                    Ok(o) if o.through_move() == outcome => {
+                        row.push_best_move(|text| game.write_move(&position, mv, text));
+                    }
+                    Ok(_) => {}
+                    Err(e) => failed = Some(e),
+                }
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+        }
+        Ok(true)
+    }
+
+    fn position(&self, key: u64) -> Option<String> {
+        self.at(key).map(|p| self.session.game.format_position(&p))
+    }
+
+    fn key_of(&self, text: &str) -> Result<u64, PlyError> {
+        let position = super::parse_or_start(&self.session.game, Some(text))?;
+        self.session
+            .plan
+            .key(&self.session.game, &position)
+            .ok_or_else(|| self.session.missing(&position))
+    }
+
+    fn outcome_of(&self, text: &str) -> Result<Outcome, PlyError> {
+        let position = super::parse_or_start(&self.session.game, Some(text))?;
+        self.outcome(&position)
     }
 }
 

@@ -137,6 +137,7 @@ function renderLegend(view) {
   if (pieces.some((p) => p.dots && p.dots.length)) lines.push('the small dots on a piece: the directions it may step');
   if (view.board.areas.length) lines.push('the boxes above and below the board are the players\' hands: click a piece there to drop it');
   if (view.board.lines && view.board.lines.length) lines.push('the points are where the lines meet; stones sit on points');
+  if (view.board.aliases && view.board.aliases.length) lines.push('a click on a shaded cell plays the move of the ringed cell it stands in for (pointing at it shows them)');
   $('legend').textContent = lines.length ? `On the board: ${lines.join('; ')}.` : '';
 }
 

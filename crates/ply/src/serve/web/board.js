@@ -4,6 +4,8 @@
 // a `drag` board a press and its release make a whole move (a click, or a
 // drag from one end of a pin to the other); otherwise clicks add up until
 // they name one move, and a move that others extend is offered as a button.
+// A board's `aliases` let a cell stand in for another (a column's cells for
+// the cell its disc lands on): a click on it is a click on that cell.
 
 import { describe } from './api.js';
 import { el } from './svg.js';
@@ -175,6 +177,12 @@ export function drawBoard(svg, actions, view, ctx) {
   top.forEach((area, k) => drawArea(area, k * areaH));
   bottom.forEach((area, k) => drawArea(area, padT + b.rows * size + 4 + k * areaH));
 
+  // A cell that starts no move of its own stands in for its alias.
+  const aliases = new Map(b.aliases || []);
+  for (const from of aliases.keys()) if (targets.has(from)) targets.get(from).rect.classList.add('stand-in');
+  const resolve = (t) => (t !== null && aliases.has(t) && !moves.some((m) => progress(m, [...ui.picked, t]))
+    ? aliases.get(t) : t);
+
   const pressing = b.drag && ui.from !== undefined && ui.from !== null;
   const picked = pressing ? (ui.over !== null && ui.over !== ui.from ? [ui.from, ui.over] : [ui.from]) : ui.picked;
   const live = moves.filter((m) => progress(m, picked) !== null);
@@ -201,6 +209,20 @@ export function drawBoard(svg, actions, view, ctx) {
           corner(svg, target, m.tone);
         }
       }
+    }
+    const hovered = ui.hover === undefined ? null : ui.hover;
+    if (!b.drag && hovered !== null && resolve(hovered) !== hovered && targets.has(resolve(hovered))) {
+      // Pointing at a stand-in shades it and every cell standing in for the
+      // same target, and rings the target: where the move puts its piece.
+      const to = resolve(hovered);
+      const move = moves.find((m) => progress(m, [to])?.done);
+      for (const [from, alias] of aliases) {
+        if (alias === to && targets.has(from)) {
+          const { x, y, w, h } = targets.get(from);
+          el('rect', { x: x + 2, y: y + 2, width: w - 4, height: h - 4, rx: 6, class: 'lane' }, svg);
+        }
+      }
+      ring(svg, targets.get(to), move ? move.tone : 'focus');
     }
     if (b.drag && ui.hover !== undefined && ui.hover !== null) {
       // Pointing at a target rings where moves from it end.
@@ -269,9 +291,25 @@ export function drawBoard(svg, actions, view, ctx) {
   };
   if (!b.drag) {
     svg.onclick = (event) => {
-      const t = targetAt(event);
+      const t = resolve(targetAt(event));
       if (t !== null && !ctx.busy()) click(t);
     };
+    if (aliases.size) {
+      // Stand-ins show where a click on them plays.
+      svg.onpointermove = (event) => {
+        const t = targetAt(event);
+        if (t !== (ui.hover ?? null)) {
+          ui.hover = t;
+          ctx.redraw();
+        }
+      };
+      svg.onpointerleave = () => {
+        if (ui.hover !== undefined && ui.hover !== null) {
+          ui.hover = null;
+          ctx.redraw();
+        }
+      };
+    }
     return;
   }
   svg.onpointerdown = (event) => {
