@@ -7,33 +7,37 @@
 #![warn(missing_docs)]
 
 #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-pub mod bits;
+mod bits;
 pub mod board;
-pub mod census;
+mod census;
 pub mod check;
 #[cfg(feature = "db")]
 pub mod db;
-pub mod db_error;
+mod db_error;
 pub mod derive;
 #[cfg(feature = "dist")]
 pub mod dist;
-pub mod error;
-pub mod game;
-pub mod huge;
+mod error;
+mod game;
+mod huge;
 pub mod limits;
-pub mod octal_code;
-pub mod prefetch;
-pub mod progress;
-pub mod ranked;
-pub mod solution;
+mod octal_code;
+mod prefetch;
+mod progress;
+mod ranked;
+mod solution;
 pub mod solve;
 pub mod tensor;
 #[cfg(feature = "db")]
 pub mod tier;
-pub mod value;
-pub mod variant;
+mod value;
+mod variant;
 
+/// Bit deposit and extract on x86-64 with BMI2 (`pdep`, `pext`).
+#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+pub use bits::{gather, scatter};
 pub use board::Board;
+/// The count of wins, losses, ties and draws of a solved game.
 pub use census::Census;
 #[cfg(feature = "db")]
 pub use db::Database;
@@ -44,19 +48,23 @@ pub use game::{
     Searched, Symmetric, TableWalk, Tiered, Tiers, WinsAtOnce, moves_into_class_of,
     stored_parent_classes,
 };
+/// A vector of a solver's table, its pages asked for before the first touch.
+pub use huge::vec as huge_vec;
 pub use limits::{Budget, TooLarge};
+/// A hint that an item will soon be read.
+pub use prefetch::prefetch;
 pub use progress::{NoProgress, Progress};
-pub use solution::{Keys, Solution, Source};
+pub use solution::{Canonical, Keys, Solution, Source, census_of_classes};
 pub use tensor::Tensor;
 
 pub use solve::alphabeta::AlphaBeta;
 pub use solve::byte_retro::ByteTable;
 pub use solve::choose::{Choice, choose};
 pub use solve::grundy::{
-    SumSolution, heaps_remoteness, largest_heap, nim_sum, solve_sum, sum_nimber, sum_remoteness,
-    value_with_tempo,
+    SumSolution, heaps, heaps_remoteness, largest_heap, nim_sum, solve_sum, sum_nimber,
+    sum_remoteness, value_with_tempo,
 };
-pub use solve::heaps::{HeapValues, SumSearch};
+pub use solve::heaps::{HeapValues, SEARCH_LIMIT, SEARCH_MEMO_BYTES, SumSearch, shipped};
 pub use solve::mex::MexSet;
 pub use solve::octal::{OctalCode, OctalError, OctalValues};
 pub use solve::reach::{IndexSet, reachable, reachable_classes, reachable_from};

@@ -3,11 +3,11 @@
 //! pile (so moves jump up to three tiers), taking the last token wins, and
 //! optionally leaving one token in each pile ends the game level.
 
-use ply_core::solution::{Canonical, census_of_classes};
 use ply_core::{
     AlphaBeta, Game, Indexed, MemoSolver, NoProgress, PositionError, Remoteness, Searchable,
     SparseTable, Symmetric, Tiered, Value,
 };
+use ply_core::{Canonical, census_of_classes};
 
 struct TwoPiles {
     size: u8,

@@ -13,7 +13,7 @@
 
 use ply_core::Tiers;
 use ply_core::db::Expect;
-use ply_core::tier::restore::restore;
+use ply_core::tier::restore;
 use ply_core::tier::{Plan, Shards, TierError};
 use ply_games::Morris;
 use std::path::PathBuf;

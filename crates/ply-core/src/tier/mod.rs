@@ -22,21 +22,23 @@
 //!
 //! [`Tiers`]: crate::game::Tiers
 
-pub mod build;
-pub mod cells;
-pub mod classes;
-pub mod deal;
-pub mod peers;
-pub mod plan;
-pub mod restore;
-pub mod shard;
-pub mod solve;
+pub(crate) mod build;
+pub(crate) mod cells;
+pub(crate) mod classes;
+pub(crate) mod deal;
+pub(crate) mod peers;
+pub(crate) mod plan;
+pub(crate) mod restore;
+pub(crate) mod shard;
+pub(crate) mod solve;
 mod together;
 
 pub use build::{Built, Options, build};
 pub use peers::Team;
 pub use plan::{Plan, Step};
+pub use restore::restore;
 pub use shard::Shards;
+pub use solve::{ChildCells, Layout, solve_tier, solve_tier_as};
 
 use crate::db::DbError;
 use crate::error::SolveError;

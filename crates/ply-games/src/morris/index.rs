@@ -856,7 +856,7 @@ impl Tiers for Morris {
         let mut count = 0;
         self.for_each_unmoved_set(waiting, last, |before| {
             let rank = colex_rank(before) as usize;
-            ply_core::prefetch::prefetch(&entries.entry[rank]);
+            ply_core::prefetch(&entries.entry[rank]);
             befores[count] = (before, rank);
             count += 1;
         });

@@ -209,7 +209,7 @@ impl PlacingSearch {
     /// least one).
     pub fn new(entries: u64, threads: usize) -> PlacingSearch {
         PlacingSearch {
-            table: ply_core::huge::vec(Self::buckets(entries) as usize, |_| Bucket::default()),
+            table: ply_core::huge_vec(Self::buckets(entries) as usize, |_| Bucket::default()),
             threads: threads.max(1),
             nodes: AtomicU64::new(0),
             leaves: AtomicU64::new(0),

@@ -4,7 +4,7 @@
 use super::solved::{Method, SolvedSession, build_error};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
-use ply_core::solution::Canonical;
+use ply_core::Canonical;
 use ply_core::tier::Team;
 use ply_core::{Exchanged, Indexed, Progress, Solution, SparseTable, Symmetric, Tiered};
 use std::path::Path;
