@@ -5,7 +5,7 @@
 //! out a side's (found again as each is taken).
 
 use ply_core::db::Expect;
-use ply_core::db::leave_out::leave_out;
+use ply_core::db::leave_out;
 use ply_core::tier::{Options, Plan, Shards, build};
 use ply_core::{Cell, Game, NoProgress, Solution, Value};
 use ply_games::Morris;

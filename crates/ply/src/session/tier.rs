@@ -355,10 +355,7 @@ impl<G: Tiers + 'static> Session for TierSession<G> {
     /// cell or less, when they fit its cache).
     fn memory_bound(&self) -> u64 {
         let build = self.plan.largest().map_or(0, |(_, bytes)| bytes);
-        let decoded = self
-            .plan
-            .positions()
-            .min(ply_core::db::reader::block_cache_bytes());
+        let decoded = self.plan.positions().min(ply_core::db::block_cache_bytes());
         build.max(decoded)
     }
 
@@ -553,13 +550,7 @@ impl<G: Tiers + 'static> TierSession<G> {
         }
         let side = match sides.first() {
             Some(&side) => side,
-            None => {
-                ply_core::db::leave_out::smaller_side(
-                    &paths,
-                    ply_core::db::leave_out::SAMPLE_EVERY,
-                )?
-                .0
-            }
+            None => ply_core::db::smaller_side(&paths, ply_core::db::SAMPLE_EVERY)?.0,
         };
         progress.begin("leaving out remoteness", paths.len() as u64);
         for path in &paths {
@@ -570,7 +561,7 @@ impl<G: Tiers + 'static> TierSession<G> {
                     self.game.name()
                 )));
             }
-            ply_core::db::leave_out::leave_out(path, side, &ply_core::NoProgress)?;
+            ply_core::db::leave_out(path, side, &ply_core::NoProgress)?;
             progress.advance(1);
         }
         progress.end();
