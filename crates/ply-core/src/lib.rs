@@ -54,7 +54,7 @@ pub use limits::{Budget, TooLarge};
 /// A hint that an item will soon be read.
 pub use prefetch::prefetch;
 pub use progress::{NoProgress, Progress};
-pub use solution::{Canonical, Keys, Solution, Source, census_of_classes};
+pub use solution::{Keys, Solution, Source};
 pub use tensor::Tensor;
 
 pub use solve::alphabeta::AlphaBeta;
@@ -67,12 +67,12 @@ pub use solve::grundy::{
 pub use solve::heaps::{HeapValues, SEARCH_LIMIT, SEARCH_MEMO_BYTES, SumSearch, shipped};
 pub use solve::mex::MexSet;
 pub use solve::octal::{OctalCode, OctalError, OctalValues};
-pub use solve::reach::{IndexSet, reachable, reachable_classes, reachable_from};
+pub use solve::reach::{IndexSet, census_of_classes, reachable, reachable_classes, reachable_from};
 pub use solve::retro::{
     BySymmetry, Folding, FromMoves, FromUnmoves, ParentRule, RetroTable, Retrograde, Unfolded,
 };
 pub use solve::search::{CycleError, MemoSolver};
-pub use solve::sparse::SparseTable;
+pub use solve::sparse::{Canonical, SparseTable};
 pub use solve::table::Table;
 #[cfg(feature = "db")]
 pub use solve::table_team::Exchanged;

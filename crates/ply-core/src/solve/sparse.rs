@@ -12,10 +12,12 @@
 //! canonical position (its index and its [`Cell`]) and no hash map.
 
 use crate::census::Census;
+use crate::db_error::DbError;
 use crate::error::SolveError;
 use crate::game::{Indexed, Symmetric, Tiered};
 use crate::limits::TooLarge;
 use crate::progress::Progress;
+use crate::solution::{Keys, Solution, add};
 use crate::solve::reach::IndexSet;
 #[cfg(feature = "db")]
 use crate::solve::table_team::{Exchanged, Member};
@@ -24,6 +26,7 @@ use crate::tier::{TierError, peers::Team};
 use crate::value::{Cell, Outcome, Value};
 use rayon::prelude::*;
 use std::cmp::Ordering;
+use std::ops::Range;
 #[cfg(feature = "db")]
 use std::path::Path;
 #[cfg(feature = "db")]
@@ -533,4 +536,63 @@ fn missing_from_tier(rank: u64) -> SolveError {
     SolveError::Unsupported(format!(
         "index {rank} was reached by a move but is missing from its tier"
     ))
+}
+
+/// A [`SparseTable`] with the size of its game's index, as a [`Solution`]
+/// over canonical keys.
+pub struct Canonical {
+    table: SparseTable,
+    index_len: u64,
+}
+
+impl Canonical {
+    /// Wraps `table`, built for a game whose index has `index_len` entries.
+    pub fn new(table: SparseTable, index_len: u64) -> Self {
+        Self { table, index_len }
+    }
+
+    /// The table.
+    pub fn table(&self) -> &SparseTable {
+        &self.table
+    }
+}
+
+impl Solution for Canonical {
+    fn keys(&self) -> Keys {
+        Keys::Canonical
+    }
+    fn index_len(&self) -> u64 {
+        self.index_len
+    }
+    fn cell(&self, key: u64) -> Result<Cell, DbError> {
+        Ok(self.table.cell(key))
+    }
+    fn for_each_cell(
+        &self,
+        range: Range<u64>,
+        visit: &mut dyn FnMut(u64, Cell),
+    ) -> Result<(), DbError> {
+        for (key, cell) in self.table.entries() {
+            if range.contains(&key) {
+                visit(key, cell);
+            }
+        }
+        Ok(())
+    }
+    fn census_by(
+        &self,
+        range: Range<u64>,
+        weight: &(dyn Fn(u64) -> u64 + Sync),
+    ) -> Result<Census<u64>, DbError> {
+        Ok(self
+            .table
+            .entries()
+            .par_iter()
+            .filter(|(key, _)| range.contains(key))
+            .fold(Census::new, |mut census, &(key, cell)| {
+                add(&mut census, key, cell, weight(key));
+                census
+            })
+            .reduce(Census::new, Census::merge))
+    }
 }
