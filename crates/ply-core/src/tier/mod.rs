@@ -26,6 +26,7 @@ pub(crate) mod build;
 pub(crate) mod cells;
 pub(crate) mod classes;
 pub(crate) mod deal;
+mod job;
 pub(crate) mod peers;
 pub(crate) mod plan;
 pub(crate) mod restore;

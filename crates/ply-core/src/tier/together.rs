@@ -5,7 +5,7 @@
 //! tiers are asked to stop, and none is started after it.
 
 use super::TierError;
-use super::build::{Job, Run};
+use super::job::{Job, Run};
 use crate::game::Tiers;
 use crate::progress::Progress;
 use std::any::Any;
