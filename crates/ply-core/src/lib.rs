@@ -44,8 +44,8 @@ pub use db::Database;
 pub use db_error::DbError;
 pub use error::SolveError;
 pub use game::{
-    Count, Decompose, Game, Indexed, MoveTally, Parents, PositionError, SearchStop, Searchable,
-    Searched, Symmetric, TableWalk, Tiered, Tiers, WinsAtOnce, moves_into_class_of,
+    Count, Decompose, Game, Indexed, MoveTally, NamedTiers, NumberedTiers, Parents, PositionError,
+    SearchStop, Searchable, Searched, Symmetric, TableWalk, WinsAtOnce, moves_into_class_of,
     stored_parent_classes,
 };
 /// A vector of a solver's table, its pages asked for before the first touch.

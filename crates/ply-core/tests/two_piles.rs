@@ -4,8 +4,8 @@
 //! optionally leaving one token in each pile ends the game level.
 
 use ply_core::{
-    AlphaBeta, Game, Indexed, MemoSolver, NoProgress, PositionError, Remoteness, Searchable,
-    SparseTable, Symmetric, Tiered, Value,
+    AlphaBeta, Game, Indexed, MemoSolver, NoProgress, NumberedTiers, PositionError, Remoteness,
+    Searchable, SparseTable, Symmetric, Value,
 };
 use ply_core::{Canonical, census_of_classes};
 
@@ -88,7 +88,7 @@ impl Symmetric for TwoPiles {
     }
 }
 
-impl Tiered for TwoPiles {
+impl NumberedTiers for TwoPiles {
     fn tier_count(&self) -> usize {
         2 * usize::from(self.size) + 1
     }

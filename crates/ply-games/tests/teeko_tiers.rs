@@ -8,7 +8,7 @@
 use ply_core::db::Expect;
 use ply_core::solve::retro;
 use ply_core::tier::{Options, Plan, Shards, Team, build};
-use ply_core::{Cell, Game, Indexed, NoProgress, Solution, Tiers, Value};
+use ply_core::{Cell, Game, Indexed, NamedTiers, NoProgress, Solution, Value};
 use ply_games::Teeko;
 use std::collections::BTreeMap;
 use std::time::Duration;

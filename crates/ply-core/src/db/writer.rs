@@ -180,7 +180,7 @@ pub(super) fn header(
 /// again at `to`, atomically, under `game`'s name, rules version and size
 /// of the whole key space: the same header and blocks otherwise, each
 /// block copied as stored (its checksum checked). For a game whose shards
-/// hold the cells of another's ([`crate::Tiers::counterpart`]). Returns
+/// hold the cells of another's ([`crate::NamedTiers::counterpart`]). Returns
 /// the new file's size.
 pub fn write_relabelled(
     db: &super::Database,

@@ -6,7 +6,7 @@
 //! loopy ones, its one-byte form for [`crate::WinsAtOnce`] games,
 //! Sprague-Grundy for [`crate::Decompose`] sums). Within the acyclic
 //! family, numbers decide: [`choose`] takes a table of the positions the
-//! start reaches where the game bounds them ([`crate::Tiered::reachable_bound`])
+//! start reaches where the game bounds them ([`crate::NumberedTiers::reachable_bound`])
 //! and that table fits, else a cell for every index where that fits, else
 //! alpha-beta search one position at a time.
 //!

@@ -14,7 +14,7 @@
 use crate::census::Census;
 use crate::db_error::DbError;
 use crate::error::SolveError;
-use crate::game::{Indexed, Symmetric, Tiered};
+use crate::game::{Indexed, NumberedTiers, Symmetric};
 use crate::limits::TooLarge;
 use crate::progress::Progress;
 use crate::solution::{Keys, Solution, add};
@@ -152,7 +152,7 @@ impl SparseTable {
         progress: &dyn Progress,
     ) -> Result<Self, SolveError>
     where
-        G: Indexed + Symmetric + Tiered,
+        G: Indexed + Symmetric + NumberedTiers,
     {
         Self::build_sharing(game, root, &mut Alone, progress)
     }
@@ -171,7 +171,7 @@ impl SparseTable {
         progress: &dyn Progress,
     ) -> Result<(Self, Exchanged), TierError>
     where
-        G: Indexed + Symmetric + Tiered,
+        G: Indexed + Symmetric + NumberedTiers,
     {
         let (_heartbeat, mut member) = Member::join(game, team, dir, progress)?;
         let table = Self::build_sharing(game, root, &mut member, progress)?;
@@ -188,7 +188,7 @@ impl SparseTable {
         progress: &dyn Progress,
     ) -> Result<Self, S::Error>
     where
-        G: Indexed + Symmetric + Tiered,
+        G: Indexed + Symmetric + NumberedTiers,
     {
         let mut root_symmetric = true;
         game.for_each_symmetric(root, |image| root_symmetric &= image == *root);
@@ -211,7 +211,7 @@ impl SparseTable {
     /// neither it nor any of its images is reachable from the root.
     pub fn outcome<G>(&self, game: &G, position: &G::Position) -> Option<Outcome>
     where
-        G: Indexed + Symmetric + Tiered,
+        G: Indexed + Symmetric + NumberedTiers,
     {
         let rank = game.rank(&game.canonical(position));
         self.tiers.get(game.tier(position))?.cell(rank)?.unpack()
@@ -256,7 +256,7 @@ impl SparseTable {
     /// reachable positions whole classes, so that counting images counts them.
     pub fn census<G>(&self, game: &G) -> Option<Census<G::Position>>
     where
-        G: Indexed + Symmetric + Tiered,
+        G: Indexed + Symmetric + NumberedTiers,
     {
         if !self.root_symmetric {
             return None;
@@ -287,7 +287,7 @@ fn enumerate<G>(
     progress: &dyn Progress,
 ) -> Result<Vec<TierTable>, SolveError>
 where
-    G: Indexed + Symmetric + Tiered,
+    G: Indexed + Symmetric + NumberedTiers,
 {
     let index_len = game.index_len();
     if index_len > MAX_INDEX_LEN {
@@ -342,7 +342,7 @@ fn expand<G>(
     reached: &IndexSet,
 ) -> Result<Vec<(usize, Vec<u64>)>, SolveError>
 where
-    G: Indexed + Symmetric + Tiered,
+    G: Indexed + Symmetric + NumberedTiers,
 {
     let mut by_tier: Vec<(usize, Vec<u64>)> = Vec::new();
     for &rank in ranks {
@@ -451,7 +451,7 @@ fn solve_tiers<G, S: Share>(
     progress: &dyn Progress,
 ) -> Result<(), S::Error>
 where
-    G: Indexed + Symmetric + Tiered,
+    G: Indexed + Symmetric + NumberedTiers,
 {
     let total = tiers.iter().map(|t| t.words.len() as u64).sum();
     progress.begin("solving", total);
@@ -489,7 +489,7 @@ where
 /// (`solved[0]` is tier `above`).
 fn solve_one<G>(game: &G, rank: u64, solved: &[TierTable], above: usize) -> Result<Cell, SolveError>
 where
-    G: Indexed + Symmetric + Tiered,
+    G: Indexed + Symmetric + NumberedTiers,
 {
     let position = game.unrank(rank).ok_or_else(|| unrankable(rank))?;
     if let Some(value) = game.primitive(&position) {

@@ -12,7 +12,7 @@ use super::shard::Shards;
 use super::solve::BYTES_PER_POSITION;
 use super::together::{self, Limits};
 use crate::db::Expect;
-use crate::game::Tiers;
+use crate::game::NamedTiers;
 use crate::limits;
 use crate::progress::Progress;
 use std::path::{Path, PathBuf};
@@ -42,7 +42,7 @@ pub struct Options {
     /// positions. A team's process solves its tiers one at a time.
     pub at_once: Option<usize>,
     /// In a team, the fewest indices a tier every move leaves
-    /// ([`Tiers::leaves_tier`]) has for its indices to be cut between the
+    /// ([`NamedTiers::leaves_tier`]) has for its indices to be cut between the
     /// processes, each solving a slice; `None` for [`CUT_FROM`].
     pub cut_from: Option<u64>,
     /// Whether such a tier is cut even where it is solved a working cell
@@ -71,7 +71,7 @@ pub struct Built {
     /// Of those, tiers found finished by an earlier run.
     pub found_done: usize,
     /// Of those, tiers whose shard was taken from the game's counterpart
-    /// ([`Tiers::counterpart`]) in this run.
+    /// ([`NamedTiers::counterpart`]) in this run.
     pub taken: usize,
     /// Of those, tiers solved in this run.
     pub solved: usize,
@@ -97,13 +97,13 @@ impl Built {
 }
 
 /// Takes, for each tier of `mine` not `done`, the shard of the game's
-/// counterpart ([`Tiers::counterpart`]) in `dir` if it has one, sound and
+/// counterpart ([`NamedTiers::counterpart`]) in `dir` if it has one, sound and
 /// over the tier's keys: written again as this game's shard, the tier is
 /// done. A shard leaving out a side's remoteness is not taken here but
 /// returned, by step, to be taken in its turn ([`Job::solve`]), once its
 /// child tiers are solved and its left-out cells can be found again from
 /// theirs. Returns how many it took, and those.
-fn adopt<G: Tiers>(
+fn adopt<G: NamedTiers>(
     game: &G,
     plan: &Plan<G::Tier>,
     shards: &Shards,
@@ -164,7 +164,7 @@ fn adopt<G: Tiers>(
 /// slices and writes the tier's shard from them (the shard one process
 /// alone writes); a rerun keeps the slices written. Process 0 returns only
 /// once every tier's shard is there.
-pub fn build<G: Tiers>(
+pub fn build<G: NamedTiers>(
     game: &G,
     plan: &Plan<G::Tier>,
     options: &Options,
@@ -321,7 +321,7 @@ struct Turn<'a> {
 /// Which steps of `plan` a team cuts between its processes: tiers every
 /// move leaves, of at least [`Options::cut_from`] indices, solved a cell
 /// per index (unless [`Options::cut_classes`]).
-fn cut_tiers<G: Tiers>(game: &G, plan: &Plan<G::Tier>, options: &Options) -> Vec<bool> {
+fn cut_tiers<G: NamedTiers>(game: &G, plan: &Plan<G::Tier>, options: &Options) -> Vec<bool> {
     let processes = options.team.as_ref().map_or(1, |t| t.processes);
     let from = options.cut_from.unwrap_or(CUT_FROM).max(1);
     plan.steps
@@ -340,7 +340,7 @@ fn cut_tiers<G: Tiers>(game: &G, plan: &Plan<G::Tier>, options: &Options) -> Vec
 /// first, first waiting for any child tier another process solves: the
 /// tiers dealt to it, and its slice of every cut tier (writing the shard
 /// of those dealt to it once every slice is there).
-fn in_turn<G: Tiers>(
+fn in_turn<G: NamedTiers>(
     job: &Job<'_, G>,
     turn: &Turn<'_>,
     done: &mut [bool],

@@ -9,7 +9,7 @@ use super::plan::{Plan, Step};
 use super::restore;
 use super::shard::Shards;
 use super::solve::{ChildCells, solve_slice, solve_tier};
-use crate::game::Tiers;
+use crate::game::NamedTiers;
 use crate::progress::Progress;
 use crate::solution::Solution;
 use std::collections::BTreeMap;
@@ -30,7 +30,7 @@ pub(super) struct Run {
 
 /// What solving a tier reads and writes: the game, its plan and the
 /// directory of its shards.
-pub(super) struct Job<'a, G: Tiers> {
+pub(super) struct Job<'a, G: NamedTiers> {
     /// The game.
     pub game: &'a G,
     /// Its plan.
@@ -44,7 +44,7 @@ pub(super) struct Job<'a, G: Tiers> {
     pub taken: AtomicUsize,
 }
 
-impl<G: Tiers> Job<'_, G> {
+impl<G: NamedTiers> Job<'_, G> {
     /// Where child tier `tier` is in the plan's steps.
     pub fn position_of(&self, tier: G::Tier) -> Result<usize, TierError> {
         self.plan.position_of(tier).ok_or_else(|| {

@@ -1,4 +1,4 @@
-//! The tier solver: strongly solves a game cut into tiers ([`Tiers`]) past
+//! The tier solver: strongly solves a game cut into tiers ([`NamedTiers`]) past
 //! the memory of the machine.
 //!
 //! Tiers are solved children first ([`plan`]), each by retrograde analysis
@@ -20,7 +20,7 @@
 //! naming any of them whose heartbeat stops ([`peers`]). The shards of every tier read as one
 //! database whose keys are [`Plan::key`].
 //!
-//! [`Tiers`]: crate::game::Tiers
+//! [`NamedTiers`]: crate::game::NamedTiers
 
 pub(crate) mod build;
 pub(crate) mod cells;
@@ -61,7 +61,7 @@ pub enum TierError {
     },
     /// The system has too little memory.
     TooLarge(TooLarge),
-    /// The game broke a promise of [`crate::game::Tiers`].
+    /// The game broke a promise of [`crate::game::NamedTiers`].
     Game(String),
     /// Some remoteness does not fit a cell.
     RemotenessOverflow,

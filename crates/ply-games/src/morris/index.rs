@@ -36,7 +36,7 @@
 //! all over the sector; a removal's children likewise.
 
 use super::{ALL, Morris, POINTS, Stones, hands_fit, points};
-use ply_core::{Game, Indexed, Symmetric, Tiers};
+use ply_core::{Game, Indexed, NamedTiers, Symmetric};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -623,7 +623,7 @@ impl Morris {
     }
 }
 
-impl Tiers for Morris {
+impl NamedTiers for Morris {
     type Tier = Sector;
     const IN_TIER_PARENTS: bool = true;
 

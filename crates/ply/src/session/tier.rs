@@ -12,7 +12,7 @@ use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::db::{Database, Expect};
 use ply_core::tier::{self, Options, Plan, Shards, Team, TierError};
-use ply_core::{Cell, Census, Outcome, Progress, Solution, Source, Tiers};
+use ply_core::{Cell, Census, NamedTiers, Outcome, Progress, Solution, Source};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -63,13 +63,13 @@ enum Piece {
 }
 
 /// A game solved tier by tier.
-pub struct TierSession<G: Tiers> {
+pub struct TierSession<G: NamedTiers> {
     game: G,
     plan: Plan<G::Tier>,
     held: Once<Held>,
 }
 
-impl<G: Tiers + 'static> TierSession<G> {
+impl<G: NamedTiers + 'static> TierSession<G> {
     /// A session over `game`; fails if its tiers are inconsistent.
     pub fn new(game: G) -> Result<Self, PlyError> {
         let plan = Plan::new(&game).map_err(|e| tier_error(&game, e))?;
@@ -265,7 +265,7 @@ impl<G: Tiers + 'static> TierSession<G> {
     }
 }
 
-impl<G: Tiers + 'static> Solver for TierSession<G> {
+impl<G: NamedTiers + 'static> Solver for TierSession<G> {
     type Game = G;
 
     fn game(&self) -> &G {
@@ -294,7 +294,7 @@ impl<G: Tiers + 'static> Solver for TierSession<G> {
     }
 }
 
-impl<G: Tiers + 'static> TierSession<G> {
+impl<G: NamedTiers + 'static> TierSession<G> {
     /// The error for a position in no tier the plan or the shards hold.
     fn missing(&self, position: &G::Position) -> PlyError {
         PlyError::argument(format!(
@@ -347,7 +347,7 @@ impl<G: Tiers + 'static> TierSession<G> {
     }
 }
 
-impl<G: Tiers + 'static> Session for TierSession<G> {
+impl<G: NamedTiers + 'static> Session for TierSession<G> {
     super::solver_session!();
 
     /// The larger of what building the largest tier takes and what the
@@ -492,7 +492,7 @@ impl<G: Tiers + 'static> Session for TierSession<G> {
     }
 }
 
-impl<G: Tiers + 'static> TierSession<G> {
+impl<G: NamedTiers + 'static> TierSession<G> {
     /// Builds the tiers of `plan` into the store (with `save`) or a
     /// private directory, then counts their positions from the shards.
     fn analyze_plan(
@@ -623,7 +623,7 @@ fn end_tiers_noted(report: &mut AnalyzeReport, height: u32) {
 }
 
 /// A tier solver's error, for the command line.
-fn tier_error<G: Tiers>(game: &G, error: TierError) -> PlyError {
+fn tier_error<G: NamedTiers>(game: &G, error: TierError) -> PlyError {
     match error {
         TierError::Cancelled => {
             PlyError::Cancelled(format!("solving the tiers of {}", game.name()))
