@@ -41,7 +41,7 @@ pub struct Meta {
     /// The keys this file covers (all of `0..index_len` unless a shard).
     pub range: Range<u64>,
     /// The zstd level its blocks are compressed at: [`codec::ZSTD_LEVEL`],
-    /// or [`codec::DRAFT_LEVEL`] for a file to be rewritten smaller later.
+    /// or `DRAFT_LEVEL` (zstd level 3) for a file to be rewritten smaller later.
     pub level: i32,
 }
 

@@ -411,7 +411,7 @@ pub trait NumberedTiers: Game {
     /// An upper bound on the positions play from the start can reach, one
     /// per symmetry class, if the game knows one far below its index size:
     /// then a table of the positions reached ([`crate::SparseTable`]) may
-    /// fit where a cell per index does not ([`crate::solve::choose`]).
+    /// fit where a cell per index does not ([`crate::choose`]).
     fn reachable_bound(&self) -> Option<u64> {
         None
     }
@@ -494,7 +494,7 @@ pub trait Searchable: Game {
 /// Positions that split into independent components, each an impartial
 /// game under normal play, so that a position's value follows from the XOR
 /// of its components' nimbers without walking the product space (see
-/// [`crate::solve::grundy`]).
+/// [`crate::solve_sum`]).
 ///
 /// A position may instead hold moves that win at once (completing a line,
 /// capturing); the game promises that then those are its only winning
@@ -504,7 +504,7 @@ pub trait Searchable: Game {
 ///
 /// The components are heaps of one octal game, and a component's moves
 /// leave heaps as that game's moves would: the engine takes their values
-/// and remoteness from the octal game ([`crate::solve::heaps`]), so the
+/// and remoteness from the octal game ([`crate::SumSearch`]), so the
 /// game only says where its heaps are.
 ///
 /// Kayles, say: rows of pins; a move knocks down one pin or two neighbours,
@@ -592,7 +592,7 @@ pub trait Decompose: Game {
     fn for_each_immediate_win(&self, position: &Self::Position, visit: impl FnMut(Self::Move));
 
     /// The octal game whose heaps the components are: the engine finds
-    /// their nimbers ([`crate::solve::heaps`]).
+    /// their nimbers ([`crate::HeapValues`]).
     fn octal_code(&self) -> OctalCode;
 
     /// The most tokens a component's heap can hold, over every position

@@ -161,7 +161,7 @@ impl SparseTable {
     /// the directory `dir`: each process lists every tier, then solves
     /// every `P`-th task of each tier's positions and exchanges the cells
     /// with the others through the directory, as a table team does (see
-    /// [`super::table_team`]). Every process returns the whole table.
+    /// `table_team`). Every process returns the whole table.
     #[cfg(feature = "db")]
     pub fn build_team<G>(
         game: &G,

@@ -31,7 +31,7 @@ impl Table {
         positions.saturating_mul(std::mem::size_of::<Cell>() as u64)
     }
 
-    /// Whether a table for `game` fits under [`MEMORY_LIMIT`] and its
+    /// Whether a table for `game` fits under `MEMORY_LIMIT` and its
     /// remoteness fits a cell; says why not before any work is done.
     pub fn check<G: TableWalk>(game: &G) -> Result<(), SolveError> {
         let positions = game.index_len();

@@ -43,10 +43,10 @@ pub struct Options {
     pub at_once: Option<usize>,
     /// In a team, the fewest indices a tier every move leaves
     /// ([`NamedTiers::leaves_tier`]) has for its indices to be cut between the
-    /// processes, each solving a slice; `None` for [`CUT_FROM`].
+    /// processes, each solving a slice; `None` for the default, 2^16.
     pub cut_from: Option<u64>,
     /// Whether such a tier is cut even where it is solved a working cell
-    /// per symmetry class ([`super::solve::working_bytes`]). A slice
+    /// per symmetry class (`working_bytes`). A slice
     /// solves every index of its range, so a cut tier does each class's
     /// work once per position in it, and every process holds the child
     /// tiers' cells: by default such a tier goes whole to one process.
@@ -155,7 +155,7 @@ fn adopt<G: NamedTiers>(
 /// Solves every tier of `game` that `dir` holds no sound shard of, children
 /// first, each written as its shard as soon as it is solved.
 ///
-/// With a [`Team`] in `options`, only the tiers [`deal`] gives this
+/// With a [`Team`] in `options`, only the tiers the deal gives this
 /// process are solved here; a child tier another process solves is waited
 /// for until its shard is in `dir` and sound, while its heartbeat lives.
 /// A tier every move leaves with at least [`Options::cut_from`] indices is

@@ -1,14 +1,14 @@
 //! The tier solver: strongly solves a game cut into tiers ([`NamedTiers`]) past
 //! the memory of the machine.
 //!
-//! Tiers are solved children first ([`plan`]), each by retrograde analysis
-//! inside the tier seeded with its child tiers' values ([`solve`]), loops
+//! Tiers are solved children first ([`Plan`]), each by retrograde analysis
+//! inside the tier seeded with its child tiers' values ([`solve_tier`]), loops
 //! and draws included. Mirror tiers are solved once: only canonical tiers
 //! are solved and stored, and a position of a mirror tier is answered from
 //! its image; inside a tier, a game's symmetries may fold positions into
-//! classes of which one each is solved ([`solve`]). Each solved tier is
+//! classes of which one each is solved ([`Layout`]). Each solved tier is
 //! written at once as a database shard
-//! through the atomic writer ([`shard`]); in memory are only the tier being
+//! through the atomic writer ([`Shards`]); in memory are only the tier being
 //! solved and its child tiers, read back from their shards. A memory budget
 //! too small for some tier is refused before any work, naming the tier; a
 //! killed build keeps its finished tiers and a rerun starts at the first
@@ -16,8 +16,8 @@
 //! solved at the same time while the memory they need together stays
 //! within the budget. Several processes may build one game
 //! together through a shared directory, the tiers dealt out among them
-//! ([`deal`]), each waiting for the child shards the others write and
-//! naming any of them whose heartbeat stops ([`peers`]). The shards of every tier read as one
+//! (`deal`), each waiting for the child shards the others write and
+//! naming any of them whose heartbeat stops ([`Team`]). The shards of every tier read as one
 //! database whose keys are [`Plan::key`].
 //!
 //! [`NamedTiers`]: crate::game::NamedTiers

@@ -26,7 +26,7 @@ pub struct Step<T> {
     pub height: u32,
     /// The bytes of its working cells while it is solved: 2 an index, or
     /// where a cell per symmetry class pays, an estimate of those
-    /// ([`working_bytes`]).
+    /// (`working_bytes`).
     pub working: u64,
 }
 

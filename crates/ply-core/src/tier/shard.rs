@@ -32,7 +32,7 @@ impl Shards {
         }
     }
 
-    /// The same shards, written as drafts ([`db::codec::DRAFT_LEVEL`]):
+    /// The same shards, written as drafts (zstd level 3):
     /// fast, for shards to be rewritten smaller once the game is solved.
     pub fn drafts(self) -> Shards {
         Shards {
@@ -283,7 +283,7 @@ impl Shards {
     }
 
     /// The cells of the solved tier `step`, read from its shard: a byte
-    /// each if it holds few enough distinct cells ([`Cells::new`]). Cells
+    /// each if it holds few enough distinct cells (`Cells::new`). Cells
     /// whose remoteness the shard leaves out stay [`Cell::left_out`]
     /// ([`Shards::left_out`] says whether there are any).
     pub fn load<T>(&self, step: &Step<T>) -> Result<Cells, DbError> {

@@ -41,7 +41,7 @@
 //! children and a parent class hears once of each child class. A last pass
 //! gives each folded position its representative's cell, so the tier's
 //! cells are whole and read as if every position had been solved. Where
-//! the classes are small enough ([`Representatives::estimate`]), only the
+//! the classes are small enough (`Representatives::estimate`), only the
 //! representatives have working cells, found first and numbered in order
 //! ([`Representatives`]); the other positions' cells are then read
 //! through their representatives as the shard is written
@@ -388,7 +388,7 @@ pub enum Layout {
     Dense,
     /// One per representative of a symmetry class.
     PerClass,
-    /// One per class where that pays ([`Representatives::estimate`]).
+    /// One per class where that pays (`Representatives::estimate`).
     Best,
 }
 

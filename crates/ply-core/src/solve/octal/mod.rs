@@ -57,7 +57,7 @@
 //! unmarked pairs again for values that only it leaves open.
 //!
 //! # Modules
-//! The code itself is [`crate::octal_code`]; here, the sparse space method
+//! The code itself is [`OctalCode`]; here, the sparse space method
 //! is `sparse`, the dense kernel `dense`, its x86 kernels `x86`, the
 //! one module of the crate that may use `unsafe`, and what those two share
 //! (the bit table of targets and the portable search) `lanes`.
