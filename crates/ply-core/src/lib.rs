@@ -1,7 +1,85 @@
-//! ply-core: the engine of ply. It knows no concrete game and does no
-//! terminal I/O. A game implements [`Game`] and any optional capabilities
-//! ([`Indexed`], [`Symmetric`], ...); solvers in [`solve`] are chosen from
-//! what the game offers.
+//! ply-core: the engine of ply. It strongly solves two-player games: the
+//! value (win, loss, tie or draw) and remoteness of every position. It
+//! knows no concrete game (those live in `ply-games`) and does no terminal
+//! I/O (that is the `ply` crate's).
+//!
+//! # What a game implements
+//!
+//! Every game implements [`Game`]: positions, moves, the value of a
+//! position where play ends, and text for positions and moves. Everything
+//! else is an optional capability; what a game implements decides which
+//! solvers can take it.
+//!
+//! | capability | what it gives | used by |
+//! |---|---|---|
+//! | [`Indexed`] | a dense index: a position is a number below [`Indexed::index_len`] | every table solver, databases |
+//! | [`Symmetric`] | symmetry classes, one position of each solved | tables, retrograde, databases |
+//! | [`NumberedTiers`] and [`TableWalk`] | tiers `0..n`, every move to a higher tier (acyclic) | [`Table`], [`SparseTable`] |
+//! | [`Parents`] | un-moves: a position's parents, so no reverse graph is stored | [`retro`](solve::retro), [`dist`](dist/index.html) |
+//! | [`Searchable`] | a transposition key, a bound on play, move order | [`AlphaBeta`] |
+//! | [`Decompose`] | a position as a sum of independent heaps | [`solve_sum`], [`SumSearch`], [`HeapValues`] |
+//! | [`WinsAtOnce`] | immediate wins, never stored | [`ByteTable`] |
+//! | [`NamedTiers`] | labelled tiers with a dense index each; play may loop inside a tier | the [`tier`](tier/index.html) solver |
+//! | [`Searched`] | how to answer a position no stored tier holds | the `ply` crate's sessions |
+//!
+//! [`check::Check`] runs one conformance routine over any game's
+//! capabilities; a game's tests call it.
+//!
+//! # Solvers, and how one is chosen
+//!
+//! The capabilities pick a family at compile time; within the acyclic
+//! family, [`choose`] picks by size.
+//!
+//! - Acyclic games with a dense index ([`TableWalk`]): [`choose`] takes a
+//!   [`SparseTable`] of the positions the start reaches where the game
+//!   bounds them ([`NumberedTiers::reachable_bound`]) and that fits, else a
+//!   [`Table`] of every index where that fits ([`limits`]), else
+//!   [`AlphaBeta`] search one position at a time ([`Choice`]).
+//! - Games that may loop: retrograde analysis ([`solve::retro`], giving a
+//!   [`RetroTable`]; [`Retrograde`] names how a game folds symmetry and
+//!   finds parents), or over a byte per stored position for
+//!   [`WinsAtOnce`] games ([`solve::byte_retro`], giving a [`ByteTable`]).
+//! - Any acyclic game, index or not: [`MemoSolver`], memoised negamax, the
+//!   plain method every faster solver is checked against.
+//! - Impartial sums: Sprague-Grundy ([`solve_sum`]), with the values of
+//!   octal games computed once ([`OctalCode`], [`solve::octal`]).
+//!
+//! Solvers report through [`Progress`] (and stop when it says so), refuse
+//! up front what would not fit in memory ([`TooLarge`], [`Budget`]), and
+//! fail with [`SolveError`].
+//!
+//! # Reading a solution, and databases
+//!
+//! Every solved form answers through one trait, [`Solution`]: a [`Cell`]
+//! (value and remoteness, [`Value`], [`Outcome`]) per key, and a
+//! [`Census`]. Tables, [`Canonical`] sparse tables, retrograde tables and
+//! databases on disk ([`Database`](db/struct.Database.html), in [`db`](db/index.html), feature `db`) all implement
+//! it, so a command never learns where the answers are kept. A database
+//! may leave out one side's remoteness; [`derive::complete`] finds it
+//! again from the children.
+//!
+//! # Tiers past memory
+//!
+//! A game too large for memory implements [`NamedTiers`]; [`tier::build`](tier/fn.build.html)
+//! solves its tiers children first, each by retrograde analysis inside the
+//! tier, and writes each as a database shard at once ([`tier::Shards`](tier/struct.Shards.html)).
+//! A killed build resumes; several processes may share one build
+//! ([`tier::Team`](tier/struct.Team.html)).
+//!
+//! # Distribution
+//!
+//! [`dist`](dist/index.html) (feature `dist`) runs the same retrograde analysis on
+//! timely-dataflow workers, threads or processes, each owning a part of
+//! the index, and can save each part as a database shard.
+//!
+//! # Boards
+//!
+//! [`board`] draws positions as grids for people and pages; [`tensor`]
+//! writes them as numbers for datasets; [`Variant`] reads a game's
+//! parameters from the text after its name (`NAME:PARAMS`).
+//!
+//! (Links into `db`, `tier` and `dist` are written as addresses, not
+//! paths, so that the page builds without those features.)
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]

@@ -512,9 +512,10 @@ pub trait Searchable: Game {
 /// of `n` pins is a heap of octal game 0.77:
 ///
 /// ```
-/// use ply_core::solve::grundy::{largest_heap, solve_sum, sum_remoteness};
-/// use ply_core::solve::heaps::{HeapValues, SumSearch};
-/// use ply_core::{Decompose, Game, MemoSolver, NoProgress, OctalCode, PositionError, Value};
+/// use ply_core::{
+///     Decompose, Game, HeapValues, MemoSolver, NoProgress, OctalCode, PositionError, SumSearch,
+///     Value, largest_heap, solve_sum, sum_remoteness,
+/// };
 ///
 /// struct Kayles;
 /// /// A move: the row, the pins knocked down, the pins left on their left.

@@ -11,7 +11,7 @@
 //! alpha-beta search one position at a time.
 //!
 //! ```
-//! use ply_core::solve::choose::{Choice, choose};
+//! use ply_core::{Choice, choose};
 //!
 //! // A small index: a table of every position.
 //! assert_eq!(choose(1 << 20, None), Choice::Table);
