@@ -111,41 +111,24 @@ pub mod tier;
 mod value;
 mod variant;
 
-/// Bit deposit and extract on x86-64 with BMI2 (`pdep`, `pext`).
-#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-pub use bits::{gather, scatter};
-pub use board::Board;
-/// The count of wins, losses, ties and draws of a solved game.
-pub use census::Census;
-#[cfg(feature = "db")]
-pub use db::Database;
-pub use db_error::DbError;
-pub use error::SolveError;
+// The game traits: what a game implements (see the front page).
 pub use game::{
     Count, Decompose, Game, Indexed, MoveTally, NamedTiers, NumberedTiers, Parents, PositionError,
     SearchStop, Searchable, Searched, Symmetric, TableWalk, WinsAtOnce, moves_into_class_of,
     stored_parent_classes,
 };
-/// A vector of a solver's table, its pages asked for before the first touch.
-pub use huge::vec as huge_vec;
-pub use limits::{Budget, TooLarge};
-/// A hint that an item will soon be read.
-pub use prefetch::prefetch;
-pub use progress::{NoProgress, Progress};
-pub use solution::{Keys, Solution, Source};
+// Values, cells and their counts.
+pub use census::Census;
+pub use value::{Cell, Nimber, Outcome, Remoteness, Value};
+// A game chosen by name, and positions drawn for people and datasets.
+pub use board::Board;
 pub use tensor::Tensor;
+pub use variant::Variant;
 
+// The solvers and how one is chosen.
 pub use solve::alphabeta::AlphaBeta;
 pub use solve::byte_retro::ByteTable;
 pub use solve::choose::{Choice, choose};
-pub use solve::grundy::{
-    SumSolution, heaps, heaps_remoteness, largest_heap, nim_sum, solve_sum, sum_nimber,
-    sum_remoteness, value_with_tempo,
-};
-pub use solve::heaps::{HeapValues, SEARCH_LIMIT, SEARCH_MEMO_BYTES, SumSearch, shipped};
-pub use solve::mex::MexSet;
-pub use solve::octal::{OctalCode, OctalError, OctalValues};
-pub use solve::reach::{IndexSet, census_of_classes, reachable, reachable_classes, reachable_from};
 pub use solve::retro::{
     BySymmetry, Folding, FromMoves, FromUnmoves, ParentRule, RetroTable, Retrograde, Unfolded,
 };
@@ -154,5 +137,32 @@ pub use solve::sparse::{Canonical, SparseTable};
 pub use solve::table::Table;
 #[cfg(feature = "db")]
 pub use solve::table_team::Exchanged;
-pub use value::{Cell, Nimber, Outcome, Remoteness, Value};
-pub use variant::Variant;
+// The positions play reaches, as sets of indices or classes.
+pub use solve::reach::{IndexSet, census_of_classes, reachable, reachable_classes, reachable_from};
+// Impartial games: Sprague-Grundy sums, heap values, octal games.
+pub use solve::grundy::{
+    SumSolution, heaps, heaps_remoteness, largest_heap, nim_sum, solve_sum, sum_nimber,
+    sum_remoteness, value_with_tempo,
+};
+pub use solve::heaps::{HeapValues, SEARCH_LIMIT, SEARCH_MEMO_BYTES, SumSearch, shipped};
+pub use solve::octal::{OctalCode, OctalError, OctalValues};
+
+// Reading what a solver found, on disk or in memory.
+#[cfg(feature = "db")]
+pub use db::Database;
+pub use db_error::DbError;
+pub use solution::{Keys, Solution, Source};
+
+// How a solve reports, stops, fails and stays within memory.
+pub use error::SolveError;
+pub use limits::{Budget, TooLarge};
+pub use progress::{NoProgress, Progress};
+
+// Helpers for games' hot loops.
+/// Bit deposit and extract on x86-64 with BMI2 (`pdep`, `pext`).
+#[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+pub use bits::{gather, scatter};
+/// A vector for a large table, its pages asked for before the first touch.
+pub use huge::vec as huge_vec;
+/// A hint that an item will soon be read.
+pub use prefetch::prefetch;
