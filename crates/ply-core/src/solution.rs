@@ -121,6 +121,38 @@ pub(crate) fn add(census: &mut Census<u64>, key: u64, cell: Cell, weight: u64) {
     }
 }
 
+/// `impl Solution` for a table in memory with a cell for every index
+/// (keys are indices), answered by its own `len()` and `cell(key)`.
+macro_rules! index_solution {
+    ($table:ty) => {
+        impl $crate::solution::Solution for $table {
+            fn keys(&self) -> $crate::solution::Keys {
+                $crate::solution::Keys::Index
+            }
+            fn index_len(&self) -> u64 {
+                self.len()
+            }
+            fn cell(&self, key: u64) -> Result<$crate::value::Cell, $crate::db_error::DbError> {
+                Ok(<$table>::cell(self, key))
+            }
+            fn for_each_cell(
+                &self,
+                range: std::ops::Range<u64>,
+                visit: &mut dyn FnMut(u64, $crate::value::Cell),
+            ) -> Result<(), $crate::db_error::DbError> {
+                $crate::solution::visit_slice(
+                    range,
+                    self.len(),
+                    |k| <$table>::cell(self, k),
+                    visit,
+                );
+                Ok(())
+            }
+        }
+    };
+}
+pub(crate) use index_solution;
+
 /// Visits the known cells of `cells` (indexed from 0) with keys in `range`.
 pub(crate) fn visit_slice(
     range: Range<u64>,

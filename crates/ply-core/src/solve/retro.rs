@@ -32,12 +32,10 @@ use super::reach::IndexSet;
 use super::rule::{self, Ply, Sweep};
 use super::{CHUNK, chunks};
 use crate::census::Census;
-use crate::db_error::DbError;
 use crate::error::SolveError;
 use crate::game::{Indexed, Parents, Symmetric};
 use crate::limits::{self, TooLarge};
 use crate::progress::Progress;
-use crate::solution::{Keys, Solution, visit_slice};
 use crate::value::{Cell, Outcome, Remoteness, Value};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -1017,25 +1015,8 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
     }
 }
 
-impl Solution for RetroTable {
-    fn keys(&self) -> Keys {
-        Keys::Index
-    }
-    fn index_len(&self) -> u64 {
-        self.len()
-    }
-    fn cell(&self, key: u64) -> Result<Cell, DbError> {
-        Ok(RetroTable::cell(self, key))
-    }
-    fn for_each_cell(
-        &self,
-        range: Range<u64>,
-        visit: &mut dyn FnMut(u64, Cell),
-    ) -> Result<(), DbError> {
-        visit_slice(range, self.len(), |k| RetroTable::cell(self, k), visit);
-        Ok(())
-    }
-}
+// A cell for every index: the table answers as a `Solution` directly.
+crate::solution::index_solution!(RetroTable);
 
 #[cfg(test)]
 mod tests {

@@ -4,17 +4,14 @@
 //! disjoint cells and only read finished tiers).
 
 use crate::census::Census;
-use crate::db_error::DbError;
 use crate::error::SolveError;
 use crate::game::{Indexed, Symmetric, TableWalk};
 use crate::limits::TooLarge;
 use crate::progress::Progress;
-use crate::solution::{Keys, Solution, visit_slice};
 use crate::solve::reach::IndexSet;
 use crate::solve::{chunks, chunks_numbered};
 use crate::value::{Cell, Outcome, Remoteness, Value};
 use rayon::prelude::*;
-use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU16, Ordering::Relaxed};
 
 /// The most memory a table may take (see [`crate::limits`]).
@@ -356,25 +353,8 @@ impl Best {
     }
 }
 
-impl Solution for Table {
-    fn keys(&self) -> Keys {
-        Keys::Index
-    }
-    fn index_len(&self) -> u64 {
-        self.len()
-    }
-    fn cell(&self, key: u64) -> Result<Cell, DbError> {
-        Ok(Table::cell(self, key))
-    }
-    fn for_each_cell(
-        &self,
-        range: Range<u64>,
-        visit: &mut dyn FnMut(u64, Cell),
-    ) -> Result<(), DbError> {
-        visit_slice(range, self.len(), |k| Table::cell(self, k), visit);
-        Ok(())
-    }
-}
+// A cell for every index: the table answers as a `Solution` directly.
+crate::solution::index_solution!(Table);
 
 #[cfg(test)]
 mod tests {
