@@ -1,5 +1,5 @@
 //! One build's work on its tiers, shared by the build's two ways of
-//! solving them: one at a time ([`super::build`]'s turn loop) and several
+//! solving them: one at a time ([`super::build()`]'s turn loop) and several
 //! at once within a memory budget ([`super::together`]). Both import this
 //! module and neither imports the other.
 
@@ -99,7 +99,7 @@ impl<G: NamedTiers> Job<'_, G> {
     /// The cells of the solved tier `step`, whose shard leaves out one
     /// side's remoteness (the whole game was solved, then a tier above it
     /// was lost): each left-out cell found again from its children's
-    /// cells ([`restore`]), those in its child tiers read from their
+    /// cells ([`restore::restore()`]), those in its child tiers read from their
     /// shards. Slow, a look-up on disk per such child, but only for
     /// repairing a build.
     fn restored(&self, step: &Step<G::Tier>) -> Result<Cells, TierError> {
@@ -147,7 +147,7 @@ impl<G: NamedTiers> Job<'_, G> {
 
     /// Takes `theirs`' shard of `step`, which leaves out a side's
     /// remoteness: its cells read, each left-out one found again from its
-    /// children ([`restore`]), in `step` and in its child tiers (all
+    /// children ([`restore::restore()`]), in `step` and in its child tiers (all
     /// solved), and written as this game's shard.
     fn take(
         &self,

@@ -1,5 +1,5 @@
 //! A solved tier's left-out remoteness found again in memory. A shard may
-//! leave out the remoteness of one side ([`crate::db::leave_out`]); each
+//! leave out the remoteness of one side ([`crate::db::leave_out()`]); each
 //! such cell follows from its children's cells by a search of one ply
 //! ([`crate::derive`]). With the tier's own cells in memory, its children
 //! inside the tier are read there and the others from `outside`: once per

@@ -1280,7 +1280,7 @@ impl<G: NamedTiers, S: Slots> Work<'_, G, S> {
     /// Tells the parents of the positions in `spread`'s batch (decided at
     /// the layer before) of their values, and empties it; returns the
     /// positions decided. The parents of the whole batch are listed first,
-    /// each cell fetched as it is listed ([`crate::prefetch`]), then
+    /// each cell fetched as it is listed ([`crate::prefetch()`]), then
     /// updated: the cache misses overlap where an update (an atomic
     /// exchange) would wait for each in turn.
     fn spread(&self, layer: &Layer, spread: &mut Spread) -> u64 {
