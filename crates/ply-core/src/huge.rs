@@ -4,7 +4,7 @@
 //! pages; in 2 MiB pages the translations of a few gigabytes fit the
 //! processor's TLB. The kernel gives an allocation huge pages only where
 //! it is asked to (`transparent_hugepage` set to `madvise`, the usual
-//! default), so [`vec`] asks, before the table's first touch. This,
+//! default), so [`vec()`] asks, before the table's first touch. This,
 //! `bits.rs` (in BMI2 builds), `prefetch.rs` and the x86 kernels of the
 //! octal search are the crate's only unsafe code.
 

@@ -43,7 +43,7 @@ pub fn search_table_bytes() -> u64 {
 }
 
 /// The longest Treblecross row: rows up to 2^20 - 2 squares are answered
-/// from the 0.007 values shipped with ply ([`crate::solve::heaps`]), longer
+/// from the 0.007 values shipped with ply ([`crate::shipped`]), longer
 /// ones compute 0.007 values first (minutes of CPU at this limit).
 pub const MAX_TREBLECROSS_ROW: usize = 1 << 21;
 

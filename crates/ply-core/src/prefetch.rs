@@ -2,7 +2,7 @@
 //! and layers and its restore list a batch of cells far apart in memory before
 //! they read any: hinting each as it is listed has the memory fetch them
 //! all at once, rather than a few at a time as the reads themselves
-//! allow. Unsafe code, kept here as [`crate::bits`] keeps BMI2's.
+//! allow. Unsafe code, kept here as `bits` keeps BMI2's.
 #![allow(unsafe_code)]
 
 /// Asks for the cache line holding `item` to be loaded. It changes no

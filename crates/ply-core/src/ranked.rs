@@ -112,12 +112,8 @@ impl RankedBits {
         self.len
     }
 
-    /// Whether the set ranges over no index.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// How many members there are.
+    #[cfg(any(test, feature = "db"))]
     pub fn count(&self) -> u64 {
         self.count
     }

@@ -5,11 +5,6 @@
 
 use crate::census::Census;
 use crate::db_error::DbError;
-use crate::game::{Indexed, Symmetric};
-use crate::solve::reach::IndexSet;
-use crate::solve::retro::RetroTable;
-use crate::solve::sparse::SparseTable;
-use crate::solve::table::Table;
 use crate::value::{Cell, Outcome};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -118,7 +113,7 @@ pub fn census_in_chunks<S: Solution + ?Sized>(
         .try_reduce(Census::new, |a, b| Ok(a.merge(b)))
 }
 
-fn add(census: &mut Census<u64>, key: u64, cell: Cell, weight: u64) {
+pub(crate) fn add(census: &mut Census<u64>, key: u64, cell: Cell, weight: u64) {
     if let Some(outcome) = cell.unpack() {
         for _ in 0..weight {
             census.add(outcome, || key);
@@ -126,25 +121,40 @@ fn add(census: &mut Census<u64>, key: u64, cell: Cell, weight: u64) {
     }
 }
 
-/// The census of every member of the classes whose canonical members are
-/// in `classes`, from a solution over every index; examples are canonical
-/// indices.
-pub fn census_of_classes<G: Indexed + Symmetric>(
-    solution: &dyn Solution,
-    game: &G,
-    classes: &IndexSet,
-) -> Result<Census<u64>, DbError> {
-    solution.census_by(0..solution.index_len(), &|index| {
-        if !classes.contains(index) {
-            return 0;
+/// `impl Solution` for a table in memory with a cell for every index
+/// (keys are indices), answered by its own `len()` and `cell(key)`.
+macro_rules! index_solution {
+    ($table:ty) => {
+        impl $crate::solution::Solution for $table {
+            fn keys(&self) -> $crate::solution::Keys {
+                $crate::solution::Keys::Index
+            }
+            fn index_len(&self) -> u64 {
+                self.len()
+            }
+            fn cell(&self, key: u64) -> Result<$crate::value::Cell, $crate::db_error::DbError> {
+                Ok(<$table>::cell(self, key))
+            }
+            fn for_each_cell(
+                &self,
+                range: std::ops::Range<u64>,
+                visit: &mut dyn FnMut(u64, $crate::value::Cell),
+            ) -> Result<(), $crate::db_error::DbError> {
+                $crate::solution::visit_slice(
+                    range,
+                    self.len(),
+                    |k| <$table>::cell(self, k),
+                    visit,
+                );
+                Ok(())
+            }
         }
-        game.unrank(index)
-            .map_or(0, |position| game.class_size(index, &position))
-    })
+    };
 }
+pub(crate) use index_solution;
 
 /// Visits the known cells of `cells` (indexed from 0) with keys in `range`.
-fn visit_slice(
+pub(crate) fn visit_slice(
     range: Range<u64>,
     len: u64,
     cell: impl Fn(u64) -> Cell,
@@ -155,104 +165,5 @@ fn visit_slice(
         if c != Cell::UNKNOWN {
             visit(key, c);
         }
-    }
-}
-
-impl Solution for Table {
-    fn keys(&self) -> Keys {
-        Keys::Index
-    }
-    fn index_len(&self) -> u64 {
-        self.len()
-    }
-    fn cell(&self, key: u64) -> Result<Cell, DbError> {
-        Ok(Table::cell(self, key))
-    }
-    fn for_each_cell(
-        &self,
-        range: Range<u64>,
-        visit: &mut dyn FnMut(u64, Cell),
-    ) -> Result<(), DbError> {
-        visit_slice(range, self.len(), |k| Table::cell(self, k), visit);
-        Ok(())
-    }
-}
-
-impl Solution for RetroTable {
-    fn keys(&self) -> Keys {
-        Keys::Index
-    }
-    fn index_len(&self) -> u64 {
-        self.len()
-    }
-    fn cell(&self, key: u64) -> Result<Cell, DbError> {
-        Ok(RetroTable::cell(self, key))
-    }
-    fn for_each_cell(
-        &self,
-        range: Range<u64>,
-        visit: &mut dyn FnMut(u64, Cell),
-    ) -> Result<(), DbError> {
-        visit_slice(range, self.len(), |k| RetroTable::cell(self, k), visit);
-        Ok(())
-    }
-}
-
-/// A [`SparseTable`] with the size of its game's index, as a [`Solution`]
-/// over canonical keys.
-pub struct Canonical {
-    table: SparseTable,
-    index_len: u64,
-}
-
-impl Canonical {
-    /// Wraps `table`, built for a game whose index has `index_len` entries.
-    pub fn new(table: SparseTable, index_len: u64) -> Self {
-        Self { table, index_len }
-    }
-
-    /// The table.
-    pub fn table(&self) -> &SparseTable {
-        &self.table
-    }
-}
-
-impl Solution for Canonical {
-    fn keys(&self) -> Keys {
-        Keys::Canonical
-    }
-    fn index_len(&self) -> u64 {
-        self.index_len
-    }
-    fn cell(&self, key: u64) -> Result<Cell, DbError> {
-        Ok(self.table.cell(key))
-    }
-    fn for_each_cell(
-        &self,
-        range: Range<u64>,
-        visit: &mut dyn FnMut(u64, Cell),
-    ) -> Result<(), DbError> {
-        for (key, cell) in self.table.entries() {
-            if range.contains(&key) {
-                visit(key, cell);
-            }
-        }
-        Ok(())
-    }
-    fn census_by(
-        &self,
-        range: Range<u64>,
-        weight: &(dyn Fn(u64) -> u64 + Sync),
-    ) -> Result<Census<u64>, DbError> {
-        Ok(self
-            .table
-            .entries()
-            .par_iter()
-            .filter(|(key, _)| range.contains(key))
-            .fold(Census::new, |mut census, &(key, cell)| {
-                add(&mut census, key, cell, weight(key));
-                census
-            })
-            .reduce(Census::new, Census::merge))
     }
 }

@@ -3,11 +3,11 @@
 //! pile (so moves jump up to three tiers), taking the last token wins, and
 //! optionally leaving one token in each pile ends the game level.
 
-use ply_core::solution::{Canonical, census_of_classes};
 use ply_core::{
-    AlphaBeta, Game, Indexed, MemoSolver, NoProgress, PositionError, Remoteness, Searchable,
-    SparseTable, Symmetric, Tiered, Value,
+    AlphaBeta, Game, Indexed, MemoSolver, NoProgress, NumberedTiers, PositionError, Remoteness,
+    Searchable, SparseTable, Symmetric, Value,
 };
+use ply_core::{Canonical, census_of_classes};
 
 struct TwoPiles {
     size: u8,
@@ -88,7 +88,7 @@ impl Symmetric for TwoPiles {
     }
 }
 
-impl Tiered for TwoPiles {
+impl NumberedTiers for TwoPiles {
     fn tier_count(&self) -> usize {
         2 * usize::from(self.size) + 1
     }

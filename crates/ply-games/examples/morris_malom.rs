@@ -28,7 +28,7 @@
 //!   midpoints joined across rings (movegen.cpp's `millpos`).
 
 use ply_core::tier::{Plan, Shards};
-use ply_core::{Cell, Game, Outcome, Tiers, Value};
+use ply_core::{Cell, Game, NamedTiers, Outcome, Value};
 use ply_games::Morris;
 use ply_games::morris::{Geometry, Stones, point_name};
 use std::collections::{BTreeMap, HashSet};

@@ -45,7 +45,7 @@ impl Progress for Deadline {
 /// its children's ([`ply_core::derive::complete`]), as `ply solve` does.
 fn outcome_of(
     game: &Morris,
-    plan: &Plan<<Morris as ply_core::Tiers>::Tier>,
+    plan: &Plan<<Morris as ply_core::NamedTiers>::Tier>,
     db: &Database,
     p: &<Morris as Game>::Position,
 ) -> Result<Outcome, String> {

@@ -11,9 +11,9 @@
 //! remoteness left out); WHOLE_DIR a `morris:9,whole` build holding the
 //! sector and its child sectors (every remoteness kept).
 
-use ply_core::Tiers;
+use ply_core::NamedTiers;
 use ply_core::db::Expect;
-use ply_core::tier::restore::restore;
+use ply_core::tier::restore;
 use ply_core::tier::{Plan, Shards, TierError};
 use ply_games::Morris;
 use std::path::PathBuf;

@@ -13,9 +13,9 @@
 //! one moving sector alone, without `ply analyze`'s setup.
 
 use ply_core::db::Expect;
-use ply_core::tier::solve::{ChildCells, solve_tier};
+use ply_core::tier::{ChildCells, solve_tier};
 use ply_core::tier::{Plan, Shards};
-use ply_core::{Progress, Tiers};
+use ply_core::{NamedTiers, Progress};
 use ply_games::Morris;
 use std::path::PathBuf;
 use std::process::ExitCode;

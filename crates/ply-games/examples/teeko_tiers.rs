@@ -11,7 +11,7 @@
 
 use ply_core::db::{Database, Expect};
 use ply_core::tier::{Options, Plan, Shards, build};
-use ply_core::{Cell, Game, NoProgress, Solution, Tiers, Variant};
+use ply_core::{Cell, Game, NamedTiers, NoProgress, Solution, Variant};
 use ply_games::Teeko;
 use std::path::PathBuf;
 use std::time::Instant;

@@ -409,7 +409,7 @@ impl Tables {
 fn pext(bits: u32, mask: u32) -> u32 {
     #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
     {
-        ply_core::bits::gather(bits, mask)
+        ply_core::gather(bits, mask)
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
     {
@@ -422,7 +422,7 @@ fn pext(bits: u32, mask: u32) -> u32 {
 fn pdep(packed: u32, mask: u32) -> u32 {
     #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
     {
-        ply_core::bits::scatter(packed, mask)
+        ply_core::scatter(packed, mask)
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
     {

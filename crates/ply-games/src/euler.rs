@@ -6,8 +6,8 @@ use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::limits::{MAX_EULER_SQUARES, MAX_TABLE_BYTES, human_bytes};
 use ply_core::tensor::{Code, Tensor};
 use ply_core::{
-    BySymmetry, FromMoves, Game, Indexed, PositionError, Remoteness, Retrograde, Searchable,
-    Symmetric, TableWalk, Tiered, Value,
+    BySymmetry, FromMoves, Game, Indexed, NumberedTiers, PositionError, Remoteness, Retrograde,
+    Searchable, Symmetric, TableWalk, Value,
 };
 use std::ops::Range;
 
@@ -348,7 +348,7 @@ impl Indexed for Euler {
     }
 }
 
-impl Tiered for Euler {
+impl NumberedTiers for Euler {
     fn tier_count(&self) -> usize {
         self.shape.squares() + 1
     }

@@ -7,7 +7,7 @@ use crate::Morris;
 use crate::morris::index::Sector;
 use ply_core::Solution;
 use ply_core::tier::{Plan, Shards};
-use ply_core::{Tiers, Value};
+use ply_core::{NamedTiers, Value};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ops::Range;

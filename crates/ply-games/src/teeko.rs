@@ -27,8 +27,8 @@ use crate::two_sides::TwoSides;
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::tensor::{Code, Tensor, fill_two_masks};
 use ply_core::{
-    BySymmetry, FromUnmoves, Game, Indexed, Parents, PositionError, Progress, RetroTable,
-    Retrograde, Symmetric, Tiers, Value,
+    BySymmetry, FromUnmoves, Game, Indexed, NamedTiers, Parents, PositionError, Progress,
+    RetroTable, Retrograde, Symmetric, Value,
 };
 use std::ops::Range;
 
@@ -741,7 +741,7 @@ impl Symmetric for Teeko {
 }
 
 /// The tiers are the pieces dropped, 0 to 7, then the move phase (8).
-impl Tiers for Teeko {
+impl NamedTiers for Teeko {
     type Tier = u8;
     const IN_TIER_PARENTS: bool = true;
     /// The symmetries of the square (and in the move phase the colours
@@ -816,7 +816,7 @@ impl Tiers for Teeko {
         });
     }
 
-    /// As [`Tiers::for_each_child`], a step's child (in the move phase,
+    /// As [`NamedTiers::for_each_child`], a step's child (in the move phase,
     /// the position's own tier) folded to its representative.
     #[inline]
     fn for_each_folded_child(&self, position: &TeekoPosition, mut visit: impl FnMut(u8, u64)) {

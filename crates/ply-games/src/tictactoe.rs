@@ -12,8 +12,8 @@ use crate::board::{Shape, parse_dimensions};
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::tensor::{Code, Tensor, fill_two_masks};
 use ply_core::{
-    BySymmetry, FromMoves, Game, Indexed, PositionError, Remoteness, Retrograde, Searchable,
-    Symmetric, TableWalk, Tiered, Value,
+    BySymmetry, FromMoves, Game, Indexed, NumberedTiers, PositionError, Remoteness, Retrograde,
+    Searchable, Symmetric, TableWalk, Value,
 };
 
 /// The most squares a board may have: keys of up to 3^36 stay exact in the
@@ -551,7 +551,7 @@ impl Symmetric for TicTacToe {
     }
 }
 
-impl Tiered for TicTacToe {
+impl NumberedTiers for TicTacToe {
     /// Tier `t` holds the positions with `t` marks.
     fn tier_count(&self) -> usize {
         self.shape.squares() + 1

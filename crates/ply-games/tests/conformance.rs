@@ -4,7 +4,7 @@
 //! random play from the start.
 
 use ply_core::check::{Check, Summary, random_play};
-use ply_core::{Indexed, Parents, Symmetric, Tiered, Tiers, Variant};
+use ply_core::{Indexed, NamedTiers, NumberedTiers, Parents, Symmetric, Variant};
 use ply_games::{Dobutsu, Euler, LGame, Quixo, TicTacToe, Treblecross, Yehr};
 
 /// Games of random play each check starts from.
@@ -22,7 +22,7 @@ fn passed(result: Result<Summary, ply_core::check::Failures>, checks: u32) -> Su
 
 /// The whole check for an acyclic game with an index, symmetries and
 /// tiers.
-fn acyclic<G: Indexed + Symmetric + Tiered>(game: &G, seed: u64) {
+fn acyclic<G: Indexed + Symmetric + NumberedTiers>(game: &G, seed: u64) {
     let positions = random_play(game, GAMES, seed);
     let check = Check::new(game, positions)
         .text()
@@ -52,7 +52,7 @@ fn loopy<G: Indexed + Symmetric + Parents>(game: &G, seed: u64) {
 
 /// The whole check for a loopy game with an index, un-moves and
 /// symmetries, solved tier by tier.
-fn loopy_in_tiers<G: Indexed + Symmetric + Parents + Tiers>(game: &G, seed: u64) {
+fn loopy_in_tiers<G: Indexed + Symmetric + Parents + NamedTiers>(game: &G, seed: u64) {
     passed(loopy_check(game, seed).tiers().finish(), 6);
 }
 

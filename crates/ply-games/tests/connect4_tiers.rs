@@ -9,7 +9,7 @@
 
 use ply_core::db::Expect;
 use ply_core::tier::{Options, Plan, Shards, build};
-use ply_core::{Game, NoProgress, Outcome, Solution, Tiers, Value};
+use ply_core::{Game, NamedTiers, NoProgress, Outcome, Solution, Value};
 use ply_games::ConnectFour;
 use ply_games::connect4::C4Position;
 use ply_games::connect4::search::Searcher;

@@ -3,7 +3,7 @@
 //! losses, draws and the longest win and loss of each ordered pair of stone
 //! counts, exactly.
 
-use ply_core::db::leave_out::leave_out;
+use ply_core::db::leave_out;
 use ply_core::tier::{Options, Plan, build};
 use ply_core::{NoProgress, Value};
 use ply_games::Morris;

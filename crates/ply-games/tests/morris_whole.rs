@@ -1,11 +1,11 @@
 //! The whole game of Morris (placing sectors included) built beside its
-//! moving phase's shards: it takes them ([`ply_core::Tiers::counterpart`])
+//! moving phase's shards: it takes them ([`ply_core::NamedTiers::counterpart`])
 //! and solves only the placing sectors, to the cells of a build from an
 //! empty directory, whether those shards keep every remoteness or leave
 //! out a side's (found again as each is taken).
 
 use ply_core::db::Expect;
-use ply_core::db::leave_out::leave_out;
+use ply_core::db::leave_out;
 use ply_core::tier::{Options, Plan, Shards, build};
 use ply_core::{Cell, Game, NoProgress, Solution, Value};
 use ply_games::Morris;

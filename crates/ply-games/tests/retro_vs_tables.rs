@@ -2,9 +2,9 @@
 //! solvers on the loop-free games: the full-index table on the Game of Euler
 //! and the sparse reachable table on tic-tac-toe, on every position both know.
 
+use ply_core::SparseTable;
+use ply_core::Table;
 use ply_core::solve::retro;
-use ply_core::solve::sparse::SparseTable;
-use ply_core::solve::table::Table;
 use ply_core::{Game, Indexed, NoProgress};
 use ply_games::{Euler, TicTacToe};
 

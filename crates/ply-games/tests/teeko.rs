@@ -2,7 +2,7 @@
 //! plain move generator written from the rules, the index tier by tier,
 //! and un-moves against moves.
 
-use ply_core::{Game, Indexed, Parents, Symmetric, Tiers, Value};
+use ply_core::{Game, Indexed, NamedTiers, Parents, Symmetric, Value};
 use ply_games::Teeko;
 use ply_games::teeko::{TeekoMove, TeekoPosition};
 use proptest::prelude::*;

@@ -8,7 +8,7 @@
 use ply_core::db::Expect;
 use ply_core::solve::retro;
 use ply_core::tier::{Options, Plan, Shards, Team, build};
-use ply_core::{Cell, Game, Indexed, NoProgress, Solution, Tiers, Value};
+use ply_core::{Cell, Game, Indexed, NamedTiers, NoProgress, Solution, Value};
 use ply_games::Teeko;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -153,7 +153,7 @@ fn the_small_board_keeps_the_patterns_that_fit() {
 /// the classes take about a sixteenth of the cells.
 #[test]
 fn a_cell_per_class_gives_the_cells_of_a_cell_per_index() {
-    use ply_core::tier::solve::{Layout, solve_tier_as};
+    use ply_core::tier::{Layout, solve_tier_as};
     for params in ["4x4", "4x4,advanced"] {
         let game = Teeko::from_params(params).unwrap();
         let tier = ply_games::teeko::MOVE_TIER as u8;

@@ -1,9 +1,9 @@
 //! Treblecross by Sprague-Grundy theory against brute-force minimax of the
 //! real game (every empty square a legal move, three in a row wins).
 
-use ply_core::solve::grundy::{solve_sum, sum_nimber, sum_remoteness};
-use ply_core::solve::heaps::{SumSearch, shipped};
 use ply_core::{Decompose, Game, MemoSolver, Outcome, Value};
+use ply_core::{SumSearch, shipped};
+use ply_core::{solve_sum, sum_nimber, sum_remoteness};
 use ply_games::treblecross::{Row, Treblecross};
 use proptest::prelude::*;
 use std::sync::Arc;

@@ -33,14 +33,14 @@ fn probes(c: &mut Criterion) {
     let plain: Vec<u8> = (0..table.index_len())
         .flat_map(|i| table.cell(i).bits().to_le_bytes())
         .collect();
-    let zstd_plain = zstd::bulk::compress(&plain, db::codec::ZSTD_LEVEL)
+    let zstd_plain = zstd::bulk::compress(&plain, db::ZSTD_LEVEL)
         .expect("zstd compresses")
         .len();
     // The same in blocks of as many cells as the database's, for random access.
     let zstd_blocks: usize = plain
-        .chunks(2 * db::writer::INDEX_BLOCK as usize)
+        .chunks(2 * db::INDEX_BLOCK as usize)
         .map(|block| {
-            zstd::bulk::compress(block, db::codec::ZSTD_LEVEL)
+            zstd::bulk::compress(block, db::ZSTD_LEVEL)
                 .expect("zstd compresses")
                 .len()
         })
@@ -53,9 +53,9 @@ fn probes(c: &mut Criterion) {
         table.index_len(),
         bytes as f64 / n,
         plain.len(),
-        db::codec::ZSTD_LEVEL,
+        db::ZSTD_LEVEL,
         zstd_plain as f64 / n,
-        db::writer::INDEX_BLOCK,
+        db::INDEX_BLOCK,
         zstd_blocks as f64 / n,
     );
 

@@ -15,7 +15,7 @@ mod native;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ply_core::NoProgress;
-use ply_core::solve::heaps::shipped;
+use ply_core::shipped;
 use ply_core::solve::octal::{OctalCode, compute, plain_values};
 use std::hint::black_box;
 use std::path::PathBuf;

@@ -15,8 +15,8 @@
 
 use ply::{Entry, PlyError, Session};
 use ply_core::{
-    Game, Indexed, PositionError, Remoteness, Searchable, Symmetric, TableWalk, Tiered, Value,
-    Variant,
+    Game, Indexed, NumberedTiers, PositionError, Remoteness, Searchable, Symmetric, TableWalk,
+    Value, Variant,
 };
 use std::process::ExitCode;
 
@@ -150,7 +150,7 @@ impl Indexed for Nim {
     }
 }
 
-impl Tiered for Nim {
+impl NumberedTiers for Nim {
     fn tier_count(&self) -> usize {
         self.start.iter().map(|&h| usize::from(h)).sum::<usize>() + 1
     }

@@ -8,7 +8,7 @@ use common::cli::{ply, scratch_dir};
 use ply::session::retro::RetroSession;
 use ply::session::sparse::SparseSession;
 use ply::session::table::TableSession;
-use ply_core::db::{self, Database, Expect, Meta, codec};
+use ply_core::db::{self, Database, Expect, Meta};
 use ply_core::{Game, Indexed, NoProgress, Solution};
 use ply_games::{Euler, LGame, TicTacToe, Yehr};
 use rand::{Rng, SeedableRng, rngs::StdRng};
@@ -187,7 +187,7 @@ fn refused(dir: &Path, file: &Path, problem: &str, verify: bool) {
 /// Rewrites the header's checksum after a deliberate change.
 fn reseal(bytes: &mut [u8]) {
     let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    let sum = codec::checksum(&bytes[..len - 8]);
+    let sum = db::checksum(&bytes[..len - 8]);
     bytes[len - 8..len].copy_from_slice(&sum.to_le_bytes());
 }
 

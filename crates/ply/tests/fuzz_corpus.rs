@@ -29,8 +29,8 @@ fn every_saved_fuzz_input_runs_without_panicking() {
 /// cells, so that the database target starts from files the reader accepts.
 #[test]
 fn the_seed_databases_open_and_read() {
+    use ply_core::Solution;
     use ply_core::db::Database;
-    use ply_core::solution::Solution;
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/database");
     let scratch = std::env::temp_dir().join(format!("ply-seed-{}.plydb", std::process::id()));
     let mut opened = 0;

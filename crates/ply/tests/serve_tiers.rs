@@ -14,7 +14,7 @@ use common::server::Process;
 use ply::serve::limits::OVERHEAD_MIB;
 use ply::session::Session;
 use ply::session::store::{self, Store};
-use ply_core::{Game, Tiers};
+use ply_core::{Game, NamedTiers};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;

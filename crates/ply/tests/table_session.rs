@@ -5,7 +5,7 @@
 
 use ply::session::Session;
 use ply::session::table::TableSession;
-use ply_core::{Game, Indexed, MemoSolver, NoProgress, Symmetric, TableWalk, Tiered};
+use ply_core::{Game, Indexed, MemoSolver, NoProgress, NumberedTiers, Symmetric, TableWalk};
 use ply_games::Euler;
 use ply_games::euler::Covered;
 use std::collections::HashSet;
@@ -30,7 +30,7 @@ impl Indexed for OffCentre {
     ply_core::forward_index!();
 }
 
-impl Tiered for OffCentre {
+impl NumberedTiers for OffCentre {
     fn tier_count(&self) -> usize {
         self.0.tier_count()
     }

@@ -20,7 +20,7 @@
 //!   position among its parents, and every parent has a move to it;
 //! - [`Check::symmetries`]: the images include the position, share one
 //!   canonical form, and agree on the end of play and the number of moves;
-//! - [`Check::tier_order`] ([`Tiered`]) and [`Check::tiers`] ([`Tiers`]):
+//! - [`Check::tier_order`] ([`NumberedTiers`]) and [`Check::tiers`] ([`NamedTiers`]):
 //!   moves never climb back up the tiers, and each tier's dense index
 //!   round-trips.
 //!
@@ -59,7 +59,7 @@ mod tiers;
 #[cfg(feature = "db")]
 pub use tiers::{Compared, solve_tiers, tiers_equal_retrograde};
 
-use crate::game::{Game, Indexed, Parents, Symmetric, Tiered, Tiers};
+use crate::game::{Game, Indexed, NamedTiers, NumberedTiers, Parents, Symmetric};
 use std::collections::HashSet;
 use std::fmt;
 
@@ -369,7 +369,7 @@ impl<G: Symmetric + Indexed> Check<'_, G> {
     }
 }
 
-impl<G: Tiered> Check<'_, G> {
+impl<G: NumberedTiers> Check<'_, G> {
     /// Tiers of an acyclic game: every tier is in range and every move
     /// leads to a higher tier.
     pub fn tier_order(mut self) -> Self {
@@ -396,7 +396,7 @@ impl<G: Tiered> Check<'_, G> {
     }
 }
 
-impl<G: Tiers> Check<'_, G> {
+impl<G: NamedTiers> Check<'_, G> {
     /// Tiers of the tier solver: each position's tier is listed, its rank
     /// in its tier round-trips (to it, or to a position of that rank that
     /// plays alike), moves stay in the tier or go to a child
@@ -699,7 +699,7 @@ mod tests {
         }
     }
 
-    impl Tiered for Pile {
+    impl NumberedTiers for Pile {
         fn tier_count(&self) -> usize {
             self.size as usize + 1
         }

@@ -5,7 +5,7 @@
 use crate::db::{Database, Expect};
 use crate::solve::retro;
 use crate::tier::{self, Options, Plan, Shards};
-use crate::{Indexed, NoProgress, Solution, Tiers};
+use crate::{Indexed, NamedTiers, NoProgress, Solution};
 use std::collections::BTreeSet;
 
 /// What [`tiers_equal_retrograde`] compared.
@@ -23,7 +23,7 @@ pub struct Compared<T> {
 /// Solves `game` tier by tier into a fresh directory named after `name`,
 /// and returns its plan and every tier's shard read as one database (the
 /// directory is removed; the database keeps its files open).
-pub fn solve_tiers<G: Tiers>(game: &G, name: &str) -> (Plan<G::Tier>, Database) {
+pub fn solve_tiers<G: NamedTiers>(game: &G, name: &str) -> (Plan<G::Tier>, Database) {
     let dir = std::env::temp_dir().join(format!("ply-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let plan = Plan::new(game).expect("a plan");
@@ -45,7 +45,7 @@ pub fn solve_tiers<G: Tiers>(game: &G, name: &str) -> (Plan<G::Tier>, Database) 
 /// same cell in the tier database; the directory is removed after.
 pub fn tiers_equal_retrograde<G, W>(game: &G, whole: &W, name: &str) -> Compared<G::Tier>
 where
-    G: Tiers,
+    G: NamedTiers,
     W: Indexed<Position = G::Position>,
 {
     let truth = retro::solve(whole, &NoProgress).expect("retro");

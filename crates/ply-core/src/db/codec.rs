@@ -235,11 +235,6 @@ pub struct Encoded {
     pub checksum: u64,
 }
 
-/// Compresses a block's raw bytes at [`ZSTD_LEVEL`].
-pub fn encode(raw: &[u8]) -> std::io::Result<Encoded> {
-    encode_at(raw, ZSTD_LEVEL)
-}
-
 /// Compresses a block's raw bytes at zstd level `level`.
 pub fn encode_at(raw: &[u8], level: i32) -> std::io::Result<Encoded> {
     let bytes = zstd::bulk::compress(raw, level)?;
@@ -319,7 +314,7 @@ mod tests {
             let first = keys.first().copied().unwrap_or(0);
             let cells_len = raw.len();
             put_keys(first, &keys, &mut raw);
-            let block = encode(&raw).unwrap();
+            let block = encode_at(&raw, ZSTD_LEVEL).unwrap();
             let back = decode(&block.bytes, block.checksum, raw.len()).unwrap();
             prop_assert_eq!(&back, &raw);
             for (i, &cell) in cells.iter().enumerate() {
@@ -333,7 +328,7 @@ mod tests {
             let dict = dictionary(30);
             let mut raw = Vec::new();
             dict.pack(cells.iter().copied(), &mut raw).unwrap();
-            let block = encode(&raw).unwrap();
+            let block = encode_at(&raw, ZSTD_LEVEL).unwrap();
             let mut bytes = block.bytes.clone();
             let i = at.index(bytes.len());
             bytes[i] ^= change;

@@ -17,12 +17,12 @@ pub const MAGIC: [u8; 8] = *b"PLYDB\0\r\n";
 /// The last bytes of every complete database.
 pub const END_MAGIC: [u8; 8] = *b"PLYDBEND";
 /// The newest format version this build writes and reads: 2 for a file
-/// whose header says which side's remoteness it leaves out ([`LeftOut`]);
+/// whose header says which side's remoteness it leaves out (`LeftOut`);
 /// a file leaving out none is written as version 1, as before.
 pub const FORMAT_VERSION: u32 = 2;
 /// Bytes of one block index entry.
 pub const INDEX_ENTRY: usize = 32;
-/// Bytes of the footer: the index offset and [`END_MAGIC`].
+/// Bytes of the footer: the index offset and `END_MAGIC`.
 pub const FOOTER: usize = 16;
 /// The only compression this version writes: zstd.
 pub const ZSTD: u8 = 1;

@@ -4,19 +4,24 @@
 //! positioned reads of the blocks a query needs. Any mismatch or
 //! corruption is an error, never an answer.
 
-pub mod codec;
-pub mod format;
-pub mod leave_out;
-pub mod reader;
-pub mod temporary;
-pub mod writer;
+pub(crate) mod codec;
+pub(crate) mod format;
+pub(crate) mod leave_out;
+pub(crate) mod reader;
+pub(crate) mod temporary;
+pub(crate) mod writer;
 
 pub use crate::db_error::{DbError, Problem};
 pub use crate::solution::Keys;
-pub use format::{FORMAT_VERSION, Header};
+pub use codec::{ZSTD_LEVEL, checksum};
+pub use format::{FOOTER, FORMAT_VERSION, Header, INDEX_ENTRY};
+pub use leave_out::{SAMPLE_EVERY, leave_out, smaller_side, write_indexed_leaving_out};
 pub use reader::{Database, Expect};
+pub use reader::{block_cache_bytes, set_block_cache_bytes};
 pub use temporary::Temporary;
-pub use writer::{Meta, write_canonical, write_indexed, write_indexed_of};
+/// The temporaries an interrupted write left in a directory.
+pub use temporary::in_dir as temporaries_in;
+pub use writer::{INDEX_BLOCK, Meta, write_canonical, write_indexed, write_indexed_of};
 
 use crate::progress::Progress;
 use crate::solution::Solution;

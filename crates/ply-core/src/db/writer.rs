@@ -41,7 +41,7 @@ pub struct Meta {
     /// The keys this file covers (all of `0..index_len` unless a shard).
     pub range: Range<u64>,
     /// The zstd level its blocks are compressed at: [`codec::ZSTD_LEVEL`],
-    /// or [`codec::DRAFT_LEVEL`] for a file to be rewritten smaller later.
+    /// or `DRAFT_LEVEL` (zstd level 3) for a file to be rewritten smaller later.
     pub level: i32,
 }
 
@@ -180,7 +180,7 @@ pub(super) fn header(
 /// again at `to`, atomically, under `game`'s name, rules version and size
 /// of the whole key space: the same header and blocks otherwise, each
 /// block copied as stored (its checksum checked). For a game whose shards
-/// hold the cells of another's ([`crate::Tiers::counterpart`]). Returns
+/// hold the cells of another's ([`crate::NamedTiers::counterpart`]). Returns
 /// the new file's size.
 pub fn write_relabelled(
     db: &super::Database,

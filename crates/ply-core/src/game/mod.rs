@@ -395,10 +395,13 @@ pub trait Symmetric: Game {
     }
 }
 
-/// Tiers: every move leads from a tier to a strictly higher one (pieces on
-/// the board, squares covered, ...). An acyclic game with tiers can be solved
-/// tier by tier, last tier first, each tier in parallel.
-pub trait Tiered: Game {
+/// Tiers as numbers, for the solvers in memory: tiers are `0..tier_count()`
+/// and every move leads from a tier to a strictly higher one (pieces on the
+/// board, squares covered, ...). An acyclic game with tiers can be solved
+/// tier by tier, last tier first, each tier in parallel ([`TableWalk`]).
+/// Not to be confused with [`NamedTiers`], the tiers of a game too large for
+/// memory, which may loop inside a tier.
+pub trait NumberedTiers: Game {
     /// The number of tiers; tiers are numbered `0..tier_count()`.
     fn tier_count(&self) -> usize;
 
@@ -408,7 +411,7 @@ pub trait Tiered: Game {
     /// An upper bound on the positions play from the start can reach, one
     /// per symmetry class, if the game knows one far below its index size:
     /// then a table of the positions reached ([`crate::SparseTable`]) may
-    /// fit where a cell per index does not ([`crate::solve::choose`]).
+    /// fit where a cell per index does not ([`crate::choose`]).
     fn reachable_bound(&self) -> Option<u64> {
         None
     }
@@ -417,11 +420,11 @@ pub trait Tiered: Game {
 /// How a table solver walks a game with a dense index and tiers: which
 /// indices make up a tier, and which indices a position's moves lead to.
 ///
-/// Every method has a default built from [`Indexed`] and [`Tiered`], so
+/// Every method has a default built from [`Indexed`] and [`NumberedTiers`], so
 /// `impl TableWalk for MyGame {}` is enough; a game overrides a method where
 /// it knows a faster way (enumerating a tier directly, or computing child
 /// indices without building child positions).
-pub trait TableWalk: Indexed + Tiered {
+pub trait TableWalk: Indexed + NumberedTiers {
     /// Calls `visit` with every index in `range` whose position lies in
     /// `tier`, in increasing order, together with that position. By default
     /// it unranks every index in `range`.
@@ -491,7 +494,7 @@ pub trait Searchable: Game {
 /// Positions that split into independent components, each an impartial
 /// game under normal play, so that a position's value follows from the XOR
 /// of its components' nimbers without walking the product space (see
-/// [`crate::solve::grundy`]).
+/// [`crate::solve_sum`]).
 ///
 /// A position may instead hold moves that win at once (completing a line,
 /// capturing); the game promises that then those are its only winning
@@ -501,7 +504,7 @@ pub trait Searchable: Game {
 ///
 /// The components are heaps of one octal game, and a component's moves
 /// leave heaps as that game's moves would: the engine takes their values
-/// and remoteness from the octal game ([`crate::solve::heaps`]), so the
+/// and remoteness from the octal game ([`crate::SumSearch`]), so the
 /// game only says where its heaps are.
 ///
 /// Kayles, say: rows of pins; a move knocks down one pin or two neighbours,
@@ -509,9 +512,10 @@ pub trait Searchable: Game {
 /// of `n` pins is a heap of octal game 0.77:
 ///
 /// ```
-/// use ply_core::solve::grundy::{largest_heap, solve_sum, sum_remoteness};
-/// use ply_core::solve::heaps::{HeapValues, SumSearch};
-/// use ply_core::{Decompose, Game, MemoSolver, NoProgress, OctalCode, PositionError, Value};
+/// use ply_core::{
+///     Decompose, Game, HeapValues, MemoSolver, NoProgress, OctalCode, PositionError, SumSearch,
+///     Value, largest_heap, solve_sum, sum_remoteness,
+/// };
 ///
 /// struct Kayles;
 /// /// A move: the row, the pins knocked down, the pins left on their left.
@@ -589,7 +593,7 @@ pub trait Decompose: Game {
     fn for_each_immediate_win(&self, position: &Self::Position, visit: impl FnMut(Self::Move));
 
     /// The octal game whose heaps the components are: the engine finds
-    /// their nimbers ([`crate::solve::heaps`]).
+    /// their nimbers ([`crate::HeapValues`]).
     fn octal_code(&self) -> OctalCode;
 
     /// The most tokens a component's heap can hold, over every position
@@ -628,36 +632,37 @@ pub trait Decompose: Game {
     }
 }
 
-/// Tiers for the tier solver ([`crate::tier`]): a game too large to hold in
-/// memory, cut into tiers that moves never climb back up. Unlike
-/// [`Tiered`] (acyclic games, every move to another tier), moves may stay
+/// Named tiers for the tier solver ([`crate::tier`]): a game too large to
+/// hold in memory, cut into tiers, each a label of its own type
+/// ([`NamedTiers::Tier`]) with a name, that moves never climb back up. Unlike
+/// [`NumberedTiers`] (acyclic games, every move to another tier), moves may stay
 /// inside a tier and play may loop there; a move that leaves a tier leads to
-/// one of its [`Tiers::child_tiers`], and the tiers and their children form
+/// one of its [`NamedTiers::child_tiers`], and the tiers and their children form
 /// an acyclic graph. The solver solves tiers children first, each by
 /// retrograde analysis inside the tier seeded with its child tiers' values,
 /// and writes each as a database shard at once; in memory it holds only the
 /// tier being solved and the child tiers it reads.
 ///
 /// What a game gives:
-/// - the tiers ([`Tiers::tiers`]), each a small label ([`Tiers::Tier`]: a
+/// - the tiers ([`NamedTiers::tiers`]), each a small label ([`NamedTiers::Tier`]: a
 ///   pair of counts, a number of pieces dropped) with a name for files and
-///   messages ([`Tiers::tier_name`]);
-/// - the tier of a position ([`Tiers::tier_of`]);
-/// - a dense index inside each tier: [`Tiers::tier_size`],
-///   [`Tiers::tier_rank`] and [`Tiers::tier_unrank`] (an index may name no
+///   messages ([`NamedTiers::tier_name`]);
+/// - the tier of a position ([`NamedTiers::tier_of`]);
+/// - a dense index inside each tier: [`NamedTiers::tier_size`],
+///   [`NamedTiers::tier_rank`] and [`NamedTiers::tier_unrank`] (an index may name no
 ///   legal position: `unrank` says `None` and the solver skips it);
-/// - the child tiers of a tier ([`Tiers::child_tiers`]): every tier other
+/// - the child tiers of a tier ([`NamedTiers::child_tiers`]): every tier other
 ///   than itself that a move from it can lead to;
-/// - optionally, mirror tiers: [`Tiers::canonical_tier`] names the one tier
-///   of a mirror class that is solved, and [`Tiers::to_canonical_tier`] maps
+/// - optionally, mirror tiers: [`NamedTiers::canonical_tier`] names the one tier
+///   of a mirror class that is solved, and [`NamedTiers::to_canonical_tier`] maps
 ///   a position onto its image there, of the same value and remoteness
 ///   (Quixo: swap the colours and the mover). Only canonical tiers are
 ///   solved and stored;
-/// - optionally, un-moves inside a tier ([`Tiers::IN_TIER_PARENTS`] and
-///   [`Tiers::for_each_parent_in_tier`]), which let the solver work back
+/// - optionally, un-moves inside a tier ([`NamedTiers::IN_TIER_PARENTS`] and
+///   [`NamedTiers::for_each_parent_in_tier`]), which let the solver work back
 ///   from decided positions instead of rescanning the tier for each
 ///   remoteness;
-/// - optionally, a faster [`Tiers::for_each_child`] (the tier and index of
+/// - optionally, a faster [`NamedTiers::for_each_child`] (the tier and index of
 ///   every child, without building child positions one by one).
 ///
 /// Children are counted once per distinct child position, as in
@@ -666,7 +671,7 @@ pub trait Decompose: Game {
 /// A pile of counters where a move takes one or two, tiered by tens:
 ///
 /// ```
-/// use ply_core::{Game, PositionError, Tiers, Value};
+/// use ply_core::{Game, PositionError, NamedTiers, Value};
 ///
 /// struct Pile;
 /// impl Game for Pile {
@@ -684,7 +689,7 @@ pub trait Decompose: Game {
 ///     fn format_position(&self, pile: &u32) -> String { pile.to_string() }
 ///     fn format_move(&self, _: &u32, take: u32) -> String { take.to_string() }
 /// }
-/// impl Tiers for Pile {
+/// impl NamedTiers for Pile {
 ///     type Tier = u32;
 ///     fn tiers(&self) -> Vec<u32> { vec![0, 1, 2] }
 ///     fn tier_name(&self, tier: u32) -> String { format!("tens-{tier}") }
@@ -696,15 +701,15 @@ pub trait Decompose: Game {
 /// }
 /// assert_eq!(Pile.child_tiers(2), vec![1]);
 /// ```
-pub trait Tiers: Game {
+pub trait NamedTiers: Game {
     /// A tier's label: small, copied freely, ordered (so lists of tiers
     /// sort the same way on every run).
     type Tier: Copy + Eq + Ord + Hash + Debug + Send + Sync;
 
-    /// Whether [`Tiers::for_each_parent_in_tier`] lists un-moves.
+    /// Whether [`NamedTiers::for_each_parent_in_tier`] lists un-moves.
     const IN_TIER_PARENTS: bool = false;
 
-    /// Whether [`Tiers::fold_in_tier`] maps positions onto representatives
+    /// Whether [`NamedTiers::fold_in_tier`] maps positions onto representatives
     /// of symmetry classes inside their tier: the solver then solves one
     /// position per class and copies its answer to the others.
     const IN_TIER_SYMMETRY: bool = false;
@@ -757,7 +762,7 @@ pub trait Tiers: Game {
 
     /// The tier of `tier`'s mirror class that is solved and stored: `tier`
     /// itself (the default) or another tier whose positions map one to one
-    /// onto `tier`'s by [`Tiers::to_canonical_tier`].
+    /// onto `tier`'s by [`NamedTiers::to_canonical_tier`].
     fn canonical_tier(&self, tier: Self::Tier) -> Self::Tier {
         tier
     }
@@ -770,7 +775,7 @@ pub trait Tiers: Game {
     }
 
     /// The representative of `position`'s class under the game's
-    /// symmetries inside a tier (used only when [`Tiers::IN_TIER_SYMMETRY`]
+    /// symmetries inside a tier (used only when [`NamedTiers::IN_TIER_SYMMETRY`]
     /// is true): every member of the class maps to the same position, which
     /// lies in the same tier and has the same value and remoteness. The
     /// symmetries must map moves onto moves (a position and its image have
@@ -793,15 +798,15 @@ pub trait Tiers: Game {
     }
 
     /// Whether `position` is its class's representative: by default
-    /// whether [`Tiers::fold_in_tier`] leaves it as it is; games override
+    /// whether [`NamedTiers::fold_in_tier`] leaves it as it is; games override
     /// it to stop at the first image that is less.
     fn is_representative(&self, position: &Self::Position) -> bool {
         self.fold_in_tier(position) == *position
     }
 
-    /// Like [`Tiers::for_each_child`], but a child whose canonical tier is
+    /// Like [`NamedTiers::for_each_child`], but a child whose canonical tier is
     /// that of `position` is given by the index of its representative
-    /// ([`Tiers::fold_in_tier`]) there. By default [`Tiers::for_each_child`]
+    /// ([`NamedTiers::fold_in_tier`]) there. By default [`NamedTiers::for_each_child`]
     /// when the game has no symmetry inside tiers, else from
     /// [`Game::for_each_move`]; games override it to be faster.
     fn for_each_folded_child(
@@ -831,7 +836,7 @@ pub trait Tiers: Game {
     }
 
     /// The first pass's view of `position`'s children: as
-    /// [`Tiers::for_each_folded_child`], except that a game may leave out
+    /// [`NamedTiers::for_each_folded_child`], except that a game may leave out
     /// every child inside `position`'s own tier when it knows those
     /// children to be distinct (no two moves lead to one child, or to one
     /// representative): it then visits only the children in other tiers
@@ -851,7 +856,7 @@ pub trait Tiers: Game {
     /// that has a legal move to it, each at least once, and with no
     /// position of another tier; positions where play is over may be
     /// listed (the solver decided them before any un-move reaches them).
-    /// Called only when [`Tiers::IN_TIER_PARENTS`] is true; by default it
+    /// Called only when [`NamedTiers::IN_TIER_PARENTS`] is true; by default it
     /// visits nothing.
     fn for_each_parent_in_tier(
         &self,
@@ -861,9 +866,9 @@ pub trait Tiers: Game {
     }
 
     /// Calls `visit` with the index in `tier` of every parent that
-    /// [`Tiers::for_each_parent_in_tier`] lists for `position` (a position
-    /// of `tier`), folded by [`Tiers::fold_in_tier`] where
-    /// [`Tiers::IN_TIER_SYMMETRY`] holds: what the tier solver's layers
+    /// [`NamedTiers::for_each_parent_in_tier`] lists for `position` (a position
+    /// of `tier`), folded by [`NamedTiers::fold_in_tier`] where
+    /// [`NamedTiers::IN_TIER_SYMMETRY`] holds: what the tier solver's layers
     /// need. By default by ranking those parents; games override it to
     /// rank parents without building them.
     ///
@@ -888,7 +893,7 @@ pub trait Tiers: Game {
 
     /// Calls `visit` with every index in `range` (within `0..tier_size`)
     /// that names a position of `tier`, in increasing order, together with
-    /// that position. By default by [`Tiers::tier_unrank`]; games that can
+    /// that position. By default by [`NamedTiers::tier_unrank`]; games that can
     /// step from one position to the next override it.
     fn for_each_in_tier(
         &self,
@@ -906,7 +911,7 @@ pub trait Tiers: Game {
     /// Calls `visit` with the canonical tier and the index there of the
     /// position every legal move from `position` leads to: the child's own
     /// tier and index when its tier is canonical, else those of its image
-    /// under [`Tiers::to_canonical_tier`] (a child may be visited more than
+    /// under [`NamedTiers::to_canonical_tier`] (a child may be visited more than
     /// once). Called only on positions that are not primitive. By default
     /// from [`Game::for_each_move`] and the methods above.
     fn for_each_child(&self, position: &Self::Position, mut visit: impl FnMut(Self::Tier, u64)) {
@@ -943,7 +948,7 @@ pub enum SearchStop<E> {
 /// stored or small enough to build for the query, and by this search
 /// otherwise; where the game names a variant that stores every position
 /// ([`Searched::storing_all`]) and its database is stored, from that.
-pub trait Searched: Tiers {
+pub trait Searched: NamedTiers {
     /// The search's state kept between queries (its transposition table).
     type Searcher: Send;
 

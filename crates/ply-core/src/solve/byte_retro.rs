@@ -6,7 +6,7 @@
 //! the Lion placements the rules decide left out). No reach: every legal
 //! position of the index is solved, those legal play reaches from the
 //! start among them. A bit per index tells the stored keys apart
-//! ([`RankedBits`]), and each stored key has its byte.
+//! (a ranked bit set), and each stored key has its byte.
 //!
 //! The solve keeps one position of each class of symmetric positions (in
 //! Dobutsu Shogi, a position and its left-right mirror image), its *key*:
@@ -47,7 +47,7 @@
 //!    even; up to 253).
 //!
 //! Memory: a byte per stored key, found through a bit per index
-//! ([`RankedBits`], 1.14 bits an index), and a bounded list of indices
+//! (a ranked bit set, 1.14 bits an index), and a bounded list of indices
 //! while solving, checked against the memory available before each
 //! allocation. In full Dobutsu Shogi 133 M of the 333 M indices are stored
 //! keys: the bytes and bits take 180 MB where a byte per index took 333. The
@@ -110,7 +110,7 @@ const COUNT_BATCH_TASKS: usize = 256;
 const LIST_CAP: u64 = 1 << 20;
 
 /// About the most memory [`solve`] takes for `game`: the table
-/// ([`table_bytes`]) and two lists of indices between rounds.
+/// (`table_bytes`) and two lists of indices between rounds.
 pub fn peak_bytes<G: WinsAtOnce>(game: &G) -> u64 {
     table_bytes(game.index_len(), estimate_stored(game)) + 2 * LIST_CAP * 8
 }

@@ -6,12 +6,12 @@
 //! loopy ones, its one-byte form for [`crate::WinsAtOnce`] games,
 //! Sprague-Grundy for [`crate::Decompose`] sums). Within the acyclic
 //! family, numbers decide: [`choose`] takes a table of the positions the
-//! start reaches where the game bounds them ([`crate::Tiered::reachable_bound`])
+//! start reaches where the game bounds them ([`crate::NumberedTiers::reachable_bound`])
 //! and that table fits, else a cell for every index where that fits, else
 //! alpha-beta search one position at a time.
 //!
 //! ```
-//! use ply_core::solve::choose::{Choice, choose};
+//! use ply_core::{Choice, choose};
 //!
 //! // A small index: a table of every position.
 //! assert_eq!(choose(1 << 20, None), Choice::Table);

@@ -16,8 +16,6 @@ use std::time::Duration;
 /// written by `ply octal 0.007 --up-to 1048576 --values --json` (see
 /// `data/README.md`): computing them takes about a minute of CPU.
 static SHIPPED_0_007: &[u8] = include_bytes!("../../data/0.007.u16le");
-/// The largest heap whose value ships with ply (for 0.007).
-pub const SHIPPED_HEAP: usize = 1 << 20;
 
 /// The values ply ships for `code`, if any, decoded once.
 pub fn shipped(code: &OctalCode) -> Option<Arc<Vec<u16>>> {
@@ -262,6 +260,9 @@ impl SumSearch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The largest heap whose value ships with ply (for 0.007).
+    const SHIPPED_HEAP: usize = 1 << 20;
     use crate::progress::NoProgress;
 
     #[test]

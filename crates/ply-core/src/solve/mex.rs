@@ -74,6 +74,7 @@ impl MexSet {
 }
 
 /// The mex of `values`, using `set` as scratch space.
+#[cfg(test)]
 pub fn mex(values: impl IntoIterator<Item = Nimber>, set: &mut MexSet) -> Nimber {
     set.clear();
     for value in values {

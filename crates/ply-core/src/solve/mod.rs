@@ -1,27 +1,27 @@
 //! Solvers. Each is chosen from the capabilities a game offers.
 
-pub mod alphabeta;
+pub(crate) mod alphabeta;
 pub mod byte_retro;
-pub mod choose;
-pub mod grundy;
-pub mod heaps;
-pub mod mex;
+pub(crate) mod choose;
+pub(crate) mod grundy;
+pub(crate) mod heaps;
+pub(crate) mod mex;
 // The x86 kernels of the dense search (`octal::x86`) are the crate's only
 // unsafe code; that module alone allows it.
 pub mod octal;
 #[cfg(feature = "db")]
 mod part;
-pub mod reach;
+pub(crate) mod reach;
 pub mod retro;
 pub(crate) mod rule;
 // The four retrograde solvers held to one reference of the rule.
 #[cfg(all(test, feature = "dist"))]
 mod rule_tests;
-pub mod search;
-pub mod sparse;
-pub mod table;
+pub(crate) mod search;
+pub(crate) mod sparse;
+pub(crate) mod table;
 #[cfg(feature = "db")]
-pub mod table_team;
+pub(crate) mod table_team;
 
 use rayon::prelude::*;
 use std::ops::Range;

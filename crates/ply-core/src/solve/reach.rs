@@ -2,8 +2,11 @@
 //! starts), found into a dense bit set: tier by tier for tiered games,
 //! breadth first for any indexed game.
 
+use crate::census::Census;
+use crate::db_error::DbError;
 use crate::game::{Indexed, Symmetric, TableWalk};
 use crate::progress::Progress;
+use crate::solution::Solution;
 use crate::solve::chunks;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -236,6 +239,23 @@ pub fn reachable_from<G: Indexed>(
     }
     progress.end();
     set
+}
+
+/// The census of every member of the classes whose canonical members are
+/// in `classes`, from a solution over every index; examples are canonical
+/// indices.
+pub fn census_of_classes<G: Indexed + Symmetric>(
+    solution: &dyn Solution,
+    game: &G,
+    classes: &IndexSet,
+) -> Result<Census<u64>, DbError> {
+    solution.census_by(0..solution.index_len(), &|index| {
+        if !classes.contains(index) {
+            return 0;
+        }
+        game.unrank(index)
+            .map_or(0, |position| game.class_size(index, &position))
+    })
 }
 
 #[cfg(test)]

@@ -1015,6 +1015,9 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
     }
 }
 
+// A cell for every index: the table answers as a `Solution` directly.
+crate::solution::index_solution!(RetroTable);
+
 #[cfg(test)]
 mod tests {
     use super::*;

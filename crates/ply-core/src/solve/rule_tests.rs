@@ -14,7 +14,7 @@
 
 use super::{byte_retro, retro};
 use crate::dist::{self, Cluster, Partition};
-use crate::game::{Game, Indexed, Parents, PositionError, Symmetric, Tiers};
+use crate::game::{Game, Indexed, NamedTiers, Parents, PositionError, Symmetric};
 use crate::progress::NoProgress;
 use crate::tier::cells::Cells;
 use crate::tier::solve::{ChildCells, solve_tier};
@@ -136,7 +136,7 @@ impl<const UNMOVES: bool> crate::WinsAtOnce for Loopy<UNMOVES> {
     }
 }
 
-impl<const UNMOVES: bool> Tiers for Loopy<UNMOVES> {
+impl<const UNMOVES: bool> NamedTiers for Loopy<UNMOVES> {
     type Tier = u32;
     const IN_TIER_PARENTS: bool = UNMOVES;
     fn tiers(&self) -> Vec<u32> {

@@ -12,10 +12,12 @@
 //! canonical position (its index and its [`Cell`]) and no hash map.
 
 use crate::census::Census;
+use crate::db_error::DbError;
 use crate::error::SolveError;
-use crate::game::{Indexed, Symmetric, Tiered};
+use crate::game::{Indexed, NumberedTiers, Symmetric};
 use crate::limits::TooLarge;
 use crate::progress::Progress;
+use crate::solution::{Keys, Solution, add};
 use crate::solve::reach::IndexSet;
 #[cfg(feature = "db")]
 use crate::solve::table_team::{Exchanged, Member};
@@ -24,6 +26,7 @@ use crate::tier::{TierError, peers::Team};
 use crate::value::{Cell, Outcome, Value};
 use rayon::prelude::*;
 use std::cmp::Ordering;
+use std::ops::Range;
 #[cfg(feature = "db")]
 use std::path::Path;
 #[cfg(feature = "db")]
@@ -149,7 +152,7 @@ impl SparseTable {
         progress: &dyn Progress,
     ) -> Result<Self, SolveError>
     where
-        G: Indexed + Symmetric + Tiered,
+        G: Indexed + Symmetric + NumberedTiers,
     {
         Self::build_sharing(game, root, &mut Alone, progress)
     }
@@ -158,7 +161,7 @@ impl SparseTable {
     /// the directory `dir`: each process lists every tier, then solves
     /// every `P`-th task of each tier's positions and exchanges the cells
     /// with the others through the directory, as a table team does (see
-    /// [`super::table_team`]). Every process returns the whole table.
+    /// `table_team`). Every process returns the whole table.
     #[cfg(feature = "db")]
     pub fn build_team<G>(
         game: &G,
@@ -168,7 +171,7 @@ impl SparseTable {
         progress: &dyn Progress,
     ) -> Result<(Self, Exchanged), TierError>
     where
-        G: Indexed + Symmetric + Tiered,
+        G: Indexed + Symmetric + NumberedTiers,
     {
         let (_heartbeat, mut member) = Member::join(game, team, dir, progress)?;
         let table = Self::build_sharing(game, root, &mut member, progress)?;
@@ -185,7 +188,7 @@ impl SparseTable {
         progress: &dyn Progress,
     ) -> Result<Self, S::Error>
     where
-        G: Indexed + Symmetric + Tiered,
+        G: Indexed + Symmetric + NumberedTiers,
     {
         let mut root_symmetric = true;
         game.for_each_symmetric(root, |image| root_symmetric &= image == *root);
@@ -208,7 +211,7 @@ impl SparseTable {
     /// neither it nor any of its images is reachable from the root.
     pub fn outcome<G>(&self, game: &G, position: &G::Position) -> Option<Outcome>
     where
-        G: Indexed + Symmetric + Tiered,
+        G: Indexed + Symmetric + NumberedTiers,
     {
         let rank = game.rank(&game.canonical(position));
         self.tiers.get(game.tier(position))?.cell(rank)?.unpack()
@@ -253,7 +256,7 @@ impl SparseTable {
     /// reachable positions whole classes, so that counting images counts them.
     pub fn census<G>(&self, game: &G) -> Option<Census<G::Position>>
     where
-        G: Indexed + Symmetric + Tiered,
+        G: Indexed + Symmetric + NumberedTiers,
     {
         if !self.root_symmetric {
             return None;
@@ -284,7 +287,7 @@ fn enumerate<G>(
     progress: &dyn Progress,
 ) -> Result<Vec<TierTable>, SolveError>
 where
-    G: Indexed + Symmetric + Tiered,
+    G: Indexed + Symmetric + NumberedTiers,
 {
     let index_len = game.index_len();
     if index_len > MAX_INDEX_LEN {
@@ -339,7 +342,7 @@ fn expand<G>(
     reached: &IndexSet,
 ) -> Result<Vec<(usize, Vec<u64>)>, SolveError>
 where
-    G: Indexed + Symmetric + Tiered,
+    G: Indexed + Symmetric + NumberedTiers,
 {
     let mut by_tier: Vec<(usize, Vec<u64>)> = Vec::new();
     for &rank in ranks {
@@ -448,7 +451,7 @@ fn solve_tiers<G, S: Share>(
     progress: &dyn Progress,
 ) -> Result<(), S::Error>
 where
-    G: Indexed + Symmetric + Tiered,
+    G: Indexed + Symmetric + NumberedTiers,
 {
     let total = tiers.iter().map(|t| t.words.len() as u64).sum();
     progress.begin("solving", total);
@@ -486,7 +489,7 @@ where
 /// (`solved[0]` is tier `above`).
 fn solve_one<G>(game: &G, rank: u64, solved: &[TierTable], above: usize) -> Result<Cell, SolveError>
 where
-    G: Indexed + Symmetric + Tiered,
+    G: Indexed + Symmetric + NumberedTiers,
 {
     let position = game.unrank(rank).ok_or_else(|| unrankable(rank))?;
     if let Some(value) = game.primitive(&position) {
@@ -533,4 +536,63 @@ fn missing_from_tier(rank: u64) -> SolveError {
     SolveError::Unsupported(format!(
         "index {rank} was reached by a move but is missing from its tier"
     ))
+}
+
+/// A [`SparseTable`] with the size of its game's index, as a [`Solution`]
+/// over canonical keys.
+pub struct Canonical {
+    table: SparseTable,
+    index_len: u64,
+}
+
+impl Canonical {
+    /// Wraps `table`, built for a game whose index has `index_len` entries.
+    pub fn new(table: SparseTable, index_len: u64) -> Self {
+        Self { table, index_len }
+    }
+
+    /// The table.
+    pub fn table(&self) -> &SparseTable {
+        &self.table
+    }
+}
+
+impl Solution for Canonical {
+    fn keys(&self) -> Keys {
+        Keys::Canonical
+    }
+    fn index_len(&self) -> u64 {
+        self.index_len
+    }
+    fn cell(&self, key: u64) -> Result<Cell, DbError> {
+        Ok(self.table.cell(key))
+    }
+    fn for_each_cell(
+        &self,
+        range: Range<u64>,
+        visit: &mut dyn FnMut(u64, Cell),
+    ) -> Result<(), DbError> {
+        for (key, cell) in self.table.entries() {
+            if range.contains(&key) {
+                visit(key, cell);
+            }
+        }
+        Ok(())
+    }
+    fn census_by(
+        &self,
+        range: Range<u64>,
+        weight: &(dyn Fn(u64) -> u64 + Sync),
+    ) -> Result<Census<u64>, DbError> {
+        Ok(self
+            .table
+            .entries()
+            .par_iter()
+            .filter(|(key, _)| range.contains(key))
+            .fold(Census::new, |mut census, &(key, cell)| {
+                add(&mut census, key, cell, weight(key));
+                census
+            })
+            .reduce(Census::new, Census::merge))
+    }
 }

@@ -28,7 +28,7 @@ impl Table {
         positions.saturating_mul(std::mem::size_of::<Cell>() as u64)
     }
 
-    /// Whether a table for `game` fits under [`MEMORY_LIMIT`] and its
+    /// Whether a table for `game` fits under `MEMORY_LIMIT` and its
     /// remoteness fits a cell; says why not before any work is done.
     pub fn check<G: TableWalk>(game: &G) -> Result<(), SolveError> {
         let positions = game.index_len();
@@ -352,6 +352,9 @@ impl Best {
         Cell::pack(outcome)
     }
 }
+
+// A cell for every index: the table answers as a `Solution` directly.
+crate::solution::index_solution!(Table);
 
 #[cfg(test)]
 mod tests {

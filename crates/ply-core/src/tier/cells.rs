@@ -79,7 +79,7 @@ impl Cells {
     }
 
     /// Asks for the cell at `index` to be fetched into the cache, to be
-    /// read soon ([`crate::prefetch`]).
+    /// read soon ([`crate::prefetch()`]).
     #[inline]
     pub fn prefetch(&self, index: usize) {
         let _ = match self {

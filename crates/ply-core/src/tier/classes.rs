@@ -1,11 +1,11 @@
 //! Which indices of a tier hold their symmetry class's representative
-//! ([`Tiers::fold_in_tier`]), and each one's place among them: a bit per
+//! ([`NamedTiers::fold_in_tier`]), and each one's place among them: a bit per
 //! index and a running count per 448 indices ([`RankedBits`]). The tier solver keeps a
 //! working cell for each representative only, side by side, when the
 //! classes are small enough for that to pay ([`Representatives::estimate`]):
 //! with 8 symmetries, about 0.39 bytes an index instead of 2.
 
-use crate::game::Tiers;
+use crate::game::NamedTiers;
 use crate::ranked::{LINE_BITS, RankedBits};
 use crate::solve::CHUNK;
 use rayon::prelude::*;
@@ -35,7 +35,7 @@ impl Representatives {
     /// How many representatives `tier` (of `len` indices) holds, judged
     /// from indices spread evenly over it, if that is few enough for a
     /// cell per representative to pay ([`Representatives::pays_at`]).
-    pub fn estimate<G: Tiers>(game: &G, tier: G::Tier, len: u64) -> Option<u64> {
+    pub fn estimate<G: NamedTiers>(game: &G, tier: G::Tier, len: u64) -> Option<u64> {
         if !G::IN_TIER_SYMMETRY {
             return None;
         }
@@ -48,7 +48,7 @@ impl Representatives {
 
     /// Finds every representative among the `len` indices of `tier`, in
     /// parallel.
-    pub fn find<G: Tiers>(game: &G, tier: G::Tier, len: u64) -> Representatives {
+    pub fn find<G: NamedTiers>(game: &G, tier: G::Tier, len: u64) -> Representatives {
         let mut set = RankedBits::empty(len);
         let lines = set.lines();
         let per_task = CHUNK.div_ceil(LINE_BITS) as usize;

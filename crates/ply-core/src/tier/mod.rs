@@ -1,14 +1,14 @@
-//! The tier solver: strongly solves a game cut into tiers ([`Tiers`]) past
+//! The tier solver: strongly solves a game cut into tiers ([`NamedTiers`]) past
 //! the memory of the machine.
 //!
-//! Tiers are solved children first ([`plan`]), each by retrograde analysis
-//! inside the tier seeded with its child tiers' values ([`solve`]), loops
+//! Tiers are solved children first ([`Plan`]), each by retrograde analysis
+//! inside the tier seeded with its child tiers' values ([`solve_tier`]), loops
 //! and draws included. Mirror tiers are solved once: only canonical tiers
 //! are solved and stored, and a position of a mirror tier is answered from
 //! its image; inside a tier, a game's symmetries may fold positions into
-//! classes of which one each is solved ([`solve`]). Each solved tier is
+//! classes of which one each is solved ([`Layout`]). Each solved tier is
 //! written at once as a database shard
-//! through the atomic writer ([`shard`]); in memory are only the tier being
+//! through the atomic writer ([`Shards`]); in memory are only the tier being
 //! solved and its child tiers, read back from their shards. A memory budget
 //! too small for some tier is refused before any work, naming the tier; a
 //! killed build keeps its finished tiers and a rerun starts at the first
@@ -16,27 +16,30 @@
 //! solved at the same time while the memory they need together stays
 //! within the budget. Several processes may build one game
 //! together through a shared directory, the tiers dealt out among them
-//! ([`deal`]), each waiting for the child shards the others write and
-//! naming any of them whose heartbeat stops ([`peers`]). The shards of every tier read as one
+//! (`deal`), each waiting for the child shards the others write and
+//! naming any of them whose heartbeat stops ([`Team`]). The shards of every tier read as one
 //! database whose keys are [`Plan::key`].
 //!
-//! [`Tiers`]: crate::game::Tiers
+//! [`NamedTiers`]: crate::game::NamedTiers
 
-pub mod build;
-pub mod cells;
-pub mod classes;
-pub mod deal;
-pub mod peers;
-pub mod plan;
-pub mod restore;
-pub mod shard;
-pub mod solve;
+pub(crate) mod build;
+pub(crate) mod cells;
+pub(crate) mod classes;
+pub(crate) mod deal;
+mod job;
+pub(crate) mod peers;
+pub(crate) mod plan;
+pub(crate) mod restore;
+pub(crate) mod shard;
+pub(crate) mod solve;
 mod together;
 
 pub use build::{Built, Options, build};
 pub use peers::Team;
 pub use plan::{Plan, Step};
+pub use restore::restore;
 pub use shard::Shards;
+pub use solve::{ChildCells, Layout, solve_tier, solve_tier_as};
 
 use crate::db::DbError;
 use crate::error::SolveError;
@@ -58,7 +61,7 @@ pub enum TierError {
     },
     /// The system has too little memory.
     TooLarge(TooLarge),
-    /// The game broke a promise of [`crate::game::Tiers`].
+    /// The game broke a promise of [`crate::game::NamedTiers`].
     Game(String),
     /// Some remoteness does not fit a cell.
     RemotenessOverflow,

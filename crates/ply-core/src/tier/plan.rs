@@ -4,7 +4,7 @@
 
 use super::TierError;
 use super::solve::working_bytes;
-use crate::game::Tiers;
+use crate::game::NamedTiers;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
@@ -26,7 +26,7 @@ pub struct Step<T> {
     pub height: u32,
     /// The bytes of its working cells while it is solved: 2 an index, or
     /// where a cell per symmetry class pays, an estimate of those
-    /// ([`working_bytes`]).
+    /// (`working_bytes`).
     pub working: u64,
 }
 
@@ -51,7 +51,7 @@ pub struct Plan<T> {
 impl<T: Copy + Ord> Plan<T> {
     /// The plan of `game`'s tiers. Fails if a tier's moves lead to a tier
     /// the game does not list, or if the tiers form a cycle.
-    pub fn new<G: Tiers<Tier = T>>(game: &G) -> Result<Plan<T>, TierError> {
+    pub fn new<G: NamedTiers<Tier = T>>(game: &G) -> Result<Plan<T>, TierError> {
         let all: BTreeSet<T> = game.tiers().into_iter().collect();
         let mut mirrors: BTreeMap<T, u64> = BTreeMap::new();
         for &tier in &all {
@@ -175,7 +175,7 @@ impl<T: Copy + Ord> Plan<T> {
         self.at.get(&tier).map(|&i| &self.steps[i])
     }
 
-    /// The step of the tier named `name` ([`crate::Tiers::tier_name`]).
+    /// The step of the tier named `name` ([`crate::NamedTiers::tier_name`]).
     pub fn named(&self, name: &str) -> Option<&Step<T>> {
         self.steps.iter().find(|s| s.name == name)
     }
@@ -222,7 +222,7 @@ impl<T: Copy + Ord> Plan<T> {
 impl<T: Copy + Ord> Plan<T> {
     /// The key of `position` in the database: its image in its canonical
     /// tier, ranked there and shifted to that tier's keys.
-    pub fn key<G: Tiers<Tier = T>>(&self, game: &G, position: &G::Position) -> Option<u64> {
+    pub fn key<G: NamedTiers<Tier = T>>(&self, game: &G, position: &G::Position) -> Option<u64> {
         let tier = game.tier_of(position);
         let canonical = game.canonical_tier(tier);
         let rank = if canonical == tier {

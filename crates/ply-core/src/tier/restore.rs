@@ -1,5 +1,5 @@
 //! A solved tier's left-out remoteness found again in memory. A shard may
-//! leave out the remoteness of one side ([`crate::db::leave_out`]); each
+//! leave out the remoteness of one side ([`crate::db::leave_out()`]); each
 //! such cell follows from its children's cells by a search of one ply
 //! ([`crate::derive`]). With the tier's own cells in memory, its children
 //! inside the tier are read there and the others from `outside`: once per
@@ -8,7 +8,7 @@
 use super::TierError;
 use super::cells::Cells;
 use crate::derive::Through;
-use crate::game::Tiers;
+use crate::game::NamedTiers;
 use crate::value::{Cell, Outcome, Value};
 use rayon::prelude::*;
 
@@ -37,7 +37,7 @@ struct Listed {
 /// Each task lists the children of a chunk's left-out cells first, then
 /// reads them all: the reads, most of them far apart in memory, do not
 /// wait on one another.
-pub fn restore<G: Tiers>(
+pub fn restore<G: NamedTiers>(
     game: &G,
     tier: G::Tier,
     cells: &mut Cells,

@@ -32,7 +32,7 @@ impl Shards {
         }
     }
 
-    /// The same shards, written as drafts ([`db::codec::DRAFT_LEVEL`]):
+    /// The same shards, written as drafts (zstd level 3):
     /// fast, for shards to be rewritten smaller once the game is solved.
     pub fn drafts(self) -> Shards {
         Shards {
@@ -202,7 +202,7 @@ impl Shards {
 
     /// The shard of `step` opened once, found sound as [`Shards::sound`]
     /// finds it but for the size of the whole key space, which differs
-    /// between games sharing tiers ([`crate::Tiers::counterpart`]), with
+    /// between games sharing tiers ([`crate::NamedTiers::counterpart`]), with
     /// the side whose remoteness it leaves out, if any.
     pub fn open_sound_keys<T>(&self, step: &Step<T>) -> Result<(Database, Option<Value>), String> {
         let db = self.open_sound(None, &self.path(&step.name), &step.keys, &step.name)?;
@@ -257,7 +257,7 @@ impl Shards {
     }
 
     /// Takes `theirs`, another game's shard of `step` (see
-    /// [`crate::Tiers::counterpart`], opened by
+    /// [`crate::NamedTiers::counterpart`], opened by
     /// [`Shards::open_sound_keys`]), as this game's: written again under
     /// its name and `plan`'s key space, atomically.
     pub fn adopt<T>(
@@ -283,7 +283,7 @@ impl Shards {
     }
 
     /// The cells of the solved tier `step`, read from its shard: a byte
-    /// each if it holds few enough distinct cells ([`Cells::new`]). Cells
+    /// each if it holds few enough distinct cells (`Cells::new`). Cells
     /// whose remoteness the shard leaves out stay [`Cell::left_out`]
     /// ([`Shards::left_out`] says whether there are any).
     pub fn load<T>(&self, step: &Step<T>) -> Result<Cells, DbError> {

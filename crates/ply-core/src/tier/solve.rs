@@ -10,7 +10,7 @@
 //! remoteness at which its children in child tiers, all wins, stop holding
 //! off its loss. Where the game knows a position's children inside the tier
 //! to be distinct it counts them without ranking them
-//! ([`Tiers::for_each_child_outside`]): only children in child tiers need
+//! ([`NamedTiers::for_each_child_outside`]): only children in child tiers need
 //! an index, to be read.
 //!
 //! Then remoteness layers, one scan of the tier each: a position decided at
@@ -33,15 +33,15 @@
 //! overlap (an atomic exchange waits for its own). The result equals
 //! whole-game retrograde analysis ([`crate::solve::retro`]) cell for cell.
 //!
-//! A game with symmetries inside its tiers ([`Tiers::IN_TIER_SYMMETRY`])
+//! A game with symmetries inside its tiers ([`NamedTiers::IN_TIER_SYMMETRY`])
 //! has only one position per class solved: the first pass marks every
-//! position that is not its class's representative ([`Tiers::fold_in_tier`])
+//! position that is not its class's representative ([`NamedTiers::fold_in_tier`])
 //! as folded and skips it; children inside the tier and un-move parents are
 //! folded to their representatives, so a counter counts distinct classes of
 //! children and a parent class hears once of each child class. A last pass
 //! gives each folded position its representative's cell, so the tier's
 //! cells are whole and read as if every position had been solved. Where
-//! the classes are small enough ([`Representatives::estimate`]), only the
+//! the classes are small enough (`Representatives::estimate`), only the
 //! representatives have working cells, found first and numbered in order
 //! ([`Representatives`]); the other positions' cells are then read
 //! through their representatives as the shard is written
@@ -62,7 +62,7 @@
 use super::TierError;
 use super::cells::Cells;
 use super::classes::Representatives;
-use crate::game::Tiers;
+use crate::game::NamedTiers;
 use crate::progress::Progress;
 use crate::solve::chunks;
 use crate::solve::rule::{self, Ply, Sweep};
@@ -79,7 +79,7 @@ pub const BYTES_PER_POSITION: u64 = 2;
 /// as [`solve_tier`] lays them out: [`BYTES_PER_POSITION`] an index, or
 /// where a cell per symmetry class pays, the bits that find the classes
 /// and a cell per class, estimated from a sample with a quarter to spare.
-pub fn working_bytes<G: Tiers>(game: &G, tier: G::Tier, len: u64) -> u64 {
+pub fn working_bytes<G: NamedTiers>(game: &G, tier: G::Tier, len: u64) -> u64 {
     match Representatives::estimate(game, tier, len) {
         Some(classes) => {
             Representatives::bytes(len) + BYTES_PER_POSITION * (classes + classes / 4 + 1).min(len)
@@ -123,7 +123,7 @@ struct Listed {
     /// Where its children in child tiers end in [`Batch::outside`].
     outside_end: usize,
     /// Its children in the tier that the game counted without listing
-    /// them ([`Tiers::for_each_child_outside`]).
+    /// them ([`NamedTiers::for_each_child_outside`]).
     left_out: usize,
     /// Whether it has a move.
     any: bool,
@@ -281,7 +281,7 @@ impl Slots for Representatives {
 }
 
 /// The work on one tier.
-struct Work<'a, G: Tiers, S: Slots> {
+struct Work<'a, G: NamedTiers, S: Slots> {
     game: &'a G,
     tier: G::Tier,
     children: &'a [ChildCells<G::Tier>],
@@ -315,7 +315,7 @@ pub struct SolvedTier {
     cells: Vec<Cell>,
     representatives: Option<Representatives>,
     /// Set when a position's representative turned out to have no cell
-    /// (the game broke [`Tiers::fold_in_tier`]'s promise).
+    /// (the game broke [`NamedTiers::fold_in_tier`]'s promise).
     broken: AtomicBool,
 }
 
@@ -323,7 +323,7 @@ impl SolvedTier {
     /// The cell of the position at `index` of `tier`, the tier solved
     /// here, of `game` ([`Cell::UNKNOWN`] where no position has that
     /// index).
-    pub fn cell<G: Tiers>(&self, game: &G, tier: G::Tier, index: u64) -> Cell {
+    pub fn cell<G: NamedTiers>(&self, game: &G, tier: G::Tier, index: u64) -> Cell {
         let Some(representatives) = &self.representatives else {
             return self
                 .cells
@@ -373,7 +373,7 @@ impl SolvedTier {
     }
 
     /// Every index's cell, in order.
-    pub fn cells<G: Tiers>(&self, game: &G, tier: G::Tier) -> Vec<Cell> {
+    pub fn cells<G: NamedTiers>(&self, game: &G, tier: G::Tier) -> Vec<Cell> {
         (0..game.tier_size(tier))
             .into_par_iter()
             .map(|index| self.cell(game, tier, index))
@@ -393,14 +393,14 @@ pub enum Layout {
     Dense,
     /// One per representative of a symmetry class.
     PerClass,
-    /// One per class where that pays ([`Representatives::estimate`]).
+    /// One per class where that pays (`Representatives::estimate`).
     Best,
 }
 
 /// Solves `tier` (a canonical tier) of `game`, reading the cells of its
 /// child tiers from `children`, with working cells where they pay
 /// ([`Layout::Best`]).
-pub fn solve_tier<G: Tiers>(
+pub fn solve_tier<G: NamedTiers>(
     game: &G,
     tier: G::Tier,
     children: &[ChildCells<G::Tier>],
@@ -411,7 +411,7 @@ pub fn solve_tier<G: Tiers>(
 
 /// [`solve_tier`] with working cells laid out as `layout` says (a layout
 /// per class only for games with symmetries inside tiers).
-pub fn solve_tier_as<G: Tiers>(
+pub fn solve_tier_as<G: NamedTiers>(
     game: &G,
     tier: G::Tier,
     children: &[ChildCells<G::Tier>],
@@ -439,7 +439,7 @@ pub fn solve_tier_as<G: Tiers>(
 
 /// [`solve_tier_as`] with working cells laid out as `slots` says, for
 /// `tier` of `len` indices.
-fn solve_in<G: Tiers, S: Slots>(
+fn solve_in<G: NamedTiers, S: Slots>(
     game: &G,
     tier: G::Tier,
     len: u64,
@@ -540,13 +540,13 @@ fn solve_in<G: Tiers, S: Slots>(
 }
 
 /// Solves the indices `range` of `tier`, a canonical tier that every move
-/// leaves ([`Tiers::leaves_tier`]), from the cells of its child tiers in
+/// leaves ([`NamedTiers::leaves_tier`]), from the cells of its child tiers in
 /// `children`: one pass, each position decided from its children alone (a
 /// position that is not its class's representative from its
 /// representative). The cells are those [`solve_tier`] gives the same
 /// indices, so that slices solved apart make up the tier's shard. Fails,
 /// naming the index, where a move stays in the tier.
-pub fn solve_slice<G: Tiers>(
+pub fn solve_slice<G: NamedTiers>(
     game: &G,
     tier: G::Tier,
     children: &[ChildCells<G::Tier>],
@@ -596,7 +596,7 @@ pub fn solve_slice<G: Tiers>(
 /// The outcome of `position`, of `tier`, whose every move leads to a
 /// solved child tier: as the first pass of [`solve_tier`] decides a
 /// position with no child inside its tier.
-fn decide_from_children<G: Tiers>(
+fn decide_from_children<G: NamedTiers>(
     game: &G,
     tier: G::Tier,
     children: &[ChildCells<G::Tier>],
@@ -723,12 +723,12 @@ impl Layer {
 
 /// A parent inside the tier, as [`rule::hear`] decides it: its working
 /// cell holds a counter until it is decided.
-struct InTier<'w, 'a, G: Tiers, S: Slots> {
+struct InTier<'w, 'a, G: NamedTiers, S: Slots> {
     work: &'w Work<'a, G, S>,
     index: u64,
 }
 
-impl<G: Tiers, S: Slots> rule::Parent for InTier<'_, '_, G, S> {
+impl<G: NamedTiers, S: Slots> rule::Parent for InTier<'_, '_, G, S> {
     #[inline(always)]
     fn decide(&mut self, cell: Cell, ply: &Ply) -> bool {
         self.work.decide(self.index, cell.bits(), ply.remoteness)
@@ -791,7 +791,7 @@ impl Seeds {
     }
 }
 
-impl<G: Tiers, S: Slots> Work<'_, G, S> {
+impl<G: NamedTiers, S: Slots> Work<'_, G, S> {
     /// Stops on a broken promise of the game or a cancel.
     fn check(&self, progress: &dyn Progress) -> Result<(), TierError> {
         if self.broken.load(Relaxed) {
@@ -1287,7 +1287,7 @@ impl<G: Tiers, S: Slots> Work<'_, G, S> {
     /// Tells the parents of the positions in `spread`'s batch (decided at
     /// the layer before) of their values, and empties it; returns the
     /// positions decided. The parents of the whole batch are listed first,
-    /// each cell fetched as it is listed ([`crate::prefetch`]), then
+    /// each cell fetched as it is listed ([`crate::prefetch()`]), then
     /// updated: the cache misses overlap where an update (an atomic
     /// exchange) would wait for each in turn.
     fn spread(&self, layer: &Layer, spread: &mut Spread) -> u64 {

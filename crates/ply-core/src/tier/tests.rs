@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::PositionError;
-use crate::game::{Game, Indexed, Tiers};
+use crate::game::{Game, Indexed, NamedTiers};
 use crate::progress::NoProgress;
 use crate::solution::Solution;
 use crate::solve::retro;
@@ -34,10 +34,10 @@ struct Graph<const PARENTS: bool, const FOLD: bool = false> {
     holes: Vec<Vec<bool>>,
     /// Parents inside the tier, by level, side and node.
     parents: Vec<Vec<Vec<Vec<Node>>>>,
-    /// What [`Tiers::leaves_tier`] says of every tier.
+    /// What [`NamedTiers::leaves_tier`] says of every tier.
     leaves: bool,
     /// Whether the same graph solved the other way (with un-moves, or
-    /// without) is [`Tiers::counterpart`] of every tier of the odd levels.
+    /// without) is [`NamedTiers::counterpart`] of every tier of the odd levels.
     taking: bool,
 }
 
@@ -200,7 +200,7 @@ impl<const PARENTS: bool, const FOLD: bool> Indexed for Graph<PARENTS, FOLD> {
     }
 }
 
-impl<const PARENTS: bool, const FOLD: bool> Tiers for Graph<PARENTS, FOLD> {
+impl<const PARENTS: bool, const FOLD: bool> NamedTiers for Graph<PARENTS, FOLD> {
     type Tier = (u32, u32);
     const IN_TIER_PARENTS: bool = PARENTS;
     const IN_TIER_SYMMETRY: bool = FOLD;
@@ -273,7 +273,7 @@ impl Dir {
 
 /// Builds `game` into `dir` and reads every position's cell back through
 /// the plan's keys, in the whole game's index order.
-fn cells_of<G: Tiers + Indexed>(game: &G, dir: &Dir) -> Vec<Cell> {
+fn cells_of<G: NamedTiers + Indexed>(game: &G, dir: &Dir) -> Vec<Cell> {
     let plan = Plan::new(game).expect("a plan");
     let built = build(game, &plan, &dir.options(), &NoProgress).expect("built");
     assert!(built.complete());
@@ -369,7 +369,7 @@ impl<const PARENTS: bool> Game for Mirrored<PARENTS> {
     }
 }
 
-impl<const PARENTS: bool> Tiers for Mirrored<PARENTS> {
+impl<const PARENTS: bool> NamedTiers for Mirrored<PARENTS> {
     type Tier = u8;
     const IN_TIER_PARENTS: bool = PARENTS;
     const IN_TIER_SYMMETRY: bool = true;
@@ -683,7 +683,7 @@ fn teamed(dir: &Dir, processes: usize, process: usize, timeout_ms: u64) -> Optio
 }
 
 /// Runs every options' build on its own thread, standing in for processes.
-fn build_together<G: Tiers + Sync>(
+fn build_together<G: NamedTiers + Sync>(
     game: &G,
     plan: &Plan<G::Tier>,
     runs: &[Options],
@@ -1110,7 +1110,7 @@ impl Indexed for Forest {
     }
 }
 
-impl Tiers for Forest {
+impl NamedTiers for Forest {
     type Tier = (u32, (u32, u32));
     const IN_TIER_PARENTS: bool = true;
     fn tiers(&self) -> Vec<Self::Tier> {
@@ -1155,7 +1155,7 @@ impl Tiers for Forest {
 
 /// Builds `game` into a fresh directory with `options`' limits, checking
 /// it completes; returns every tier's cells, from its shard, in plan order.
-fn built_shards<G: Tiers>(
+fn built_shards<G: NamedTiers>(
     game: &G,
     plan: &Plan<G::Tier>,
     name: &str,

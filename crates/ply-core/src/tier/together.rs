@@ -5,8 +5,8 @@
 //! tiers are asked to stop, and none is started after it.
 
 use super::TierError;
-use super::build::{Job, Run};
-use crate::game::Tiers;
+use super::job::{Job, Run};
+use crate::game::NamedTiers;
 use crate::progress::Progress;
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
@@ -30,7 +30,7 @@ pub(super) struct Limits {
 /// Solves the unfinished tiers of `mine` (every tier of `plan`, its
 /// children among them), marking each in `done` as its shard is written.
 /// The tiers run as jobs of the caller's rayon pool.
-pub(super) fn solve<G: Tiers>(
+pub(super) fn solve<G: NamedTiers>(
     job: &Job<'_, G>,
     mine: &[usize],
     done: &mut [bool],
@@ -89,7 +89,7 @@ pub(super) fn solve<G: Tiers>(
 }
 
 /// A build's tiers being solved at the same time.
-struct Together<'a, G: Tiers> {
+struct Together<'a, G: NamedTiers> {
     job: &'a Job<'a, G>,
     limits: &'a Limits,
     /// The build's progress: one phase over every tier when `whole`.
@@ -115,7 +115,7 @@ struct State<'a> {
     run: Run,
 }
 
-impl<'a, G: Tiers> Together<'a, G> {
+impl<'a, G: NamedTiers> Together<'a, G> {
     fn lock(&self) -> MutexGuard<'_, State<'a>> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -222,7 +222,7 @@ struct Ready {
 impl Ready {
     /// The unfinished tiers of `mine`; fails if a ready one needs more
     /// than `memory`.
-    fn new<G: Tiers>(
+    fn new<G: NamedTiers>(
         job: &Job<'_, G>,
         mine: &[usize],
         done: &[bool],
@@ -271,7 +271,7 @@ impl Ready {
     /// Tier `i` is done: the tiers waiting only for it become ready, in
     /// solving order among the others. Fails if one of them needs more
     /// than `memory`.
-    fn finished<G: Tiers>(
+    fn finished<G: NamedTiers>(
         &mut self,
         job: &Job<'_, G>,
         i: usize,

@@ -8,7 +8,7 @@
 //! indices this spends per legal position.
 
 use super::{C4Position, ConnectFour};
-use ply_core::Tiers;
+use ply_core::NamedTiers;
 
 /// Binomial coefficients up to C(64, k).
 static BINOMIAL: [[u64; 65]; 65] = {
@@ -202,7 +202,7 @@ fn next_subset(v: u64) -> u64 {
 
 /// The tiers are the discs on the board, 0 to W x H; a move leads to the
 /// next tier. A position and its mirror image share a class.
-impl Tiers for ConnectFour {
+impl NamedTiers for ConnectFour {
     type Tier = u8;
     /// The mirror image keeps a position in its tier: one of each pair is
     /// solved.

@@ -2,7 +2,7 @@
 
 use super::search::{outcome, score_of};
 use super::*;
-use ply_core::{Outcome, Tiers};
+use ply_core::{NamedTiers, Outcome};
 use proptest::prelude::*;
 
 /// The position random play reaches in `plies` moves (stopping early at

@@ -36,7 +36,7 @@
 //! all over the sector; a removal's children likewise.
 
 use super::{ALL, Morris, POINTS, Stones, hands_fit, points};
-use ply_core::{Game, Indexed, Symmetric, Tiers};
+use ply_core::{Game, Indexed, NamedTiers, Symmetric};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -623,7 +623,7 @@ impl Morris {
     }
 }
 
-impl Tiers for Morris {
+impl NamedTiers for Morris {
     type Tier = Sector;
     const IN_TIER_PARENTS: bool = true;
 
@@ -856,7 +856,7 @@ impl Tiers for Morris {
         let mut count = 0;
         self.for_each_unmoved_set(waiting, last, |before| {
             let rank = colex_rank(before) as usize;
-            ply_core::prefetch::prefetch(&entries.entry[rank]);
+            ply_core::prefetch(&entries.entry[rank]);
             befores[count] = (before, rank);
             count += 1;
         });

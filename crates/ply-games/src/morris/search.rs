@@ -33,7 +33,9 @@
 
 use super::index::Sector;
 use super::{Morris, Stones};
-use ply_core::{Game, Indexed, Outcome, Progress, Remoteness, SearchStop, Searched, Tiers, Value};
+use ply_core::{
+    Game, Indexed, NamedTiers, Outcome, Progress, Remoteness, SearchStop, Searched, Value,
+};
 use portable_atomic::AtomicU128;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -209,7 +211,7 @@ impl PlacingSearch {
     /// least one).
     pub fn new(entries: u64, threads: usize) -> PlacingSearch {
         PlacingSearch {
-            table: ply_core::huge::vec(Self::buckets(entries) as usize, |_| Bucket::default()),
+            table: ply_core::huge_vec(Self::buckets(entries) as usize, |_| Bucket::default()),
             threads: threads.max(1),
             nodes: AtomicU64::new(0),
             leaves: AtomicU64::new(0),
@@ -538,7 +540,7 @@ mod tests {
     use super::super::tests::{Rng, random_in};
     use super::*;
     use ply_core::check::solve_tiers;
-    use ply_core::{NoProgress, Solution, Tiers};
+    use ply_core::{NamedTiers, NoProgress, Solution};
     use std::convert::Infallible;
 
     /// Solves `morris:stones` whole and in the moving-phase mode, then

@@ -9,7 +9,7 @@
 use super::index::Sector;
 use super::*;
 use ply_core::tier::Plan;
-use ply_core::{Indexed, Parents, Solution, Symmetric, Tiers};
+use ply_core::{Indexed, NamedTiers, Parents, Solution, Symmetric};
 use std::collections::{BTreeSet, HashSet};
 
 fn parse(game: &Morris, text: &str) -> Stones {

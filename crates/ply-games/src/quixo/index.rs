@@ -12,7 +12,7 @@
 
 use super::{Cubes, Quixo};
 use crate::colex::{binomial, next_subset, pop};
-use ply_core::Tiers;
+use ply_core::NamedTiers;
 
 /// A tier: the number of X cubes and of O cubes.
 pub type Tier = (u8, u8);
@@ -81,7 +81,7 @@ impl Quixo {
     }
 }
 
-impl Tiers for Quixo {
+impl NamedTiers for Quixo {
     type Tier = Tier;
     const IN_TIER_PARENTS: bool = true;
     const IN_TIER_SYMMETRY: bool = true;

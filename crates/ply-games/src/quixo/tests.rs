@@ -3,7 +3,7 @@
 //! the tier solver against whole-game retrograde analysis on 3x3.
 
 use super::*;
-use ply_core::{Indexed, Tiers};
+use ply_core::{Indexed, NamedTiers};
 use std::collections::BTreeSet;
 
 fn parse(game: &Quixo, text: &str) -> Cubes {

@@ -295,7 +295,7 @@ impl Cli {
                 if let Some(memory) = memory {
                     ply_core::limits::check_memory("--memory", memory)
                         .map_err(|e| PlyError::Unavailable(e.to_string()))?;
-                    if !ply_core::db::reader::set_block_cache_bytes(memory / 2) {
+                    if !ply_core::db::set_block_cache_bytes(memory / 2) {
                         return Err(PlyError::Unavailable(
                             "--memory: a database was read before the block cache could be sized"
                                 .into(),

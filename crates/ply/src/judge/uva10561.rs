@@ -5,9 +5,9 @@
 
 use super::input::Lines;
 use crate::error::PlyError;
-use ply_core::solve::grundy::{largest_heap, solve_sum};
-use ply_core::solve::heaps::HeapValues;
+use ply_core::HeapValues;
 use ply_core::{Decompose, NoProgress, Value};
+use ply_core::{largest_heap, solve_sum};
 use ply_games::Treblecross;
 use ply_games::treblecross::Row;
 use std::fmt::Write as _;

@@ -183,7 +183,7 @@ pub fn run(
     limits.check().map_err(PlyError::argument)?;
     // Games answered from databases share one block cache, counted once
     // in --session-mib, and searches over them a table within it.
-    ply_core::db::reader::set_block_cache_bytes(limits.block_cache_bytes().max(1 << 20));
+    ply_core::db::set_block_cache_bytes(limits.block_cache_bytes().max(1 << 20));
     ply_core::limits::set_search_table_bytes(limits.search_table_bytes());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

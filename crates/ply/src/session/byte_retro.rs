@@ -13,7 +13,6 @@ use super::{Session, Solver, parse_or_start, report_with};
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, SolveReport};
 use ply_core::WinsAtOnce;
-use ply_core::db::leave_out;
 use ply_core::limits::human_bytes;
 use ply_core::solve::byte_retro::{self, ByteTable};
 use ply_core::{Cell, Outcome, Progress, Solution, Source};
@@ -258,7 +257,7 @@ impl<G: WinsAtOnce + Send + Sync + 'static> Session for ByteRetroSession<G> {
     ) -> Result<Option<(PathBuf, u64)>, PlyError> {
         let saved = self.inner.save_as(store, progress, |path, meta, table| {
             let census = table.key_census();
-            let (_, size) = leave_out::write_indexed_leaving_out(
+            let (_, size) = ply_core::db::write_indexed_leaving_out(
                 path,
                 meta,
                 &census,
@@ -268,7 +267,7 @@ impl<G: WinsAtOnce + Send + Sync + 'static> Session for ByteRetroSession<G> {
                         cells[(index - start) as usize] = cell;
                     })
                 },
-                leave_out::SAMPLE_EVERY,
+                ply_core::db::SAMPLE_EVERY,
                 progress,
             )?;
             Ok(size)

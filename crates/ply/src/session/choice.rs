@@ -81,11 +81,11 @@ where
     Ok(Box::new(SumSession::new(game)))
 }
 
-/// Opens a game cut into tiers ([`ply_core::Tiers`]): solved tier by tier,
+/// Opens a game cut into tiers ([`ply_core::NamedTiers`]): solved tier by tier,
 /// past memory, into database shards.
 pub fn open_tiered<G>(game: G) -> Result<Box<dyn Session>, PlyError>
 where
-    G: ply_core::Tiers + 'static,
+    G: ply_core::NamedTiers + 'static,
 {
     Ok(Box::new(TierSession::new(game)?))
 }

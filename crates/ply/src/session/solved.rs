@@ -42,7 +42,7 @@ pub trait Method: Send + Sync {
         self.game().rank(position)
     }
 
-    /// Whether the build walks the game's tiers ([`ply_core::Tiered`]), a
+    /// Whether the build walks the game's tiers ([`ply_core::NumberedTiers`]), a
     /// tier's positions cut between rayon's threads: then `ply analyze
     /// --workers N` runs it on N threads (see
     /// [`crate::session::Session::tiered`]). False by default.

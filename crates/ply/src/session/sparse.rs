@@ -4,9 +4,9 @@
 use super::solved::{Method, SolvedSession, build_error};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
-use ply_core::solution::Canonical;
+use ply_core::Canonical;
 use ply_core::tier::Team;
-use ply_core::{Exchanged, Indexed, Progress, Solution, SparseTable, Symmetric, Tiered};
+use ply_core::{Exchanged, Indexed, NumberedTiers, Progress, Solution, SparseTable, Symmetric};
 use std::path::Path;
 
 /// Solves a game by tabulating every position reachable from its start
@@ -20,7 +20,7 @@ pub struct SparseMethod<G> {
 /// A session over a game solved into a [`SparseTable`].
 pub type SparseSession<G> = SolvedSession<SparseMethod<G>>;
 
-impl<G: Indexed + Symmetric + Tiered> SparseSession<G> {
+impl<G: Indexed + Symmetric + NumberedTiers> SparseSession<G> {
     /// A session over `game` whose table takes at most `bytes` to build;
     /// nothing is built until the first query.
     pub fn new(game: G, bytes: u64) -> Self {
@@ -28,7 +28,7 @@ impl<G: Indexed + Symmetric + Tiered> SparseSession<G> {
     }
 }
 
-impl<G: Indexed + Symmetric + Tiered> Method for SparseMethod<G> {
+impl<G: Indexed + Symmetric + NumberedTiers> Method for SparseMethod<G> {
     type Game = G;
     type Built = Canonical;
 

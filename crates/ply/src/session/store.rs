@@ -141,7 +141,7 @@ impl Store {
             .collect();
         Ok(Listing {
             databases,
-            temporaries: db::temporary::in_dir(&self.dir),
+            temporaries: db::temporaries_in(&self.dir),
         })
     }
 

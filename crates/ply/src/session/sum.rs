@@ -8,9 +8,9 @@
 use super::{Session, parse_or_start};
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
-use ply_core::solve::grundy::{heaps, heaps_remoteness, largest_heap, solve_sum};
-use ply_core::solve::heaps::{HeapValues, SEARCH_LIMIT, SumSearch, shipped};
 use ply_core::{Decompose, MemoSolver, NoProgress, Outcome, Progress, Remoteness, Value};
+use ply_core::{HeapValues, SEARCH_LIMIT, SumSearch, shipped};
+use ply_core::{heaps, heaps_remoteness, largest_heap, solve_sum};
 use std::sync::{Arc, Mutex};
 
 /// Positions with up to this many moves list every move with the position
@@ -278,7 +278,7 @@ impl<G: Decompose> SumSession<G> {
 impl<G: Decompose + 'static> Session for SumSession<G> {
     /// The heap values and the remoteness search's memo, at their largest.
     fn memory_bound(&self) -> u64 {
-        self.heaps.bytes_bound() + ply_core::solve::heaps::SEARCH_MEMO_BYTES as u64
+        self.heaps.bytes_bound() + ply_core::SEARCH_MEMO_BYTES as u64
     }
 
     super::game_methods!(self => &self.game);

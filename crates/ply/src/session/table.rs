@@ -5,7 +5,7 @@ use super::solved::{Method, SolvedSession};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::Exchanged;
-use ply_core::solution::census_of_classes;
+use ply_core::census_of_classes;
 use ply_core::tier::{Team, TierError};
 use ply_core::{
     IndexSet, Progress, Solution, SolveError, Symmetric, Table, TableWalk, reachable,

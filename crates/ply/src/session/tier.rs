@@ -13,7 +13,7 @@ use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::db::{Database, Expect};
 use ply_core::tier::{self, Options, Plan, Shards, Team, TierError};
-use ply_core::{Cell, Census, Outcome, Progress, Solution, Source, Tiers};
+use ply_core::{Cell, Census, NamedTiers, Outcome, Progress, Solution, Source};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -64,13 +64,13 @@ enum Piece {
 }
 
 /// A game solved tier by tier.
-pub struct TierSession<G: Tiers> {
+pub struct TierSession<G: NamedTiers> {
     game: G,
     plan: Plan<G::Tier>,
     held: Once<Held>,
 }
 
-impl<G: Tiers + 'static> TierSession<G> {
+impl<G: NamedTiers + 'static> TierSession<G> {
     /// A session over `game`; fails if its tiers are inconsistent.
     pub fn new(game: G) -> Result<Self, PlyError> {
         let plan = Plan::new(&game).map_err(|e| tier_error(&game, e))?;
@@ -266,7 +266,7 @@ impl<G: Tiers + 'static> TierSession<G> {
     }
 }
 
-impl<G: Tiers + 'static> Solver for TierSession<G> {
+impl<G: NamedTiers + 'static> Solver for TierSession<G> {
     type Game = G;
 
     fn game(&self) -> &G {
@@ -295,7 +295,7 @@ impl<G: Tiers + 'static> Solver for TierSession<G> {
     }
 }
 
-impl<G: Tiers + 'static> TierSession<G> {
+impl<G: NamedTiers + 'static> TierSession<G> {
     /// The error for a position in no tier the plan or the shards hold.
     fn missing(&self, position: &G::Position) -> PlyError {
         PlyError::argument(format!(
@@ -348,7 +348,7 @@ impl<G: Tiers + 'static> TierSession<G> {
     }
 }
 
-impl<G: Tiers + 'static> Session for TierSession<G> {
+impl<G: NamedTiers + 'static> Session for TierSession<G> {
     super::solver_session!();
 
     /// The larger of what building the largest tier takes and what the
@@ -356,10 +356,7 @@ impl<G: Tiers + 'static> Session for TierSession<G> {
     /// cell or less, when they fit its cache).
     fn memory_bound(&self) -> u64 {
         let build = self.plan.largest().map_or(0, |(_, bytes)| bytes);
-        let decoded = self
-            .plan
-            .positions()
-            .min(ply_core::db::reader::block_cache_bytes());
+        let decoded = self.plan.positions().min(ply_core::db::block_cache_bytes());
         build.max(decoded)
     }
 
@@ -520,7 +517,7 @@ impl<G: Tiers + 'static> Session for TierSession<G> {
     }
 }
 
-impl<G: Tiers + 'static> TierSession<G> {
+impl<G: NamedTiers + 'static> TierSession<G> {
     /// Builds the tiers of `plan` into the store (with `save`) or a
     /// private directory, then counts their positions from the shards.
     fn analyze_plan(
@@ -578,13 +575,7 @@ impl<G: Tiers + 'static> TierSession<G> {
         }
         let side = match sides.first() {
             Some(&side) => side,
-            None => {
-                ply_core::db::leave_out::smaller_side(
-                    &paths,
-                    ply_core::db::leave_out::SAMPLE_EVERY,
-                )?
-                .0
-            }
+            None => ply_core::db::smaller_side(&paths, ply_core::db::SAMPLE_EVERY)?.0,
         };
         progress.begin("leaving out remoteness", paths.len() as u64);
         for path in &paths {
@@ -595,7 +586,7 @@ impl<G: Tiers + 'static> TierSession<G> {
                     self.game.name()
                 )));
             }
-            ply_core::db::leave_out::leave_out(path, side, &ply_core::NoProgress)?;
+            ply_core::db::leave_out(path, side, &ply_core::NoProgress)?;
             progress.advance(1);
         }
         progress.end();
@@ -805,7 +796,7 @@ fn end_tiers_noted(report: &mut AnalyzeReport, height: u32) {
 }
 
 /// A tier solver's error, for the command line.
-fn tier_error<G: Tiers>(game: &G, error: TierError) -> PlyError {
+fn tier_error<G: NamedTiers>(game: &G, error: TierError) -> PlyError {
     match error {
         TierError::Cancelled => {
             PlyError::Cancelled(format!("solving the tiers of {}", game.name()))

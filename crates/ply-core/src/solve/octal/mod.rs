@@ -57,11 +57,13 @@
 //! unmarked pairs again for values that only it leaves open.
 //!
 //! # Modules
-//! The code itself is [`crate::octal_code`]; here, the sparse space method
-//! is `sparse`, the dense kernel `dense`, and its x86 kernels `x86`, the
-//! one module of the crate that may use `unsafe`.
+//! The code itself is [`OctalCode`]; here, the sparse space method
+//! is `sparse`, the dense kernel `dense`, its x86 kernels `x86`, the
+//! one module of the crate that may use `unsafe`, and what those two share
+//! (the bit table of targets and the portable search) `lanes`.
 
 mod dense;
+mod lanes;
 mod sparse;
 #[cfg(target_arch = "x86_64")]
 mod x86;
@@ -414,6 +416,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::dense::*;
+    use super::lanes::*;
     use super::sparse::*;
     use super::*;
     use crate::progress::NoProgress;

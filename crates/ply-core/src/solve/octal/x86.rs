@@ -6,7 +6,7 @@
 #![allow(unsafe_code)]
 
 use super::TARGETS;
-use super::dense::{TABLE_SPAN, Targets, hits_portable};
+use super::lanes::{TABLE_SPAN, Targets, hits_portable};
 use std::arch::is_x86_feature_detected;
 
 /// A table kernel of the dense search ([`super::dense::search_by_table`]).
