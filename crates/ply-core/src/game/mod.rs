@@ -750,7 +750,7 @@ pub trait NamedTiers: Game {
     /// position's legality is known another way: a tier solved a cell per
     /// symmetry class finds the other positions' cells through their
     /// representatives, and an image of no representative is no position.
-    /// By default [`Tiers::tier_unrank`]; a game whose legality costs far
+    /// By default [`NamedTiers::tier_unrank`]; a game whose legality costs far
     /// more than its unranking (Connect Four's search for an order of
     /// play) overrides it.
     fn tier_board(&self, tier: Self::Tier, index: u64) -> Option<Self::Position> {

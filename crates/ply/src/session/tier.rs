@@ -644,12 +644,12 @@ impl<G: NamedTiers + 'static> TierSession<G> {
 /// mirror tier, Morris's colours swapped, has no rows of its own). Where the shards
 /// leave out a side's remoteness, each such cell is found again from its
 /// children, as queries find it, so that every row has its remoteness.
-struct TierRows<'a, G: Tiers> {
+struct TierRows<'a, G: NamedTiers> {
     session: &'a TierSession<G>,
     db: &'a Database,
 }
 
-impl<G: Tiers + 'static> TierRows<'_, G> {
+impl<G: NamedTiers + 'static> TierRows<'_, G> {
     /// The position stored at `key`, if any.
     fn at(&self, key: u64) -> Option<G::Position> {
         let steps = &self.session.plan.steps;
@@ -665,7 +665,7 @@ impl<G: Tiers + 'static> TierRows<'_, G> {
     }
 }
 
-impl<G: Tiers + 'static> Solution for TierRows<'_, G> {
+impl<G: NamedTiers + 'static> Solution for TierRows<'_, G> {
     fn keys(&self) -> ply_core::Keys {
         self.db.keys()
     }
@@ -702,7 +702,7 @@ impl<G: Tiers + 'static> Solution for TierRows<'_, G> {
     }
 }
 
-impl<G: Tiers + 'static> TierRows<'_, G> {
+impl<G: NamedTiers + 'static> TierRows<'_, G> {
     /// `cell`, stored at `key`, with a left-out remoteness found again.
     fn completed(&self, key: u64, cell: Cell) -> Result<Cell, ply_core::db::DbError> {
         if cell.left_out_value().is_none() {
@@ -723,7 +723,7 @@ impl<G: Tiers + 'static> TierRows<'_, G> {
     }
 }
 
-impl<G: Tiers + 'static> Rows for TierRows<'_, G> {
+impl<G: NamedTiers + 'static> Rows for TierRows<'_, G> {
     fn name(&self) -> String {
         self.session.game.name()
     }
