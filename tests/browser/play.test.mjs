@@ -23,6 +23,15 @@ const screenshot = process.env.PLY_SCREENSHOT || path.join(here, 'out/screenshot
 const seed = Number(process.env.PLY_SEED || Date.now() % 1000000);
 console.log(`browser test seed: PLY_SEED=${seed}`);
 
+/** Debian's chromium, headless, quiet on the network (loopback only). */
+function launchChromium() {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
 /** A small seeded generator, so a failing run can be repeated. */
 function generator(s) {
   let a = s >>> 0;
@@ -252,11 +261,7 @@ async function startGame(page, game, position) {
 
 test('a whole game of every game in the browser, checked against ply solve', { timeout: 300000 }, async () => {
   const { url, server } = await startServer();
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     const problems = [];
@@ -431,11 +436,7 @@ test('against the computer, variants, hidden values and a stored Morris', { time
   const dir = mkdtempSync(path.join(tmpdir(), 'ply-browser-db-'));
   execFileSync(ply, ['analyze', 'morris:3', '--save', '--db-dir', dir], { stdio: 'ignore' });
   const { url, server } = await startServerWith(['--db-dir', dir, '--max-table-mib', '1', '--session-mib', '64']);
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     const problems = [];
@@ -515,11 +516,7 @@ function discIn(page, square) {
 test('Connect Four: a click anywhere in a column drops the disc to its bottom', { timeout: 300000 }, async () => {
   const game = 'connect4:4x4';
   const { url, server } = await startServer();
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     const problems = [];

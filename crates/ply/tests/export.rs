@@ -25,15 +25,19 @@ struct Row {
 }
 
 fn export(game: &str, format: &str, out: &Path) -> String {
+    let out = out.to_str().unwrap();
+    ply_ok(&["export", game, "--format", format, "--out", out, "--no-db"])
+}
+
+/// What `ply ARGS` printed, asserting that it succeeded.
+fn ply_ok(args: &[&str]) -> String {
     let done = Command::new(env!("CARGO_BIN_EXE_ply"))
-        .args(["export", game, "--format", format, "--out"])
-        .arg(out)
-        .arg("--no-db")
+        .args(args)
         .output()
         .unwrap();
     assert!(
         done.status.success(),
-        "{}",
+        "{args:?}: {}",
         String::from_utf8_lossy(&done.stderr)
     );
     String::from_utf8(done.stdout).unwrap()
@@ -306,29 +310,13 @@ fn connect4_parquet_has_a_row_and_a_board_per_position() {
     // From a saved database, which leaves out one side's remoteness: the
     // same rows, every left-out remoteness found again.
     let db = dir.join("db");
-    let saved = Command::new(env!("CARGO_BIN_EXE_ply"))
-        .args(["analyze", game, "--save", "--json", "--db-dir"])
-        .arg(&db)
-        .output()
-        .unwrap();
-    assert!(
-        saved.status.success(),
-        "{}",
-        String::from_utf8_lossy(&saved.stderr)
-    );
+    let db = db.to_str().unwrap();
+    ply_ok(&["analyze", game, "--save", "--json", "--db-dir", db]);
     let stored = dir.join("stored.parquet");
-    let done = Command::new(env!("CARGO_BIN_EXE_ply"))
-        .args(["export", game, "--format", "parquet", "--db-dir"])
-        .arg(&db)
-        .arg("--out")
-        .arg(&stored)
-        .output()
-        .unwrap();
-    assert!(
-        done.status.success(),
-        "{}",
-        String::from_utf8_lossy(&done.stderr)
-    );
+    let out = stored.to_str().unwrap();
+    ply_ok(&[
+        "export", game, "--format", "parquet", "--db-dir", db, "--out", out,
+    ]);
     assert_eq!(read_parquet(&stored), rows);
     std::fs::remove_dir_all(dir).unwrap();
 }
