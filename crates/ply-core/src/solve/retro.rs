@@ -688,24 +688,32 @@ impl<'a, G: Indexed, K: Folding<G>, P: ParentRule<G>, C: Counter, S: Slot> Work<
         // Wins and losses, then ties ([`rule`]). Only a win counts its
         // parents down, so only its parents must be distinct: deciding a
         // parent twice is harmless, as the second decision finds it decided.
-        for sweep in [frontier, ties] {
-            self.spread_by_plies(
-                graph.as_ref(),
-                sweep,
-                &mut next,
-                |child| value(child) == Value::Win,
-                |child, parent, ply| {
-                    rule::hear(
-                        &mut Slotted {
-                            work: &self,
-                            slot: parent,
-                        },
-                        value(child),
-                        ply,
-                    )
+        let hear = |child: Value, parent: S, ply: &Ply| {
+            rule::hear(
+                &mut Slotted {
+                    work: &self,
+                    slot: parent,
                 },
-            )?;
-        }
+                child,
+                ply,
+            )
+        };
+        // Each sweep its own call, so that the tie sweep, whose children
+        // are all ties, is compiled knowing it.
+        self.spread_by_plies(
+            graph.as_ref(),
+            frontier,
+            &mut next,
+            |child| value(child) == Value::Win,
+            |child, parent, ply| hear(value(child), parent, ply),
+        )?;
+        self.spread_by_plies(
+            graph.as_ref(),
+            ties,
+            &mut next,
+            |_| false,
+            |_, parent, ply| hear(Value::Tie, parent, ply),
+        )?;
         drop(graph);
         self.mark_draws();
         self.progress.end();
