@@ -199,6 +199,18 @@ fn search_equals_negamax_on_small_boards() {
                 "{params} {}",
                 game.format_position(&p)
             );
+            // Its mirror image is answered from the scores kept, with
+            // no position searched.
+            let mirror = game.mirror(&p);
+            let nodes = searcher.nodes();
+            let got = searcher.solve(&game, &mirror, 1, &|| false).unwrap();
+            assert_eq!(
+                got,
+                negamax(&game, &mirror, &mut memo),
+                "{params} mirrored {}",
+                game.format_position(&mirror)
+            );
+            assert_eq!(searcher.nodes(), nodes, "{params} mirrored {mirror:?}");
         }
     }
 }

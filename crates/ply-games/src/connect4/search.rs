@@ -59,23 +59,35 @@ pub fn score_of(cells: u32, discs: u32, outcome: Outcome) -> i32 {
 
 /// A transposition table of bounds on scores, shared by the threads: one
 /// word an entry holding the key's quotient by the table's (odd) length
-/// above a byte of bound, so that the key is whole and no entry can be
-/// read half-written.
+/// above the best move found and a byte of bound, so that the key is
+/// whole and no entry can be read half-written.
 struct Table {
     entries: Vec<AtomicU64>,
 }
 
-/// An entry's byte: 0 empty, else `UPPER + score + OFFSET` or
-/// `LOWER + score + OFFSET`.
+/// An entry's low byte: 0 empty, else `UPPER + score + OFFSET` or
+/// `LOWER + score + OFFSET`; the next 4 bits the column (mirrored with the
+/// key) that last refuted a null window, plus one (0: none).
 const OFFSET: i32 = 64;
 const UPPER: u64 = 0;
 const LOWER: u64 = 128;
+/// The bits below an entry's quotient.
+const PAYLOAD: u32 = 12;
+
+/// What the table holds of a position.
+#[derive(Clone, Copy)]
+struct Entry {
+    /// A bound, if stored: (whether it is a lower bound, the score).
+    bound: Option<(bool, i32)>,
+    /// The column to try first, plus one (0: none).
+    best: u64,
+}
 
 impl Table {
     /// A table of at most `bytes` bytes (and at least a few thousand
     /// entries), of odd length.
     fn new(bytes: u64) -> Self {
-        let len = (bytes / 8).clamp(1 << 12, 1 << 40) | 1;
+        let len = (bytes / 8).clamp(1 << PAYLOAD, 1 << 40) | 1;
         Self {
             entries: (0..len).map(|_| AtomicU64::new(0)).collect(),
         }
@@ -87,27 +99,36 @@ impl Table {
         ((key % len) as usize, key / len)
     }
 
-    /// The bounds stored for `key`: (lower, upper).
+    /// What is stored for `key`.
     #[inline]
-    fn get(&self, key: u64) -> Option<(bool, i32)> {
+    fn get(&self, key: u64) -> Entry {
         let (at, quotient) = self.slot(key);
         let word = self.entries[at].load(Relaxed);
-        if word & 0xff == 0 || word >> 8 != quotient {
-            return None;
+        if word & 0xfff == 0 || word >> PAYLOAD != quotient {
+            return Entry {
+                bound: None,
+                best: 0,
+            };
         }
         let byte = word & 0xff;
-        if byte >= LOWER {
+        let bound = if byte == 0 {
+            None
+        } else if byte >= LOWER {
             Some((true, (byte - LOWER) as i32 - OFFSET))
         } else {
             Some((false, (byte - UPPER) as i32 - OFFSET))
+        };
+        Entry {
+            bound,
+            best: word >> 8 & 0xf,
         }
     }
 
     #[inline]
-    fn put(&self, key: u64, lower: bool, score: i32) {
+    fn put(&self, key: u64, lower: bool, score: i32, best: u64) {
         let (at, quotient) = self.slot(key);
         let byte = (score + OFFSET) as u64 + if lower { LOWER } else { UPPER };
-        self.entries[at].store(quotient << 8 | byte, Relaxed);
+        self.entries[at].store(quotient << PAYLOAD | best << 8 | byte, Relaxed);
     }
 
     fn clear(&self) {
@@ -125,6 +146,11 @@ pub struct Stopped;
 /// positions.
 pub struct Searcher {
     table: Table,
+    /// The exact scores of the positions searched whole, by the key of
+    /// the position or of its mirror image, whichever is smaller: a
+    /// position's moves are searched one by one, and the mirror images
+    /// among them (all of the empty board's) cost nothing twice.
+    solved: std::sync::Mutex<rustc_hash::FxHashMap<u64, i32>>,
     nodes: AtomicU64,
     /// The columns from the centre out.
     order: Vec<u32>,
@@ -138,6 +164,8 @@ struct Board {
     bottom: u64,
     full: u64,
     width: u32,
+    /// The most discs on a position whose key is folded with its mirror's.
+    fold_up_to: u32,
 }
 
 impl Searcher {
@@ -148,6 +176,7 @@ impl Searcher {
         order.sort_by_key(|&c| ((2 * c as i32 - (w - 1)).abs(), c));
         Self {
             table: Table::new(table_bytes),
+            solved: Default::default(),
             nodes: AtomicU64::new(0),
             order,
         }
@@ -163,9 +192,18 @@ impl Searcher {
         self.nodes.load(Relaxed)
     }
 
-    /// Forgets every stored bound.
+    /// Forgets every stored bound and score.
     pub fn clear(&self) {
         self.table.clear();
+        self.solved_scores().clear();
+    }
+
+    /// The scores of the positions searched whole, even if a thread that
+    /// held them panicked (each entry is written whole).
+    fn solved_scores(&self) -> std::sync::MutexGuard<'_, rustc_hash::FxHashMap<u64, i32>> {
+        self.solved
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The outcome of `position` (legal, of `game`), searched on `threads`
@@ -191,7 +229,19 @@ impl Searcher {
             bottom: game.bottom,
             full: game.board,
             width: game.width(),
+            fold_up_to: if game.mirror(position) == *position {
+                MIRROR_DISCS
+            } else {
+                0
+            },
         };
+        let mirror = game.mirror(position);
+        let key = (position.mover + position.mask)
+            .min(mirror.mover + mirror.mask)
+            .wrapping_add(game.bottom);
+        if let Some(&score) = self.solved_scores().get(&key) {
+            return Ok(outcome(cells, discs, score));
+        }
         let found = AtomicBool::new(false);
         let answer = AtomicU64::new(0);
         let threads = threads.max(1);
@@ -220,6 +270,11 @@ impl Searcher {
             return Err(Stopped);
         }
         let score = answer.load(Relaxed) as i32 - OFFSET;
+        let mut solved = self.solved_scores();
+        if solved.len() >= SOLVED_KEPT {
+            solved.clear();
+        }
+        solved.insert(key, score);
         Ok(outcome(cells, discs, score))
     }
 }
@@ -243,6 +298,20 @@ struct Worker<'a> {
     order: Vec<u32>,
     stop: &'a (dyn Fn() -> bool + Sync),
 }
+
+/// The empty cells below which the table is not probed for the children
+/// (their probes cost more than the cutoffs they find).
+const ETC_EMPTY: i32 = 12;
+
+/// The most discs on a position whose key is folded with its mirror
+/// image's, in the search of a position that is its own mirror image:
+/// deeper, the mirror of a position searched is seldom met, and folding
+/// costs more than it saves. Below other positions, mirror images meet
+/// too seldom to fold any.
+const MIRROR_DISCS: u32 = 12;
+
+/// The most scores of whole searches kept; past it they are forgotten.
+const SOLVED_KEPT: usize = 1 << 16;
 
 /// Nodes between polls of the stop flag.
 const POLL: u64 = 1 << 14;
@@ -291,9 +360,28 @@ impl Worker<'_> {
         self.wins(p.mover, p.mask) & self.possible(p.mask) != 0
     }
 
+    /// The position's key, the same for its mirror image: the smaller
+    /// of the two images' `mover + mask + bottom` (a bit above each
+    /// column's discs, the mover's discs below it); and whether it is
+    /// the mirror's.
     #[inline]
-    fn key(&self, p: &C4Position) -> u64 {
-        p.mover + p.mask + self.board.bottom
+    fn key(&self, p: &C4Position) -> (u64, bool) {
+        let key = p.mover + p.mask + self.board.bottom;
+        if p.discs() > self.board.fold_up_to {
+            return (key, false);
+        }
+        let s = self.board.stride;
+        let column = (1u64 << s) - 1;
+        let w = self.board.width;
+        let mut mirror = 0;
+        for c in 0..w {
+            mirror |= ((key >> (c * s)) & column) << ((w - 1 - c) * s);
+        }
+        if mirror < key {
+            (mirror, true)
+        } else {
+            (key, false)
+        }
     }
 
     /// The exact score of `p`, or `None` if stopped.
@@ -346,8 +434,9 @@ impl Worker<'_> {
             }
         }
         let mut max = (cells - 1 - n) / 2;
-        let key = self.key(p);
-        if let Some((lower, bound)) = self.table.get(key) {
+        let (key, mirrored) = self.key(p);
+        let entry = self.table.get(key);
+        if let Some((lower, bound)) = entry.bound {
             if lower {
                 if alpha < bound {
                     alpha = bound;
@@ -365,39 +454,65 @@ impl Worker<'_> {
                 return Some(beta);
             }
         }
-        // Moves by the threats they make, then column order; at most 9.
-        let mut moves = [(0u32, 0u64); 9];
+        let w = self.board.width;
+        // The column (as this position sees it) of the table's best move.
+        let first = match entry.best {
+            0 => u32::MAX,
+            b if mirrored => w - b as u32,
+            b => b as u32 - 1,
+        };
+        // The table's move first, then by the threats they make, then
+        // column order; at most 9 moves.
+        let mut moves = [(0u32, 0u32, 0u64); 9];
         let mut len = 0;
-        for i in 0..self.board.width as usize {
+        for i in 0..w as usize {
             let c = self.order[i];
             let cell = next & self.column(c);
             if cell == 0 {
                 continue;
             }
-            let threats = self.wins(p.mover | cell, p.mask).count_ones();
+            let threats = if c == first {
+                u32::MAX
+            } else {
+                self.wins(p.mover | cell, p.mask).count_ones()
+            };
             let mut j = len;
             while j > 0 && moves[j - 1].0 < threats {
                 moves[j] = moves[j - 1];
                 j -= 1;
             }
-            moves[j] = (threats, cell);
+            moves[j] = (threats, c, cell);
             len += 1;
         }
-        for &(_, cell) in &moves[..len] {
+        // A child the table bounds at or below -beta refutes the window
+        // before any is searched (enhanced transposition cutoff).
+        for &(_, _, cell) in &moves[..len * usize::from(n + ETC_EMPTY <= cells)] {
+            let child = C4Position {
+                mask: p.mask | cell,
+                mover: p.other(),
+            };
+            if let Some((false, bound)) = self.table.get(self.key(&child).0).bound
+                && -bound >= beta
+            {
+                return Some(-bound);
+            }
+        }
+        for &(_, c, cell) in &moves[..len] {
             let child = C4Position {
                 mask: p.mask | cell,
                 mover: p.other(),
             };
             let score = -self.negamax(&child, -beta, -alpha)?;
             if score >= beta {
-                self.table.put(key, true, score);
+                let stored = if mirrored { w - c } else { c + 1 };
+                self.table.put(key, true, score, stored as u64);
                 return Some(score);
             }
             if score > alpha {
                 alpha = score;
             }
         }
-        self.table.put(key, false, alpha);
+        self.table.put(key, false, alpha, entry.best);
         Some(alpha)
     }
 
