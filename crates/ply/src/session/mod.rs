@@ -263,6 +263,18 @@ pub trait Solver: Send + Sync {
         position: &<Self::Game as Game>::Position,
         progress: &dyn Progress,
     ) -> Result<Outcome, PlyError>;
+
+    /// Whether the report of `position` finds its moves' outcomes first
+    /// and its own from theirs ([`Outcome::from_children`]) instead of
+    /// asking for it: where each answer is a search, the position's own
+    /// search would repeat what its moves' searches find. By default no.
+    fn reports_from_moves(
+        &self,
+        _position: &<Self::Game as Game>::Position,
+        _progress: &dyn Progress,
+    ) -> Result<bool, PlyError> {
+        Ok(false)
+    }
 }
 
 /// The refusal of `--processes` without `--hosts` for a game whose tiers
@@ -328,9 +340,12 @@ macro_rules! solver_session {
         ) -> Result<$crate::report::SolveReport, $crate::error::PlyError> {
             let game = $crate::session::Solver::game(self);
             let position = $crate::session::parse_or_start(game, position)?;
-            $crate::session::solve_report(game, &position, |p| {
-                $crate::session::Solver::outcome_within(self, p, progress)
-            })
+            let outcome_of = |p: &_| $crate::session::Solver::outcome_within(self, p, progress);
+            if $crate::session::Solver::reports_from_moves(self, &position, progress)? {
+                $crate::session::report_from_moves(game, &position, outcome_of)
+            } else {
+                $crate::session::solve_report(game, &position, outcome_of)
+            }
         }
     };
 }
@@ -393,6 +408,35 @@ pub fn solve_report<G: Game>(
 ) -> Result<SolveReport, PlyError> {
     let outcome = outcome_of(position)?;
     report_with(game, position, outcome, outcome_of)
+}
+
+/// Builds the report for `position` from its moves' outcomes, found
+/// first: its own is the best of theirs, and asked for only where it has
+/// no move (the end of play).
+pub fn report_from_moves<G: Game>(
+    game: &G,
+    position: &G::Position,
+    mut outcome_of: impl FnMut(&G::Position) -> Result<Outcome, PlyError>,
+) -> Result<SolveReport, PlyError> {
+    let mut children = Vec::new();
+    if game.primitive(position).is_none() {
+        game.for_each_move(position, |_, child| children.push(child));
+    }
+    let mut found = Vec::with_capacity(children.len());
+    for child in children {
+        let outcome = outcome_of(&child)?;
+        found.push((child, outcome));
+    }
+    let outcome = match Outcome::from_children(found.iter().map(|(_, o)| *o)) {
+        Some(outcome) => outcome,
+        None => outcome_of(position)?,
+    };
+    report_with(game, position, outcome, |child| {
+        match found.iter().find(|(c, _)| c == child) {
+            Some((_, outcome)) => Ok(*outcome),
+            None => outcome_of(child),
+        }
+    })
 }
 
 /// Builds the report for `position`, whose outcome is `outcome`, given a

@@ -114,6 +114,15 @@ impl<G: Searched + 'static> Solver for SearchedSession<G> {
             SearchStop::Leaf(error) => error,
         })
     }
+
+    /// A searched position: its moves' searches decide it.
+    fn reports_from_moves(
+        &self,
+        position: &G::Position,
+        progress: &dyn Progress,
+    ) -> Result<bool, PlyError> {
+        Ok(self.whole(progress)?.is_none() && self.searched(position, progress)?)
+    }
 }
 
 impl<G: Searched + 'static> Session for SearchedSession<G> {
