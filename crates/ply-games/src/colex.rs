@@ -8,8 +8,11 @@
 //! [`next_subset`] steps from one rank to the next), and a set's rank does
 //! not depend on `n`. [`Colex`] ranks, unranks, packs and spreads masks by
 //! byte tables, or packs and spreads by BMI2's `pext` and `pdep` where
-//! they are fast ([`PackingPath`]); its tables are built and the path is
-//! chosen once per process ([`Colex::get`]).
+//! they are fast ([`PackingPath`]); its tables are built once per process
+//! ([`Colex::get`]). The path is a type parameter of the packing
+//! ([`Packing`]): a game chooses it when it is made, and enters its
+//! ranking code once per position through `with_packing!`, so the code
+//! inside is compiled once per path and packs without a branch.
 //!
 //! To rank a board of two kinds of pieces, rank the occupied squares, then
 //! the squares of one kind *among* the occupied ones ([`Colex::compress`]
@@ -110,10 +113,8 @@ pub struct Colex {
     /// `[byte index][bits below it][byte]`: what the byte's set bits add to
     /// the rank.
     rank: Vec<[[u32; 256]; 33]>,
-    /// How bits are packed and spread.
-    path: PackingPath,
-    /// The tables of [`PackingPath::Tables`] (128 KiB, built either way).
-    tables: Tables,
+    /// The tables of [`PackingPath::Tables`] (128 KiB).
+    tables: ByteTables,
     /// The sets of squares below [`SMALL`], by size then rank.
     small: Vec<u16>,
     /// Where the sets of each size start in `small`.
@@ -121,20 +122,13 @@ pub struct Colex {
 }
 
 impl Colex {
-    /// The tables, built on first use (about 0.6 MB), packing by this
-    /// process's [`PackingPath::current`] (the tables if `PLY_PACKING` is
-    /// unusable).
+    /// The tables, built on first use (about 0.6 MB).
     pub fn get() -> &'static Colex {
         static TABLES: std::sync::OnceLock<Colex> = std::sync::OnceLock::new();
-        TABLES.get_or_init(|| Colex::build(PackingPath::current().unwrap_or(PackingPath::Tables)))
+        TABLES.get_or_init(Colex::build)
     }
 
-    /// The packing path these tables use.
-    pub fn path(&self) -> PackingPath {
-        self.path
-    }
-
-    fn build(path: PackingPath) -> Colex {
+    fn build() -> Colex {
         let mut rank = vec![[[0u32; 256]; 33]; 4];
         for (chunk, table) in rank.iter_mut().enumerate() {
             for (before, row) in table.iter_mut().enumerate() {
@@ -163,8 +157,7 @@ impl Colex {
         }
         Colex {
             rank,
-            path,
-            tables: Tables::new(),
+            tables: ByteTables::new(),
             small,
             small_at,
         }
@@ -206,11 +199,11 @@ impl Colex {
     }
 
     /// The bits of `bits` at the set squares of `mask`, packed to the
-    /// bottom in order: bit `i` of the result is `bits` at the `i`-th
-    /// square of `mask`.
+    /// bottom in order by the path `P`: bit `i` of the result is `bits`
+    /// at the `i`-th square of `mask`.
     #[inline]
-    pub fn compress(&self, bits: u32, mask: u32) -> u32 {
-        match self.path {
+    pub fn compress<P: Packing>(&self, bits: u32, mask: u32) -> u32 {
+        match P::PATH {
             PackingPath::Pext => pext(bits, mask),
             PackingPath::Tables => self.tables.compress(bits, mask),
         }
@@ -219,13 +212,56 @@ impl Colex {
     /// The inverse of [`Colex::compress`]: bit `i` of `packed` goes to the
     /// `i`-th set square of `mask`.
     #[inline]
-    pub fn expand(&self, packed: u32, mask: u32) -> u32 {
-        match self.path {
+    pub fn expand<P: Packing>(&self, packed: u32, mask: u32) -> u32 {
+        match P::PATH {
             PackingPath::Pext => pdep(packed, mask),
             PackingPath::Tables => self.tables.expand(packed, mask),
         }
     }
 }
+
+/// A packing path as a type, for code generic over it: compiled once per
+/// path, with [`Packing::PATH`] a constant, so [`Colex::compress`] and
+/// [`Colex::expand`] take no branch. Such code is entered through
+/// `with_packing!`, which branches once on a [`PackingPath`] value.
+pub trait Packing {
+    /// The path this type stands for.
+    const PATH: PackingPath;
+}
+
+/// [`PackingPath::Pext`] as a type.
+pub enum Pext {}
+
+impl Packing for Pext {
+    const PATH: PackingPath = PackingPath::Pext;
+}
+
+/// [`PackingPath::Tables`] as a type.
+pub enum Tables {}
+
+impl Packing for Tables {
+    const PATH: PackingPath = PackingPath::Tables;
+}
+
+/// Evaluates `$body` with `$P` naming the [`Packing`] type of the path
+/// `$path`: one branch here, then code compiled for that path alone.
+/// Ranking code takes it once per position (or per range of positions),
+/// never per pack.
+macro_rules! with_packing {
+    ($path:expr, $P:ident => $body:expr) => {
+        match $path {
+            $crate::colex::PackingPath::Pext => {
+                type $P = $crate::colex::Pext;
+                $body
+            }
+            $crate::colex::PackingPath::Tables => {
+                type $P = $crate::colex::Tables;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_packing;
 
 /// How [`Colex::compress`] and [`Colex::expand`] pack and spread bits.
 ///
@@ -234,8 +270,9 @@ impl Colex {
 /// to hundreds of cycles, by the mask) on AMD Zen 1 and Zen 2 (family
 /// 0x17, and Hygon's family 0x18 built on them). There, and where the
 /// processor or the build lacks BMI2, byte tables are faster. The path is
-/// chosen once per process ([`PackingPath::current`]); each call then
-/// takes one branch that always goes the same way, never an indirect call.
+/// chosen once per process ([`PackingPath::current`]) and held by each
+/// game, which enters its ranking code, generic over [`Packing`], through
+/// one branch per position: no branch per pack, no indirect call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PackingPath {
     /// BMI2's `pext` and `pdep`.
@@ -344,6 +381,12 @@ impl PackingPath {
             .clone()
     }
 
+    /// The path games pack by unless told otherwise: [`PackingPath::current`],
+    /// or the tables if `PLY_PACKING` is unusable.
+    pub fn in_use() -> PackingPath {
+        PackingPath::current().unwrap_or(PackingPath::Tables)
+    }
+
     /// The name `PLY_PACKING` takes: `pext` or `tables`.
     pub fn name(self) -> &'static str {
         match self {
@@ -354,7 +397,7 @@ impl PackingPath {
 }
 
 /// Packing and spreading a byte at a time through tables.
-struct Tables {
+struct ByteTables {
     /// [`compress_slow`] of a byte of bits (low 8 bits of the index) by a
     /// byte of mask (high 8 bits).
     packed: Vec<u8>,
@@ -363,9 +406,9 @@ struct Tables {
     spread: Vec<u8>,
 }
 
-impl Tables {
+impl ByteTables {
     fn new() -> Self {
-        Tables {
+        ByteTables {
             packed: (0..1usize << 16)
                 .map(|i| compress_slow((i & 0xff) as u32, (i >> 8) as u32) as u8)
                 .collect(),
@@ -403,8 +446,8 @@ impl Tables {
     }
 }
 
-/// `pext`, where the build has BMI2; never called elsewhere (the path is
-/// then always [`PackingPath::Tables`]).
+/// `pext`, where the build has BMI2; elsewhere square by square (the
+/// path chosen is then always [`PackingPath::Tables`]).
 #[inline]
 fn pext(bits: u32, mask: u32) -> u32 {
     #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
@@ -491,25 +534,27 @@ mod tests {
 
     #[test]
     fn rank_unrank_and_packing_agree_with_square_by_square_on_32_bits() {
-        // Both packing paths, whatever this process chose.
-        let paths = [PackingPath::Pext, PackingPath::Tables];
-        for colex in paths.map(Colex::build) {
-            agrees_with_square_by_square(&colex);
+        // Both packing paths, whatever this process chose, and the one
+        // `with_packing!` enters for each path value.
+        agrees_with_square_by_square::<Pext>();
+        agrees_with_square_by_square::<Tables>();
+        for path in [PackingPath::Pext, PackingPath::Tables] {
+            assert_eq!(with_packing!(path, P => P::PATH), path);
         }
-        agrees_with_square_by_square(Colex::get());
     }
 
-    fn agrees_with_square_by_square(colex: &Colex) {
+    fn agrees_with_square_by_square<P: Packing>() {
+        let colex = Colex::get();
         for mask in random_masks() {
             let k = mask.count_ones();
             assert_eq!(colex.rank(mask), rank_slow(mask), "{mask:b}");
             assert_eq!(pop(mask), k);
             assert_eq!(colex.unrank(rank_slow(mask), k, 32), mask, "{mask:b}");
             let bits = mask.rotate_left(7) ^ 0x5555_5555;
-            let packed = colex.compress(bits, mask);
+            let packed = colex.compress::<P>(bits, mask);
             assert_eq!(packed, compress_slow(bits, mask));
-            assert_eq!(colex.expand(packed, mask), bits & mask);
-            assert_eq!(colex.expand(packed, mask), expand_slow(packed, mask));
+            assert_eq!(colex.expand::<P>(packed, mask), bits & mask);
+            assert_eq!(colex.expand::<P>(packed, mask), expand_slow(packed, mask));
         }
     }
 
@@ -576,7 +621,7 @@ mod tests {
         let forced = std::env::var(PACKING_VARIABLE).ok();
         let chosen = PackingPath::choose(forced.as_deref(), &Cpu::detect());
         assert_eq!(PackingPath::current(), chosen);
-        assert_eq!(Colex::get().path(), chosen.unwrap_or(PackingPath::Tables));
+        assert_eq!(PackingPath::in_use(), chosen.unwrap_or(PackingPath::Tables));
     }
 
     #[test]

@@ -22,7 +22,7 @@
 //! A move-phase index whose mover already shows a pattern is no position
 //! (play ended before it); the other indices all are.
 
-use crate::colex::{BINOMIAL, Colex, mark, pop, squares_of};
+use crate::colex::{BINOMIAL, Colex, Packing, PackingPath, mark, pop, squares_of, with_packing};
 use crate::two_sides::TwoSides;
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::tensor::{Code, Tensor, fill_two_masks};
@@ -177,6 +177,8 @@ pub struct Teeko {
     offsets: [u64; TIERS + 1],
     /// The board's symmetries, applied to masks.
     images: crate::board::MaskImages,
+    /// How the index packs point sets.
+    packing: PackingPath,
 }
 
 impl Default for Teeko {
@@ -193,15 +195,15 @@ const fn mask_of(squares: &[u8; 4]) -> u32 {
 /// `mask` with the squares of `taken` squeezed out: bit `i` of the result
 /// is the `i`th square not in `taken` (no square of `mask` is in `taken`).
 #[inline]
-fn squeeze(mask: u32, taken: u32) -> u32 {
-    Colex::get().compress(mask, !taken)
+fn squeeze<P: Packing>(mask: u32, taken: u32) -> u32 {
+    Colex::get().compress::<P>(mask, !taken)
 }
 
 /// The inverse of [`squeeze`]: bit `i` of `squeezed` becomes the `i`th
 /// square not in `taken`.
 #[inline]
-fn spread(squeezed: u32, taken: u32) -> u32 {
-    Colex::get().expand(squeezed, !taken)
+fn spread<P: Packing>(squeezed: u32, taken: u32) -> u32 {
+    Colex::get().expand::<P>(squeezed, !taken)
 }
 
 /// The number of indices in `tier` on a board of `squares` squares.
@@ -280,6 +282,16 @@ impl Teeko {
             patterns,
             offsets,
             images,
+            packing: PackingPath::in_use(),
+        }
+    }
+
+    /// The same game, its index packing point sets by `path` (by default
+    /// [`PackingPath::in_use`]).
+    pub fn packed_by(self, path: PackingPath) -> Self {
+        Self {
+            packing: path,
+            ..self
         }
     }
 
@@ -347,6 +359,12 @@ impl Teeko {
     /// The index of `position` within `tier`, its tier.
     #[inline]
     fn rank_in(&self, tier: usize, position: &TeekoPosition) -> u64 {
+        with_packing!(self.packing, P => self.rank_by::<P>(tier, position))
+    }
+
+    /// [`Teeko::rank_in`], packing by `P`.
+    #[inline]
+    fn rank_by<P: Packing>(&self, tier: usize, position: &TeekoPosition) -> u64 {
         let (x_count, o_count) = if tier == MOVE_TIER {
             (4, 4)
         } else {
@@ -354,7 +372,8 @@ impl Teeko {
         };
         let rest = BINOMIAL[self.squares - x_count][o_count];
         let colex = Colex::get();
-        let within = colex.rank(position.x) * rest + colex.rank(squeeze(position.o, position.x));
+        let within =
+            colex.rank(position.x) * rest + colex.rank(squeeze::<P>(position.o, position.x));
         if tier == MOVE_TIER {
             u64::from(position.o_to_move) * (self.tier_len(MOVE_TIER) / 2) + within
         } else {
@@ -378,14 +397,12 @@ impl Teeko {
         let rest = BINOMIAL[self.squares - x_count][o_count];
         let colex = Colex::get();
         let x = colex.unrank(within / rest, x_count as u32, self.squares as u32);
-        let o = spread(
-            colex.unrank(
-                within % rest,
-                o_count as u32,
-                (self.squares - x_count) as u32,
-            ),
-            x,
+        let squeezed = colex.unrank(
+            within % rest,
+            o_count as u32,
+            (self.squares - x_count) as u32,
         );
+        let o = with_packing!(self.packing, P => spread::<P>(squeezed, x));
         let position = TeekoPosition { x, o, o_to_move };
         self.is_legal(&position).then_some(position)
     }
@@ -806,14 +823,29 @@ impl NamedTiers for Teeko {
         }
     }
 
+    /// As by default, each parent folded and ranked, with the packing
+    /// path chosen once for all of them.
+    fn for_each_parent_index_in_tier(
+        &self,
+        tier: u8,
+        position: &TeekoPosition,
+        mut visit: impl FnMut(u64),
+    ) -> bool {
+        let tier = usize::from(tier);
+        with_packing!(self.packing, P => self.for_each_parent_in_tier(position, |parent| {
+            visit(self.rank_by::<P>(tier, &self.fold(&parent)));
+        }));
+        false
+    }
+
     /// A drop leads to the next tier, a step stays in the move phase: the
     /// child's tier is known without counting its pieces.
     #[inline]
     fn for_each_child(&self, position: &TeekoPosition, mut visit: impl FnMut(u8, u64)) {
         let tier = (tier(position) + 1).min(MOVE_TIER);
-        self.for_each_move(position, |_, child| {
-            visit(tier as u8, self.rank_in(tier, &child));
-        });
+        with_packing!(self.packing, P => self.for_each_move(position, |_, child| {
+            visit(tier as u8, self.rank_by::<P>(tier, &child));
+        }));
     }
 
     /// As [`NamedTiers::for_each_child`], a step's child (in the move phase,
@@ -822,14 +854,14 @@ impl NamedTiers for Teeko {
     fn for_each_folded_child(&self, position: &TeekoPosition, mut visit: impl FnMut(u8, u64)) {
         let own = tier(position).min(MOVE_TIER);
         let tier = (tier(position) + 1).min(MOVE_TIER);
-        self.for_each_move(position, |_, child| {
+        with_packing!(self.packing, P => self.for_each_move(position, |_, child| {
             let child = if tier == own {
                 self.fold(&child)
             } else {
                 child
             };
-            visit(tier as u8, self.rank_in(tier, &child));
-        });
+            visit(tier as u8, self.rank_by::<P>(tier, &child));
+        }));
     }
 }
 

@@ -4,7 +4,8 @@
 //! random play from the start.
 
 use ply_core::check::{Check, Summary, random_play};
-use ply_core::{Indexed, NamedTiers, NumberedTiers, Parents, Symmetric, Variant};
+use ply_core::{Indexed, NamedTiers, NumberedTiers, Parents, Symmetric, Variant, WinsAtOnce};
+use ply_games::colex::PackingPath::{self, Pext, Tables};
 use ply_games::{Dobutsu, Euler, LGame, Quixo, TicTacToe, Treblecross, Yehr};
 
 /// Games of random play each check starts from.
@@ -127,13 +128,126 @@ fn morris() {
     }
 }
 
-/// Under `PLY_PACKING`, the process packs by the path it names.
+/// Under `PLY_PACKING`, the games pack by the path it names.
 #[test]
 fn packing_is_the_forced_path() {
-    let path = ply_games::colex::Colex::get().path();
+    let path = PackingPath::in_use();
     match std::env::var(ply_games::colex::PACKING_VARIABLE) {
         Ok(forced) => assert_eq!(path.name(), forced),
-        Err(_) => assert_eq!(Ok(path), ply_games::colex::PackingPath::current()),
+        Err(_) => assert_eq!(Ok(path), PackingPath::current()),
+    }
+}
+
+/// Everything `pext` and `tables` rank in tiers, one game packed by each,
+/// compared on the positions of random play: the rank, the children, the parents' indices and a walk from the position.
+fn ranks_alike<G: NamedTiers>(pext: &G, tables: &G, seed: u64) {
+    let mut compared = 0;
+    for position in random_play(pext, GAMES, seed) {
+        if pext.primitive(&position).is_some() {
+            continue;
+        }
+        let tier = pext.tier_of(&position);
+        let (tier, position) = if pext.canonical_tier(tier) == tier {
+            (tier, position)
+        } else {
+            (pext.canonical_tier(tier), pext.to_canonical_tier(&position))
+        };
+        let in_tier = pext.tier_rank(tier, &position);
+        assert_eq!(tables.tier_rank(tier, &position), in_tier, "{position:?}");
+        assert_eq!(
+            tables.tier_unrank(tier, in_tier),
+            pext.tier_unrank(tier, in_tier)
+        );
+        let children = |game: &G| {
+            let mut children = Vec::new();
+            game.for_each_child(&position, |tier, index| children.push((tier, index)));
+            let mut outside = Vec::new();
+            let left = game.for_each_child_outside(&position, |tier, index| {
+                outside.push((tier, index));
+            });
+            (children, outside, left)
+        };
+        assert_eq!(children(tables), children(pext), "{position:?}");
+        let parents = |game: &G| {
+            let mut parents = Vec::new();
+            let distinct = game.for_each_parent_index_in_tier(tier, &position, |index| {
+                parents.push(index);
+            });
+            (parents, distinct)
+        };
+        if G::IN_TIER_PARENTS {
+            assert_eq!(parents(tables), parents(pext), "{position:?}");
+        }
+        let walk = |game: &G| {
+            let mut walked = Vec::new();
+            let end = (in_tier + 200).min(game.tier_size(tier));
+            game.for_each_in_tier(tier, in_tier..end, |index, position| {
+                walked.push((index, position));
+            });
+            walked
+        };
+        let walked = walk(pext);
+        assert!(!walked.is_empty() && walked[0].0 == in_tier);
+        assert_eq!(walk(tables), walked, "{position:?}");
+        compared += 1;
+    }
+    assert!(compared > GAMES, "{compared}");
+}
+
+/// The global index of one game packed by each path, on the positions of
+/// random play.
+fn index_alike<G: Indexed>(pext: &G, tables: &G, seed: u64) {
+    for position in random_play(pext, GAMES, seed) {
+        let index = pext.rank(&position);
+        assert_eq!(tables.rank(&position), index, "{position:?}");
+        assert_eq!(tables.unrank(index), pext.unrank(index), "{index}");
+    }
+}
+
+/// The games that rank point sets give the same indices through both
+/// packing paths, in one process: each game made twice, one packed by
+/// each path (issue 59).
+#[test]
+fn both_packing_paths_rank_alike() {
+    for stones in [3, 5, 9] {
+        let game = ply_games::Morris::new(stones);
+        let (pext, tables) = (game.clone().packed_by(Pext), game.packed_by(Tables));
+        index_alike(&pext, &tables, 11);
+        ranks_alike(&pext, &tables, 11);
+    }
+    for params in ["3x3", "4x4", "5x5"] {
+        let game = Quixo::from_params(params).unwrap();
+        ranks_alike(&game.clone().packed_by(Pext), &game.packed_by(Tables), 12);
+    }
+    for params in [None, Some("advanced"), Some("4x4")] {
+        let game = ply_games::Teeko::named(params).unwrap();
+        let (pext, tables) = (game.clone().packed_by(Pext), game.packed_by(Tables));
+        index_alike(&pext, &tables, 13);
+        ranks_alike(&pext, &tables, 13);
+    }
+    for params in [None, Some("GC")] {
+        let game = Dobutsu::named(params).unwrap();
+        let (pext, tables) = (game.clone().packed_by(Pext), game.packed_by(Tables));
+        let mut compared = 0;
+        for position in random_play(&pext, GAMES, 14) {
+            let index = pext.rank(&position);
+            assert_eq!(tables.rank(&position), index, "{position:?}");
+            assert_eq!(
+                tables.canonical_index(&position),
+                pext.canonical_index(&position)
+            );
+            assert_eq!(tables.unrank(index), pext.unrank(index));
+            let classes = |game: &Dobutsu| {
+                let mut classes = Vec::new();
+                game.for_each_stored_parent_class(index, &position, true, |class, moves| {
+                    classes.push((class, moves));
+                });
+                classes
+            };
+            assert_eq!(classes(&tables), classes(&pext), "{position:?}");
+            compared += 1;
+        }
+        assert!(compared > GAMES, "{compared}");
     }
 }
 

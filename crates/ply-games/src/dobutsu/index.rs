@@ -27,7 +27,7 @@
 use std::cmp::Ordering;
 
 use super::{CHICK, DobutsuPosition, EMPTY, HAND_PIECES, HEN, LION, THEIRS};
-use crate::colex::Colex;
+use crate::colex::{Colex, Packing, PackingPath, with_packing};
 
 /// The placements of the two Lions an index keeps (the mover's Lion's
 /// square, then the other's), in increasing order of Tanaka's number
@@ -120,6 +120,8 @@ pub struct IndexTables {
     subset_number: Vec<u16>,
     /// `subsets[k]`: the sets of `k` of the ten squares, in increasing order.
     subsets: Vec<Vec<u16>>,
+    /// How pieces are packed in square order.
+    packing: PackingPath,
 }
 
 impl IndexTables {
@@ -175,7 +177,21 @@ impl IndexTables {
             level,
             subset_number,
             subsets,
+            packing: PackingPath::in_use(),
         }
+    }
+
+    /// The same tables, packing by `path`.
+    pub(crate) fn packed_by(self, path: PackingPath) -> Self {
+        Self {
+            packing: path,
+            ..self
+        }
+    }
+
+    /// How these tables pack.
+    pub(crate) fn packing(&self) -> PackingPath {
+        self.packing
     }
 
     /// Positions per word: owners, Chick or Hen, and hand splits.
@@ -209,17 +225,23 @@ impl IndexTables {
     /// in the solved index).
     #[inline]
     pub fn rank(&self, position: &DobutsuPosition) -> u64 {
+        with_packing!(self.packing, P => self.rank_by::<P>(position))
+    }
+
+    /// [`IndexTables::rank`], packing by `P`.
+    #[inline]
+    fn rank_by<P: Packing>(&self, position: &DobutsuPosition) -> u64 {
         let planes = Planes::of(&position.board);
         let (mine, theirs) = planes.lions();
         if mine == 12 || theirs == 12 {
             return self.len();
         }
         if let Some(placement) = self.placements.number(mine, theirs) {
-            return self.rank_placed(planes, &position.hands, placement);
+            return self.rank_placed::<P>(planes, &position.hands, placement);
         }
         let (mine, theirs) = (mirror_square(mine), mirror_square(theirs));
         match self.placements.number(mine, theirs) {
-            Some(placement) => self.rank_placed(planes.mirrored(), &position.hands, placement),
+            Some(placement) => self.rank_placed::<P>(planes.mirrored(), &position.hands, placement),
             None => self.len(),
         }
     }
@@ -239,6 +261,12 @@ impl IndexTables {
     /// greater than its image's).
     #[inline]
     pub(crate) fn class_of(&self, planes: Planes, hands: &[[u8; 3]; 2]) -> Class {
+        with_packing!(self.packing, P => self.class_by::<P>(planes, hands))
+    }
+
+    /// [`IndexTables::class_of`], packing by `P`.
+    #[inline]
+    pub(crate) fn class_by<P: Packing>(&self, planes: Planes, hands: &[[u8; 3]; 2]) -> Class {
         let outside = Class {
             index: self.len(),
             own_image: false,
@@ -264,12 +292,12 @@ impl IndexTables {
             key: order == Ordering::Less,
         };
         match order {
-            Ordering::Less => one(self.rank_placed(planes, hands, placement)),
-            Ordering::Greater => one(self.rank_placed(planes.mirrored(), hands, placement)),
+            Ordering::Less => one(self.rank_placed::<P>(planes, hands, placement)),
+            Ordering::Greater => one(self.rank_placed::<P>(planes.mirrored(), hands, placement)),
             // Both Lions on the middle file: the image has them too.
             Ordering::Equal => {
-                let index = self.rank_placed(planes, hands, placement);
-                let image = self.rank_placed(planes.mirrored(), hands, placement);
+                let index = self.rank_placed::<P>(planes, hands, placement);
+                let image = self.rank_placed::<P>(planes.mirrored(), hands, placement);
                 Class {
                     index: index.min(image),
                     own_image: index == image,
@@ -284,24 +312,24 @@ impl IndexTables {
     /// the kinds, owners and Hens of the occupied squares packed in square
     /// order from the planes, with no pass over the board.
     #[inline]
-    fn rank_placed(&self, planes: Planes, hands: &[[u8; 3]; 2], placement: u64) -> u64 {
+    fn rank_placed<P: Packing>(&self, planes: Planes, hands: &[[u8; 3]; 2], placement: u64) -> u64 {
         let colex = Colex::get();
         let occupied = planes.occupied;
         let k = occupied.count_ones() as usize;
         let chicks = planes.chicks.count_ones();
         // Kind 0 Giraffe, 1 Elephant, 2 Chick or Hen, two bits a piece.
         let elephants = planes.elephants & occupied;
-        let kinds = colex.expand(colex.compress(elephants, occupied), 0x5_5555)
-            | colex.expand(colex.compress(planes.chicks, occupied), 0xA_AAAA);
-        let owners = u64::from(colex.compress(planes.theirs, occupied));
-        let promoted = u64::from(colex.compress(planes.hens, planes.chicks));
+        let kinds = colex.expand::<P>(colex.compress::<P>(elephants, occupied), 0x5_5555)
+            | colex.expand::<P>(colex.compress::<P>(planes.chicks, occupied), 0xA_AAAA);
+        let owners = u64::from(colex.compress::<P>(planes.theirs, occupied));
+        let promoted = u64::from(colex.compress::<P>(planes.hens, planes.chicks));
         let on_board = [
             (k as u32 - elephants.count_ones() - chicks) as u8,
             elephants.count_ones() as u8,
             chicks as u8,
         ];
         // The occupied squares among the ten the Lions leave.
-        let mask = colex.compress(occupied, 0xFFF & !planes.lions);
+        let mask = colex.compress::<P>(occupied, 0xFFF & !planes.lions);
         let mut inner = owners << chicks | promoted;
         for ((total, on), held) in self.totals.iter().zip(on_board).zip(hands[0]) {
             inner = inner * (u64::from(total - on) + 1) + u64::from(held);

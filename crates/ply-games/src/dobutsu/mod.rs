@@ -133,7 +133,16 @@ impl Dobutsu {
     pub fn with_every_placement(&self) -> Self {
         Self {
             totals: self.totals,
-            tables: IndexTables::new(self.totals, &index::EVERY),
+            tables: IndexTables::new(self.totals, &index::EVERY).packed_by(self.tables.packing()),
+        }
+    }
+
+    /// The same variant, its index packing point sets by `path` (by
+    /// default [`crate::colex::PackingPath::in_use`]).
+    pub fn packed_by(self, path: crate::colex::PackingPath) -> Self {
+        Self {
+            tables: self.tables.packed_by(path),
+            ..self
         }
     }
 

@@ -8,6 +8,7 @@
 use super::index::{Class, IndexTables, Planes};
 use super::rules::{Attacks, FROM, HOME_RANK, primitive, steps, turned};
 use super::{CHICK, DobutsuPosition, EMPTY, GIRAFFE, HAND_PIECES, HEN, LION, THEIRS};
+use crate::colex::{Packing, with_packing};
 
 /// Calls `visit` with every position, seen by its own mover, that has a
 /// legal move to `position`, once for each such move (distinct moves lead
@@ -35,11 +36,21 @@ pub(crate) fn for_each_stored_parent(
 pub(crate) fn for_each_stored_parent_class(
     tables: &IndexTables,
     position: &DobutsuPosition,
+    visit: impl FnMut(Class),
+) {
+    with_packing!(tables.packing(), P => stored_parent_classes::<P>(tables, position, visit));
+}
+
+/// [`for_each_stored_parent_class`], packing by `P`.
+#[inline]
+fn stored_parent_classes<P: Packing>(
+    tables: &IndexTables,
+    position: &DobutsuPosition,
     mut visit: impl FnMut(Class),
 ) {
     if ended(position) {
         parents::<true>(position, |parent| {
-            visit(tables.class_of(Planes::of(&parent.board), &parent.hands));
+            visit(tables.class_by::<P>(Planes::of(&parent.board), &parent.hands));
         });
         return;
     }
@@ -47,7 +58,7 @@ pub(crate) fn for_each_stored_parent_class(
     let hands = [position.hands[1], position.hands[0]];
     edits::<true>(position, |edit| {
         let (planes, hands) = edit.parent_planes(planes, hands);
-        visit(tables.class_of(planes, &hands));
+        visit(tables.class_by::<P>(planes, &hands));
     });
 }
 

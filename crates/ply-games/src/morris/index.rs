@@ -43,7 +43,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 pub(super) use crate::colex::pop;
-use crate::colex::{self, Colex};
+use crate::colex::{self, Colex, Packing, with_packing};
 
 /// The most stones a side has.
 const MOST: usize = 9;
@@ -68,14 +68,14 @@ fn colex_rank(set: u32) -> u64 {
 /// `set` with the points of `taken` squeezed out: bit `i` of the result is
 /// the `i`th point not in `taken` (no point of `set` is in `taken`).
 #[inline]
-fn squeeze(set: u32, taken: u32) -> u32 {
-    Colex::get().compress(set, ALL & !taken)
+fn squeeze<P: Packing>(set: u32, taken: u32) -> u32 {
+    Colex::get().compress::<P>(set, ALL & !taken)
 }
 
 /// The inverse of [`squeeze`].
 #[inline]
-fn spread(squeezed: u32, taken: u32) -> u32 {
-    Colex::get().expand(squeezed, ALL & !taken)
+fn spread<P: Packing>(squeezed: u32, taken: u32) -> u32 {
+    Colex::get().expand::<P>(squeezed, ALL & !taken)
 }
 
 /// The sets of `k` points in colex order (increasing as numbers).
@@ -426,8 +426,8 @@ impl Mover {
 
     /// The rank inside the half of the other player's points `other`.
     #[inline]
-    fn rank(&self, other: u32) -> u64 {
-        self.rank_image(self.image(other))
+    fn rank<P: Packing>(&self, other: u32) -> u64 {
+        self.rank_image::<P>(self.image(other))
     }
 
     /// [`Mover::image`] of the one point `point`.
@@ -441,9 +441,9 @@ impl Mover {
     /// the least set leaves empty, the least such rank over the symmetries
     /// fixing the least set.
     #[inline]
-    fn rank_image(&self, image: u32) -> u64 {
+    fn rank_image<P: Packing>(&self, image: u32) -> u64 {
         let colex = Colex::get();
-        let rank = |set: u32| colex.rank(colex.compress(set, self.free));
+        let rank = |set: u32| colex.rank(colex.compress::<P>(set, self.free));
         let mut best = rank(image);
         // The symmetries besides the identity, a bit each.
         let mut others = self.fixing & !1;
@@ -460,20 +460,20 @@ impl Mover {
 /// `free` (the mover's and other's points, or in a moving sector's second
 /// half the other's and the mover's).
 #[inline]
-fn rank_half(key: u32, free: u32) -> u64 {
-    Mover::new(key, pop(free) as usize).rank(free)
+fn rank_half<P: Packing>(key: u32, free: u32) -> u64 {
+    Mover::new(key, pop(free) as usize).rank::<P>(free)
 }
 
 /// The rank in `sector` (not `lost`) of the position where the mover holds
 /// `mover` and the other player `other`.
 #[inline]
-fn rank_in(sector: Sector, mover: u32, other: u32) -> u64 {
+fn rank_in<P: Packing>(sector: Sector, mover: u32, other: u32) -> u64 {
     let (m, o) = (pop(mover) as u8, pop(other) as u8);
     half_start(sector, m)
         + if keyed_by_other(sector, m, o) {
-            rank_half(other, mover)
+            rank_half::<P>(other, mover)
         } else {
-            rank_half(mover, other)
+            rank_half::<P>(mover, other)
         }
 }
 
@@ -481,15 +481,15 @@ fn rank_in(sector: Sector, mover: u32, other: u32) -> u64 {
 /// the half keyed by `k` stones against `f` free ones, if it names a
 /// position.
 #[inline]
-fn unrank_half(k: u8, f: u8, index: u64) -> Option<(u32, u32)> {
+fn unrank_half<P: Packing>(k: u8, f: u8, index: u64) -> Option<(u32, u32)> {
     let (k, f) = (usize::from(k), usize::from(f));
     let classes = Classes::get(k);
     let per = binomial(POINTS - k, f);
     let class = usize::try_from(index / per).ok()?;
     let least = *classes.least.get(class)?;
     let rank = index % per;
-    let free = spread(unrank_set(rank, f, POINTS - k), least);
-    least_image(least, classes.fixing[class], free, rank).then_some((least, free))
+    let free = spread::<P>(unrank_set(rank, f, POINTS - k), least);
+    least_image::<P>(least, classes.fixing[class], free, rank).then_some((least, free))
 }
 
 /// Whether no symmetry of `fixing` (those fixing the key set `least`)
@@ -497,20 +497,26 @@ fn unrank_half(k: u8, f: u8, index: u64) -> Option<(u32, u32)> {
 /// leaves empty, to a set of lower rank: whether the index of that rank
 /// names a position.
 #[inline]
-fn least_image(least: u32, fixing: u16, free: u32, rank: u64) -> bool {
+fn least_image<P: Packing>(least: u32, fixing: u16, free: u32, rank: u64) -> bool {
     if fixing == 1 {
         return true;
     }
     let images = Images::get();
-    (1..16)
-        .all(|t| fixing >> t & 1 == 0 || colex_rank(squeeze(images.image(t, free), least)) >= rank)
+    (1..16).all(|t| {
+        fixing >> t & 1 == 0 || colex_rank(squeeze::<P>(images.image(t, free), least)) >= rank
+    })
 }
 
 /// Calls `visit` with every index in `range` of the half keyed by `k`
 /// stones against `f` free ones that names a position, in increasing
 /// order, with the key set and the free set: [`unrank_half`] of each
 /// index, stepping from one free set to the next.
-fn for_each_in_half(k: u8, f: u8, range: Range<u64>, mut visit: impl FnMut(u64, u32, u32)) {
+fn for_each_in_half<P: Packing>(
+    k: u8,
+    f: u8,
+    range: Range<u64>,
+    mut visit: impl FnMut(u64, u32, u32),
+) {
     let (k, f) = (usize::from(k), usize::from(f));
     let classes = Classes::get(k);
     let per = binomial(POINTS - k, f);
@@ -524,8 +530,8 @@ fn for_each_in_half(k: u8, f: u8, range: Range<u64>, mut visit: impl FnMut(u64, 
     let mut squeezed = unrank_set(rank, f, POINTS - k);
     for index in range.start..end {
         let least = classes.least[class];
-        let free = spread(squeezed, least);
-        if least_image(least, classes.fixing[class], free, rank) {
+        let free = spread::<P>(squeezed, least);
+        if least_image::<P>(least, classes.fixing[class], free, rank) {
             visit(index, least, free);
         }
         rank += 1;
@@ -671,7 +677,7 @@ impl NamedTiers for Morris {
         let (mover, other, _, _) = position.sides();
         match tier {
             Sector::Lost => 0,
-            _ => rank_in(tier, mover, other),
+            _ => with_packing!(self.packing, P => rank_in::<P>(tier, mover, other)),
         }
     }
 
@@ -685,7 +691,8 @@ impl NamedTiers for Morris {
                 // Both halves are keyed by the `hi` stones: the mover's in
                 // the first, the other player's in the second.
                 let first = half_len(hi, lo);
-                let (key, free) = unrank_half(hi, lo, index % first)?;
+                let (key, free) =
+                    with_packing!(self.packing, P => unrank_half::<P>(hi, lo, index % first))?;
                 let (mover, other) = if index < first {
                     (key, free)
                 } else {
@@ -697,7 +704,8 @@ impl NamedTiers for Morris {
                 hands: [mh, oh],
                 stones: [m, o],
             } => {
-                let (mover, other) = unrank_half(m, o, index)?;
+                let (mover, other) =
+                    with_packing!(self.packing, P => unrank_half::<P>(m, o, index))?;
                 let black_to_move = mh != oh;
                 let position = Stones::from_sides(mover, other, mh, oh, black_to_move);
                 debug_assert!(hands_fit(position.hand, black_to_move));
@@ -706,45 +714,8 @@ impl NamedTiers for Morris {
         }
     }
 
-    fn for_each_in_tier(
-        &self,
-        tier: Sector,
-        range: Range<u64>,
-        mut visit: impl FnMut(u64, Stones),
-    ) {
-        match tier {
-            Sector::Lost => {
-                if range.contains(&0) {
-                    visit(0, LOST);
-                }
-            }
-            Sector::Moving { hi, lo } => {
-                let first = half_len(hi, lo);
-                let mut moving = |index: u64, mover: u32, other: u32| {
-                    visit(index, Stones::from_sides(mover, other, 0, 0, false));
-                };
-                for_each_in_half(hi, lo, range.start..range.end.min(first), &mut moving);
-                if hi != lo {
-                    // The second half, keyed by the other player's points.
-                    let rest = range.start.saturating_sub(first)..range.end.saturating_sub(first);
-                    for_each_in_half(hi, lo, rest, |index, key, free| {
-                        moving(first + index, free, key);
-                    });
-                }
-            }
-            Sector::Placing {
-                hands: [mh, oh],
-                stones: [m, o],
-            } => {
-                let black_to_move = mh != oh;
-                for_each_in_half(m, o, range, |index, mover, other| {
-                    visit(
-                        index,
-                        Stones::from_sides(mover, other, mh, oh, black_to_move),
-                    );
-                });
-            }
-        }
+    fn for_each_in_tier(&self, tier: Sector, range: Range<u64>, visit: impl FnMut(u64, Stones)) {
+        with_packing!(self.packing, P => self.for_each_in_tier_by::<P>(tier, range, visit));
     }
 
     /// The moving phase's game ([`Morris::moving_phase`]) for a moving
@@ -788,7 +759,7 @@ impl NamedTiers for Morris {
     /// Without building the children: see [`Morris::children`].
     #[inline]
     fn for_each_child(&self, position: &Stones, visit: impl FnMut(Sector, u64)) {
-        self.children(position, false, visit);
+        with_packing!(self.packing, P => self.children::<P>(position, false, visit));
     }
 
     /// Leaves out the slides and jumps that keep the moving sector when
@@ -800,7 +771,7 @@ impl NamedTiers for Morris {
         position: &Stones,
         visit: impl FnMut(Sector, u64),
     ) -> Option<usize> {
-        self.children(position, true, visit)
+        with_packing!(self.packing, P => self.children::<P>(position, true, visit))
     }
 
     fn for_each_parent_in_tier(&self, position: &Stones, visit: impl FnMut(Stones)) {
@@ -826,6 +797,19 @@ impl NamedTiers for Morris {
         &self,
         tier: Sector,
         position: &Stones,
+        visit: impl FnMut(u64),
+    ) -> bool {
+        with_packing!(self.packing, P => self.parent_indices::<P>(tier, position, visit))
+    }
+}
+
+impl Morris {
+    /// [`NamedTiers::for_each_parent_index_in_tier`], packing by `P`.
+    #[inline]
+    fn parent_indices<P: Packing>(
+        &self,
+        tier: Sector,
+        position: &Stones,
         mut visit: impl FnMut(u64),
     ) -> bool {
         let Sector::Moving { .. } = tier else {
@@ -838,14 +822,14 @@ impl NamedTiers for Morris {
         if keyed_by_other(tier, m as u8, o as u8) {
             let context = Mover::new(waiting, m);
             self.for_each_unmoved_set(waiting, last, |before| {
-                visit(start + context.rank(before));
+                visit(start + context.rank::<P>(before));
             });
             return context.fixing == 1;
         }
         let distinct = !Classes::of(o, waiting).symmetric;
         let Some(entries) = Entries::built(m) else {
             self.for_each_unmoved_set(waiting, last, |before| {
-                visit(start + Mover::new(before, o).rank(waiting));
+                visit(start + Mover::new(before, o).rank::<P>(waiting));
             });
             return distinct;
         };
@@ -861,13 +845,53 @@ impl NamedTiers for Morris {
             count += 1;
         });
         for &(before, rank) in &befores[..count] {
-            visit(start + Mover::of_class(before, m, entries.at(rank), o).rank(waiting));
+            visit(start + Mover::of_class(before, m, entries.at(rank), o).rank::<P>(waiting));
         }
         distinct
     }
-}
 
-impl Morris {
+    /// [`NamedTiers::for_each_in_tier`], packing by `P`.
+    fn for_each_in_tier_by<P: Packing>(
+        &self,
+        tier: Sector,
+        range: Range<u64>,
+        mut visit: impl FnMut(u64, Stones),
+    ) {
+        match tier {
+            Sector::Lost => {
+                if range.contains(&0) {
+                    visit(0, LOST);
+                }
+            }
+            Sector::Moving { hi, lo } => {
+                let first = half_len(hi, lo);
+                let mut moving = |index: u64, mover: u32, other: u32| {
+                    visit(index, Stones::from_sides(mover, other, 0, 0, false));
+                };
+                for_each_in_half::<P>(hi, lo, range.start..range.end.min(first), &mut moving);
+                if hi != lo {
+                    // The second half, keyed by the other player's points.
+                    let rest = range.start.saturating_sub(first)..range.end.saturating_sub(first);
+                    for_each_in_half::<P>(hi, lo, rest, |index, key, free| {
+                        moving(first + index, free, key);
+                    });
+                }
+            }
+            Sector::Placing {
+                hands: [mh, oh],
+                stones: [m, o],
+            } => {
+                let black_to_move = mh != oh;
+                for_each_in_half::<P>(m, o, range, |index, mover, other| {
+                    visit(
+                        index,
+                        Stones::from_sides(mover, other, mh, oh, black_to_move),
+                    );
+                });
+            }
+        }
+    }
+
     /// Calls `visit` with the sector and index of every child of
     /// `position`, without building the children: a move that removes
     /// nothing leaves the next mover's points as they were (the other
@@ -886,7 +910,7 @@ impl Morris {
     /// two such moves give different point sets, which no symmetry fixing
     /// the other player's points (the identity alone) maps onto each other.
     #[inline]
-    fn children(
+    fn children<P: Packing>(
         &self,
         position: &Stones,
         count_quiet: bool,
@@ -926,7 +950,7 @@ impl Morris {
                     for remove in points(removable) {
                         visit(
                             capture,
-                            capture_offset + context.rank(other & !(1 << remove)),
+                            capture_offset + context.rank::<P>(other & !(1 << remove)),
                         );
                     }
                     return;
@@ -940,14 +964,14 @@ impl Morris {
                         .get_or_insert_with(|| {
                             Mover::new(other & !(1 << remove), usize::from(m_after))
                         });
-                    visit(capture, capture_offset + context.rank(moved));
+                    visit(capture, capture_offset + context.rank::<P>(moved));
                 }
             } else if quiet == Sector::Lost {
                 visit(quiet, 0);
             } else if quiet_by_moved {
                 visit(
                     quiet,
-                    offset + Mover::new(moved, usize::from(o)).rank(other),
+                    offset + Mover::new(moved, usize::from(o)).rank::<P>(other),
                 );
             } else {
                 let from_image = if from == super::NONE {
@@ -956,7 +980,7 @@ impl Morris {
                     context.point_image(from)
                 };
                 let changed = from_image ^ context.point_image(to);
-                visit(quiet, offset + context.rank_image(image ^ changed));
+                visit(quiet, offset + context.rank_image::<P>(image ^ changed));
             }
         };
         if mh > 0 {

@@ -25,6 +25,7 @@ pub mod search;
 mod tests;
 pub mod unmoves;
 
+use crate::colex::PackingPath;
 use ply_core::board::{Area, AreaPiece, Board, BoardMove, Look, Piece};
 use ply_core::tensor::{Code, Tensor};
 use ply_core::{Game, PositionError, Value};
@@ -310,6 +311,8 @@ pub struct Morris {
     /// Every sector with its first global index, then the end (built on
     /// first use).
     layout: OnceLock<Vec<(index::Sector, u64)>>,
+    /// How the index packs point sets.
+    packing: PackingPath,
 }
 
 /// Nine Men's Morris: the moving phase stored, the placing phase searched.
@@ -341,6 +344,16 @@ impl Morris {
             moving_only: false,
             geometry: Geometry::get(),
             layout: OnceLock::new(),
+            packing: PackingPath::in_use(),
+        }
+    }
+
+    /// The same game, its index packing point sets by `path` (by default
+    /// [`PackingPath::in_use`]).
+    pub fn packed_by(self, path: PackingPath) -> Morris {
+        Morris {
+            packing: path,
+            ..self
         }
     }
 

@@ -512,7 +512,8 @@ impl Searched for Morris {
     }
 
     fn storing_all(&self) -> Option<Morris> {
-        self.moving_only().then(|| Morris::new(self.stones()))
+        self.moving_only()
+            .then(|| Morris::new(self.stones()).packed_by(self.packing))
     }
 
     fn searcher(&self, bytes: u64, threads: usize) -> PlacingSearch {

@@ -11,7 +11,7 @@
 //! whose (X, O) masks are least.
 
 use super::{Cubes, Quixo};
-use crate::colex::{binomial, next_subset, pop};
+use crate::colex::{Packing, binomial, next_subset, pop, with_packing};
 use ply_core::NamedTiers;
 
 /// A tier: the number of X cubes and of O cubes.
@@ -30,7 +30,13 @@ impl Quixo {
     /// the X mask itself; with one blank on square `b`, the cubes have
     /// colex rank `n² - 1 - b` and the X cubes above `b` shift down one.
     #[inline(always)]
-    fn rank_in(&self, (x, o): Tier, position: &Cubes) -> u64 {
+    fn rank_in(&self, tier: Tier, position: &Cubes) -> u64 {
+        with_packing!(self.packing, P => self.rank_by::<P>(tier, position))
+    }
+
+    /// [`Quixo::rank_in`], packing by `P`.
+    #[inline(always)]
+    fn rank_by<P: Packing>(&self, (x, o): Tier, position: &Cubes) -> u64 {
         let cubes = position.x | position.o;
         let squares = self.squares();
         let k = u32::from(x) + u32::from(o);
@@ -45,7 +51,7 @@ impl Quixo {
                 (position.x & below) | (position.x >> 1 & !below),
             )
         } else {
-            (colex.rank(cubes), colex.compress(position.x, cubes))
+            (colex.rank(cubes), colex.compress::<P>(position.x, cubes))
         };
         let board = cubes_rank * binomial(k, u32::from(x)) + colex.rank(among);
         board * 2 + u64::from(position.o_to_move)
@@ -72,6 +78,51 @@ impl Quixo {
                 visit((o, x), child.swapped());
             }
         });
+    }
+
+    /// [`NamedTiers::for_each_in_tier`], packing by `P`: stepping from one
+    /// board to the next in index order.
+    fn for_each_in_tier_by<P: Packing>(
+        &self,
+        (x, o): Tier,
+        range: std::ops::Range<u64>,
+        mut visit: impl FnMut(u64, Cubes),
+    ) {
+        let end = range.end.min(self.tier_size((x, o)));
+        let Some(mut position) = self.tier_unrank((x, o), range.start) else {
+            return;
+        };
+        let colex = self.colex;
+        let k = u32::from(x) + u32::from(o);
+        let last_x = if x == 0 {
+            0
+        } else {
+            ((1u32 << x) - 1) << (k - u32::from(x))
+        };
+        let mut cubes = position.x | position.o;
+        let mut xs = colex.compress::<P>(position.x, cubes);
+        for index in range.start..end {
+            visit(index, position);
+            // The next index: the mover, then X among the cubes, then the cubes.
+            if !position.o_to_move {
+                position.o_to_move = true;
+                continue;
+            }
+            if xs != last_x {
+                xs = next_subset(xs);
+            } else {
+                if cubes != 0 {
+                    cubes = next_subset(cubes);
+                }
+                xs = (1u32 << x) - 1;
+            }
+            let x_mask = colex.expand::<P>(xs, cubes);
+            position = Cubes {
+                x: x_mask,
+                o: cubes & !x_mask,
+                o_to_move: false,
+            };
+        }
     }
 
     /// The tier, canonical or not, of `position`.
@@ -120,7 +171,8 @@ impl NamedTiers for Quixo {
         let (board, o_to_move) = (index / 2, index % 2 == 1);
         let among = binomial(k, u32::from(x));
         let cubes = colex.unrank(board / among, k, self.squares());
-        let xs = colex.expand(colex.unrank(board % among, u32::from(x), k), cubes);
+        let squeezed = colex.unrank(board % among, u32::from(x), k);
+        let xs = with_packing!(self.packing, P => colex.expand::<P>(squeezed, cubes));
         Some(Cubes {
             x: xs,
             o: cubes & !xs,
@@ -146,56 +198,36 @@ impl NamedTiers for Quixo {
 
     fn for_each_in_tier(
         &self,
-        (x, o): Tier,
+        tier: Tier,
         range: std::ops::Range<u64>,
-        mut visit: impl FnMut(u64, Cubes),
+        visit: impl FnMut(u64, Cubes),
     ) {
-        let end = range.end.min(self.tier_size((x, o)));
-        let Some(mut position) = self.tier_unrank((x, o), range.start) else {
-            return;
-        };
-        let colex = self.colex;
-        let k = u32::from(x) + u32::from(o);
-        let last_x = if x == 0 {
-            0
-        } else {
-            ((1u32 << x) - 1) << (k - u32::from(x))
-        };
-        let mut cubes = position.x | position.o;
-        let mut xs = colex.compress(position.x, cubes);
-        for index in range.start..end {
-            visit(index, position);
-            // The next index: the mover, then X among the cubes, then the cubes.
-            if !position.o_to_move {
-                position.o_to_move = true;
-                continue;
-            }
-            if xs != last_x {
-                xs = next_subset(xs);
-            } else {
-                if cubes != 0 {
-                    cubes = next_subset(cubes);
-                }
-                xs = (1u32 << x) - 1;
-            }
-            let x_mask = colex.expand(xs, cubes);
-            position = Cubes {
-                x: x_mask,
-                o: cubes & !x_mask,
-                o_to_move: false,
-            };
-        }
+        with_packing!(self.packing, P => self.for_each_in_tier_by::<P>(tier, range, visit));
     }
 
     fn for_each_parent_in_tier(&self, position: &Cubes, visit: impl FnMut(Cubes)) {
         self.for_each_unslide(position, visit);
     }
 
+    /// As by default, each parent folded and ranked, with the packing
+    /// path chosen once for all of them.
+    fn for_each_parent_index_in_tier(
+        &self,
+        tier: Tier,
+        position: &Cubes,
+        mut visit: impl FnMut(u64),
+    ) -> bool {
+        with_packing!(self.packing, P => self.for_each_unslide(position, |parent| {
+            visit(self.rank_by::<P>(tier, &self.fold_in_tier(&parent)));
+        }));
+        false
+    }
+
     #[inline]
     fn for_each_child(&self, position: &Cubes, mut visit: impl FnMut(Tier, u64)) {
-        self.for_each_canonical_child(position, |tier, child| {
-            visit(tier, self.rank_in(tier, &child));
-        });
+        with_packing!(self.packing, P => self.for_each_canonical_child(position, |tier, child| {
+            visit(tier, self.rank_by::<P>(tier, &child));
+        }));
     }
 
     /// The image under the board's symmetries with the least X mask, then
@@ -232,12 +264,12 @@ impl NamedTiers for Quixo {
     #[inline]
     fn for_each_folded_child(&self, position: &Cubes, mut visit: impl FnMut(Tier, u64)) {
         let own = self.canonical_tier(Self::counts(position));
-        self.for_each_canonical_child(position, |tier, child| {
+        with_packing!(self.packing, P => self.for_each_canonical_child(position, |tier, child| {
             if tier == own {
-                visit(tier, self.rank_in(tier, &self.fold_in_tier(&child)));
+                visit(tier, self.rank_by::<P>(tier, &self.fold_in_tier(&child)));
             } else {
-                visit(tier, self.rank_in(tier, &child));
+                visit(tier, self.rank_by::<P>(tier, &child));
             }
-        });
+        }));
     }
 }

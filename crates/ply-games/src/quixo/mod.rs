@@ -15,7 +15,7 @@ pub mod index;
 mod tests;
 
 use crate::board::{MaskImages, Shape};
-use crate::colex::Colex;
+use crate::colex::{Colex, PackingPath};
 use crate::two_sides::TwoSides;
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::tensor::{Code, Tensor, fill_two_masks};
@@ -65,6 +65,8 @@ pub struct Quixo {
     n: u8,
     /// Ranks boards inside a tier.
     colex: &'static Colex,
+    /// How the index packs point sets.
+    packing: PackingPath,
     /// Every legal slide, in the order moves are listed.
     paths: Vec<Path>,
     /// The rows, columns and two diagonals.
@@ -127,9 +129,19 @@ impl Quixo {
         Quixo {
             n,
             colex: Colex::get(),
+            packing: PackingPath::in_use(),
             paths,
             lines,
             images: Shape { rows: n, cols: n }.mask_images(),
+        }
+    }
+
+    /// The same game, its index packing point sets by `path` (by default
+    /// [`PackingPath::in_use`]).
+    pub fn packed_by(self, path: PackingPath) -> Quixo {
+        Quixo {
+            packing: path,
+            ..self
         }
     }
 
