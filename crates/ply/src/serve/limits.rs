@@ -26,7 +26,10 @@ pub struct Limits {
     #[arg(long, value_name = "SQUARES", default_value_t = 65536)]
     pub max_row: usize,
     /// The longest a solve may search, in seconds; past it the request gets
-    /// 503 with Retry-After and the search stops.
+    /// 503 with Retry-After and the search stops. A search that keeps its
+    /// table (Morris's placing phase over a stored moving phase) answers
+    /// `"pending": true`: what it found is kept, and asking again goes on
+    /// from there, as the page does.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     pub solve_seconds: f64,
     /// Memory for open games, in MiB: their tables, search caches and

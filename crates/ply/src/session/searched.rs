@@ -149,6 +149,15 @@ impl<G: Searched + 'static> Session for SearchedSession<G> {
         }
     }
 
+    /// The searcher's table is kept across queries, and what a stopped
+    /// search found stays in it; a stopped private build of the tiers is
+    /// thrown away, so only where the tiers are read from the database
+    /// directory (or the search needs none).
+    fn resumes_stopped(&self) -> bool {
+        self.tiers.source() == Some(Source::Database)
+            || self.searches_alone(&ply_core::NoProgress).unwrap_or(false)
+    }
+
     /// None where the search answers every position alone (Connect Four's
     /// 7x6): no database is missing then.
     fn long_without_database(&self) -> Option<String> {
