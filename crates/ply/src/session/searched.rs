@@ -208,8 +208,13 @@ impl<G: Searched + 'static> Session for SearchedSession<G> {
         self.tiers.warm(progress)
     }
 
+    /// The tiers' source once they are open; before that, the database
+    /// where the whole game's has answered (a long-lived server's first
+    /// queries may all be placing positions read from it, never opening
+    /// the tiers), else solved.
     fn source(&self) -> Option<Source> {
-        self.tiers.source().or(Some(Source::Solved))
+        let whole = matches!(self.whole.get(), Some(Some(_))).then_some(Source::Database);
+        self.tiers.source().or(whole).or(Some(Source::Solved))
     }
 
     fn stale(&self) -> bool {
