@@ -66,9 +66,9 @@ function startServer() {
   });
 }
 
-function solveCli(game, position) {
+function solveCli(game, position, extra = []) {
   // A long Treblecross row's report lists thousands of 5,000-square positions.
-  return JSON.parse(execFileSync(ply, ['solve', game, position, '--json'], { encoding: 'utf8', maxBuffer: 1 << 30 }));
+  return JSON.parse(execFileSync(ply, ['solve', game, position, '--json', ...extra], { encoding: 'utf8', maxBuffer: 1 << 30 }));
 }
 
 /**
@@ -125,11 +125,11 @@ function shown(page) {
   });
 }
 
-/** Checks what the page shows against `ply solve --json`; returns the solve. */
-async function checkAgainstSolve(page, game) {
+/** Checks what the page shows against `ply solve --json` (with `extra` arguments); returns the solve. */
+async function checkAgainstSolve(page, game, extra = []) {
   const seen = await shown(page);
   assert.equal(seen.error, null);
-  const solved = solveCli(game, seen.position);
+  const solved = solveCli(game, seen.position, extra);
   assert.equal(seen.position, solved.position);
   assert.equal(seen.status.value, solved.value, `value of ${solved.position}`);
   assert.equal(seen.status.remoteness, solved.remoteness === null ? '' : String(solved.remoteness));
@@ -489,6 +489,47 @@ test('against the computer, variants, hidden values and a stored Morris', { time
     assert.doesNotMatch(await page.locator('#status').textContent(), /win|lose|draw|tie/);
     await page.locator('#show').check();
     await checkAgainstSolve(page, 'tictactoe:3x3x3');
+    assert.deepEqual(problems, [], 'no script errors on the page');
+  } finally {
+    await browser.close();
+    server.kill();
+  }
+});
+
+test('a search past the time limit is shown as pending, then its answer', { timeout: 300000 }, async () => {
+  // Five-stone Morris with only its moving phase stored, under the tight
+  // limits: the empty board is searched over it, and a limit of 1 ms
+  // stops every search at once; asked again, each goes on from its table.
+  const game = 'morris:5,moving';
+  const dir = mkdtempSync(path.join(tmpdir(), 'ply-browser-pending-'));
+  execFileSync(ply, ['analyze', game, '--save', '--db-dir', dir], { stdio: 'ignore' });
+  const { url, server } = await startServerWith(['--db-dir', dir, '--max-table-mib', '1', '--session-mib', '64',
+    '--solve-seconds', '0.001']);
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    const problems = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => {
+      // The pending answers are 503s, which the browser logs.
+      if (message.type() === 'error' && !message.text().includes('status of 503')) problems.push(message.text());
+    });
+    await page.goto(`${url}#${new URLSearchParams({ game })}`);
+    // While the search goes on, the page says so, and shows no error.
+    await page.waitForSelector('#pending:not([hidden])', { timeout: 60000 });
+    const during = await page.evaluate(() => ({
+      error: document.querySelector('#error').hidden ? null : document.querySelector('#error').textContent,
+      text: document.querySelector('#pending-text').textContent,
+      busy: document.body.classList.contains('busy'),
+    }));
+    assert.equal(during.error, null, 'no error while the search is pending');
+    assert.match(during.text, /^Searching this position: \d+ s so far, asked \d+ times?\./);
+    assert.ok(during.busy, 'the page waits for the answer');
+    // Then the answer, as ply solve gives it from the same database.
+    await page.waitForFunction(() => document.querySelector('#pending').hidden
+      && !document.body.classList.contains('busy') && document.querySelector('#moves tbody tr[data-move]'), null, { timeout: 240000 });
+    const { seen } = await checkAgainstSolve(page, game, ['--db-dir', dir]);
+    assert.equal(seen.position, '.../.../.../....../.../.../.../5,5/W');
     assert.deepEqual(problems, [], 'no script errors on the page');
   } finally {
     await browser.close();
