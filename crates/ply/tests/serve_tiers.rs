@@ -4,7 +4,8 @@
 //! positions, what `ply solve` gives from the same directory, within
 //! `--session-mib` plus the stated overhead. A shard removed from the
 //! directory gets a 503 naming it for the positions that need it, and
-//! every other position is still answered.
+//! every other position is still answered; so does a shard whose blocks
+//! are damaged.
 
 mod common;
 
@@ -222,5 +223,46 @@ fn stored_tiers_are_served_under_a_tiny_table_limit_and_a_lost_shard_is_named() 
     assert!(
         named > 0 && answered > 0,
         "{named} named, {answered} answered"
+    );
+    drop(server);
+
+    // The same shard damaged instead (bytes flipped in its blocks, its
+    // header and block index sound): a position read from a damaged block
+    // gets a 503 naming the shard and the command that builds it again;
+    // the rest are answered.
+    let damaged = Scratch::new("serve-tiers-damaged");
+    copy_files(&dir.0, "morris-5.", &damaged.0);
+    let shard = damaged.0.join(&file);
+    let mut bytes = std::fs::read(&shard).unwrap();
+    let len = bytes.len();
+    for at in (len / 4..len / 2).step_by(257) {
+        bytes[at] ^= 0xff;
+    }
+    std::fs::write(&shard, bytes).unwrap();
+    let db = damaged.0.to_str().unwrap();
+    let server = Process::start(&["--db-dir", db, "--max-table-mib", "1"]);
+    let mut client = Client::connect(server.addr).unwrap();
+    let (mut named, mut answered) = (0, 0);
+    for position in asked.iter().take(POSITIONS / 4) {
+        let (status, mut body) = ask(&mut client, "morris:5", position);
+        if status == 200 {
+            body.as_object_mut().unwrap().remove("source");
+            body.as_object_mut().unwrap().remove("notes");
+            assert_eq!(body, expected(&**truth, position), "{position}");
+            answered += 1;
+        } else {
+            assert_eq!(status, 503, "{position}: {body}");
+            let error = body["error"].as_str().unwrap();
+            assert!(error.contains(&file), "{position}: {error}");
+            assert!(error.contains("damaged"), "{position}: {error}");
+            let command = format!("ply analyze morris:5 --save --db-dir {db}");
+            assert!(error.contains(&command), "{position}: {error}");
+            assert!(near(&game, position, 2, &in_lost), "{position}: {error}");
+            named += 1;
+        }
+    }
+    assert!(
+        named > 0 && answered > 0,
+        "damaged: {named} named, {answered} answered"
     );
 }
