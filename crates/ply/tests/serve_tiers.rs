@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::cli::{Scratch, json, ply};
+use common::cli::{Scratch, json, json_of, ply};
 use common::http::{Client, solve_path};
 use common::server::Process;
 use ply::serve::limits::OVERHEAD_MIB;
@@ -264,5 +264,72 @@ fn stored_tiers_are_served_under_a_tiny_table_limit_and_a_lost_shard_is_named() 
     assert!(
         named > 0 && answered > 0,
         "damaged: {named} named, {answered} answered"
+    );
+}
+
+/// Quixo 4x4's end tiers alone (`--end-tiers 1`, as Quixo 5x5's are
+/// stored): under the tight limits, positions with at most one blank cube
+/// are answered from them as `ply solve` answers them, and any other gets a
+/// 503 naming its tier's missing shard and the command that builds it.
+#[test]
+fn end_tiers_alone_are_served_and_the_rest_named() {
+    let dir = Scratch::new("serve-end-tiers");
+    let db = dir.0.to_str().unwrap();
+    let game = "quixo:4x4";
+    let out = ply(
+        &[
+            "analyze",
+            game,
+            "--save",
+            "--end-tiers",
+            "1",
+            "--db-dir",
+            db,
+        ],
+        b"",
+    );
+    assert!(out.status.success(), "{out:?}");
+    let server = Process::start(&[
+        "--db-dir",
+        db,
+        "--max-table-mib",
+        "1",
+        "--session-mib",
+        &SESSION_MIB.to_string(),
+    ]);
+    let mut client = Client::connect(server.addr).unwrap();
+    let mut rng = StdRng::seed_from_u64(7);
+    let (mut answered, mut named) = (0, 0);
+    for _ in 0..200 {
+        let blanks = rng.random_range(0..4);
+        let mut cells: Vec<char> = (0..16)
+            .map(|_| if rng.random_bool(0.5) { 'X' } else { 'O' })
+            .collect();
+        for _ in 0..blanks {
+            cells[rng.random_range(0..16)] = '.';
+        }
+        let rows: Vec<String> = cells.chunks(4).map(|r| r.iter().collect()).collect();
+        let mover = if rng.random_bool(0.5) { "X" } else { "O" };
+        let position = format!("{}/{mover}", rows.join("/"));
+        let held = cells.iter().filter(|&&c| c == '.').count() <= 1;
+        let cli = ply(&["solve", game, &position, "--json", "--db-dir", db], b"");
+        let (status, body) = ask(&mut client, game, &position);
+        if held {
+            assert_eq!(status, 200, "{position}: {body}");
+            assert_eq!(body, json_of(&cli), "{position}");
+            answered += 1;
+        } else if status != 400 {
+            assert_eq!(status, 503, "{position}: {body}");
+            let error = body["error"].as_str().unwrap();
+            assert!(error.contains("quixo-4x4.tier-"), "{position}: {error}");
+            let command = format!("ply analyze {game} --save --db-dir {db}");
+            assert!(error.contains(&command), "{position}: {error}");
+            assert!(!cli.status.success(), "{position}");
+            named += 1;
+        }
+    }
+    assert!(
+        answered > 20 && named > 20,
+        "{answered} answered, {named} named"
     );
 }
