@@ -333,3 +333,69 @@ fn end_tiers_alone_are_served_and_the_rest_named() {
         "{answered} answered, {named} named"
     );
 }
+
+/// What `ply serve` prints as it starts and what `/api/games` says agree,
+/// game by game: a game whose database is stored is answered from it (the
+/// directory named), and one too large to solve without a database is
+/// refused, naming the command that stores it.
+#[test]
+fn the_start_and_api_games_say_how_each_game_is_answered() {
+    let dir = Scratch::new("serve-answered");
+    let db = dir.0.to_str().unwrap();
+    let out = ply(&["analyze", "euler", "--save", "--db-dir", db], b"");
+    assert!(out.status.success(), "{out:?}");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ply"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--db-dir", db])
+        .args(["--max-table-mib", "1", "--session-mib", "64"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
+    let first = lines.next().unwrap().unwrap();
+    let addr = first
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {first:?}"));
+    let mut client = Client::connect(addr).unwrap();
+    let games: serde_json::Value =
+        serde_json::from_str(&client.get("/api/games").unwrap().body).unwrap();
+    let games = games["games"].as_array().unwrap();
+    // One line a game, in the order of /api/games, saying what it says.
+    let mut said = BTreeMap::new();
+    for game in games {
+        let line = lines.next().unwrap().unwrap();
+        let expected = format!(
+            "ply serve: {} ({}): {}",
+            game["game"].as_str().unwrap(),
+            game["answered"].as_str().unwrap(),
+            game["answered_how"].as_str().unwrap()
+        );
+        assert_eq!(line, expected);
+        said.insert(game["name"].as_str().unwrap().to_string(), game.clone());
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(said["euler"]["answered"], "database", "{}", said["euler"]);
+    assert!(
+        said["euler"]["answered_how"].as_str().unwrap().contains(db),
+        "{}",
+        said["euler"]
+    );
+    for (name, command) in [
+        ("morris", "ply analyze morris --save"),
+        ("dobutsu", "ply analyze dobutsu --save"),
+        ("quixo", "ply analyze quixo --save"),
+    ] {
+        assert_eq!(said[name]["answered"], "refused", "{}", said[name]);
+        let how = said[name]["answered_how"].as_str().unwrap();
+        assert!(how.contains(command), "{name}: {how}");
+    }
+    // Yehr has no database here, and its table is larger than the 1 MiB
+    // this server builds: refused, not built past --max-table-mib.
+    assert_eq!(said["yehr"]["answered"], "refused", "{}", said["yehr"]);
+    let how = said["yehr"]["answered_how"].as_str().unwrap();
+    assert!(how.contains("ply analyze yehr --save"), "{how}");
+    assert_eq!(said["lgame"]["answered"], "solving", "{}", said["lgame"]);
+}
