@@ -398,4 +398,10 @@ fn the_start_and_api_games_say_how_each_game_is_answered() {
     let how = said["yehr"]["answered_how"].as_str().unwrap();
     assert!(how.contains("ply analyze yehr --save"), "{how}");
     assert_eq!(said["lgame"]["answered"], "solving", "{}", said["lgame"]);
+    // Connect Four on 7x6 is searched alone, with a table within the limit.
+    assert_eq!(
+        said["connect4"]["answered"], "solving",
+        "{}",
+        said["connect4"]
+    );
 }

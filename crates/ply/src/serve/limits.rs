@@ -128,11 +128,16 @@ impl Limits {
         self.session_bytes() - self.block_cache_bytes()
     }
 
-    /// The transposition table of a search over a database (Morris's
-    /// placing phase): the usual size, or a quarter of what open games may
-    /// take if that is less.
+    /// The transposition table of a search (Morris's placing phase over a
+    /// database, Connect Four's 7x6 alone): the usual size, or a quarter
+    /// of what open games may take if that is less, and never more than
+    /// the largest table the server builds (`--max-table-mib`), so that a
+    /// game answered by search alone is served under a tight table limit
+    /// with a smaller table rather than refused.
     pub fn search_table_bytes(&self) -> u64 {
-        ply_core::limits::SEARCH_TABLE_BYTES.min(self.table_bytes() / 4)
+        ply_core::limits::SEARCH_TABLE_BYTES
+            .min(self.table_bytes() / 4)
+            .min(self.max_table_bytes())
     }
 
     /// Solves run at once.
