@@ -66,9 +66,9 @@ function startServer() {
   });
 }
 
-function solveCli(game, position) {
+function solveCli(game, position, extra = []) {
   // A long Treblecross row's report lists thousands of 5,000-square positions.
-  return JSON.parse(execFileSync(ply, ['solve', game, position, '--json'], { encoding: 'utf8', maxBuffer: 1 << 30 }));
+  return JSON.parse(execFileSync(ply, ['solve', game, position, '--json', ...extra], { encoding: 'utf8', maxBuffer: 1 << 30 }));
 }
 
 /**
@@ -125,11 +125,11 @@ function shown(page) {
   });
 }
 
-/** Checks what the page shows against `ply solve --json`; returns the solve. */
-async function checkAgainstSolve(page, game) {
+/** Checks what the page shows against `ply solve --json` (with `extra` arguments); returns the solve. */
+async function checkAgainstSolve(page, game, extra = []) {
   const seen = await shown(page);
   assert.equal(seen.error, null);
-  const solved = solveCli(game, seen.position);
+  const solved = solveCli(game, seen.position, extra);
   assert.equal(seen.position, solved.position);
   assert.equal(seen.status.value, solved.value, `value of ${solved.position}`);
   assert.equal(seen.status.remoteness, solved.remoteness === null ? '' : String(solved.remoteness));
@@ -368,7 +368,7 @@ const natural = (a, b) => a.localeCompare(b, 'en', { numeric: true });
  * the computer, which must reply by itself with a best move; returns the
  * number of moves. Saves a screenshot of the start under target/.
  */
-async function playAgainstComputer(page, url, game) {
+async function playAgainstComputer(page, url, game, extra = []) {
   await page.selectOption('#side0', 'person');
   await page.selectOption('#side1', 'computer');
   await startGame(page, game);
@@ -376,13 +376,13 @@ async function playAgainstComputer(page, url, game) {
   await page.screenshot({ path: path.join(shots, `${game.replace(/[^a-z0-9]+/gi, '-')}.png`) });
   let plies = 0;
   for (;;) {
-    const { seen, solved } = await checkAgainstSolve(page, game);
+    const { seen, solved } = await checkAgainstSolve(page, game, extra);
     if (solved.moves.length === 0) break;
     assert.ok(plies < 200, `${game}: play does not end`);
     const view = await getJson(`${url}api/board?${new URLSearchParams({ game, position: seen.position })}`);
     const move = pick(view.moves.filter((m) => m.clicks.length));
     const mine = solved.moves.find((m) => m.move === move.move).position;
-    const over = solveCli(game, mine).moves.length === 0;
+    const over = solveCli(game, mine, extra).moves.length === 0;
     await makeMove(page, view, move);
     // My move, then (unless it ended the game) the computer's own reply.
     const wanted = plies + (over ? 2 : 3);
@@ -391,9 +391,9 @@ async function playAgainstComputer(page, url, game) {
     plies = wanted - 1;
     if (over) break;
     const replied = await page.locator('#position').inputValue();
-    const options = solveCli(game, mine).moves.map(forMover);
+    const options = solveCli(game, mine, extra).moves.map(forMover);
     const top = [...options].sort((a, b) => compareForMover(b, a))[0];
-    const played = solveCli(game, mine).moves.find((m) => m.position === replied);
+    const played = solveCli(game, mine, extra).moves.find((m) => m.position === replied);
     assert.ok(played, `${game}: the computer's reply leads to ${replied}, not a move from ${mine}`);
     assert.equal(compareForMover(forMover(played), top), 0, `${game}: the computer played ${played.move}, not a best move`);
   }
@@ -432,9 +432,11 @@ function startServerWith(args) {
 const shots = path.join(root, 'target', 'browser-shots');
 
 test('against the computer, variants, hidden values and a stored Morris', { timeout: 300000 }, async () => {
-  // Morris from its saved database, under a table limit of 1 MiB.
+  // Morris from its saved database, under a table limit of 1 MiB: morris:4
+  // needs 9 MiB of tables to solve, so without its database this server
+  // would refuse it.
   const dir = mkdtempSync(path.join(tmpdir(), 'ply-browser-db-'));
-  execFileSync(ply, ['analyze', 'morris:3', '--save', '--db-dir', dir], { stdio: 'ignore' });
+  execFileSync(ply, ['analyze', 'morris:4', '--save', '--db-dir', dir], { stdio: 'ignore' });
   const { url, server } = await startServerWith(['--db-dir', dir, '--max-table-mib', '1', '--session-mib', '64']);
   const browser = await launchChromium();
   try {
@@ -451,17 +453,17 @@ test('against the computer, variants, hidden values and a stored Morris', { time
     const games = await getJson(`${url}api/games`);
     const morris = games.games.find((g) => g.name === 'morris');
     assert.ok(morris, 'morris is listed');
-    for (const game of ['tictactoe:3x3x3', 'dobutsu:C', 'morris:3']) {
-      const plies = await playAgainstComputer(page, url, game);
+    for (const game of ['tictactoe:3x3x3', 'dobutsu:C', 'morris:4']) {
+      const plies = await playAgainstComputer(page, url, game, game.startsWith('morris') ? ['--db-dir', dir] : []);
       assert.ok(plies >= 2, `${game}: a game of ${plies} moves`);
     }
     // Morris is drawn as its board: 32 lines and 24 points, no squares between.
-    await startGame(page, 'morris:3');
+    await startGame(page, 'morris:4');
     assert.equal(await page.locator('#board .board-line').count(), 32);
     assert.equal(await page.locator('#board .point-dot').count(), 24);
     assert.equal(await page.locator('#board rect.cell:not(.hand)').count(), 24);
-    const source = (await getJson(`${url}api/solve?game=morris:3`)).source;
-    assert.equal(source, 'database', 'morris:3 is answered from its database');
+    const source = (await getJson(`${url}api/solve?game=morris:4`)).source;
+    assert.equal(source, 'database', 'morris:4 is answered from its database');
 
     // A link to a variant shows that variant, picked in the list of variants.
     await page.goto(`${url}#game=dobutsu:C`);
@@ -489,6 +491,47 @@ test('against the computer, variants, hidden values and a stored Morris', { time
     assert.doesNotMatch(await page.locator('#status').textContent(), /win|lose|draw|tie/);
     await page.locator('#show').check();
     await checkAgainstSolve(page, 'tictactoe:3x3x3');
+    assert.deepEqual(problems, [], 'no script errors on the page');
+  } finally {
+    await browser.close();
+    server.kill();
+  }
+});
+
+test('a search past the time limit is shown as pending, then its answer', { timeout: 300000 }, async () => {
+  // Five-stone Morris with only its moving phase stored, under the tight
+  // limits: the empty board is searched over it, and a limit of 1 ms
+  // stops every search at once; asked again, each goes on from its table.
+  const game = 'morris:5,moving';
+  const dir = mkdtempSync(path.join(tmpdir(), 'ply-browser-pending-'));
+  execFileSync(ply, ['analyze', game, '--save', '--db-dir', dir], { stdio: 'ignore' });
+  const { url, server } = await startServerWith(['--db-dir', dir, '--max-table-mib', '1', '--session-mib', '64',
+    '--solve-seconds', '0.001']);
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    const problems = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => {
+      // The pending answers are 503s, which the browser logs.
+      if (message.type() === 'error' && !message.text().includes('status of 503')) problems.push(message.text());
+    });
+    await page.goto(`${url}#${new URLSearchParams({ game })}`);
+    // While the search goes on, the page says so, and shows no error.
+    await page.waitForSelector('#pending:not([hidden])', { timeout: 60000 });
+    const during = await page.evaluate(() => ({
+      error: document.querySelector('#error').hidden ? null : document.querySelector('#error').textContent,
+      text: document.querySelector('#pending-text').textContent,
+      busy: document.body.classList.contains('busy'),
+    }));
+    assert.equal(during.error, null, 'no error while the search is pending');
+    assert.match(during.text, /^Searching this position: \d+ s so far, asked \d+ times?\./);
+    assert.ok(during.busy, 'the page waits for the answer');
+    // Then the answer, as ply solve gives it from the same database.
+    await page.waitForFunction(() => document.querySelector('#pending').hidden
+      && !document.body.classList.contains('busy') && document.querySelector('#moves tbody tr[data-move]'), null, { timeout: 240000 });
+    const { seen } = await checkAgainstSolve(page, game, ['--db-dir', dir]);
+    assert.equal(seen.position, '.../.../.../....../.../.../.../5,5/W');
     assert.deepEqual(problems, [], 'no script errors on the page');
   } finally {
     await browser.close();

@@ -33,10 +33,16 @@ pub struct ApiError {
     status: StatusCode,
     message: String,
     headers: Vec<(HeaderName, String)>,
+    /// A search stopped at the time limit that goes on when asked again.
+    pending: bool,
 }
 
 /// Seconds a client is told to wait before asking again after a 503.
 const RETRY_AFTER_SECONDS: u32 = 5;
+
+/// Seconds a client is told to wait before asking again for a pending
+/// search: it goes on only while asked.
+const PENDING_RETRY_SECONDS: u32 = 1;
 
 impl ApiError {
     /// An error with `status` and `message`.
@@ -45,7 +51,18 @@ impl ApiError {
             status,
             message: message.into(),
             headers: Vec::new(),
+            pending: false,
         }
+    }
+
+    /// 503 for a search stopped at the time limit whose work is kept, so
+    /// that asking again goes on from where it stopped: the body says
+    /// `"pending": true`, and `Retry-After` is short.
+    pub fn pending(message: impl Into<String>) -> Self {
+        let mut error = Self::new(StatusCode::SERVICE_UNAVAILABLE, message)
+            .with_header(header::RETRY_AFTER, &PENDING_RETRY_SECONDS.to_string());
+        error.pending = true;
+        error
     }
 
     /// 503 with `Retry-After`: the server cannot do this now or within its limits.
@@ -93,6 +110,9 @@ impl From<OpenError> for ApiError {
 #[derive(Serialize)]
 struct ErrorBody<'a> {
     error: &'a str,
+    /// Only on a pending search: ask again to go on with it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pending: bool,
 }
 
 impl IntoResponse for ApiError {
@@ -101,6 +121,7 @@ impl IntoResponse for ApiError {
             self.status,
             Json(ErrorBody {
                 error: &self.message,
+                pending: self.pending,
             }),
         )
             .into_response();
@@ -433,18 +454,29 @@ async fn solved(
         let _permit = permit;
         let budget = Budget::new(&NoProgress).with_limit(limit).with_flag(flag);
         let session = worker.sessions.get(&game)?;
+        let command = format!(
+            "ply solve {game}{}",
+            position
+                .as_deref()
+                .map_or(String::new(), |p| format!(" '{}'", excerpt(p, 200)))
+        );
+        let seconds = limit.as_secs_f64();
         let mut report =
             session
                 .solve_within(position.as_deref(), &budget)
                 .map_err(|e| match e {
+                    // The search keeps what it found: asking again goes on.
+                    PlyError::Cancelled(what) if session.resumes_stopped() => {
+                        ApiError::pending(format!(
+                            "still searching: this position took longer than {seconds} s, this \
+                         server's limit, and its search stopped ({what}); what it found is \
+                         kept, so asking again goes on from there; `{command}` on the command \
+                         line waits for the answer"
+                        ))
+                    }
                     PlyError::Cancelled(_) => ApiError::busy(format!(
-                        "this position needs a search longer than {} s, this server's limit; \
-                     run `ply solve {}{}` on the command line",
-                        limit.as_secs_f64(),
-                        game,
-                        position
-                            .as_deref()
-                            .map_or(String::new(), |p| format!(" '{}'", excerpt(p, 200)))
+                        "this position needs a search longer than {seconds} s, this server's \
+                     limit; run `{command}` on the command line"
                     )),
                     e => e.into(),
                 })?;
@@ -498,5 +530,35 @@ mod tests {
         assert_eq!(refused.message, "a table needs 9 GiB");
         let bad = ApiError::from(PlyError::argument("bad position"));
         assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    }
+
+    /// The JSON body and `Retry-After` of an error answer.
+    async fn answer(error: ApiError) -> (serde_json::Value, Option<String>) {
+        let response = error.into_response();
+        let retry = response
+            .headers()
+            .get(header::RETRY_AFTER)
+            .map(|v| v.to_str().unwrap().to_string());
+        let body = axum::body::to_bytes(response.into_body(), 1 << 16)
+            .await
+            .unwrap();
+        (serde_json::from_slice(&body).unwrap(), retry)
+    }
+
+    #[tokio::test]
+    async fn only_a_pending_search_says_pending() {
+        let (body, retry) = answer(ApiError::pending("still searching")).await;
+        assert_eq!(
+            body,
+            serde_json::json!({"error": "still searching", "pending": true})
+        );
+        assert_eq!(retry.as_deref(), Some("1"));
+        let missing = PlyError::Unavailable("shard m5-5 is not in the directory".into());
+        let (body, retry) = answer(missing.into()).await;
+        assert_eq!(
+            body,
+            serde_json::json!({"error": "shard m5-5 is not in the directory"})
+        );
+        assert_eq!(retry.as_deref(), Some("5"));
     }
 }

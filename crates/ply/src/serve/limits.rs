@@ -26,7 +26,10 @@ pub struct Limits {
     #[arg(long, value_name = "SQUARES", default_value_t = 65536)]
     pub max_row: usize,
     /// The longest a solve may search, in seconds; past it the request gets
-    /// 503 with Retry-After and the search stops.
+    /// 503 with Retry-After and the search stops. A search that keeps its
+    /// table (Morris's placing phase over a stored moving phase) answers
+    /// `"pending": true`: what it found is kept, and asking again goes on
+    /// from there, as the page does.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     pub solve_seconds: f64,
     /// Memory for open games, in MiB: their tables, search caches and
@@ -125,11 +128,16 @@ impl Limits {
         self.session_bytes() - self.block_cache_bytes()
     }
 
-    /// The transposition table of a search over a database (Morris's
-    /// placing phase): the usual size, or a quarter of what open games may
-    /// take if that is less.
+    /// The transposition table of a search (Morris's placing phase over a
+    /// database, Connect Four's 7x6 alone): the usual size, or a quarter
+    /// of what open games may take if that is less, and never more than
+    /// the largest table the server builds (`--max-table-mib`), so that a
+    /// game answered by search alone is served under a tight table limit
+    /// with a smaller table rather than refused.
     pub fn search_table_bytes(&self) -> u64 {
-        ply_core::limits::SEARCH_TABLE_BYTES.min(self.table_bytes() / 4)
+        ply_core::limits::SEARCH_TABLE_BYTES
+            .min(self.table_bytes() / 4)
+            .min(self.max_table_bytes())
     }
 
     /// Solves run at once.

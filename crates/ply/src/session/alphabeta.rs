@@ -73,6 +73,12 @@ impl<G: Searchable> Session for AlphaBetaSession<G> {
         AlphaBeta::bytes_for(&self.game, self.entries)
     }
 
+    /// The transposition table is kept across queries, and what a stopped
+    /// search learnt stays in it.
+    fn resumes_stopped(&self) -> bool {
+        true
+    }
+
     fn analyze(&self, _progress: &dyn Progress) -> Result<AnalyzeReport, PlyError> {
         Err(PlyError::argument(self.why_no_table.clone()))
     }

@@ -78,6 +78,17 @@ pub trait Session: Send + Sync {
         }
     }
 
+    /// Whether a query stopped part way (its time ran out, or it gave up
+    /// waiting for another query's search of the game) leaves what was
+    /// found for the next query to go on from, so that asking again comes
+    /// nearer an answer: a search whose transposition table is kept across
+    /// queries. The server then answers the stopped query as pending, and
+    /// the page asks again. False by default: a build stopped part way is
+    /// thrown away.
+    fn resumes_stopped(&self) -> bool {
+        false
+    }
+
     /// Why answering one query without a stored database would take long
     /// (a build of the whole game first, thrown away after), if it would:
     /// `ply solve` then refuses and names `ply analyze --save`, unless

@@ -55,6 +55,22 @@ impl<G: Retrograde> Method for RetroMethod<G> {
         retro::solve_all(&self.game, progress).map_err(|e| build_error("solving ", &self.game, e))
     }
 
+    /// What the solver checks against the memory before it starts
+    /// (`solve_slots` in [`ply_core::solve::retro`]): a two-byte cell, a
+    /// one-byte counter and three bits an index, and a slot an index for
+    /// the reverse graph's offsets where parents come from stored moves;
+    /// so that the server sizes the game by the table it would build.
+    fn memory_bound(&self) -> u64 {
+        let len = self.game.index_len();
+        let slot = if len <= u64::from(u32::MAX) { 4 } else { 8 };
+        let graph = if <G::Parents as retro::ParentRule<G>>::STORED {
+            slot
+        } else {
+            0
+        };
+        len.saturating_mul(8 * (3 + graph) + 3) / 8
+    }
+
     fn missing(&self, position: &G::Position) -> String {
         format!(
             "{} is not in the {} table",

@@ -158,6 +158,15 @@ impl<G: Searched + 'static> Session for SearchedSession<G> {
         }
     }
 
+    /// The searcher's table is kept across queries, and what a stopped
+    /// search found stays in it; a stopped private build of the tiers is
+    /// thrown away, so only where the tiers are read from the database
+    /// directory (or the search needs none).
+    fn resumes_stopped(&self) -> bool {
+        self.tiers.source() == Some(Source::Database)
+            || self.searches_alone(&ply_core::NoProgress).unwrap_or(false)
+    }
+
     /// None where the search answers every position alone (Connect Four's
     /// 7x6): no database is missing then.
     fn long_without_database(&self) -> Option<String> {
@@ -208,8 +217,13 @@ impl<G: Searched + 'static> Session for SearchedSession<G> {
         self.tiers.warm(progress)
     }
 
+    /// The tiers' source once they are open; before that, the database
+    /// where the whole game's has answered (a long-lived server's first
+    /// queries may all be placing positions read from it, never opening
+    /// the tiers), else solved.
     fn source(&self) -> Option<Source> {
-        self.tiers.source().or(Some(Source::Solved))
+        let whole = matches!(self.whole.get(), Some(Some(_))).then_some(Source::Database);
+        self.tiers.source().or(whole).or(Some(Source::Solved))
     }
 
     fn stale(&self) -> bool {

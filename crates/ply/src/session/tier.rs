@@ -305,11 +305,34 @@ impl<G: NamedTiers + 'static> TierSession<G> {
         ))
     }
 
-    /// The cell the shards hold for `position`.
+    /// The cell the shards hold for `position`. A shard of the database
+    /// directory found damaged (a block whose checksum fails, say) is named
+    /// with the command that builds it again, as a missing one is: the
+    /// other tiers are still answered.
     fn stored(&self, position: &G::Position, progress: &dyn Progress) -> Result<Cell, PlyError> {
         let missing = || self.missing(position);
         let key = self.plan.key(&self.game, position).ok_or_else(missing)?;
-        let db = match &self.held(progress)?.db {
+        let held = self.held(progress)?;
+        let dir = match (&held.private, store::current()) {
+            (None, Some(store)) => Some(store.dir),
+            _ => None,
+        };
+        let damaged = |error: ply_core::DbError| match &dir {
+            Some(dir) => {
+                let name = self.game.name();
+                let tier = self
+                    .game
+                    .tier_name(self.game.canonical_tier(self.game.tier_of(position)));
+                PlyError::Unavailable(format!(
+                    "{} is in tier {tier} of {name}, whose shard is damaged: {error}; remove it \
+                     and run `ply analyze {name} --save --db-dir {}`",
+                    self.game.format_position(position),
+                    dir.display()
+                ))
+            }
+            None => error.into(),
+        };
+        let db = match &held.db {
             Shelf::Whole(db) => db,
             Shelf::Some(pieces, dir) => {
                 let tier = self.game.canonical_tier(self.game.tier_of(position));
@@ -344,7 +367,7 @@ impl<G: NamedTiers + 'static> TierSession<G> {
                 }
             }
         };
-        Ok(db.cell(key)?)
+        db.cell(key).map_err(damaged)
     }
 }
 

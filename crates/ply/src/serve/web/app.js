@@ -248,17 +248,62 @@ function showError(error) {
   box.hidden = !error;
 }
 
+/** How long the page keeps asking for a pending search before it shows the server's words as an error. */
+const PENDING_LIMIT_MS = 5 * 60 * 1000;
+
+/** Thrown when the person stops waiting for a pending search: not an error. */
+class Stopped extends Error {}
+
+/** Waits `ms`, or less if `signal` aborts first (then throws Stopped). */
+function pause(ms, signal) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => { clearTimeout(timer); reject(new Stopped()); }, { once: true });
+  });
+}
+
+/**
+ * The board answer for `position` of `spec`, asking again while the server
+ * says its search is pending (it stopped at its time limit and goes on
+ * where it stopped each time it is asked): meanwhile the page says it is
+ * searching, with a button to stop waiting, and shows no error.
+ */
+async function answer(spec, position) {
+  const stop = new AbortController();
+  $('stop-waiting').onclick = () => stop.abort();
+  const began = Date.now();
+  try {
+    for (let asked = 1; ; asked += 1) {
+      try {
+        return await fetchBoard(spec, position, stop.signal);
+      } catch (error) {
+        if (stop.signal.aborted) throw new Stopped();
+        if (!error.pending || Date.now() - began > PENDING_LIMIT_MS) throw error;
+        showError(null);
+        $('spinner').hidden = true;
+        $('pending').hidden = false;
+        $('pending-text').textContent = `Searching this position: ${Math.round((Date.now() - began) / 1000)} s so far, `
+          + `asked ${asked} ${asked === 1 ? 'time' : 'times'}. The server stops a search at its time limit and keeps `
+          + 'what it found, so each time the page asks again the search goes on from there.';
+        await pause(error.retryAfter * 1000, stop.signal);
+      }
+    }
+  } finally {
+    $('pending').hidden = true;
+  }
+}
+
 async function busy(work) {
   if (state.busy) return;
   state.busy = true;
   document.body.classList.add('busy');
-  // A spinner for any request longer than 300 ms.
-  const spinner = setTimeout(() => { $('spinner').hidden = false; }, 300);
+  // A spinner for any request longer than 300 ms, unless a pending search says more.
+  const spinner = setTimeout(() => { $('spinner').hidden = !$('pending').hidden; }, 300);
   try {
     await work();
     showError(null);
   } catch (error) {
-    showError(error);
+    showError(error instanceof Stopped ? null : error);
   } finally {
     clearTimeout(spinner);
     $('spinner').hidden = true;
@@ -270,7 +315,7 @@ async function busy(work) {
 
 function playMove(move) {
   return busy(async () => {
-    const view = await fetchBoard(state.spec, move.position);
+    const view = await answer(state.spec, move.position);
     state.history = state.history.slice(0, state.cursor + 1);
     state.history.push(view);
     state.cursor += 1;
@@ -281,7 +326,7 @@ function playMove(move) {
 
 function start(spec, position) {
   return busy(async () => {
-    const view = await fetchBoard(spec, position);
+    const view = await answer(spec, position);
     state.spec = view.solve.game;
     state.history = [view];
     state.cursor = 0;
