@@ -215,6 +215,46 @@ fn search_equals_negamax_on_small_boards() {
     }
 }
 
+/// Many positions searched side by side (a position, its mirror image,
+/// its moves and their mirror images, as `ply solve` asks for them) on
+/// one to three threads, in a table small enough that its buckets are
+/// overwritten all the time, against negamax.
+#[test]
+fn positions_searched_side_by_side_equal_negamax() {
+    for (params, count) in [("4x4", 150), ("5x4", 150)] {
+        let game = ConnectFour::from_params(params).unwrap();
+        let searcher = Searcher::new(&game, 1 << 16);
+        let mut memo = HashMap::new();
+        let mut rng = Rng(u64::from(game.cells()) + 7);
+        for at in 0..count {
+            let plies = rng.below(u64::from(game.cells()) + 1) as u32;
+            let p = rng.play(&game, plies);
+            let mut positions = vec![p, game.mirror(&p)];
+            if game.primitive(&p).is_none() {
+                game.for_each_move(&p, |_, child| positions.push(child));
+                game.for_each_move(&game.mirror(&p), |_, child| positions.push(child));
+            }
+            let threads = 1 + at % 3;
+            let got = searcher
+                .solve_each(&game, &positions, threads, &|| false)
+                .unwrap();
+            assert_eq!(got.len(), positions.len());
+            for (q, got) in positions.iter().zip(got) {
+                assert_eq!(
+                    got,
+                    negamax(&game, q, &mut memo),
+                    "{params} {} among the moves of {} on {threads} threads",
+                    game.format_position(q),
+                    game.format_position(&p)
+                );
+            }
+            if at % 10 == 0 {
+                searcher.clear();
+            }
+        }
+    }
+}
+
 /// The search on 7x6 positions with at least 30 discs against negamax.
 #[test]
 fn search_equals_negamax_on_7x6_endgames() {

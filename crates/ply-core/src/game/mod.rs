@@ -994,6 +994,22 @@ pub trait Searched: NamedTiers {
         progress: &dyn Progress,
     ) -> Result<Outcome, SearchStop<E>>;
 
+    /// The outcomes of `positions` (a position's moves, say), each as
+    /// [`Searched::search`] finds it. By default one after the other; a
+    /// game may search them at once, on the searcher's threads.
+    fn search_each<E: Send>(
+        &self,
+        searcher: &mut Self::Searcher,
+        positions: &[Self::Position],
+        stored: &(dyn Fn(&Self::Position) -> Result<Outcome, E> + Sync),
+        progress: &dyn Progress,
+    ) -> Result<Vec<Outcome>, SearchStop<E>> {
+        positions
+            .iter()
+            .map(|position| self.search(searcher, position, stored, progress))
+            .collect()
+    }
+
     /// The positions `searcher` has looked at so far.
     fn searched_nodes(&self, searcher: &Self::Searcher) -> u64;
 }

@@ -17,7 +17,7 @@
 
 use super::{C4Position, ConnectFour};
 use ply_core::{Game, Outcome, Value};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 /// The outcome a score means for the mover of a position of `discs` discs
 /// on a board of `cells` cells.
@@ -57,22 +57,32 @@ pub fn score_of(cells: u32, discs: u32, outcome: Outcome) -> i32 {
     }
 }
 
-/// A transposition table of bounds on scores, shared by the threads: one
-/// word an entry holding the key's quotient by the table's (odd) length
-/// above the best move found and a byte of bound, so that the key is
-/// whole and no entry can be read half-written.
+/// A transposition table of bounds on scores, shared by the threads, in
+/// buckets of two words (one cache line holds four buckets): each word
+/// holds the key's quotient by the number of buckets (odd) above the
+/// work the bound cost, the best move found and a byte of bound, so that
+/// the key is whole and no entry can be read half-written. The first
+/// word of a bucket keeps the costlier of the bounds met there, the
+/// second the latest of the others: a search of minutes overwrites most
+/// entries many times over, and the bounds that took long to find are
+/// the ones worth keeping.
 struct Table {
     entries: Vec<AtomicU64>,
+    /// The buckets: half the entries.
+    buckets: u64,
 }
 
 /// An entry's low byte: 0 empty, else `UPPER + score + OFFSET` or
 /// `LOWER + score + OFFSET`; the next 4 bits the column (mirrored with the
-/// key) that last refuted a null window, plus one (0: none).
+/// key) that last refuted a null window, plus one (0: none); the next 5
+/// the work: the positions searched to find the bound, in binary digits.
 const OFFSET: i32 = 64;
 const UPPER: u64 = 0;
 const LOWER: u64 = 128;
+/// Where an entry's work begins.
+const WORK: u32 = 12;
 /// The bits below an entry's quotient.
-const PAYLOAD: u32 = 12;
+const PAYLOAD: u32 = 17;
 
 /// What the table holds of a position.
 #[derive(Clone, Copy)]
@@ -84,36 +94,40 @@ struct Entry {
 }
 
 impl Table {
-    /// A table of at most `bytes` bytes (and at least a few thousand
-    /// entries), of odd length.
-    fn new(bytes: u64) -> Self {
-        let len = (bytes / 8).clamp(1 << PAYLOAD, 1 << 40) | 1;
+    /// A table of at most `bytes` bytes, of an odd number of buckets, for
+    /// keys of `key_bits` bits: at least a few thousand buckets, and as
+    /// many as leave the quotient room above the payload.
+    fn new(bytes: u64, key_bits: u32) -> Self {
+        let least = 1u64 << (key_bits + PAYLOAD).saturating_sub(64).max(12);
+        let buckets = (bytes / 16).clamp(least, 1 << 40) | 1;
         Self {
-            entries: (0..len).map(|_| AtomicU64::new(0)).collect(),
+            entries: (0..2 * buckets).map(|_| AtomicU64::new(0)).collect(),
+            buckets,
         }
     }
 
+    /// The first of `key`'s two entries, and its quotient.
     #[inline]
     fn slot(&self, key: u64) -> (usize, u64) {
-        let len = self.entries.len() as u64;
-        ((key % len) as usize, key / len)
+        (2 * (key % self.buckets) as usize, key / self.buckets)
     }
 
     /// What is stored for `key`.
     #[inline]
     fn get(&self, key: u64) -> Entry {
         let (at, quotient) = self.slot(key);
-        let word = self.entries[at].load(Relaxed);
-        if word & 0xfff == 0 || word >> PAYLOAD != quotient {
-            return Entry {
-                bound: None,
-                best: 0,
-            };
+        let mut word = self.entries[at].load(Relaxed);
+        if word >> PAYLOAD != quotient || word & 0xff == 0 {
+            word = self.entries[at + 1].load(Relaxed);
+            if word >> PAYLOAD != quotient || word & 0xff == 0 {
+                return Entry {
+                    bound: None,
+                    best: 0,
+                };
+            }
         }
         let byte = word & 0xff;
-        let bound = if byte == 0 {
-            None
-        } else if byte >= LOWER {
+        let bound = if byte >= LOWER {
             Some((true, (byte - LOWER) as i32 - OFFSET))
         } else {
             Some((false, (byte - UPPER) as i32 - OFFSET))
@@ -124,11 +138,24 @@ impl Table {
         }
     }
 
+    /// Stores a bound on `key`'s score found by searching `nodes`
+    /// positions, and the best move (0: none).
     #[inline]
-    fn put(&self, key: u64, lower: bool, score: i32, best: u64) {
+    fn put(&self, key: u64, lower: bool, score: i32, best: u64, nodes: u64) {
         let (at, quotient) = self.slot(key);
         let byte = (score + OFFSET) as u64 + if lower { LOWER } else { UPPER };
-        self.entries[at].store(quotient << PAYLOAD | best << 8 | byte, Relaxed);
+        let work = u64::from((64 - nodes.leading_zeros()).min(31));
+        let word = quotient << PAYLOAD | work << WORK | best << 8 | byte;
+        let first = self.entries[at].load(Relaxed);
+        if first >> PAYLOAD == quotient || work >= first >> WORK & 0x1f {
+            self.entries[at].store(word, Relaxed);
+            // The bound it displaces, if of another key, is kept second.
+            if first >> PAYLOAD != quotient && first & 0xff != 0 {
+                self.entries[at + 1].store(first, Relaxed);
+            }
+        } else {
+            self.entries[at + 1].store(word, Relaxed);
+        }
     }
 
     fn clear(&self) {
@@ -175,7 +202,7 @@ impl Searcher {
         let mut order: Vec<u32> = (0..game.width()).collect();
         order.sort_by_key(|&c| ((2 * c as i32 - (w - 1)).abs(), c));
         Self {
-            table: Table::new(table_bytes),
+            table: Table::new(table_bytes, game.width() * game.stride()),
             solved: Default::default(),
             nodes: AtomicU64::new(0),
             order,
@@ -215,17 +242,157 @@ impl Searcher {
         threads: usize,
         stop: &(dyn Fn() -> bool + Sync),
     ) -> Result<Outcome, Stopped> {
-        let discs = position.discs();
+        let outcomes = self.solve_each(game, std::slice::from_ref(position), threads, stop)?;
+        Ok(outcomes[0])
+    }
+
+    /// The outcomes of `positions` (legal, of `game`), searched on
+    /// `threads` threads with the table shared: each thread takes the
+    /// next position no thread has begun (a mirror image of another is
+    /// searched once), and once none is left, joins the search of one
+    /// not yet finished, from another move order; the first to finish a
+    /// position gives its answer. `stop` is polled and ends the search
+    /// when it says so.
+    pub fn solve_each(
+        &self,
+        game: &ConnectFour,
+        positions: &[C4Position],
+        threads: usize,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Result<Vec<Outcome>, Stopped> {
         let cells = game.cells();
-        if let Some(value) = game.primitive(position) {
-            return Ok(match value {
-                Value::Lose => Outcome::lose(0),
-                _ => Outcome::tie(0),
-            });
+        // Each position's answer, or the job (a distinct key) that finds it.
+        let mut answers: Vec<Result<Outcome, usize>> = Vec::with_capacity(positions.len());
+        let mut jobs: Vec<(C4Position, u64)> = Vec::new();
+        {
+            let solved = self.solved_scores();
+            for position in positions {
+                if let Some(value) = game.primitive(position) {
+                    answers.push(Ok(match value {
+                        Value::Lose => Outcome::lose(0),
+                        _ => Outcome::tie(0),
+                    }));
+                    continue;
+                }
+                let key = folded_key(game, position);
+                if let Some(&score) = solved.get(&key) {
+                    answers.push(Ok(outcome(cells, position.discs(), score)));
+                } else if let Some(job) = jobs.iter().position(|&(_, k)| k == key) {
+                    answers.push(Err(job));
+                } else {
+                    answers.push(Err(jobs.len()));
+                    jobs.push((*position, key));
+                }
+            }
         }
-        let board = Board {
+        let scores = self.run_jobs(game, &jobs, threads.max(1), stop)?;
+        let mut solved = self.solved_scores();
+        if solved.len() + jobs.len() > SOLVED_KEPT {
+            solved.clear();
+        }
+        for (&(_, key), &score) in jobs.iter().zip(&scores) {
+            solved.insert(key, score);
+        }
+        Ok(answers
+            .into_iter()
+            .zip(positions)
+            .map(|(answer, position)| {
+                answer.unwrap_or_else(|job| outcome(cells, position.discs(), scores[job]))
+            })
+            .collect())
+    }
+
+    /// The exact scores of the `jobs`' positions (none over, each its own
+    /// key), searched on `threads` threads.
+    fn run_jobs(
+        &self,
+        game: &ConnectFour,
+        jobs: &[(C4Position, u64)],
+        threads: usize,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Result<Vec<i32>, Stopped> {
+        if jobs.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Each job's score plus OFFSET once found (0 until then).
+        let scores: Vec<AtomicU64> = jobs.iter().map(|_| AtomicU64::new(0)).collect();
+        let next = AtomicUsize::new(0);
+        let stopped = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            for t in 0..threads {
+                let (scores, next, stopped) = (&scores, &next, &stopped);
+                scope.spawn(move || {
+                    let mut nodes = 0;
+                    let mut helped = t;
+                    loop {
+                        // A job no thread has begun, else one unfinished.
+                        let mut job = next.fetch_add(1, Relaxed);
+                        if job >= jobs.len() {
+                            let unfinished = (0..jobs.len())
+                                .map(|i| (helped + i) % jobs.len())
+                                .find(|&i| scores[i].load(Relaxed) == 0);
+                            match unfinished {
+                                Some(i) => job = i,
+                                None => break,
+                            }
+                            helped = job + 1;
+                        }
+                        let position = &jobs[job].0;
+                        let mut worker = Worker {
+                            board: Board::of(game, position),
+                            table: &self.table,
+                            nodes: 0,
+                            order: rotated(&self.order, t),
+                            stop: &|| scores[job].load(Relaxed) != 0 || stop(),
+                        };
+                        let score = worker.solve(position);
+                        nodes += worker.nodes;
+                        match score {
+                            Some(score) => {
+                                // The first to finish gives the answer.
+                                let _ = scores[job].compare_exchange(
+                                    0,
+                                    (score + OFFSET) as u64,
+                                    Relaxed,
+                                    Relaxed,
+                                );
+                            }
+                            None if stop() => {
+                                stopped.store(true, Relaxed);
+                                break;
+                            }
+                            None => {}
+                        }
+                    }
+                    self.nodes.fetch_add(nodes, Relaxed);
+                });
+            }
+        });
+        if stopped.load(Relaxed) || scores.iter().any(|s| s.load(Relaxed) == 0) {
+            return Err(Stopped);
+        }
+        Ok(scores
+            .iter()
+            .map(|s| s.load(Relaxed) as i32 - OFFSET)
+            .collect())
+    }
+}
+
+/// The key of `position` or of its mirror image, whichever is smaller:
+/// the key the scores of whole searches are kept by.
+fn folded_key(game: &ConnectFour, position: &C4Position) -> u64 {
+    let mirror = game.mirror(position);
+    (position.mover + position.mask)
+        .min(mirror.mover + mirror.mask)
+        .wrapping_add(game.bottom)
+}
+
+impl Board {
+    /// The constants of `game`'s board, for the search of `position`.
+    fn of(game: &ConnectFour, position: &C4Position) -> Self {
+        Board {
             stride: game.stride(),
-            cells,
+            cells: game.cells(),
             bottom: game.bottom,
             full: game.board,
             width: game.width(),
@@ -234,48 +401,7 @@ impl Searcher {
             } else {
                 0
             },
-        };
-        let mirror = game.mirror(position);
-        let key = (position.mover + position.mask)
-            .min(mirror.mover + mirror.mask)
-            .wrapping_add(game.bottom);
-        if let Some(&score) = self.solved_scores().get(&key) {
-            return Ok(outcome(cells, discs, score));
         }
-        let found = AtomicBool::new(false);
-        let answer = AtomicU64::new(0);
-        let threads = threads.max(1);
-        std::thread::scope(|scope| {
-            for t in 0..threads {
-                let (found, answer) = (&found, &answer);
-                scope.spawn(move || {
-                    let mut worker = Worker {
-                        board,
-                        table: &self.table,
-                        nodes: 0,
-                        order: rotated(&self.order, t),
-                        stop: &|| found.load(Relaxed) || stop(),
-                    };
-                    let score = worker.solve(position);
-                    self.nodes.fetch_add(worker.nodes, Relaxed);
-                    if let Some(score) = score
-                        && !found.swap(true, Relaxed)
-                    {
-                        answer.store((score + OFFSET) as u64, Relaxed);
-                    }
-                });
-            }
-        });
-        if !found.load(Relaxed) {
-            return Err(Stopped);
-        }
-        let score = answer.load(Relaxed) as i32 - OFFSET;
-        let mut solved = self.solved_scores();
-        if solved.len() >= SOLVED_KEPT {
-            solved.clear();
-        }
-        solved.insert(key, score);
-        Ok(outcome(cells, discs, score))
     }
 }
 
@@ -413,6 +539,7 @@ impl Worker<'_> {
     /// The score of `p` (whose mover cannot win at once) if within
     /// `alpha..beta`, else a bound on the side it falls.
     fn negamax(&mut self, p: &C4Position, mut alpha: i32, mut beta: i32) -> Option<i32> {
+        let nodes = self.nodes;
         self.nodes += 1;
         if self.nodes.is_multiple_of(POLL) && (self.stop)() {
             return None;
@@ -505,14 +632,16 @@ impl Worker<'_> {
             let score = -self.negamax(&child, -beta, -alpha)?;
             if score >= beta {
                 let stored = if mirrored { w - c } else { c + 1 };
-                self.table.put(key, true, score, stored as u64);
+                self.table
+                    .put(key, true, score, stored as u64, self.nodes - nodes);
                 return Some(score);
             }
             if score > alpha {
                 alpha = score;
             }
         }
-        self.table.put(key, false, alpha, entry.best);
+        self.table
+            .put(key, false, alpha, entry.best, self.nodes - nodes);
         Some(alpha)
     }
 
@@ -550,6 +679,21 @@ impl ply_core::Searched for ConnectFour {
         search
             .searcher
             .solve(self, position, search.threads, &|| progress.cancelled())
+            .map_err(|Stopped| ply_core::SearchStop::Cancelled)
+    }
+
+    /// The positions at once, on the searcher's threads: a position's
+    /// moves are searched side by side ([`Searcher::solve_each`]).
+    fn search_each<E: Send>(
+        &self,
+        search: &mut Search,
+        positions: &[C4Position],
+        _stored: &(dyn Fn(&C4Position) -> Result<Outcome, E> + Sync),
+        progress: &dyn ply_core::Progress,
+    ) -> Result<Vec<Outcome>, ply_core::SearchStop<E>> {
+        search
+            .searcher
+            .solve_each(self, positions, search.threads, &|| progress.cancelled())
             .map_err(|Stopped| ply_core::SearchStop::Cancelled)
     }
 

@@ -286,6 +286,20 @@ pub trait Solver: Send + Sync {
     ) -> Result<bool, PlyError> {
         Ok(false)
     }
+
+    /// The outcomes of `positions` (a position's moves), each as
+    /// [`Solver::outcome_within`] finds it; by default one after the
+    /// other, where a search may find them side by side.
+    fn outcomes_within(
+        &self,
+        positions: &[<Self::Game as Game>::Position],
+        progress: &dyn Progress,
+    ) -> Result<Vec<Outcome>, PlyError> {
+        positions
+            .iter()
+            .map(|position| self.outcome_within(position, progress))
+            .collect()
+    }
 }
 
 /// The refusal of `--processes` without `--hosts` for a game whose tiers
@@ -353,7 +367,9 @@ macro_rules! solver_session {
             let position = $crate::session::parse_or_start(game, position)?;
             let outcome_of = |p: &_| $crate::session::Solver::outcome_within(self, p, progress);
             if $crate::session::Solver::reports_from_moves(self, &position, progress)? {
-                $crate::session::report_from_moves(game, &position, outcome_of)
+                let outcomes_of =
+                    |ps: &[_]| $crate::session::Solver::outcomes_within(self, ps, progress);
+                $crate::session::report_from_moves(game, &position, outcomes_of, outcome_of)
             } else {
                 $crate::session::solve_report(game, &position, outcome_of)
             }
@@ -422,22 +438,21 @@ pub fn solve_report<G: Game>(
 }
 
 /// Builds the report for `position` from its moves' outcomes, found
-/// first: its own is the best of theirs, and asked for only where it has
-/// no move (the end of play).
+/// first and together (`outcomes_of`, given every move's position): its
+/// own is the best of theirs, and asked for (`outcome_of`) only where it
+/// has no move (the end of play).
 pub fn report_from_moves<G: Game>(
     game: &G,
     position: &G::Position,
+    outcomes_of: impl FnOnce(&[G::Position]) -> Result<Vec<Outcome>, PlyError>,
     mut outcome_of: impl FnMut(&G::Position) -> Result<Outcome, PlyError>,
 ) -> Result<SolveReport, PlyError> {
     let mut children = Vec::new();
     if game.primitive(position).is_none() {
         game.for_each_move(position, |_, child| children.push(child));
     }
-    let mut found = Vec::with_capacity(children.len());
-    for child in children {
-        let outcome = outcome_of(&child)?;
-        found.push((child, outcome));
-    }
+    let outcomes = outcomes_of(&children)?;
+    let found: Vec<_> = children.into_iter().zip(outcomes).collect();
     let outcome = match Outcome::from_children(found.iter().map(|(_, o)| *o)) {
         Some(outcome) => outcome,
         None => outcome_of(position)?,

@@ -73,6 +73,38 @@ impl<G: Searched + 'static> SearchedSession<G> {
     }
 }
 
+impl<G: Searched + 'static> SearchedSession<G> {
+    /// The outcomes of `positions`, each answered by search.
+    fn search_each(
+        &self,
+        positions: &[G::Position],
+        progress: &dyn Progress,
+    ) -> Result<Vec<Outcome>, PlyError> {
+        // The database first, so that its build (if any) is not shown as
+        // part of the search.
+        if self.game().search_reads_stored() {
+            self.tiers.prepare(progress)?;
+        }
+        let mut slot = lock_within(&self.search, progress, "another search of this game")?;
+        let game = self.game();
+        let searcher = slot.get_or_insert_with(|| {
+            game.searcher(search_table_bytes(), rayon::current_num_threads())
+        });
+        progress.begin(&format!("alpha-beta search of {}", game.name()), 0);
+        let stored = |leaf: &G::Position| self.tiers.outcome_within(leaf, progress);
+        let found = game.search_each(searcher, positions, &stored, progress);
+        progress.end();
+        found.map_err(|stop| match stop {
+            SearchStop::Cancelled => PlyError::Cancelled(format!(
+                "the search of {} after {} positions",
+                game.name(),
+                game.searched_nodes(searcher)
+            )),
+            SearchStop::Leaf(error) => error,
+        })
+    }
+}
+
 impl<G: Searched + 'static> Solver for SearchedSession<G> {
     type Game = G;
 
@@ -91,28 +123,27 @@ impl<G: Searched + 'static> Solver for SearchedSession<G> {
         if let Some(whole) = self.whole(progress)? {
             return whole.outcome_within(position, progress);
         }
-        // The database first, so that its build (if any) is not shown as
-        // part of the search.
-        if self.game().search_reads_stored() {
-            self.tiers.prepare(progress)?;
+        Ok(self.search_each(std::slice::from_ref(position), progress)?[0])
+    }
+
+    /// Searched side by side where each of them is searched
+    /// ([`Searched::search_each`]), else one by one.
+    fn outcomes_within(
+        &self,
+        positions: &[G::Position],
+        progress: &dyn Progress,
+    ) -> Result<Vec<Outcome>, PlyError> {
+        let mut searched = true;
+        for position in positions {
+            searched &= self.searched(position, progress)?;
         }
-        let mut slot = lock_within(&self.search, progress, "another search of this game")?;
-        let game = self.game();
-        let searcher = slot.get_or_insert_with(|| {
-            game.searcher(search_table_bytes(), rayon::current_num_threads())
-        });
-        progress.begin(&format!("alpha-beta search of {}", game.name()), 0);
-        let stored = |leaf: &G::Position| self.tiers.outcome_within(leaf, progress);
-        let found = game.search(searcher, position, &stored, progress);
-        progress.end();
-        found.map_err(|stop| match stop {
-            SearchStop::Cancelled => PlyError::Cancelled(format!(
-                "the search of {} after {} positions",
-                game.name(),
-                game.searched_nodes(searcher)
-            )),
-            SearchStop::Leaf(error) => error,
-        })
+        if !searched || self.whole(progress)?.is_some() {
+            return positions
+                .iter()
+                .map(|position| self.outcome_within(position, progress))
+                .collect();
+        }
+        self.search_each(positions, progress)
     }
 
     /// A searched position: its moves' searches decide it.
