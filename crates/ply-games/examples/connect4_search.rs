@@ -5,10 +5,11 @@
 //!
 //! `cargo run --release -p ply-games --example connect4_search -- W H TABLE_MIB THREADS [moves]`
 //!
-//! With `moves`, each position's children are searched too, one after the
-//! other with the table kept, as `ply solve` reports them.
+//! With `moves`, each position's moves are searched instead, side by side
+//! on the threads, and its outcome found from theirs, as `ply solve`
+//! reports them.
 
-use ply_core::Game;
+use ply_core::{Game, Outcome};
 use ply_games::connect4::{ConnectFour, search::Searcher};
 use std::io::BufRead;
 use std::time::Instant;
@@ -36,19 +37,29 @@ fn main() {
         let position = game
             .parse_position(seq)
             .unwrap_or_else(|e| panic!("{seq:?}: {e}"));
-        let mut positions = vec![position];
-        if moves {
-            game.for_each_move(&position, |_, child| positions.push(child));
-        }
         let before = searcher.nodes();
         let start = Instant::now();
-        let mut outcomes = Vec::new();
-        for p in &positions {
-            let outcome = searcher
-                .solve(&game, p, threads, &|| false)
+        let outcomes = if moves && game.primitive(&position).is_none() {
+            // As `ply solve` does: the moves side by side, the position's
+            // own outcome the best of theirs.
+            let mut children = Vec::new();
+            game.for_each_move(&position, |_, child| children.push(child));
+            let found = searcher
+                .solve_each(&game, &children, threads, &|| false)
                 .expect("never stopped");
-            outcomes.push(format!("{:?}{:?}", outcome.value, outcome.remoteness));
-        }
+            let own = Outcome::from_children(found.iter().copied()).expect("a move");
+            std::iter::once(own).chain(found).collect()
+        } else {
+            vec![
+                searcher
+                    .solve(&game, &position, threads, &|| false)
+                    .expect("never stopped"),
+            ]
+        };
+        let outcomes: Vec<String> = outcomes
+            .iter()
+            .map(|o| format!("{:?}{:?}", o.value, o.remoteness))
+            .collect();
         let seconds = start.elapsed().as_secs_f64();
         total += seconds;
         nodes += searcher.nodes() - before;

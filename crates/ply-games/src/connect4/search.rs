@@ -4,10 +4,16 @@
 //! the opponent win at once is never searched, and a threat the mover
 //! must block is the only move searched; moves ordered by the threats
 //! they make, then from the centre out; a transposition table of exact
-//! bounds within a memory budget; the score found by null-window searches
-//! that halve its range; every thread of the pool searching the same
-//! position with the table shared (each from another move order), the
-//! first to finish giving the answer.
+//! bounds within a memory budget, in buckets that keep the costliest
+//! bound; the score found by null-window searches that halve its range;
+//! a position's moves searched side by side on the threads with the
+//! table shared, and the threads left over joining an unfinished one with
+//! null windows of their own.
+//!
+//! Two threads gain little on Connect Four: a position's moves share
+//! most of their trees, which one thread searching them in turn finds in
+//! the table, and two threads searching two of them at once each find
+//! alone (docs/bench-log.md, 2026-12-06, gives the positions searched).
 //!
 //! A score says how fast the game ends: a win for the mover ending with
 //! `N` discs on the board scores `(cells + 2 - N) / 2` (rounded down), a
@@ -17,7 +23,7 @@
 
 use super::{C4Position, ConnectFour};
 use ply_core::{Game, Outcome, Value};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering::Relaxed};
 
 /// The outcome a score means for the mover of a position of `discs` discs
 /// on a board of `cells` cells.
@@ -247,12 +253,12 @@ impl Searcher {
     }
 
     /// The outcomes of `positions` (legal, of `game`), searched on
-    /// `threads` threads with the table shared: each thread takes the
-    /// next position no thread has begun (a mirror image of another is
-    /// searched once), and once none is left, joins the search of one
-    /// not yet finished, from another move order; the first to finish a
-    /// position gives its answer. `stop` is polled and ends the search
-    /// when it says so.
+    /// `threads` threads with the table shared: each thread takes a
+    /// position no thread has begun (a mirror image of another is
+    /// searched once), even threads from the front and odd ones from the
+    /// back, and once none is left, joins the search of one not yet
+    /// finished, trying null windows no other thread is trying
+    /// ([`Range`]). `stop` is polled and ends the search when it says so.
     pub fn solve_each(
         &self,
         game: &ConnectFour,
@@ -314,67 +320,134 @@ impl Searcher {
         if jobs.is_empty() {
             return Ok(Vec::new());
         }
-        // Each job's score plus OFFSET once found (0 until then).
-        let scores: Vec<AtomicU64> = jobs.iter().map(|_| AtomicU64::new(0)).collect();
-        let next = AtomicUsize::new(0);
+        let ranges: Vec<Range> = jobs.iter().map(|_| Range::new(threads)).collect();
+        // The jobs not begun: `front..back`.
+        let next = std::sync::Mutex::new((0, jobs.len()));
         let stopped = AtomicBool::new(false);
         std::thread::scope(|scope| {
             for t in 0..threads {
-                let (scores, next, stopped) = (&scores, &next, &stopped);
+                let (ranges, next, stopped) = (&ranges, &next, &stopped);
                 scope.spawn(move || {
                     let mut nodes = 0;
                     let mut helped = t;
                     loop {
-                        // A job no thread has begun, else one unfinished.
-                        let mut job = next.fetch_add(1, Relaxed);
+                        // A job no thread has begun (odd threads take them
+                        // from the back: siblings searched one after the
+                        // other by one thread share much of their trees
+                        // through the table, and searched at once by two,
+                        // each finds them alone), else one unfinished.
+                        let mut job = {
+                            let mut ends = next.lock().unwrap_or_else(|p| p.into_inner());
+                            let (front, back) = *ends;
+                            if front >= back {
+                                jobs.len()
+                            } else if t % 2 == 1 {
+                                ends.1 -= 1;
+                                back - 1
+                            } else {
+                                ends.0 += 1;
+                                front
+                            }
+                        };
                         if job >= jobs.len() {
                             let unfinished = (0..jobs.len())
                                 .map(|i| (helped + i) % jobs.len())
-                                .find(|&i| scores[i].load(Relaxed) == 0);
+                                .find(|&i| !ranges[i].done());
                             match unfinished {
                                 Some(i) => job = i,
                                 None => break,
                             }
                             helped = job + 1;
                         }
-                        let position = &jobs[job].0;
+                        let (position, range) = (&jobs[job].0, &ranges[job]);
                         let mut worker = Worker {
                             board: Board::of(game, position),
                             table: &self.table,
                             nodes: 0,
                             order: rotated(&self.order, t),
-                            stop: &|| scores[job].load(Relaxed) != 0 || stop(),
+                            stop: &|| range.done() || range.useless(t) || stop(),
                         };
-                        let score = worker.solve(position);
+                        let found = worker.solve(position, range, t);
                         nodes += worker.nodes;
-                        match score {
-                            Some(score) => {
-                                // The first to finish gives the answer.
-                                let _ = scores[job].compare_exchange(
-                                    0,
-                                    (score + OFFSET) as u64,
-                                    Relaxed,
-                                    Relaxed,
-                                );
-                            }
-                            None if stop() => {
-                                stopped.store(true, Relaxed);
-                                break;
-                            }
-                            None => {}
+                        if found.is_none() && stop() {
+                            stopped.store(true, Relaxed);
+                            break;
                         }
                     }
                     self.nodes.fetch_add(nodes, Relaxed);
                 });
             }
         });
-        if stopped.load(Relaxed) || scores.iter().any(|s| s.load(Relaxed) == 0) {
+        if stopped.load(Relaxed) || ranges.iter().any(|r| !r.done()) {
             return Err(Stopped);
         }
-        Ok(scores
-            .iter()
-            .map(|s| s.load(Relaxed) as i32 - OFFSET)
-            .collect())
+        Ok(ranges.iter().map(|r| r.min.load(Relaxed)).collect())
+    }
+}
+
+/// What the threads searching one position know of its score: it lies
+/// in `min..=max`, and the null windows they are trying just now. Each
+/// thread tries a window no other is trying, so that two threads on one
+/// position narrow its range about twice as fast.
+struct Range {
+    min: AtomicI32,
+    max: AtomicI32,
+    /// Each thread's window (its `med` of `med..med + 1`), or NONE.
+    probes: Vec<AtomicI32>,
+}
+
+/// No window.
+const NONE: i32 = i32::MIN;
+
+impl Range {
+    /// Nothing known yet, for `threads` threads.
+    fn new(threads: usize) -> Self {
+        Self {
+            min: AtomicI32::new(-OFFSET),
+            max: AtomicI32::new(OFFSET),
+            probes: (0..threads).map(|_| AtomicI32::new(NONE)).collect(),
+        }
+    }
+
+    /// Whether the score is known.
+    fn done(&self) -> bool {
+        self.min.load(Relaxed) >= self.max.load(Relaxed)
+    }
+
+    /// Whether thread `t`'s window no longer narrows the range.
+    fn useless(&self, t: usize) -> bool {
+        let med = self.probes[t].load(Relaxed);
+        med != NONE && (self.min.load(Relaxed) > med || self.max.load(Relaxed) <= med)
+    }
+
+    /// The window for thread `t` to try in `min..max`: the one a lone
+    /// search would (halving the range, towards 0 first), unless another
+    /// thread is trying it; then the middle of the larger part it leaves.
+    fn pick(&self, t: usize, min: i32, max: i32) -> i32 {
+        let med = halve(min, max);
+        let other = (self.probes.iter().enumerate())
+            .map(|(u, p)| if u == t { NONE } else { p.load(Relaxed) })
+            .find(|&m| m == med);
+        match other {
+            None => med,
+            Some(m) if m - min == 0 && max - 1 - m == 0 => m,
+            Some(m) if m - min >= max - 1 - m => halve(min, m),
+            Some(m) => halve(m + 1, max),
+        }
+    }
+}
+
+/// The null window a lone search tries to narrow `min..=max` (min <
+/// max): the middle, or half the bound on the side of 0 if that is
+/// nearer 0 (scores near 0, long games, are the common ones).
+fn halve(min: i32, max: i32) -> i32 {
+    let med = min + (max - min) / 2;
+    if med <= 0 && min / 2 < med {
+        min / 2
+    } else if med >= 0 && max / 2 > med {
+        max / 2
+    } else {
+        med
     }
 }
 
@@ -510,30 +583,40 @@ impl Worker<'_> {
         }
     }
 
-    /// The exact score of `p`, or `None` if stopped.
-    fn solve(&mut self, p: &C4Position) -> Option<i32> {
+    /// The exact score of `p`, narrowing `range` with the other threads
+    /// searching it (this one thread `t`), or `None` if stopped.
+    fn solve(&mut self, p: &C4Position, range: &Range, t: usize) -> Option<i32> {
         let n = p.discs() as i32;
         let cells = self.board.cells as i32;
-        if self.can_win_next(p) {
-            return Some((cells + 1 - n) / 2);
-        }
-        let mut min = -(cells - n) / 2;
-        let mut max = (cells + 1 - n) / 2;
-        while min < max {
-            let mut med = min + (max - min) / 2;
-            if med <= 0 && min / 2 < med {
-                med = min / 2;
-            } else if med >= 0 && max / 2 > med {
-                med = max / 2;
+        let (least, most) = if self.can_win_next(p) {
+            ((cells + 1 - n) / 2, (cells + 1 - n) / 2)
+        } else {
+            (-(cells - n) / 2, (cells + 1 - n) / 2)
+        };
+        range.min.fetch_max(least, Relaxed);
+        range.max.fetch_min(most, Relaxed);
+        loop {
+            let (min, max) = (range.min.load(Relaxed), range.max.load(Relaxed));
+            if min >= max {
+                return Some(min);
             }
-            let r = self.negamax(p, med, med + 1)?;
-            if r <= med {
-                max = r;
-            } else {
-                min = r;
+            let med = range.pick(t, min, max);
+            range.probes[t].store(med, Relaxed);
+            let found = self.negamax(p, med, med + 1);
+            let useless = range.useless(t);
+            range.probes[t].store(NONE, Relaxed);
+            match found {
+                Some(r) if r <= med => {
+                    range.max.fetch_min(r, Relaxed);
+                }
+                Some(r) => {
+                    range.min.fetch_max(r, Relaxed);
+                }
+                // Another thread narrowed the range past this window.
+                None if useless && !(self.stop)() => {}
+                None => return None,
             }
         }
-        Some(min)
     }
 
     /// The score of `p` (whose mover cannot win at once) if within
