@@ -73,8 +73,14 @@ struct Processes(Vec<Option<Child>>);
 
 impl Processes {
     /// Starts `ply analyze game` on every host, with `extra` arguments;
-    /// host `h` saves into `dbs[h]`.
-    fn start(cluster: &Netns, game: &str, hosts: &Path, dbs: &[PathBuf], extra: &[&str]) -> Self {
+    /// host `h` saves into `dbs[h]` if given.
+    fn start(
+        cluster: &Netns,
+        game: &str,
+        hosts: &Path,
+        dbs: Option<&[PathBuf]>,
+        extra: &[&str],
+    ) -> Self {
         // The later processes first: process 0 prints the report.
         let mut children: Vec<Option<Child>> = (0..HOSTS).map(|_| None).collect();
         for host in (0..HOSTS).rev() {
@@ -85,12 +91,13 @@ impl Processes {
                 .args(["--process", &host.to_string()])
                 .arg("--hosts")
                 .arg(hosts)
-                .args(["--save", "--db-dir"])
-                .arg(&dbs[host])
                 .args(extra)
                 .stdin(Stdio::null())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped());
+            if let Some(dbs) = dbs {
+                command.args(["--save", "--db-dir"]).arg(&dbs[host]);
+            }
             children[host] = Some(command.spawn().expect("ip netns exec ply"));
         }
         Self(children)
@@ -195,15 +202,16 @@ fn host_dirs(scratch: &Path) -> Vec<PathBuf> {
 
 /// Runs `ply analyze game` on every host to the end: checks that each
 /// succeeded, that only process 0 printed (its report, checked against
-/// `expected`), that each host's directory holds its own shard alone, and
-/// that the shards of all hosts read as one database with the table's
-/// cells. Returns the wall time of the run.
+/// `expected`: counts and the fingerprint of every cell), and, if the
+/// hosts save into `dbs`, that each host's directory holds its own shard
+/// alone and that the shards of all hosts read as one database with the
+/// table's cells. Returns the wall time of the run.
 fn run_and_check(
     cluster: &Netns,
     game: &str,
     expected: &Expected,
     hosts: &Path,
-    dbs: &[PathBuf],
+    dbs: Option<&[PathBuf]>,
 ) -> Duration {
     let start = Instant::now();
     let mut processes = Processes::start(cluster, game, hosts, dbs, &[]);
@@ -224,6 +232,9 @@ fn run_and_check(
     let report: Value = serde_json::from_slice(&outputs[0].stdout).expect("one JSON report");
     assert_eq!(report["processes"].as_u64(), Some(HOSTS as u64), "{game}");
     expected.check_report(&report, game);
+    let Some(dbs) = dbs else {
+        return took;
+    };
     let mut files = Vec::new();
     for (host, db) in dbs.iter().enumerate() {
         let mine = shards_in(db, HOSTS, game);
@@ -273,8 +284,21 @@ fn namespaces_are_made_and_deleted() {
     assert!(names.iter().all(|n| !netns::exists(n)), "left: {names:?}");
 }
 
-/// Every game the distributed solver takes that is solved in seconds, on
-/// three hosts: the cells of one process's build.
+/// A game for the cluster: its name for `ply`, whether the hosts save
+/// shards, and the single-machine table.
+struct Case {
+    game: &'static str,
+    save: bool,
+    expected: fn() -> Expected,
+}
+
+/// Every game the distributed solver takes (`registry.rs`: euler,
+/// tictactoe, lgame, yehr, teeko) at a size solved in seconds, on three
+/// hosts: the cells of one process's build. euler:5x5 runs without
+/// saving: then its 33.5M positions are solved one per symmetry class
+/// (20 s here on two busy cores; saving solves every position, 110 s),
+/// and the report's fingerprint still covers every cell; euler:4x5 checks
+/// the shards of an Euler game.
 #[test]
 fn games_on_three_hosts_equal_one_process() {
     let _one = one_at_a_time();
@@ -284,59 +308,173 @@ fn games_on_three_hosts_equal_one_process() {
     let names = cluster.names();
     let scratch = Scratch::new("netns-games");
     let hosts = cluster.hosts_file(&scratch.0);
-    let games: Vec<(&str, Box<dyn Fn() -> Expected>)> = vec![
-        (
-            "yehr",
-            Box::new(|| {
+    let cases = [
+        Case {
+            game: "yehr",
+            save: true,
+            expected: || {
                 let table = retro::solve_with_parents(&Yehr, &NoProgress).expect("solves");
                 Expected::of(&Yehr, table, 0..Yehr.index_len())
-            }),
-        ),
-        (
-            "euler:5x5",
-            Box::new(|| {
+            },
+        },
+        Case {
+            game: "euler:5x5",
+            save: false,
+            expected: || {
                 let game = Euler::from_params("5x5").expect("a game");
+                let table = retro::solve_all(&game, &NoProgress).expect("solves");
+                Expected::of(&game, table, 0..game.index_len())
+            },
+        },
+        Case {
+            game: "euler:4x5",
+            save: true,
+            expected: || {
+                let game = Euler::from_params("4x5").expect("a game");
                 let table = retro::solve(&game, &NoProgress).expect("solves");
                 Expected::of(&game, table, 0..game.index_len())
-            }),
-        ),
-        (
-            "teeko:4x4",
-            Box::new(|| {
+            },
+        },
+        Case {
+            game: "teeko:4x4",
+            save: true,
+            expected: || {
                 let game = Teeko::from_params("4x4").expect("a game");
                 let table = retro::solve_with_parents(&game, &NoProgress).expect("solves");
                 Expected::of(&game, table, 0..game.index_len())
-            }),
-        ),
-        (
-            "lgame",
-            Box::new(|| {
+            },
+        },
+        Case {
+            game: "lgame",
+            save: true,
+            expected: || {
                 let game = LGame::new();
                 let table = retro::solve(&game, &NoProgress).expect("solves");
                 Expected::of(&game, table, 0..game.index_len() / 2)
-            }),
-        ),
-        (
-            "tictactoe",
-            Box::new(|| {
+            },
+        },
+        Case {
+            game: "tictactoe",
+            save: true,
+            expected: || {
                 let game = TicTacToe::default();
                 let table = retro::solve(&game, &NoProgress).expect("solves");
                 Expected::of(&game, table, 0..game.index_len())
-            }),
-        ),
+            },
+        },
     ];
-    for (game, expected) in games {
+    for case in cases {
         let start = Instant::now();
-        let expected = expected();
+        let expected = (case.expected)();
         let solved = start.elapsed();
-        let dbs = host_dirs(&scratch.0.join(game.replace(':', "-")));
-        let took = run_and_check(&cluster, game, &expected, &hosts, &dbs);
+        let dbs = host_dirs(&scratch.0.join(case.game.replace(':', "-")));
+        let dbs = case.save.then_some(dbs.as_slice());
+        let took = run_and_check(&cluster, case.game, &expected, &hosts, dbs);
         eprintln!(
-            "{game}: 3 hosts {:.2} s (one process in this test: {:.2} s)",
+            "{}: 3 hosts {:.2} s{} (one process, in this test: {:.2} s)",
+            case.game,
             took.as_secs_f64(),
+            if case.save { ", saved" } else { "" },
             solved.as_secs_f64()
         );
     }
     drop(cluster);
     assert!(names.iter().all(|n| !netns::exists(n)), "left: {names:?}");
+}
+
+/// How a host is lost mid-run.
+#[derive(Clone, Copy, Debug)]
+enum Fault {
+    /// SIGKILL: its sockets close.
+    Killed,
+    /// SIGSTOP: its sockets stay open and it answers nothing.
+    Frozen,
+}
+
+/// 4x4 tic-tac-toe on three hosts, `victim` lost by `fault` once every
+/// process is connected and solving: the other two end non-zero within
+/// the peer timeout (and [`SLACK`]), each naming the victim; then a rerun
+/// of all three over the same directories gives the table's cells.
+fn lose_a_host(fault: Fault, victim: usize) {
+    let _one = one_at_a_time();
+    let Some(cluster) = cluster() else {
+        return;
+    };
+    let names = cluster.names();
+    let scratch = Scratch::new(&format!("netns-{fault:?}"));
+    let hosts = cluster.hosts_file(&scratch.0);
+    let dbs = host_dirs(&scratch.0);
+    let timeout = PEER_TIMEOUT.to_string();
+    let mut processes = Processes::start(
+        &cluster,
+        "tictactoe",
+        &hosts,
+        Some(&dbs),
+        &["--peer-timeout", &timeout],
+    );
+    processes.wait_connected();
+    std::thread::sleep(Duration::from_millis(300));
+    for host in 0..HOSTS {
+        let child = processes.0[host].as_mut().expect("held");
+        assert!(
+            child.try_wait().expect("wait").is_none(),
+            "process {host} still solving when the fault comes"
+        );
+    }
+    let signal = match fault {
+        Fault::Killed => "KILL",
+        Fault::Frozen => "STOP",
+    };
+    processes.signal(victim, signal);
+    let lost = Instant::now();
+    let address = format!("{}:{}", Netns::address(victim), netns::PORT);
+    for host in (0..HOSTS).filter(|&h| h != victim) {
+        let (output, took) = processes.finish(host, lost, LIMIT);
+        let error = String::from_utf8_lossy(&output.stderr);
+        eprintln!(
+            "{fault:?} process {victim}: process {host} ended after {:.2} s ({})",
+            took.as_secs_f64(),
+            output.status
+        );
+        assert!(!output.status.success(), "process {host} fails: {error}");
+        assert!(
+            took <= Duration::from_secs(PEER_TIMEOUT) + SLACK,
+            "process {host} ended within the peer timeout of {PEER_TIMEOUT} s and \
+             {SLACK:?}: {took:?}"
+        );
+        assert!(
+            error.contains(&format!("lost process {victim} ({address})")),
+            "process {host} names process {victim} at {address}: {error}"
+        );
+        if let Fault::Frozen = fault {
+            assert!(
+                error.contains(&format!("no heartbeat for {PEER_TIMEOUT} s")),
+                "process {host} says why: {error}"
+            );
+        }
+        assert!(output.stdout.is_empty(), "process {host} printed no report");
+    }
+    drop(processes);
+
+    let game = TicTacToe::default();
+    let table = retro::solve(&game, &NoProgress).expect("solves");
+    let expected = Expected::of(&game, table, 0..game.index_len());
+    let took = run_and_check(&cluster, "tictactoe", &expected, &hosts, Some(&dbs));
+    eprintln!("rerun after {fault:?}: {:.2} s", took.as_secs_f64());
+    drop(cluster);
+    assert!(names.iter().all(|n| !netns::exists(n)), "left: {names:?}");
+}
+
+/// A host killed mid-run is named by the other two, which end non-zero;
+/// a rerun gives the same cells.
+#[test]
+fn a_killed_host_is_named_and_a_rerun_finishes() {
+    lose_a_host(Fault::Killed, 1);
+}
+
+/// A host frozen mid-run is named by the other two within the peer
+/// timeout, which end non-zero; a rerun gives the same cells.
+#[test]
+fn a_frozen_host_is_named_and_a_rerun_finishes() {
+    lose_a_host(Fault::Frozen, 2);
 }
