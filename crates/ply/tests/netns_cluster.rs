@@ -432,9 +432,10 @@ fn lose_a_host(fault: Fault, victim: usize) {
         let (output, took) = processes.finish(host, lost, LIMIT);
         let error = String::from_utf8_lossy(&output.stderr);
         eprintln!(
-            "{fault:?} process {victim}: process {host} ended after {:.2} s ({})",
+            "{fault:?} process {victim}: process {host} ended after {:.2} s ({}): {}",
             took.as_secs_f64(),
-            output.status
+            output.status,
+            error.trim_end()
         );
         assert!(!output.status.success(), "process {host} fails: {error}");
         assert!(
