@@ -60,6 +60,7 @@ pub(super) fn connect(
     if let Ok(mut lost) = LOST.lock() {
         lost.seen = None;
         lost.told.clear();
+        lost.hosts = hosts.to_vec();
     }
     let listener = TcpListener::bind(hosts[me].as_str())
         .map_err(|e| DistError::Connect(format!("{} cannot listen: {e}", name(me))))?;
@@ -219,6 +220,7 @@ fn handshake(
 static LOST: Mutex<Losses> = Mutex::new(Losses {
     seen: None,
     told: Vec::new(),
+    hosts: Vec::new(),
 });
 
 /// The network failures this process knows of: its own first one, and
@@ -229,6 +231,8 @@ struct Losses {
     seen: Option<(Option<usize>, String)>,
     /// Losses peers told of: (the teller, the peer it lost, what happened).
     told: Vec<(usize, usize, String)>,
+    /// The hosts of the run, to name the processes.
+    hosts: Vec<String>,
 }
 
 impl Losses {
@@ -248,6 +252,22 @@ impl Losses {
             why = told.2.clone();
         }
         Some((peer, why, by))
+    }
+
+    /// The error naming the peer to blame ([`Losses::blame`]) and its host.
+    fn describe(&self) -> Option<String> {
+        let name = |p: usize| match self.hosts.get(p) {
+            Some(host) => format!("process {p} ({host})"),
+            None => format!("process {p}"),
+        };
+        Some(match self.blame()? {
+            (Some(peer), why, by) => format!(
+                "lost {}: {why}{} (it stopped or failed; see its own error)",
+                name(peer),
+                by.map_or_else(String::new, |b| format!(", as {} found", name(b)))
+            ),
+            (None, why, _) => format!("lost a peer process: {why}"),
+        })
     }
 }
 
@@ -323,11 +343,9 @@ pub(super) fn watch_peers() {
             // A panic that cannot unwind aborts the process right after this
             // hook: say first what was lost, so the clear error is not lost too.
             if message.contains("cannot unwind")
-                && let Some((peer, why, by)) = LOST.lock().ok().and_then(|lost| lost.blame())
+                && let Some(lost) = LOST.lock().ok().and_then(|lost| lost.describe())
             {
-                let peer = peer.map_or_else(|| "a peer process".into(), |p| format!("process {p}"));
-                let by = by.map_or_else(String::new, |b| format!(", as process {b} found"));
-                eprintln!("ply: lost {peer}: {why}{by} (it stopped or failed; see its own error)");
+                eprintln!("ply: {lost}");
                 return;
             }
             // Dropping timely's guards after its network thread failed
@@ -361,34 +379,22 @@ const TOLD_GRACE: Duration = Duration::from_millis(200);
 
 /// What was lost, if a network thread failed or a peer went silent: names
 /// the process, and the one that found it if this process was told.
-pub(super) fn lost(hosts: &[String]) -> Option<String> {
-    let name = |p: usize| match hosts.get(p) {
-        Some(host) => format!("process {p} ({host})"),
-        None => format!("process {p}"),
-    };
+pub(super) fn lost() -> Option<String> {
     let until = Instant::now() + TOLD_GRACE;
-    let blame = loop {
+    loop {
         let lost = LOST.lock().ok()?;
-        let (peer, why, by) = lost.blame()?;
+        let (_, _, by) = lost.blame()?;
         // A peer whose sockets closed may have told why just before.
         let closed = lost
             .seen
             .as_ref()
             .is_some_and(|(_, why)| !why.starts_with(SILENT));
         if by.is_some() || !closed || Instant::now() >= until {
-            break (peer, why, by);
+            return lost.describe();
         }
         drop(lost);
         std::thread::sleep(Duration::from_millis(10));
-    };
-    Some(match blame {
-        (Some(peer), why, by) => format!(
-            "lost {}: {why}{} (it stopped or failed; see its own error)",
-            name(peer),
-            by.map_or_else(String::new, |b| format!(", as {} found", name(b)))
-        ),
-        (None, why, _) => format!("lost a peer process: {why}"),
-    })
+    }
 }
 
 /// How the heartbeats say a peer went silent.
@@ -599,12 +605,20 @@ mod tests {
         let mut losses = Losses {
             seen: Some((Some(0), closed.clone())),
             told: Vec::new(),
+            hosts: vec!["a:1".into(), "b:2".into(), "c:3".into()],
         };
         assert_eq!(losses.blame(), Some((Some(0), closed.clone(), None)));
         losses.told.push((0, 2, "no heartbeat for 3 s".into()));
         assert_eq!(
             losses.blame(),
             Some((Some(2), "no heartbeat for 3 s".into(), Some(0)))
+        );
+        assert_eq!(
+            losses.describe().as_deref(),
+            Some(
+                "lost process 2 (c:3): no heartbeat for 3 s, as process 0 (a:1) found \
+                 (it stopped or failed; see its own error)"
+            )
         );
         // Told in a circle (two tellers each naming the other) ends.
         losses.told.push((2, 0, closed.clone()));
@@ -613,6 +627,7 @@ mod tests {
         let losses = Losses {
             seen: Some((Some(1), closed.clone())),
             told: vec![(0, 2, "no heartbeat for 3 s".into())],
+            hosts: Vec::new(),
         };
         assert_eq!(losses.blame(), Some((Some(1), closed, None)));
     }
