@@ -252,13 +252,30 @@ fn run_and_check(
     took
 }
 
-/// The namespaces are made, and deleted when the guard drops.
+/// The namespaces are made, and deleted when the guard drops; one left by
+/// a test process that no longer runs is deleted when a cluster is made.
 #[test]
 fn namespaces_are_made_and_deleted() {
     let _one = one_at_a_time();
+    // A process that has ended: its id names a namespace as a killed
+    // test would have left it.
+    let mut ended = std::process::Command::new("true").spawn().expect("true");
+    ended.wait().expect("true ends");
+    let left = format!("ply-{}-0-sw", ended.id());
+    let made = netns::ip_command().is_some_and(|ip| {
+        std::process::Command::new(ip)
+            .args(["netns", "add", &left])
+            .output()
+            .is_ok_and(|out| out.status.success())
+    });
     let Some(cluster) = cluster() else {
         return;
     };
+    if made {
+        assert!(!netns::exists(&left), "{left} was swept");
+    } else {
+        panic!("cannot add the namespace {left} although the cluster was made");
+    }
     let names = cluster.names();
     assert_eq!(
         names.len(),

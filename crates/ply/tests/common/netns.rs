@@ -103,22 +103,22 @@ impl Netns {
     }
 
     /// Makes `hosts` hosts (at most 9), each namespace named after this
-    /// process and a counter.
+    /// process and a counter (`ply-PID-N-hI`, `ply-PID-N-sw`), after
+    /// deleting those of test processes that no longer run.
     pub fn new(hosts: usize) -> Result<Self, String> {
         assert!((1..=9).contains(&hosts), "1 to 9 hosts");
         let ip = ip_command().ok_or("no `ip` command (iproute2) in /usr/sbin, /sbin or /bin")?;
         if !is_root() {
             return Err("not running as root".into());
         }
-        let tag = format!(
-            "{}{}",
-            std::process::id(),
-            MADE.fetch_add(1, Ordering::Relaxed)
-        );
+        sweep(&ip);
+        let (pid, made) = (std::process::id(), MADE.fetch_add(1, Ordering::Relaxed));
+        let tag = format!("{pid}{made}");
+        let prefix = format!("ply-{pid}-{made}");
         let mut netns = Self {
             ip,
             hosts: Vec::new(),
-            switch: format!("ply-{tag}-sw"),
+            switch: format!("{prefix}-sw"),
             made: Vec::new(),
             links: Vec::new(),
             delayed: false,
@@ -135,7 +135,7 @@ impl Netns {
         netns.ip(&["-n", &switch, "link", "add", &bridge, "type", "bridge"])?;
         netns.ip(&["-n", &switch, "link", "set", &bridge, "up"])?;
         for host in 0..hosts {
-            let name = format!("ply-{tag}-h{host}");
+            let name = format!("{prefix}-h{host}");
             netns.ip(&["netns", "add", &name])?;
             netns.made.push(name.clone());
             netns.hosts.push(name.clone());
@@ -211,6 +211,37 @@ impl Netns {
     /// Every namespace this cluster made.
     pub fn names(&self) -> Vec<String> {
         self.made.clone()
+    }
+}
+
+/// Deletes the namespaces of test processes that no longer run (named
+/// `ply-PID-N-...`, PID gone): what a test killed before its guard could
+/// drop left behind.
+fn sweep(ip: &Path) {
+    let Ok(out) = Command::new(ip).args(["netns", "list"]).output() else {
+        return;
+    };
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Some(name) = line.split_whitespace().next() else {
+            continue;
+        };
+        let mut parts = name.split('-');
+        let (Some("ply"), Some(pid), Some(made), Some(_), None) = (
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+        ) else {
+            continue;
+        };
+        let numbers = [pid, made]
+            .iter()
+            .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if numbers && !Path::new(&format!("/proc/{pid}")).exists() {
+            eprintln!("deleting the namespace {name}, left by test process {pid}");
+            let _ = Command::new(ip).args(["netns", "del", name]).output();
+        }
     }
 }
 
