@@ -8,9 +8,8 @@
 mod common;
 
 use common::cli::{Scratch, finish, stop_then_finish};
-use ply_core::db::Database;
-use ply_core::dist::fingerprint;
-use ply_core::solve::retro::{self, RetroTable};
+use common::dist::Expected;
+use ply_core::solve::retro;
 use ply_core::{Indexed, NoProgress};
 use ply_games::{Euler, LGame, Teeko, TicTacToe, Yehr};
 use serde_json::Value;
@@ -109,95 +108,6 @@ fn analyze(game: &str, run: Run, scratch: &Path, db: Option<&Path>) -> Value {
         String::from_utf8_lossy(&output.stderr)
     );
     serde_json::from_slice(&output.stdout).expect("one JSON report on stdout")
-}
-
-/// What the single-machine solver says: its table, the indices counted.
-struct Expected {
-    table: RetroTable,
-    counted: std::ops::Range<u64>,
-    len: u64,
-}
-
-impl Expected {
-    fn of<G: Indexed>(game: &G, table: RetroTable, counted: std::ops::Range<u64>) -> Self {
-        Self {
-            table,
-            counted,
-            len: game.index_len(),
-        }
-    }
-
-    /// The report agrees with the table: counts by value and remoteness,
-    /// and the fingerprint of every cell.
-    fn check_report(&self, report: &Value, what: &str) {
-        let census = self.table.census(self.counted.clone());
-        for (key, want) in [
-            ("positions", census.positions),
-            ("win", census.win),
-            ("lose", census.lose),
-            ("tie", census.tie),
-            ("draw", census.draw),
-            (
-                "max_remoteness",
-                u64::from(census.max_remoteness().unwrap_or(0)),
-            ),
-        ] {
-            assert_eq!(report[key].as_u64(), Some(want), "{what}: {key}");
-        }
-        let rows: Vec<[u64; 4]> = census
-            .by_remoteness
-            .iter()
-            .enumerate()
-            .map(|(r, &[w, l, t])| [r as u64, w, l, t])
-            .filter(|row| row[1..] != [0, 0, 0])
-            .collect();
-        let got: Vec<[u64; 4]> = report["by_remoteness"]
-            .as_array()
-            .expect("rows")
-            .iter()
-            .map(|row| {
-                ["remoteness", "win", "lose", "tie"].map(|k| row[k].as_u64().expect("a count"))
-            })
-            .filter(|row| row[1..] != [0, 0, 0])
-            .collect();
-        assert_eq!(got, rows, "{what}: by remoteness");
-        let print = (0..self.len)
-            .map(|i| (i, self.table.cell(i)))
-            .filter(|(_, cell)| cell.unpack().is_some())
-            .fold(0u64, |sum, (i, cell)| {
-                sum.wrapping_add(fingerprint(i, cell))
-            });
-        assert_eq!(
-            report["cells_fingerprint"].as_str(),
-            Some(format!("{print:016x}").as_str()),
-            "{what}: cells"
-        );
-    }
-
-    /// The shards in `db` read as one database whose every cell is the table's.
-    fn check_shards(&self, db: &Path, workers: usize, what: &str) -> Vec<PathBuf> {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(db)
-            .expect("db dir")
-            .map(|e| e.expect("entry").path())
-            .collect();
-        files.sort();
-        let names: Vec<String> = files
-            .iter()
-            .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
-            .collect();
-        assert!(
-            names
-                .iter()
-                .all(|n| n.contains(".shard-") && n.ends_with(&format!("-of-{workers}.plydb"))),
-            "{what}: only the new shards are left: {names:?}"
-        );
-        let database = Database::open_shards(&files, None).expect("the shards read as one");
-        for index in 0..self.len {
-            let cell = ply_core::Solution::cell(&database, index).expect("a cell");
-            assert_eq!(cell, self.table.cell(index), "{what}: index {index}");
-        }
-        files
-    }
 }
 
 fn check(game: &str, expected: &Expected, runs: &[Run], saved: &[Run]) {

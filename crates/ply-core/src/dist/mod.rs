@@ -239,13 +239,6 @@ impl Cluster {
         }
     }
 
-    fn hosts(&self) -> &[String] {
-        match self {
-            Self::Threads(_) => &[],
-            Self::Processes { hosts, .. } => hosts,
-        }
-    }
-
     fn connect_timeout(&self) -> Duration {
         match self {
             Self::Threads(_) => Duration::from_secs(60),
@@ -853,7 +846,7 @@ fn listen(
             Err(RecvTimeoutError::Timeout) => {
                 // A peer gone silent shuts its sockets, which fails the
                 // workers here; this ends the run even if they never see it.
-                if let Some(lost) = network::lost(cluster.hosts()) {
+                if let Some(lost) = network::lost() {
                     return fail(DistError::Failed(lost));
                 }
                 // A backstop: connecting gives up by itself at the deadline.
@@ -908,7 +901,7 @@ fn listen(
             Event::Finished => {}
             Event::Failed(error) => {
                 // A lost peer makes the workers here fail too; say which.
-                let error = match (&error, network::lost(cluster.hosts())) {
+                let error = match (&error, network::lost()) {
                     (
                         DistError::Failed(_) | DistError::Solve(SolveError::Cancelled(_)),
                         Some(lost),

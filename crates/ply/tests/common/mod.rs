@@ -2,6 +2,8 @@
 #![allow(dead_code)]
 
 pub mod cli;
+pub mod dist;
 pub mod http;
+pub mod netns;
 pub mod problem;
 pub mod server;
