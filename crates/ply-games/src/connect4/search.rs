@@ -403,10 +403,20 @@ fn halve(min: i32, max: i32) -> i32 {
 /// The key of `position` or of its mirror image, whichever is smaller:
 /// the key the scores of whole searches are kept by.
 fn folded_key(game: &ConnectFour, position: &C4Position) -> u64 {
-    let mirror = game.mirror(position);
-    (position.mover + position.mask)
-        .min(mirror.mover + mirror.mask)
-        .wrapping_add(game.bottom)
+    let key = position.mover + position.mask + game.bottom;
+    key.min(mirror_key(key, game.stride(), game.width()))
+}
+
+/// The key of the mirror image of the position whose key is `key`, on a
+/// board of `width` columns of `stride` bits: the columns reversed (a
+/// key holds each column in its own bits: the mover's discs below a bit
+/// above the column's discs).
+#[inline]
+fn mirror_key(key: u64, stride: u32, width: u32) -> u64 {
+    let column = (1u64 << stride) - 1;
+    (0..width).fold(0, |mirror, c| {
+        mirror | ((key >> (c * stride)) & column) << ((width - 1 - c) * stride)
+    })
 }
 
 impl Board {
@@ -518,13 +528,7 @@ impl Worker<'_> {
         if p.discs() > self.board.fold_up_to {
             return (key, false);
         }
-        let s = self.board.stride;
-        let column = (1u64 << s) - 1;
-        let w = self.board.width;
-        let mut mirror = 0;
-        for c in 0..w {
-            mirror |= ((key >> (c * s)) & column) << ((w - 1 - c) * s);
-        }
+        let mirror = mirror_key(key, self.board.stride, self.board.width);
         if mirror < key {
             (mirror, true)
         } else {
