@@ -437,6 +437,10 @@ impl Board {
     }
 }
 
+/// A move as the search orders it: its promise (the threats it makes),
+/// its column, the position it leads to and that position's table key.
+type Move = (u32, u32, C4Position, u64);
+
 /// One thread's search.
 struct Worker<'a> {
     board: Board,
@@ -612,7 +616,7 @@ impl Worker<'_> {
         };
         // The table's move first, then by the threats they make, then
         // column order; at most 9 moves.
-        let mut moves = [(0u32, 0u32, 0u64); 9];
+        let mut moves: [Move; 9] = [(0, 0, C4Position { mask: 0, mover: 0 }, 0); 9];
         let mut len = 0;
         for i in 0..w as usize {
             let c = self.order[i];
@@ -626,7 +630,8 @@ impl Worker<'_> {
                 mask: p.mask | cell,
                 mover: p.other(),
             };
-            self.table.prefetch(self.key(&child).0);
+            let key = self.key(&child).0;
+            self.table.prefetch(key);
             let threats = if c == first {
                 u32::MAX
             } else {
@@ -637,17 +642,13 @@ impl Worker<'_> {
                 moves[j] = moves[j - 1];
                 j -= 1;
             }
-            moves[j] = (threats, c, cell);
+            moves[j] = (threats, c, child, key);
             len += 1;
         }
         // A child the table bounds at or below -beta refutes the window
         // before any is searched (enhanced transposition cutoff).
-        for &(_, _, cell) in &moves[..len * usize::from(n + ETC_EMPTY <= cells)] {
-            let child = C4Position {
-                mask: p.mask | cell,
-                mover: p.other(),
-            };
-            if let Some((false, bound)) = self.table.get(self.key(&child).0).bound
+        for &(_, _, _, key) in &moves[..len * usize::from(n + ETC_EMPTY <= cells)] {
+            if let Some((false, bound)) = self.table.get(key).bound
                 && -bound >= beta
             {
                 return Some(-bound);
@@ -660,16 +661,12 @@ impl Worker<'_> {
         } else {
             len
         };
-        for (i, &(_, c, cell)) in moves[..len].iter().enumerate() {
+        for (i, &(_, c, child, _)) in moves[..len].iter().enumerate() {
             let cut = if i < alone {
-                let child = C4Position {
-                    mask: p.mask | cell,
-                    mover: p.other(),
-                };
                 let score = -self.negamax(&child, -beta, -alpha)?;
                 (score >= beta).then_some((score, c)).ok_or(score)
             } else {
-                match self.brothers(p, &moves[i..len], alpha, beta)? {
+                match self.brothers(&moves[i..len], alpha, beta)? {
                     Some(cut) => Ok(cut),
                     None => break,
                 }
@@ -690,18 +687,12 @@ impl Worker<'_> {
         Some(alpha)
     }
 
-    /// Searches `moves` of `p` side by side on the pool's threads, each
+    /// Searches `moves` side by side on the pool's threads, each
     /// with the window `alpha..beta` (a null window, so no move's score
     /// narrows it for the others): the first to reach `beta` stops the
     /// rest. The score and column of that move, `Some(None)` if every
     /// move fails low, `None` if stopped.
-    fn brothers(
-        &mut self,
-        p: &C4Position,
-        moves: &[(u32, u32, u64)],
-        alpha: i32,
-        beta: i32,
-    ) -> Option<Option<(i32, u32)>> {
+    fn brothers(&mut self, moves: &[Move], alpha: i32, beta: i32) -> Option<Option<(i32, u32)>> {
         // The cutoff's score and column, packed, or 0.
         let cut = AtomicU64::new(0);
         let halted = AtomicBool::new(false);
@@ -710,7 +701,7 @@ impl Worker<'_> {
             (self.board, self.table, self.order, self.split_empty);
         let parent = self.stop;
         let stop = || cut.load(Relaxed) != 0 || parent();
-        moves.par_iter().for_each(|&(_, c, cell)| {
+        moves.par_iter().for_each(|&(_, c, child, _)| {
             // A task polls the stop flag as it begins: many end before
             // their first poll.
             if cut.load(Relaxed) != 0 {
@@ -727,10 +718,6 @@ impl Worker<'_> {
                 order,
                 split_empty,
                 stop: &stop,
-            };
-            let child = C4Position {
-                mask: p.mask | cell,
-                mover: p.other(),
             };
             match worker.negamax(&child, -beta, -alpha) {
                 Some(score) if -score >= beta => {
