@@ -21,7 +21,9 @@ pub use reader::{block_cache_bytes, set_block_cache_bytes};
 pub use temporary::Temporary;
 /// The temporaries an interrupted write left in a directory.
 pub use temporary::in_dir as temporaries_in;
-pub use writer::{INDEX_BLOCK, Meta, write_canonical, write_indexed, write_indexed_of};
+pub use writer::{
+    INDEX_BLOCK, Meta, write_canonical, write_indexed, write_indexed_filled, write_indexed_of,
+};
 
 use crate::progress::Progress;
 use crate::solution::Solution;

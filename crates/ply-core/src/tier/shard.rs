@@ -344,6 +344,30 @@ impl Shards {
         db::write_indexed_of(&self.path(&step.name), &meta, present, cell, progress)
     }
 
+    /// Writes the solved tier `step` as its shard, atomically, a block of
+    /// keys at a time: `fill(indices, cells)` sets the cells of a run of
+    /// the tier's indices (from 0), given unknown; `present` lists the
+    /// distinct cells (see [`db::write_indexed_filled`]).
+    pub fn write_filled<T>(
+        &self,
+        plan: &Plan<T>,
+        step: &Step<T>,
+        present: &[bool],
+        fill: impl Fn(Range<u64>, &mut [Cell]) + Sync,
+        progress: &dyn Progress,
+    ) -> Result<u64, DbError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| DbError::io(&self.dir, e))?;
+        let meta = self.meta(plan, step.keys.clone());
+        let start = step.keys.start;
+        db::write_indexed_filled(
+            &self.path(&step.name),
+            &meta,
+            present,
+            |keys, cells| fill(keys.start - start..keys.end - start, cells),
+            progress,
+        )
+    }
+
     /// The header of a file holding `keys` of this game.
     fn meta<T>(&self, plan: &Plan<T>, keys: Range<u64>) -> Meta {
         Meta {
