@@ -109,8 +109,9 @@ fn a_stopped_build_resumes_to_the_same_cells() {
     let shards = Shards::new(parts.path(), Expect::of(&game));
     let work = parts.path().join("work");
     // 21 tiers: stopped after 10 of the forward pass, then after the
-    // forward pass (21) and 8 tiers of the backward one.
-    for after in [10, 29] {
+    // forward pass (21) and 8 tiers of the backward one, then after both
+    // (42) and 5 shards written.
+    for after in [10, 29, 47] {
         let stop = StopAfter {
             after,
             done: AtomicU64::new(0),
@@ -124,10 +125,60 @@ fn a_stopped_build_resumes_to_the_same_cells() {
     let resumed = streams
         .build(&plan, &shards, &work, None, &NoProgress)
         .unwrap();
-    assert_eq!(resumed.found_done, 8, "{resumed:?}");
+    assert_eq!(resumed.found_done, 5, "{resumed:?}");
+    assert_eq!(resumed.solved, 16, "{resumed:?}");
     assert_eq!(resumed.forward, 0, "{resumed:?}");
     assert_eq!(
         cells(&game, &plan, whole.path()),
         cells(&game, &plan, parts.path())
     );
+}
+
+/// Leaving out a side's remoteness as each shard is written gives the
+/// cells the generic build's shards have once rewritten leaving out the
+/// same side, and every shard leaves out that one side.
+#[test]
+fn shards_written_leaving_out_equal_those_rewritten() {
+    let game = ConnectFour::from_params("5x4").unwrap();
+    let plan = Plan::new(&game).unwrap();
+    let streamed = tempfile::tempdir().unwrap();
+    let shards = Shards::new(streamed.path(), Expect::of(&game));
+    Streams::new(&game)
+        .unwrap()
+        .leaving_out()
+        .build(
+            &plan,
+            &shards,
+            &streamed.path().join("work"),
+            None,
+            &NoProgress,
+        )
+        .unwrap();
+    let sides: Vec<_> = plan
+        .steps
+        .iter()
+        .map(|step| shards.left_out(step).unwrap())
+        .collect();
+    let side = sides[0].expect("a side left out");
+    assert!(sides.iter().all(|&s| s == Some(side)), "{sides:?}");
+    let generic = tempfile::tempdir().unwrap();
+    let options = Options {
+        dir: generic.path().to_path_buf(),
+        ..Options::default()
+    };
+    assert!(
+        build(&game, &plan, &options, &NoProgress)
+            .unwrap()
+            .complete()
+    );
+    let theirs = Shards::new(generic.path(), Expect::of(&game));
+    for step in &plan.steps {
+        ply_core::db::leave_out(&theirs.path(&step.name), side, &NoProgress).unwrap();
+    }
+    let (a, b) = (
+        cells(&game, &plan, generic.path()),
+        cells(&game, &plan, streamed.path()),
+    );
+    assert_eq!(a.len(), b.len());
+    assert!(a == b, "the cells differ");
 }

@@ -15,7 +15,10 @@ pub use crate::db_error::{DbError, Problem};
 pub use crate::solution::Keys;
 pub use codec::{ZSTD_LEVEL, checksum};
 pub use format::{FOOTER, FORMAT_VERSION, Header, INDEX_ENTRY};
-pub use leave_out::{SAMPLE_EVERY, leave_out, smaller_side, write_indexed_leaving_out};
+pub use leave_out::{
+    SAMPLE_EVERY, leave_out, smaller_side, write_indexed_leaving_out,
+    write_indexed_leaving_out_side,
+};
 pub use reader::{Database, Expect};
 pub use reader::{block_cache_bytes, set_block_cache_bytes};
 pub use temporary::Temporary;

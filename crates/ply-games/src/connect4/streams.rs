@@ -28,11 +28,12 @@
 //! position's cell either way).
 
 use super::index::{TierIndex, binomial, colex};
+use super::stored::{Stored, Writing};
 use super::{ConnectFour, has_four};
 use ply_core::tier::{Built, Plan, Shards, Step, TierError};
-use ply_core::{Cell, DbError, Outcome, Progress};
+use ply_core::{Cell, Census, DbError, Outcome, Progress, Value};
 use rayon::prelude::*;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// The most cells of a board built by streams: a key and its mark of a
@@ -64,10 +65,10 @@ fn outcome(code: Code) -> Outcome {
 fn code(outcome: Outcome) -> Option<Code> {
     let r = outcome.remoteness.filter(|&r| r < 64)? as u8;
     match outcome.value {
-        ply_core::Value::Lose => Some(r),
-        ply_core::Value::Tie => Some(127 - r),
-        ply_core::Value::Win => Some(191 - r),
-        ply_core::Value::Draw => None,
+        Value::Lose => Some(r),
+        Value::Tie => Some(127 - r),
+        Value::Win => Some(191 - r),
+        Value::Draw => None,
     }
 }
 
@@ -96,28 +97,6 @@ fn insert(key: u32, at: u32, bit: u32) -> u32 {
     low | (bit << at) | ((key ^ low) << 1)
 }
 
-/// One tier's positions: for each stack, its keys in increasing order,
-/// each shifted up one with the lowest bit set where the position is
-/// over.
-pub struct Tier {
-    /// The discs on the board.
-    discs: u32,
-    /// The keys of each stack, by stack rank.
-    stacks: Vec<Vec<u32>>,
-}
-
-impl Tier {
-    /// The positions of the tier.
-    pub fn len(&self) -> u64 {
-        self.stacks.iter().map(|s| s.len() as u64).sum()
-    }
-
-    /// Whether the tier has no position.
-    pub fn is_empty(&self) -> bool {
-        self.stacks.iter().all(Vec::is_empty)
-    }
-}
-
 /// A stack's column heights and where each column's discs start in a key.
 struct Stack {
     heights: [u32; 9],
@@ -140,20 +119,77 @@ impl Stack {
     }
 }
 
+/// The most items a batch of stacks worked on at once reads, bounding the
+/// memory of the build (a stack larger than this is a batch alone).
+const BATCH_ITEMS: u64 = 1 << 24;
+
+/// The most stacks in a batch.
+const BATCH_STACKS: usize = 1 << 12;
+
+/// The ranks `0..stacks` cut into batches in order, each reading at most
+/// [`BATCH_ITEMS`] items by `reads` (or one stack) and at most
+/// [`BATCH_STACKS`] stacks.
+fn batches(stacks: usize, reads: impl Fn(usize) -> u64) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let (mut first, mut items) = (0, 0);
+    for rank in 0..stacks {
+        let more = reads(rank);
+        if rank > first && (items + more > BATCH_ITEMS || rank - first >= BATCH_STACKS) {
+            out.push(first..rank);
+            (first, items) = (rank, 0);
+        }
+        items += more;
+    }
+    if first < stacks {
+        out.push(first..stacks);
+    }
+    out
+}
+
+/// The work file of tier `discs`'s keys in `dir`.
+fn keys_path(dir: &Path, discs: u32) -> PathBuf {
+    dir.join(format!("discs-{discs:02}.keys"))
+}
+
+/// The work file of tier `discs`'s codes in `dir`.
+fn codes_path(dir: &Path, discs: u32) -> PathBuf {
+    dir.join(format!("discs-{discs:02}.codes"))
+}
+
 /// The board's build by streams.
 pub struct Streams<'a> {
     game: &'a ConnectFour,
+    /// Whether the shards leave out one side's remoteness.
+    leave_out: bool,
 }
 
 impl<'a> Streams<'a> {
     /// The build of `game`'s board, if it has at most [`MOST_CELLS`]
     /// cells.
     pub fn new(game: &'a ConnectFour) -> Option<Self> {
-        (game.cells() <= MOST_CELLS).then_some(Self { game })
+        (game.cells() <= MOST_CELLS).then_some(Self {
+            game,
+            leave_out: false,
+        })
+    }
+
+    /// The same build, its shards leaving out the remoteness of the side
+    /// that saves more (picked on the largest tier by a sample of blocks,
+    /// or the side finished shards leave out), each written once.
+    pub fn leaving_out(self) -> Self {
+        Self {
+            leave_out: true,
+            ..self
+        }
     }
 
     fn index(&self) -> &TierIndex {
         &self.game.index
+    }
+
+    /// The stacks of tier `discs`.
+    fn stacks(&self, discs: u32) -> u64 {
+        self.index().stacks(discs)
     }
 
     /// Whether the position of `key` in `stack` of tier `discs` is over:
@@ -171,200 +207,284 @@ impl<'a> Streams<'a> {
         has_four(last, stride)
     }
 
-    /// Tier 0: the empty board.
-    pub fn first(&self) -> Tier {
-        Tier {
-            discs: 0,
-            stacks: vec![vec![0]],
-        }
-    }
-
-    /// The tier after `parents`: every child of its positions that are
-    /// not over, each stack merged from its parent stacks' streams.
-    pub fn forward(&self, parents: &Tier) -> Tier {
-        let n = parents.discs;
-        let discs = n + 1;
-        let bit = n % 2;
-        let stacks = (0..self.index().stacks(discs))
-            .into_par_iter()
-            .map(|rank| {
-                let stack = Stack::of(self.index(), discs, rank);
-                let mut streams: Vec<(std::slice::Iter<'_, u32>, u32)> = Vec::new();
-                for c in 0..self.game.width() as usize {
-                    if stack.heights[c] == 0 {
-                        continue;
-                    }
-                    let mut below = stack.heights;
-                    below[c] -= 1;
-                    let from = self.index().stack_rank(n, &below) as usize;
-                    streams.push((
-                        parents.stacks[from].iter(),
-                        stack.starts[c] + stack.heights[c] - 1,
-                    ));
-                }
-                let mut keys = merge(&mut streams, bit);
-                for key in &mut keys {
-                    *key = *key << 1 | u32::from(self.over(&stack, discs, *key));
-                }
-                keys.shrink_to_fit();
-                keys
-            })
-            .collect();
-        Tier { discs, stacks }
-    }
-
-    /// The codes of `tier`'s positions, stack by stack, from the next
-    /// tier's keys and codes (`None` for the full board).
-    pub fn backward(&self, tier: &Tier, next: Option<(&Tier, &[Vec<Code>])>) -> Vec<Vec<Code>> {
-        let n = tier.discs;
-        let bit = n % 2;
-        let height = self.game.height();
-        (0..tier.stacks.len())
-            .into_par_iter()
-            .map(|rank| {
-                let keys = &tier.stacks[rank];
-                let Some((children, codes)) = next else {
-                    return keys
-                        .iter()
-                        .map(|&k| if k & 1 == 1 { LOST } else { TIED })
-                        .collect();
-                };
-                let stack = Stack::of(self.index(), n, rank as u64);
-                // Each move: the child stack's keys and codes, where the
-                // disc goes in a key, and the cursor.
-                let mut moves: Vec<(&[u32], &[Code], u32, usize)> = Vec::new();
-                for c in 0..self.game.width() as usize {
-                    if stack.heights[c] == height {
-                        continue;
-                    }
-                    let mut above = stack.heights;
-                    above[c] += 1;
-                    let to = self.index().stack_rank(n + 1, &above) as usize;
-                    moves.push((
-                        &children.stacks[to],
-                        &codes[to],
-                        stack.starts[c] + stack.heights[c],
-                        0,
-                    ));
-                }
-                keys.iter()
-                    .map(|&k| {
-                        if k & 1 == 1 {
-                            return LOST;
-                        }
-                        let mut best = LOST;
-                        for (child_keys, child_codes, at, cursor) in &mut moves {
-                            let target = insert(k >> 1, *at, bit);
-                            while child_keys[*cursor] >> 1 < target {
-                                *cursor += 1;
-                            }
-                            debug_assert_eq!(child_keys[*cursor] >> 1, target);
-                            best = best.max(THROUGH[usize::from(child_codes[*cursor])]);
-                        }
-                        if moves.is_empty() { TIED } else { best }
-                    })
-                    .collect()
+    /// The parent stacks of `stack` (of tier `discs`, above 0): for each
+    /// column holding a disc, the stack one disc lower there and where
+    /// that disc goes in a key.
+    fn parents(&self, stack: &Stack, discs: u32) -> Vec<(usize, u32)> {
+        (0..self.game.width() as usize)
+            .filter(|&c| stack.heights[c] > 0)
+            .map(|c| {
+                let mut below = stack.heights;
+                below[c] -= 1;
+                let rank = self.index().stack_rank(discs - 1, &below) as usize;
+                (rank, stack.starts[c] + stack.heights[c] - 1)
             })
             .collect()
     }
 
-    /// Sets the cells of `indices` of `tier` (its dense indices, from 0)
-    /// from its codes; the other cells stay unknown.
+    /// The child stacks of `stack` (of tier `discs`): for each column not
+    /// full, the stack one disc higher there and where that disc goes in
+    /// a key.
+    fn children(&self, stack: &Stack, discs: u32) -> Vec<(usize, u32)> {
+        (0..self.game.width() as usize)
+            .filter(|&c| stack.heights[c] < self.game.height())
+            .map(|c| {
+                let mut above = stack.heights;
+                above[c] += 1;
+                let rank = self.index().stack_rank(discs + 1, &above) as usize;
+                (rank, stack.starts[c] + stack.heights[c])
+            })
+            .collect()
+    }
+
+    /// Writes the keys of tier 0, the empty board, to `path`.
+    fn first(&self, path: &Path) -> Result<(), DbError> {
+        let mut out = Writing::create(path, 0, 4)?;
+        out.push(&[0u32])?;
+        out.finish()
+    }
+
+    /// Writes the keys of tier `discs` to `path`: every child of the
+    /// positions of `parents` (tier `discs - 1`) that are not over, each
+    /// stack merged from its parent stacks' streams.
+    fn forward(&self, parents: &Stored, discs: u32, path: &Path) -> Result<(), DbError> {
+        let bit = (discs - 1) % 2;
+        let stacks = self.stacks(discs) as usize;
+        let reads = |rank: usize| {
+            let stack = Stack::of(self.index(), discs, rank as u64);
+            self.parents(&stack, discs)
+                .iter()
+                .map(|&(r, _)| parents.stack_len(r))
+                .sum()
+        };
+        let mut out = Writing::create(path, discs, 4)?;
+        for batch in batches(stacks, reads) {
+            let made: Vec<Result<Vec<u32>, DbError>> = batch
+                .into_par_iter()
+                .map(|rank| {
+                    let stack = Stack::of(self.index(), discs, rank as u64);
+                    let streams = self
+                        .parents(&stack, discs)
+                        .into_iter()
+                        .map(|(r, at)| Ok((parents.stack::<u32>(r)?, at)))
+                        .collect::<Result<Vec<_>, DbError>>()?;
+                    let mut keys = merge(&streams, bit);
+                    for key in &mut keys {
+                        *key = *key << 1 | u32::from(self.over(&stack, discs, *key));
+                    }
+                    Ok(keys)
+                })
+                .collect();
+            for keys in made {
+                out.push(&keys?)?;
+            }
+        }
+        out.finish()
+    }
+
+    /// Writes the codes of tier `discs` (its keys `tier`) to `path`, from
+    /// the next tier's keys and codes (`None` for the full board).
+    fn backward(
+        &self,
+        tier: &Stored,
+        discs: u32,
+        next: Option<(&Stored, &Stored)>,
+        path: &Path,
+    ) -> Result<(), DbError> {
+        let bit = discs % 2;
+        let stacks = self.stacks(discs) as usize;
+        let reads = |rank: usize| {
+            let stack = Stack::of(self.index(), discs, rank as u64);
+            let children: u64 = match next {
+                None => 0,
+                Some((keys, _)) => self
+                    .children(&stack, discs)
+                    .iter()
+                    .map(|&(r, _)| keys.stack_len(r))
+                    .sum(),
+            };
+            tier.stack_len(rank) + children
+        };
+        let mut out = Writing::create(path, discs, 1)?;
+        for batch in batches(stacks, reads) {
+            let made: Vec<Result<Vec<Code>, DbError>> = batch
+                .into_par_iter()
+                .map(|rank| {
+                    let keys = tier.stack::<u32>(rank)?;
+                    let Some((child_keys, child_codes)) = next else {
+                        return Ok(keys
+                            .iter()
+                            .map(|&k| if k & 1 == 1 { LOST } else { TIED })
+                            .collect());
+                    };
+                    let stack = Stack::of(self.index(), discs, rank as u64);
+                    // Each move: the child stack's keys and codes, where
+                    // the disc goes in a key, and the cursor.
+                    let mut moves = self
+                        .children(&stack, discs)
+                        .into_iter()
+                        .map(|(r, at)| {
+                            Ok((
+                                child_keys.stack::<u32>(r)?,
+                                child_codes.stack::<u8>(r)?,
+                                at,
+                                0,
+                            ))
+                        })
+                        .collect::<Result<Vec<(Vec<u32>, Vec<Code>, u32, usize)>, DbError>>()?;
+                    Ok(keys
+                        .iter()
+                        .map(|&k| {
+                            if k & 1 == 1 {
+                                return LOST;
+                            }
+                            if moves.is_empty() {
+                                return TIED;
+                            }
+                            let mut best = LOST;
+                            for (keys, codes, at, cursor) in &mut moves {
+                                let target = insert(k >> 1, *at, bit);
+                                while keys[*cursor] >> 1 < target {
+                                    *cursor += 1;
+                                }
+                                debug_assert_eq!(keys[*cursor] >> 1, target);
+                                best = best.max(THROUGH[usize::from(codes[*cursor])]);
+                            }
+                            best
+                        })
+                        .collect())
+                })
+                .collect();
+            for codes in made {
+                out.push(&codes?)?;
+            }
+        }
+        out.finish()
+    }
+
+    /// Sets the cells of `indices` of tier `discs` (its dense indices,
+    /// from 0) from its keys and codes; the other cells stay unknown.
     fn fill(
         &self,
-        tier: &Tier,
-        codes: &[Vec<Code>],
-        indices: std::ops::Range<u64>,
+        (keys, codes): (&Stored, &Stored),
+        discs: u32,
+        indices: Range<u64>,
         cells: &mut [Cell],
-    ) {
-        let colours = binomial(tier.discs, tier.discs / 2);
+    ) -> Result<(), DbError> {
+        let colours = binomial(discs, discs / 2);
         let mut index = indices.start;
         while index < indices.end {
             let rank = (index / colours) as usize;
             let first = index % colours;
             let last = colours.min(first + (indices.end - index));
             let base = rank as u64 * colours;
-            let keys = &tier.stacks[rank];
-            let mut j = keys.partition_point(|&k| colex(u64::from(k >> 1)) < first);
-            while j < keys.len() {
-                let at = colex(u64::from(keys[j] >> 1));
+            let from = keys.partition_point(rank, |k: u32| colex(u64::from(k >> 1)) < first)?;
+            let to = keys.stack_len(rank).min(from + (last - first));
+            let run = keys.read::<u32>(rank, from..to)?;
+            let run_codes = codes.read::<u8>(rank, from..to)?;
+            for (&k, &c) in run.iter().zip(&run_codes) {
+                let at = colex(u64::from(k >> 1));
                 if at >= last {
                     break;
                 }
-                cells[(base + at - indices.start) as usize] = Cell::pack(outcome(codes[rank][j]));
-                j += 1;
+                cells[(base + at - indices.start) as usize] = Cell::pack(outcome(c));
             }
             index = base + last;
         }
+        Ok(())
     }
 
-    /// Writes `tier` as its shard, from its codes.
+    /// Writes tier `discs` as its shard, from its keys and codes, leaving
+    /// out the remoteness of `side` where the build leaves one out (the
+    /// side a sample picks where `None`); the side left out, if any.
     fn write(
         &self,
         (plan, step, shards): (&Plan<u8>, &Step<u8>, &Shards),
-        tier: &Tier,
-        codes: &[Vec<Code>],
-        progress: &dyn Progress,
-    ) -> Result<u64, DbError> {
-        let mut seen = [false; 256];
-        for stack in codes {
-            for &c in stack {
-                seen[usize::from(c)] = true;
+        (keys, codes): (&Stored, &Stored),
+        discs: u32,
+        side: Option<Value>,
+    ) -> Result<Option<Value>, DbError> {
+        // How many positions hold each code, and the first of each.
+        let mut count = [0u64; 256];
+        let mut first = [None; 256];
+        for rank in 0..self.stacks(discs) as usize {
+            for (j, c) in codes.stack::<u8>(rank)?.into_iter().enumerate() {
+                count[usize::from(c)] += 1;
+                first[usize::from(c)].get_or_insert((rank, j as u64));
             }
         }
-        let mut present = vec![false; 1 << 16];
-        present[usize::from(Cell::UNKNOWN.bits())] = true;
-        for (c, _) in seen.iter().enumerate().filter(|(_, s)| **s) {
-            present[usize::from(Cell::pack(outcome(c as Code)).bits())] = true;
+        let fill = |indices, cells: &mut [Cell]| self.fill((keys, codes), discs, indices, cells);
+        if !self.leave_out {
+            let mut present = vec![false; 1 << 16];
+            present[usize::from(Cell::UNKNOWN.bits())] = true;
+            for c in (0..256).filter(|&c| count[c] > 0) {
+                present[usize::from(Cell::pack(outcome(c as Code)).bits())] = true;
+            }
+            shards.write_filled(plan, step, &present, fill, &ply_core::NoProgress)?;
+            return Ok(None);
         }
-        shards.write_filled(
-            plan,
-            step,
-            &present,
-            |indices, cells| self.fill(tier, codes, indices, cells),
-            progress,
-        )
+        let colours = binomial(discs, discs / 2);
+        let mut census = Census::new();
+        for c in (0..256).filter(|&c| count[c] > 0) {
+            let (rank, j) = first[c].expect("a code counted was seen");
+            let key = keys.read::<u32>(rank, j..j + 1)?[0];
+            let example = step.keys.start + rank as u64 * colours + colex(u64::from(key >> 1));
+            census.add_many(outcome(c as Code), count[c], || example);
+        }
+        let (side, _) =
+            shards.write_leaving_out((plan, step), &census, fill, side, &ply_core::NoProgress)?;
+        Ok(Some(side))
     }
 
-    /// The codes of `tier`'s positions read back from its shard.
+    /// Writes the codes of tier `discs` (its keys `keys`) to `path`, read
+    /// back from its finished shard.
     fn codes_of(
         &self,
-        shards: &Shards,
-        step: &Step<u8>,
-        tier: &Tier,
-    ) -> Result<Vec<Vec<Code>>, TierError> {
+        (shards, step): (&Shards, &Step<u8>),
+        keys: &Stored,
+        discs: u32,
+        path: &Path,
+    ) -> Result<(), TierError> {
         let cells = shards.load(step)?;
-        let colours = binomial(tier.discs, tier.discs / 2);
-        let path = shards.path(&step.name);
-        tier.stacks
-            .iter()
-            .enumerate()
-            .map(|(rank, keys)| {
-                keys.iter()
-                    .map(|&k| {
-                        let index = rank as u64 * colours + colex(u64::from(k >> 1));
-                        cells.outcome(index as usize).and_then(code).ok_or_else(|| {
-                            TierError::Db(DbError::corrupt(
-                                &path,
-                                format!("index {index} holds no outcome of connect4's"),
-                            ))
-                        })
+        let colours = binomial(discs, discs / 2);
+        let shard = shards.path(&step.name);
+        let mut out = Writing::create(path, discs, 1)?;
+        for rank in 0..self.stacks(discs) as usize {
+            let codes = keys
+                .stack::<u32>(rank)?
+                .iter()
+                .map(|&k| {
+                    let index = rank as u64 * colours + colex(u64::from(k >> 1));
+                    cells.outcome(index as usize).and_then(code).ok_or_else(|| {
+                        TierError::Db(DbError::corrupt(
+                            &shard,
+                            format!("index {index} holds no outcome of connect4's"),
+                        ))
                     })
-                    .collect()
-            })
-            .collect()
+                })
+                .collect::<Result<Vec<Code>, TierError>>()?;
+            out.push(&codes)?;
+        }
+        Ok(out.finish()?)
     }
 }
 
 /// Merges `streams` (parent keys, shifted and marked, and where the
 /// dropped disc `bit` goes in each) into the increasing keys of their
 /// children, each once, leaving out the parents that are over.
-fn merge(streams: &mut [(std::slice::Iter<'_, u32>, u32)], bit: u32) -> Vec<u32> {
-    let next = |(keys, at): &mut (std::slice::Iter<'_, u32>, u32)| {
-        keys.find(|&&k| k & 1 == 0)
-            .map_or(u32::MAX, |&k| insert(k >> 1, *at, bit))
+fn merge(streams: &[(Vec<u32>, u32)], bit: u32) -> Vec<u32> {
+    let mut at = vec![0usize; streams.len()];
+    let next = |i: usize, at: &mut usize| {
+        let (keys, place) = &streams[i];
+        while let Some(&k) = keys.get(*at) {
+            *at += 1;
+            if k & 1 == 0 {
+                return insert(k >> 1, *place, bit);
+            }
+        }
+        u32::MAX
     };
-    let mut heads: Vec<u32> = streams.iter_mut().map(next).collect();
+    let mut heads: Vec<u32> = (0..streams.len()).map(|i| next(i, &mut at[i])).collect();
     let mut keys = Vec::with_capacity(streams.iter().map(|s| s.0.len()).max().unwrap_or(0));
     loop {
         let (mut least, mut from) = (u32::MAX, 0);
@@ -379,83 +499,8 @@ fn merge(streams: &mut [(std::slice::Iter<'_, u32>, u32)], bit: u32) -> Vec<u32>
         if keys.last() != Some(&least) {
             keys.push(least);
         }
-        heads[from] = next(&mut streams[from]);
+        heads[from] = next(from, &mut at[from]);
     }
-}
-
-/// A tier's keys on disk: `PLYC4KEY`, the discs and the stacks as
-/// little-endian u32, each stack's length as u64, then the keys.
-const MAGIC: &[u8; 8] = b"PLYC4KEY";
-
-/// The work file of tier `discs`'s keys in `dir`.
-fn keys_path(dir: &Path, discs: u32) -> PathBuf {
-    dir.join(format!("discs-{discs:02}.keys"))
-}
-
-/// Writes `tier`'s keys to `path` through a temporary file, renamed once
-/// whole.
-fn save(path: &Path, tier: &Tier) -> Result<(), DbError> {
-    let temp = path.with_extension("keys.tmp");
-    let io = |e| DbError::io(&temp, e);
-    let mut out = BufWriter::with_capacity(1 << 20, std::fs::File::create(&temp).map_err(io)?);
-    out.write_all(MAGIC).map_err(io)?;
-    out.write_all(&tier.discs.to_le_bytes()).map_err(io)?;
-    out.write_all(&(tier.stacks.len() as u32).to_le_bytes())
-        .map_err(io)?;
-    for stack in &tier.stacks {
-        out.write_all(&(stack.len() as u64).to_le_bytes())
-            .map_err(io)?;
-    }
-    let mut bytes = Vec::with_capacity(1 << 16);
-    for stack in &tier.stacks {
-        for chunk in stack.chunks(1 << 14) {
-            bytes.clear();
-            bytes.extend(chunk.iter().flat_map(|k| k.to_le_bytes()));
-            out.write_all(&bytes).map_err(io)?;
-        }
-    }
-    out.into_inner()
-        .map_err(|e| io(e.into_error()))?
-        .sync_all()
-        .map_err(io)?;
-    std::fs::rename(&temp, path).map_err(|e| DbError::io(path, e))
-}
-
-/// Reads back the keys of tier `discs` of `stacks` stacks from `path`.
-fn load(path: &Path, discs: u32, stacks: u64) -> Result<Tier, DbError> {
-    let bad = |why: &str| DbError::corrupt(path, why.to_string());
-    let io = |e| DbError::io(path, e);
-    let mut input = BufReader::with_capacity(1 << 20, std::fs::File::open(path).map_err(io)?);
-    let mut head = [0u8; 16];
-    input.read_exact(&mut head).map_err(io)?;
-    if &head[..8] != MAGIC
-        || u32::from_le_bytes(head[8..12].try_into().expect("4 bytes")) != discs
-        || u64::from(u32::from_le_bytes(head[12..].try_into().expect("4 bytes"))) != stacks
-    {
-        return Err(bad("not the keys of this tier"));
-    }
-    let mut lens = vec![0u8; stacks as usize * 8];
-    input.read_exact(&mut lens).map_err(io)?;
-    let mut out = Vec::with_capacity(stacks as usize);
-    let mut bytes = vec![0u8; 1 << 16];
-    for len in lens.chunks_exact(8) {
-        let len = u64::from_le_bytes(len.try_into().expect("8 bytes")) as usize;
-        let mut keys = Vec::with_capacity(len);
-        while keys.len() < len {
-            let take = (len - keys.len()).min(1 << 14);
-            input.read_exact(&mut bytes[..take * 4]).map_err(io)?;
-            keys.extend(
-                bytes[..take * 4]
-                    .chunks_exact(4)
-                    .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes"))),
-            );
-        }
-        out.push(keys);
-    }
-    if input.read(&mut bytes[..1]).map_err(io)? != 0 {
-        return Err(bad("bytes past the last key"));
-    }
-    Ok(Tier { discs, stacks: out })
 }
 
 /// What a build by streams did.
@@ -467,19 +512,28 @@ pub struct Streamed {
     pub solved: usize,
     /// Tiers whose shards were there already.
     pub found_done: usize,
-    /// The most bytes of keys and codes held at once.
+    /// The most bytes the stacks of a batch and the largest stacks read
+    /// at once may take.
     pub peak_bytes: u64,
     /// Shards found unsound and discarded, with the reason.
     pub discarded: Vec<String>,
 }
 
 impl Streams<'_> {
+    /// The bytes a tier's batches may hold at once, its largest stack and
+    /// its neighbour's being `largest` items (five bytes each at most):
+    /// every thread's batch share and a stack with its neighbours each.
+    fn bytes_at_once(&self, largest: u64) -> u64 {
+        let threads = rayon::current_num_threads() as u64;
+        5 * (BATCH_ITEMS + threads * (u64::from(self.game.width()) + 1) * largest)
+    }
+
     /// Builds every unfinished tier of `plan` (every tier of the game) as
-    /// its shard in `shards`, with the work files of the keys in `work`
-    /// (removed once every shard is written). A killed build resumes:
-    /// finished shards and key files are kept. Refuses, before a tier's
-    /// keys are made, a tier whose keys and codes with its neighbour's
-    /// would take more than `memory` bytes.
+    /// its shard in `shards`, with its work files (each tier's keys and
+    /// codes) in `work`, removed once every shard is written. A killed
+    /// build resumes: finished shards and work files are kept. Refuses,
+    /// before a tier is begun, a tier whose stacks read at once would
+    /// take more than `memory` bytes.
     pub fn build(
         &self,
         plan: &Plan<u8>,
@@ -510,87 +564,102 @@ impl Streams<'_> {
             return Ok(report);
         }
         std::fs::create_dir_all(work).map_err(|e| DbError::io(work, e))?;
-        let cancelled = || TierError::Cancelled;
-        let budget = |tier: u32, needed: u64| match memory {
-            Some(budget) if needed > budget => Err(TierError::Budget {
-                tier: format!("discs-{tier:02}"),
-                needed,
-                budget,
-            }),
-            _ => Ok(()),
+        let mut budget = |tier: u32, largest: u64| {
+            let needed = self.bytes_at_once(largest);
+            report.peak_bytes = report.peak_bytes.max(needed);
+            match memory {
+                Some(budget) if needed > budget => Err(TierError::Budget {
+                    tier: format!("discs-{tier:02}"),
+                    needed,
+                    budget,
+                }),
+                _ => Ok(()),
+            }
         };
-        // Forward: each tier's keys, from the last one found or made.
+        let keys = |discs: u32| Stored::open(&keys_path(work, discs), discs, self.stacks(discs), 4);
+        let codes =
+            |discs: u32| Stored::open(&codes_path(work, discs), discs, self.stacks(discs), 1);
+        // Forward: each tier's keys from the tier before's.
         progress.begin("finding the positions, tier by tier", u64::from(last) + 1);
-        let mut lens = vec![0u64; last as usize + 1];
-        let mut held: Option<Tier> = None;
         for discs in 0..=last {
             if progress.cancelled() {
                 progress.end();
-                return Err(cancelled());
+                return Err(TierError::Cancelled);
             }
-            let path = keys_path(work, discs);
-            let stacks = self.index().stacks(discs);
-            if let Ok(tier) = load(&path, discs, stacks) {
-                lens[discs as usize] = tier.len();
-                held = Some(tier);
-                progress.advance(1);
-                continue;
-            }
-            let tier = match &held {
-                None => self.first(),
-                Some(parents) => {
-                    let bound = parents.len() * u64::from(self.game.width());
-                    let needed = 4 * (parents.len() + bound.min(self.index().len(discs)));
-                    budget(discs, needed)?;
-                    report.peak_bytes = report.peak_bytes.max(needed);
-                    self.forward(parents)
+            if keys(discs).is_err() {
+                let path = keys_path(work, discs);
+                if discs == 0 {
+                    self.first(&path)?;
+                } else {
+                    let parents = keys(discs - 1)?;
+                    // A child stack holds at most its parents' positions.
+                    budget(discs, parents.largest() * u64::from(self.game.width()))?;
+                    self.forward(&parents, discs, &path)?;
                 }
-            };
-            save(&path, &tier)?;
-            lens[discs as usize] = tier.len();
-            report.forward += 1;
-            held = Some(tier);
+                report.forward += 1;
+            }
             progress.advance(1);
         }
         progress.end();
-        // Backward: each unfinished tier's codes from the next tier's.
-        progress.begin("solving, tier by tier", u64::from(last) + 1);
-        let mut next: Option<(Tier, Vec<Vec<Code>>)> = None;
-        for discs in (0..=last).rev() {
+        // Backward: the codes of each tier down to the lowest unfinished
+        // one, from the next tier's (read back from its shard where its
+        // work file is gone).
+        let lowest = done.iter().position(|&d| !d).expect("a tier unfinished") as u32;
+        progress.begin("solving, tier by tier", u64::from(last - lowest) + 1);
+        for discs in (lowest..=last).rev() {
             if progress.cancelled() {
                 progress.end();
-                return Err(cancelled());
+                return Err(TierError::Cancelled);
             }
-            let at = discs as usize;
-            if done[at] {
-                next = None;
+            if codes(discs).is_ok() {
                 progress.advance(1);
                 continue;
             }
-            let above = lens.get(at + 1).copied().unwrap_or(0);
-            let needed = 5 * (lens[at] + above);
-            budget(discs, needed)?;
-            report.peak_bytes = report.peak_bytes.max(needed);
-            if next.is_none() && discs < last {
-                let tier = load(
-                    &keys_path(work, discs + 1),
-                    discs + 1,
-                    self.index().stacks(discs + 1),
-                )?;
-                let codes = self.codes_of(shards, steps[at + 1], &tier)?;
-                next = Some((tier, codes));
+            let at = discs as usize;
+            let path = codes_path(work, discs);
+            let tier = keys(discs)?;
+            if done[at] {
+                self.codes_of((shards, steps[at]), &tier, discs, &path)?;
+                progress.advance(1);
+                continue;
             }
-            let tier = load(&keys_path(work, discs), discs, self.index().stacks(discs))?;
-            let codes = self.backward(&tier, next.as_ref().map(|(t, c)| (t, c.as_slice())));
-            drop(next.take());
-            self.write(
+            let next = if discs < last {
+                Some((keys(discs + 1)?, codes(discs + 1)?))
+            } else {
+                None
+            };
+            let largest = tier
+                .largest()
+                .max(next.as_ref().map_or(0, |(k, _)| k.largest()));
+            budget(discs, largest)?;
+            self.backward(&tier, discs, next.as_ref().map(|(k, c)| (k, c)), &path)?;
+            progress.advance(1);
+        }
+        progress.end();
+        // The shards, each written once: the largest tier first, where a
+        // sample picks the side whose remoteness they leave out.
+        let mut order: Vec<u32> = (0..=last).filter(|&d| !done[d as usize]).collect();
+        let sizes = order
+            .iter()
+            .map(|&d| Ok((d, keys(d)?.items())))
+            .collect::<Result<std::collections::BTreeMap<u32, u64>, DbError>>()?;
+        order.sort_by_key(|d| std::cmp::Reverse(sizes[d]));
+        let mut side = shards.side_left_out(steps.iter().copied());
+        progress.begin("writing the shards", order.len() as u64);
+        for discs in order {
+            if progress.cancelled() {
+                progress.end();
+                return Err(TierError::Cancelled);
+            }
+            let at = discs as usize;
+            let written = self.write(
                 (plan, steps[at], shards),
-                &tier,
-                &codes,
-                &ply_core::NoProgress,
+                (&keys(discs)?, &codes(discs)?),
+                discs,
+                side,
             )?;
+            side = side.or(written);
             report.solved += 1;
-            next = Some((tier, codes));
             progress.advance(1);
         }
         progress.end();
@@ -603,15 +672,20 @@ impl Streams<'_> {
 /// connect4:WxH --save` (see [`Streams::build`]): every board of at most
 /// [`MOST_CELLS`] cells; `None` for a larger one, which the generic tier
 /// solver builds. The shards and their work files' directory are given
-/// as a pair.
+/// as a pair, with whether the shards leave out a side's remoteness.
 pub fn own_build(
     game: &ConnectFour,
     plan: &Plan<u8>,
-    (shards, work): (&Shards, &Path),
+    (shards, work, leave_out): (&Shards, &Path, bool),
     memory: Option<u64>,
     progress: &dyn Progress,
 ) -> Option<Result<Built, TierError>> {
     let streams = Streams::new(game)?;
+    let streams = if leave_out {
+        streams.leaving_out()
+    } else {
+        streams
+    };
     Some(
         streams
             .build(plan, shards, work, memory, progress)

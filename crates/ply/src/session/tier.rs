@@ -65,13 +65,15 @@ enum Piece {
 
 /// A game's own build of every tier of its whole plan, in place of the
 /// generic tier solver ([`TierSession::with_own_build`]): given the game,
-/// the plan, the shards to write, a directory for its work files and the
-/// memory budget, it builds every unfinished tier, or gives `None` where
-/// it does not take this game (the generic build runs then).
+/// the plan, the shards to write, a directory for its work files, whether
+/// the shards are to leave out a side's remoteness (as
+/// [`TierSession::leave_out`] would make them) and the memory budget, it
+/// builds every unfinished tier, or gives `None` where it does not take
+/// this game (the generic build runs then).
 pub type OwnBuild<G> = fn(
     &G,
     &Plan<<G as NamedTiers>::Tier>,
-    (&Shards, &Path),
+    (&Shards, &Path, bool),
     Option<u64>,
     &dyn Progress,
 ) -> Option<Result<tier::Built, TierError>>;
@@ -123,16 +125,12 @@ impl<G: NamedTiers + 'static> TierSession<G> {
     ) -> Result<tier::Built, PlyError> {
         if let (Some(own), None, true) = (self.own, team, plan.steps.len() == self.plan.steps.len())
         {
-            let shards = if drafts {
-                self.shards(dir).drafts()
-            } else {
-                self.shards(dir)
-            };
+            let shards = self.shards(dir);
             let work = dir.join(format!(
                 "{}.work",
                 ply_core::db::file_name(&self.game.name())
             ));
-            if let Some(built) = own(&self.game, plan, (&shards, &work), memory, progress) {
+            if let Some(built) = own(&self.game, plan, (&shards, &work, drafts), memory, progress) {
                 return built.map_err(|e| tier_error(&self.game, e));
             }
         }
