@@ -182,3 +182,31 @@ fn shards_written_leaving_out_equal_those_rewritten() {
     assert_eq!(a.len(), b.len());
     assert!(a == b, "the cells differ");
 }
+
+/// A memory budget too small for a tier's batch is refused, naming the
+/// tier, before that tier's keys are made; the tiers made before it stay
+/// and a build with room resumes from them.
+#[test]
+fn a_budget_too_small_is_refused_before_the_tier() {
+    let game = ConnectFour::from_params("4x4").unwrap();
+    let plan = Plan::new(&game).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let shards = Shards::new(dir.path(), Expect::of(&game));
+    let work = dir.path().join("work");
+    let streams = Streams::new(&game).unwrap();
+    // A batch reads up to 2^24 keys: 160 MiB at most, past any 4x4 stack.
+    let refused = streams.build(&plan, &shards, &work, Some(100 << 20), &NoProgress);
+    match refused {
+        Err(ply_core::tier::TierError::Budget { tier, needed, budget }) => {
+            assert_eq!(tier, "discs-01");
+            assert!(needed > budget, "{needed} {budget}");
+        }
+        other => panic!("not refused: {other:?}"),
+    }
+    assert!(plan.steps.iter().all(|s| !shards.path(&s.name).exists()));
+    let resumed = streams
+        .build(&plan, &shards, &work, Some(1 << 30), &NoProgress)
+        .unwrap();
+    assert_eq!(resumed.forward, 16, "{resumed:?}");
+    assert_eq!(resumed.solved, 17, "{resumed:?}");
+}

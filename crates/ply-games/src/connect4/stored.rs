@@ -6,7 +6,8 @@
 //! A file is the items, then each stack's length (u64), the discs, the
 //! stacks and the item width (u32 each) and `PLYC4STK`, all little-endian.
 //! It is written under a temporary name and renamed once whole, so a file
-//! under its own name is complete.
+//! under its own name is complete (unless the machine itself crashed: the
+//! files are scratch, not synced to disk).
 
 use ply_core::DbError;
 use std::fs::File;
@@ -213,11 +214,11 @@ impl Writing {
         tail.extend_from_slice(&(self.width as u32).to_le_bytes());
         tail.extend_from_slice(MAGIC);
         self.out.write_all(&tail).map_err(io)?;
-        self.out
-            .into_inner()
-            .map_err(|e| io(e.into_error()))?
-            .sync_all()
-            .map_err(io)?;
+        // Not synced to disk: a killed build finds the file whole or not
+        // at all; after a crash of the machine, the footer and the length
+        // check in [`Stored::open`] refuse a file cut short, and the build
+        // makes it again.
+        self.out.into_inner().map_err(|e| io(e.into_error()))?;
         std::fs::rename(&self.temp, &self.path).map_err(|e| DbError::io(&self.path, e))
     }
 }

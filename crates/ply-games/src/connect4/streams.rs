@@ -31,10 +31,11 @@ use super::index::{TierIndex, binomial, colex};
 use super::stored::{Stored, Writing};
 use super::{ConnectFour, has_four};
 use ply_core::tier::{Built, Plan, Shards, Step, TierError};
-use ply_core::{Cell, Census, DbError, Outcome, Progress, Value};
+use ply_core::{Cell, Census, DbError, Game, Outcome, Progress, Value};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// The most cells of a board built by streams: a key and its mark of a
 /// position that is over fit 32 bits.
@@ -71,6 +72,17 @@ fn code(outcome: Outcome) -> Option<Code> {
         Value::Draw => None,
     }
 }
+
+/// `CELLS[code]`: the cell of each code (unknown past the codes).
+static CELLS: std::sync::LazyLock<[Cell; 256]> = std::sync::LazyLock::new(|| {
+    std::array::from_fn(|c| {
+        if c < 192 {
+            Cell::pack(outcome(c as Code))
+        } else {
+            Cell::UNKNOWN
+        }
+    })
+});
 
 /// `THROUGH[child]`: what a child's code means to the player who moves
 /// into it, as a code (the value flips, one ply is added).
@@ -387,7 +399,7 @@ impl<'a> Streams<'a> {
                 if at >= last {
                     break;
                 }
-                cells[(base + at - indices.start) as usize] = Cell::pack(outcome(c));
+                cells[(base + at - indices.start) as usize] = CELLS[usize::from(c)];
             }
             index = base + last;
         }
@@ -521,11 +533,13 @@ pub struct Streamed {
 
 impl Streams<'_> {
     /// The bytes a tier's batches may hold at once, its largest stack and
-    /// its neighbour's being `largest` items (five bytes each at most):
-    /// every thread's batch share and a stack with its neighbours each.
+    /// its neighbour's being `largest` items: a batch reads at most
+    /// [`BATCH_ITEMS`] items, or one stack and its neighbours (the stack's
+    /// own and at most W more), and makes at most as many; five bytes an
+    /// item at most (a key and a code).
     fn bytes_at_once(&self, largest: u64) -> u64 {
-        let threads = rayon::current_num_threads() as u64;
-        5 * (BATCH_ITEMS + threads * (u64::from(self.game.width()) + 1) * largest)
+        let reads = BATCH_ITEMS.max((u64::from(self.game.width()) + 1) * largest);
+        2 * 5 * reads
     }
 
     /// Builds every unfinished tier of `plan` (every tier of the game) as
@@ -580,6 +594,7 @@ impl Streams<'_> {
         let codes =
             |discs: u32| Stored::open(&codes_path(work, discs), discs, self.stacks(discs), 1);
         // Forward: each tier's keys from the tier before's.
+        let started = Instant::now();
         progress.begin("finding the positions, tier by tier", u64::from(last) + 1);
         for discs in 0..=last {
             if progress.cancelled() {
@@ -592,8 +607,9 @@ impl Streams<'_> {
                     self.first(&path)?;
                 } else {
                     let parents = keys(discs - 1)?;
-                    // A child stack holds at most its parents' positions.
-                    budget(discs, parents.largest() * u64::from(self.game.width()))?;
+                    // A child stack reads at most W parent stacks and
+                    // holds at most their positions.
+                    budget(discs, parents.largest())?;
                     self.forward(&parents, discs, &path)?;
                 }
                 report.forward += 1;
@@ -601,6 +617,7 @@ impl Streams<'_> {
             progress.advance(1);
         }
         progress.end();
+        let found = started.elapsed();
         // Backward: the codes of each tier down to the lowest unfinished
         // one, from the next tier's (read back from its shard where its
         // work file is gone).
@@ -636,6 +653,7 @@ impl Streams<'_> {
             progress.advance(1);
         }
         progress.end();
+        let solved = started.elapsed() - found;
         // The shards, each written once: the largest tier first, where a
         // sample picks the side whose remoteness they leave out.
         let mut order: Vec<u32> = (0..=last).filter(|&d| !done[d as usize]).collect();
@@ -663,6 +681,13 @@ impl Streams<'_> {
             progress.advance(1);
         }
         progress.end();
+        progress.note(&format!(
+            "{}: positions found in {:.1} s, solved in {:.1} s, shards written in {:.1} s",
+            self.game.name(),
+            found.as_secs_f64(),
+            solved.as_secs_f64(),
+            (started.elapsed() - found - solved).as_secs_f64()
+        ));
         let _ = std::fs::remove_dir_all(work);
         Ok(report)
     }
