@@ -21,20 +21,22 @@ fn cells(game: &ConnectFour, plan: &Plan<u8>, dir: &std::path::Path) -> Vec<(u64
     cells
 }
 
+/// The generic tier solver's build of `game`, in a temporary directory.
+fn generic_build(game: &ConnectFour, plan: &Plan<u8>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let options = Options {
+        dir: dir.path().to_path_buf(),
+        ..Options::default()
+    };
+    assert!(build(game, plan, &options, &NoProgress).unwrap().complete());
+    dir
+}
+
 /// Both builds of `connect4:PARAMS`, compared.
 fn same(params: &str) {
     let game = ConnectFour::from_params(params).unwrap();
     let plan = Plan::new(&game).unwrap();
-    let generic = tempfile::tempdir().unwrap();
-    let options = Options {
-        dir: generic.path().to_path_buf(),
-        ..Options::default()
-    };
-    assert!(
-        build(&game, &plan, &options, &NoProgress)
-            .unwrap()
-            .complete()
-    );
+    let generic = generic_build(&game, &plan);
     let streamed = tempfile::tempdir().unwrap();
     let shards = Shards::new(streamed.path(), Expect::of(&game));
     let work = streamed.path().join("work");
@@ -161,16 +163,7 @@ fn shards_written_leaving_out_equal_those_rewritten() {
         .collect();
     let side = sides[0].expect("a side left out");
     assert!(sides.iter().all(|&s| s == Some(side)), "{sides:?}");
-    let generic = tempfile::tempdir().unwrap();
-    let options = Options {
-        dir: generic.path().to_path_buf(),
-        ..Options::default()
-    };
-    assert!(
-        build(&game, &plan, &options, &NoProgress)
-            .unwrap()
-            .complete()
-    );
+    let generic = generic_build(&game, &plan);
     let theirs = Shards::new(generic.path(), Expect::of(&game));
     for step in &plan.steps {
         ply_core::db::leave_out(&theirs.path(&step.name), side, &NoProgress).unwrap();
