@@ -6,8 +6,8 @@
 //!   a beat count and the time), rewritten atomically several times per
 //!   timeout. A peer reads it through a [`super::Watch`], on its own clock
 //!   (so clocks of different machines need not agree).
-//! - **Over TCP** (`Heartbeat::over`, feature `dist`): a byte a
-//!   [`BEAT_EVERY`] to every peer on a connection of its own, and a
+//! - **Over TCP** (`Heartbeat::over`, feature `dist`): a byte every half
+//!   second (`BEAT_EVERY`) to every peer on a connection of its own, and a
 //!   thread per peer waiting for the peer's. A peer silent for the timeout
 //!   is recorded as lost (see the `losses` module) and its data socket
 //!   shut, which makes whatever reads it fail as if the peer had died. A

@@ -16,7 +16,7 @@
 //!   data connection, and the losses found by either told to every peer
 //!   (the `losses` module), so that the error names the process that was
 //!   really lost. The data connections are handed to timely by
-//!   [`crate::dist`].
+//!   the `dist` module.
 
 mod error;
 mod exchange;
