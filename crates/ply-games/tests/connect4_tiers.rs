@@ -181,12 +181,13 @@ fn connect4_5x5_every_position() {
 }
 
 /// The search on positions of every stage of small boards, on one and two
-/// threads, against negamax.
+/// threads (splitting the trees of positions with 4 empty cells or more),
+/// against negamax.
 #[test]
 fn search_equals_negamax_on_small_boards() {
     for (params, count) in [("4x4", 300), ("5x4", 300)] {
         let game = ConnectFour::from_params(params).unwrap();
-        let searcher = Searcher::new(&game, 1 << 20);
+        let searcher = Searcher::new(&game, 1 << 20).split_at(4);
         let mut memo = HashMap::new();
         let mut rng = Rng(u64::from(game.cells()));
         for at in 0..count {
@@ -215,15 +216,16 @@ fn search_equals_negamax_on_small_boards() {
     }
 }
 
-/// Many positions searched side by side (a position, its mirror image,
-/// its moves and their mirror images, as `ply solve` asks for them) on
-/// one to three threads, in a table small enough that its buckets are
-/// overwritten all the time, against negamax.
+/// Many positions searched (a position, its mirror image, its moves and
+/// their mirror images, as `ply solve` asks for them) on one to three
+/// threads splitting the trees of positions with 2 to 6 empty cells or
+/// more, in a table small enough that its buckets are overwritten all
+/// the time, against negamax.
 #[test]
 fn positions_searched_side_by_side_equal_negamax() {
     for (params, count) in [("4x4", 150), ("5x4", 150)] {
         let game = ConnectFour::from_params(params).unwrap();
-        let searcher = Searcher::new(&game, 1 << 16);
+        let mut searcher = Searcher::new(&game, 1 << 16);
         let mut memo = HashMap::new();
         let mut rng = Rng(u64::from(game.cells()) + 7);
         for at in 0..count {
@@ -249,7 +251,7 @@ fn positions_searched_side_by_side_equal_negamax() {
                 );
             }
             if at % 10 == 0 {
-                searcher.clear();
+                searcher = Searcher::new(&game, 1 << 16).split_at(2 + (at / 10 % 5) as u32);
             }
         }
     }
@@ -272,4 +274,31 @@ fn search_equals_negamax_on_7x6_endgames() {
         assert_eq!(got, expect, "{}", game.format_position(&p));
         checked += 1;
     }
+}
+
+/// A search stopped while its tree is split among the threads says it
+/// stopped, and gives no score; the same searcher then finds the right
+/// one.
+#[test]
+fn a_split_search_stopped_gives_no_score() {
+    let game = ConnectFour::default();
+    let searcher = Searcher::new(&game, 1 << 22).split_at(20);
+    // About 1.4 million positions searched alone.
+    let p = game.parse_position("2235263663").unwrap();
+    for polls in [1, 5, 40] {
+        let asked = std::sync::atomic::AtomicU32::new(0);
+        let stop = || asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= polls;
+        assert!(
+            searcher.solve(&game, &p, 2, &stop).is_err(),
+            "stopped after {polls} polls"
+        );
+    }
+    let mut children = Vec::new();
+    game.for_each_move(&p, |_, child| children.push(child));
+    let alone = Searcher::new(&game, 1 << 22);
+    let expect = alone.solve_each(&game, &children, 1, &|| false).unwrap();
+    assert_eq!(
+        searcher.solve_each(&game, &children, 2, &|| false).unwrap(),
+        expect
+    );
 }

@@ -6,14 +6,15 @@
 //! they make, then from the centre out; a transposition table of exact
 //! bounds within a memory budget, in buckets that keep the costliest
 //! bound; the score found by null-window searches that halve its range;
-//! a position's moves searched side by side on the threads with the
-//! table shared, and the threads left over joining an unfinished one with
-//! null windows of their own.
+//! the tree split among the threads where it is large, young brothers
+//! waiting (a position's first move is searched alone, the others side
+//! by side once it has failed to refute the window).
 //!
-//! Two threads gain little on Connect Four: a position's moves share
+//! Splitting the tree, and not the list of a position's moves, is what
+//! makes a second thread pay on Connect Four: a position's moves share
 //! most of their trees, which one thread searching them in turn finds in
 //! the table, and two threads searching two of them at once each find
-//! alone (docs/bench-log.md, 2026-12-06, gives the positions searched).
+//! alone (docs/connect4.md gives the positions searched both ways).
 //!
 //! A score says how fast the game ends: a win for the mover ending with
 //! `N` discs on the board scores `(cells + 2 - N) / 2` (rounded down), a
@@ -23,7 +24,9 @@
 
 use super::{C4Position, ConnectFour};
 use ply_core::{Game, Outcome, Value};
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering::Relaxed};
+use rayon::prelude::*;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 /// The outcome a score means for the mover of a position of `discs` discs
 /// on a board of `cells` cells.
@@ -118,6 +121,12 @@ impl Table {
         (2 * (key % self.buckets) as usize, key / self.buckets)
     }
 
+    /// Asks for `key`'s bucket to be loaded into the cache.
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        ply_core::prefetch(&self.entries[self.slot(key).0]);
+    }
+
     /// What is stored for `key`.
     #[inline]
     fn get(&self, key: u64) -> Entry {
@@ -187,6 +196,10 @@ pub struct Searcher {
     nodes: AtomicU64,
     /// The columns from the centre out.
     order: Vec<u32>,
+    /// The threads the trees are split on, kept between searches.
+    pool: std::sync::Mutex<Option<Arc<rayon::ThreadPool>>>,
+    /// The fewest empty cells of a position whose tree is split.
+    split_empty: u32,
 }
 
 /// The board's constants, copied into the search.
@@ -212,7 +225,17 @@ impl Searcher {
             solved: Default::default(),
             nodes: AtomicU64::new(0),
             order,
+            pool: Default::default(),
+            split_empty: SPLIT_EMPTY,
         }
+    }
+
+    /// The same searcher, splitting the trees of positions with at least
+    /// `empty` empty cells among its threads (by default [`SPLIT_EMPTY`]):
+    /// lower, the threads share smaller trees.
+    pub fn split_at(mut self, empty: u32) -> Self {
+        self.split_empty = empty;
+        self
     }
 
     /// The table's entries that fit in `bytes`.
@@ -252,13 +275,10 @@ impl Searcher {
         Ok(outcomes[0])
     }
 
-    /// The outcomes of `positions` (legal, of `game`), searched on
-    /// `threads` threads with the table shared: each thread takes a
-    /// position no thread has begun (a mirror image of another is
-    /// searched once), even threads from the front and odd ones from the
-    /// back, and once none is left, joins the search of one not yet
-    /// finished, trying null windows no other thread is trying
-    /// ([`Range`]). `stop` is polled and ends the search when it says so.
+    /// The outcomes of `positions` (legal, of `game`), one after the
+    /// other (a mirror image of another is searched once), each on
+    /// `threads` threads splitting its tree. `stop` is polled and ends
+    /// the search when it says so.
     pub fn solve_each(
         &self,
         game: &ConnectFour,
@@ -309,7 +329,7 @@ impl Searcher {
     }
 
     /// The exact scores of the `jobs`' positions (none over, each its own
-    /// key), searched on `threads` threads.
+    /// key), one after the other, each searched on `threads` threads.
     fn run_jobs(
         &self,
         game: &ConnectFour,
@@ -317,123 +337,52 @@ impl Searcher {
         threads: usize,
         stop: &(dyn Fn() -> bool + Sync),
     ) -> Result<Vec<i32>, Stopped> {
-        if jobs.is_empty() {
-            return Ok(Vec::new());
+        let pool = if threads > 1 {
+            self.pool(threads)
+        } else {
+            None
+        };
+        let mut scores = Vec::with_capacity(jobs.len());
+        for (position, _) in jobs {
+            let mut worker = Worker {
+                board: Board::of(game, position),
+                table: &self.table,
+                nodes: 0,
+                order: &self.order,
+                split_empty: if pool.is_some() {
+                    self.split_empty as i32
+                } else {
+                    i32::MAX / 2
+                },
+                stop,
+            };
+            let found = match &pool {
+                Some(pool) => pool.install(|| worker.solve(position)),
+                None => worker.solve(position),
+            };
+            self.nodes.fetch_add(worker.nodes, Relaxed);
+            scores.push(found.ok_or(Stopped)?);
         }
-        let ranges: Vec<Range> = jobs.iter().map(|_| Range::new(threads)).collect();
-        // The jobs not begun: `front..back`.
-        let next = std::sync::Mutex::new((0, jobs.len()));
-        let stopped = AtomicBool::new(false);
-        std::thread::scope(|scope| {
-            for t in 0..threads {
-                let (ranges, next, stopped) = (&ranges, &next, &stopped);
-                scope.spawn(move || {
-                    let mut nodes = 0;
-                    let mut helped = t;
-                    loop {
-                        // A job no thread has begun (odd threads take them
-                        // from the back: siblings searched one after the
-                        // other by one thread share much of their trees
-                        // through the table, and searched at once by two,
-                        // each finds them alone), else one unfinished.
-                        let mut job = {
-                            let mut ends = next.lock().unwrap_or_else(|p| p.into_inner());
-                            let (front, back) = *ends;
-                            if front >= back {
-                                jobs.len()
-                            } else if t % 2 == 1 {
-                                ends.1 -= 1;
-                                back - 1
-                            } else {
-                                ends.0 += 1;
-                                front
-                            }
-                        };
-                        if job >= jobs.len() {
-                            let unfinished = (0..jobs.len())
-                                .map(|i| (helped + i) % jobs.len())
-                                .find(|&i| !ranges[i].done());
-                            match unfinished {
-                                Some(i) => job = i,
-                                None => break,
-                            }
-                            helped = job + 1;
-                        }
-                        let (position, range) = (&jobs[job].0, &ranges[job]);
-                        let mut worker = Worker {
-                            board: Board::of(game, position),
-                            table: &self.table,
-                            nodes: 0,
-                            order: rotated(&self.order, t),
-                            stop: &|| range.done() || range.useless(t) || stop(),
-                        };
-                        let found = worker.solve(position, range, t);
-                        nodes += worker.nodes;
-                        if found.is_none() && stop() {
-                            stopped.store(true, Relaxed);
-                            break;
-                        }
-                    }
-                    self.nodes.fetch_add(nodes, Relaxed);
-                });
-            }
-        });
-        if stopped.load(Relaxed) || ranges.iter().any(|r| !r.done()) {
-            return Err(Stopped);
-        }
-        Ok(ranges.iter().map(|r| r.min.load(Relaxed)).collect())
-    }
-}
-
-/// What the threads searching one position know of its score: it lies
-/// in `min..=max`, and the null windows they are trying just now. Each
-/// thread tries a window no other is trying, so that two threads on one
-/// position narrow its range about twice as fast.
-struct Range {
-    min: AtomicI32,
-    max: AtomicI32,
-    /// Each thread's window (its `med` of `med..med + 1`), or NONE.
-    probes: Vec<AtomicI32>,
-}
-
-/// No window.
-const NONE: i32 = i32::MIN;
-
-impl Range {
-    /// Nothing known yet, for `threads` threads.
-    fn new(threads: usize) -> Self {
-        Self {
-            min: AtomicI32::new(-OFFSET),
-            max: AtomicI32::new(OFFSET),
-            probes: (0..threads).map(|_| AtomicI32::new(NONE)).collect(),
-        }
+        Ok(scores)
     }
 
-    /// Whether the score is known.
-    fn done(&self) -> bool {
-        self.min.load(Relaxed) >= self.max.load(Relaxed)
-    }
-
-    /// Whether thread `t`'s window no longer narrows the range.
-    fn useless(&self, t: usize) -> bool {
-        let med = self.probes[t].load(Relaxed);
-        med != NONE && (self.min.load(Relaxed) > med || self.max.load(Relaxed) <= med)
-    }
-
-    /// The window for thread `t` to try in `min..max`: the one a lone
-    /// search would (halving the range, towards 0 first), unless another
-    /// thread is trying it; then the middle of the larger part it leaves.
-    fn pick(&self, t: usize, min: i32, max: i32) -> i32 {
-        let med = halve(min, max);
-        let other = (self.probes.iter().enumerate())
-            .map(|(u, p)| if u == t { NONE } else { p.load(Relaxed) })
-            .find(|&m| m == med);
-        match other {
-            None => med,
-            Some(m) if m - min == 0 && max - 1 - m == 0 => m,
-            Some(m) if m - min >= max - 1 - m => halve(min, m),
-            Some(m) => halve(m + 1, max),
+    /// The pool of `threads` threads the searches split their trees on,
+    /// kept between searches; `None` if no thread can be started (the
+    /// search then runs on the caller's thread alone).
+    fn pool(&self, threads: usize) -> Option<Arc<rayon::ThreadPool>> {
+        let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+        if pool
+            .as_ref()
+            .is_none_or(|p| p.current_num_threads() != threads)
+        {
+            *pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(|i| format!("ply:search-{i}"))
+                .build()
+                .ok()
+                .map(Arc::new);
         }
+        pool.clone()
     }
 }
 
@@ -454,10 +403,20 @@ fn halve(min: i32, max: i32) -> i32 {
 /// The key of `position` or of its mirror image, whichever is smaller:
 /// the key the scores of whole searches are kept by.
 fn folded_key(game: &ConnectFour, position: &C4Position) -> u64 {
-    let mirror = game.mirror(position);
-    (position.mover + position.mask)
-        .min(mirror.mover + mirror.mask)
-        .wrapping_add(game.bottom)
+    let key = position.mover + position.mask + game.bottom;
+    key.min(mirror_key(key, game.stride(), game.width()))
+}
+
+/// The key of the mirror image of the position whose key is `key`, on a
+/// board of `width` columns of `stride` bits: the columns reversed (a
+/// key holds each column in its own bits: the mover's discs below a bit
+/// above the column's discs).
+#[inline]
+fn mirror_key(key: u64, stride: u32, width: u32) -> u64 {
+    let column = (1u64 << stride) - 1;
+    (0..width).fold(0, |mirror, c| {
+        mirror | ((key >> (c * stride)) & column) << ((width - 1 - c) * stride)
+    })
 }
 
 impl Board {
@@ -478,23 +437,20 @@ impl Board {
     }
 }
 
-/// The order of columns a thread tries first among moves of equal
-/// promise: thread 0 from the centre out, the others turned by a step.
-fn rotated(order: &[u32], thread: usize) -> Vec<u32> {
-    let mut order = order.to_vec();
-    let len = order.len();
-    if thread > 0 {
-        order[..len].rotate_left(thread % len);
-    }
-    order
-}
+/// A move as the search orders it: its promise (the threats it makes),
+/// its column, the position it leads to and that position's table key.
+type Move = (u32, u32, C4Position, u64);
 
 /// One thread's search.
 struct Worker<'a> {
     board: Board,
     table: &'a Table,
     nodes: u64,
-    order: Vec<u32>,
+    /// The columns from the centre out.
+    order: &'a [u32],
+    /// The fewest empty cells of a position whose tree is split among
+    /// the pool's threads (past the cells: never).
+    split_empty: i32,
     stop: &'a (dyn Fn() -> bool + Sync),
 }
 
@@ -513,7 +469,14 @@ const MIRROR_DISCS: u32 = 12;
 const SOLVED_KEPT: usize = 1 << 16;
 
 /// Nodes between polls of the stop flag.
-const POLL: u64 = 1 << 14;
+const POLL: u64 = 1 << 12;
+
+/// The fewest empty cells of a position whose moves past the first are
+/// searched side by side, by default: on 7x6, positions of at most 16
+/// discs. Splitting deeper costs more than it gains (2026-12-06, nine
+/// positions' moves on two threads: 22 empty cells 10.98 s, 26 10.14 s,
+/// 30 10.37 s; one thread 15.38 s).
+pub const SPLIT_EMPTY: u32 = 26;
 
 impl Worker<'_> {
     /// The cells where `discs` would complete four.
@@ -569,13 +532,7 @@ impl Worker<'_> {
         if p.discs() > self.board.fold_up_to {
             return (key, false);
         }
-        let s = self.board.stride;
-        let column = (1u64 << s) - 1;
-        let w = self.board.width;
-        let mut mirror = 0;
-        for c in 0..w {
-            mirror |= ((key >> (c * s)) & column) << ((w - 1 - c) * s);
-        }
+        let mirror = mirror_key(key, self.board.stride, self.board.width);
         if mirror < key {
             (mirror, true)
         } else {
@@ -583,40 +540,26 @@ impl Worker<'_> {
         }
     }
 
-    /// The exact score of `p`, narrowing `range` with the other threads
-    /// searching it (this one thread `t`), or `None` if stopped.
-    fn solve(&mut self, p: &C4Position, range: &Range, t: usize) -> Option<i32> {
+    /// The exact score of `p`, found by null windows that halve its
+    /// range, or `None` if stopped.
+    fn solve(&mut self, p: &C4Position) -> Option<i32> {
         let n = p.discs() as i32;
         let cells = self.board.cells as i32;
-        let (least, most) = if self.can_win_next(p) {
+        let (mut min, mut max) = if self.can_win_next(p) {
             ((cells + 1 - n) / 2, (cells + 1 - n) / 2)
         } else {
             (-(cells - n) / 2, (cells + 1 - n) / 2)
         };
-        range.min.fetch_max(least, Relaxed);
-        range.max.fetch_min(most, Relaxed);
-        loop {
-            let (min, max) = (range.min.load(Relaxed), range.max.load(Relaxed));
-            if min >= max {
-                return Some(min);
-            }
-            let med = range.pick(t, min, max);
-            range.probes[t].store(med, Relaxed);
-            let found = self.negamax(p, med, med + 1);
-            let useless = range.useless(t);
-            range.probes[t].store(NONE, Relaxed);
-            match found {
-                Some(r) if r <= med => {
-                    range.max.fetch_min(r, Relaxed);
-                }
-                Some(r) => {
-                    range.min.fetch_max(r, Relaxed);
-                }
-                // Another thread narrowed the range past this window.
-                None if useless && !(self.stop)() => {}
-                None => return None,
+        while min < max {
+            let med = halve(min, max);
+            let r = self.negamax(p, med, med + 1)?;
+            if r <= med {
+                max = r;
+            } else {
+                min = r;
             }
         }
+        Some(min)
     }
 
     /// The score of `p` (whose mover cannot win at once) if within
@@ -673,7 +616,7 @@ impl Worker<'_> {
         };
         // The table's move first, then by the threats they make, then
         // column order; at most 9 moves.
-        let mut moves = [(0u32, 0u32, 0u64); 9];
+        let mut moves: [Move; 9] = [(0, 0, C4Position { mask: 0, mover: 0 }, 0); 9];
         let mut len = 0;
         for i in 0..w as usize {
             let c = self.order[i];
@@ -681,6 +624,14 @@ impl Worker<'_> {
             if cell == 0 {
                 continue;
             }
+            // The child's entry is read soon, by the probes below or by
+            // the child itself: ask for all of them at once.
+            let child = C4Position {
+                mask: p.mask | cell,
+                mover: p.other(),
+            };
+            let key = self.key(&child).0;
+            self.table.prefetch(key);
             let threats = if c == first {
                 u32::MAX
             } else {
@@ -691,41 +642,106 @@ impl Worker<'_> {
                 moves[j] = moves[j - 1];
                 j -= 1;
             }
-            moves[j] = (threats, c, cell);
+            moves[j] = (threats, c, child, key);
             len += 1;
         }
         // A child the table bounds at or below -beta refutes the window
         // before any is searched (enhanced transposition cutoff).
-        for &(_, _, cell) in &moves[..len * usize::from(n + ETC_EMPTY <= cells)] {
-            let child = C4Position {
-                mask: p.mask | cell,
-                mover: p.other(),
-            };
-            if let Some((false, bound)) = self.table.get(self.key(&child).0).bound
+        for &(_, _, _, key) in &moves[..len * usize::from(n + ETC_EMPTY <= cells)] {
+            if let Some((false, bound)) = self.table.get(key).bound
                 && -bound >= beta
             {
                 return Some(-bound);
             }
         }
-        for &(_, c, cell) in &moves[..len] {
-            let child = C4Position {
-                mask: p.mask | cell,
-                mover: p.other(),
+        // Young brothers wait: where the tree is split, the first move
+        // alone, then the others side by side.
+        let alone = if len > 1 && n + self.split_empty <= cells {
+            1
+        } else {
+            len
+        };
+        for (i, &(_, c, child, _)) in moves[..len].iter().enumerate() {
+            let cut = if i < alone {
+                let score = -self.negamax(&child, -beta, -alpha)?;
+                (score >= beta).then_some((score, c)).ok_or(score)
+            } else {
+                match self.brothers(&moves[i..len], alpha, beta)? {
+                    Some(cut) => Ok(cut),
+                    None => break,
+                }
             };
-            let score = -self.negamax(&child, -beta, -alpha)?;
-            if score >= beta {
-                let stored = if mirrored { w - c } else { c + 1 };
-                self.table
-                    .put(key, true, score, stored as u64, self.nodes - nodes);
-                return Some(score);
-            }
-            if score > alpha {
-                alpha = score;
+            match cut {
+                Ok((score, c)) => {
+                    let stored = if mirrored { w - c } else { c + 1 };
+                    self.table
+                        .put(key, true, score, stored as u64, self.nodes - nodes);
+                    return Some(score);
+                }
+                Err(score) if score > alpha => alpha = score,
+                Err(_) => {}
             }
         }
         self.table
             .put(key, false, alpha, entry.best, self.nodes - nodes);
         Some(alpha)
+    }
+
+    /// Searches `moves` side by side on the pool's threads, each
+    /// with the window `alpha..beta` (a null window, so no move's score
+    /// narrows it for the others): the first to reach `beta` stops the
+    /// rest. The score and column of that move, `Some(None)` if every
+    /// move fails low, `None` if stopped.
+    fn brothers(&mut self, moves: &[Move], alpha: i32, beta: i32) -> Option<Option<(i32, u32)>> {
+        // The cutoff's score and column, packed, or 0.
+        let cut = AtomicU64::new(0);
+        let halted = AtomicBool::new(false);
+        let nodes = AtomicU64::new(0);
+        let (board, table, order, split_empty) =
+            (self.board, self.table, self.order, self.split_empty);
+        let parent = self.stop;
+        let stop = || cut.load(Relaxed) != 0 || parent();
+        moves.par_iter().for_each(|&(_, c, child, _)| {
+            // A task polls the stop flag as it begins: many end before
+            // their first poll.
+            if cut.load(Relaxed) != 0 {
+                return;
+            }
+            if parent() {
+                halted.store(true, Relaxed);
+                return;
+            }
+            let mut worker = Worker {
+                board,
+                table,
+                nodes: 0,
+                order,
+                split_empty,
+                stop: &stop,
+            };
+            match worker.negamax(&child, -beta, -alpha) {
+                Some(score) if -score >= beta => {
+                    let packed = ((-score + OFFSET) as u64) << 8 | u64::from(c + 1);
+                    let _ = cut.compare_exchange(0, packed, Relaxed, Relaxed);
+                }
+                Some(_) => {}
+                None => {
+                    if cut.load(Relaxed) == 0 {
+                        halted.store(true, Relaxed);
+                    }
+                }
+            }
+            nodes.fetch_add(worker.nodes, Relaxed);
+        });
+        self.nodes += nodes.into_inner();
+        match cut.into_inner() {
+            0 if halted.into_inner() => None,
+            0 => Some(None),
+            packed => Some(Some((
+                (packed >> 8) as i32 - OFFSET,
+                (packed & 0xff) as u32 - 1,
+            ))),
+        }
     }
 
     #[inline]

@@ -295,11 +295,21 @@ pub trait Solver: Send + Sync {
         positions: &[<Self::Game as Game>::Position],
         progress: &dyn Progress,
     ) -> Result<Vec<Outcome>, PlyError> {
-        positions
-            .iter()
-            .map(|position| self.outcome_within(position, progress))
-            .collect()
+        one_by_one(self, positions, progress)
     }
+}
+
+/// The outcomes of `positions`, each found by `solver` alone, one after
+/// the other: [`Solver::outcomes_within`]'s default.
+pub(super) fn one_by_one<S: Solver + ?Sized>(
+    solver: &S,
+    positions: &[<S::Game as Game>::Position],
+    progress: &dyn Progress,
+) -> Result<Vec<Outcome>, PlyError> {
+    positions
+        .iter()
+        .map(|position| solver.outcome_within(position, progress))
+        .collect()
 }
 
 /// The refusal of `--processes` without `--hosts` for a game whose tiers

@@ -138,10 +138,7 @@ impl<G: Searched + 'static> Solver for SearchedSession<G> {
             searched &= self.searched(position, progress)?;
         }
         if !searched || self.whole(progress)?.is_some() {
-            return positions
-                .iter()
-                .map(|position| self.outcome_within(position, progress))
-                .collect();
+            return super::one_by_one(self, positions, progress);
         }
         self.search_each(positions, progress)
     }
