@@ -64,7 +64,15 @@
 //! solves its tiers children first, each by retrograde analysis inside the
 //! tier, and writes each as a database shard at once ([`tier::Shards`](tier/struct.Shards.html)).
 //! A killed build resumes; several processes may share one build
-//! ([`tier::Team`](tier/struct.Team.html)).
+//! ([`team::Team`](team/struct.Team.html)).
+//!
+//! # Teams of processes
+//!
+//! [`team`](team/index.html) (feature `db`) owns what several processes
+//! solving one game share: who they are, their heartbeats, how they
+//! exchange cells, and [`team::TeamError`](team/enum.TeamError.html). The
+//! tier solver, the table teams and [`dist`](dist/index.html) reach their
+//! peers only through it.
 //!
 //! # Distribution
 //!
@@ -78,7 +86,7 @@
 //! writes them as numbers for datasets; [`Variant`] reads a game's
 //! parameters from the text after its name (`NAME:PARAMS`).
 //!
-//! (Links into `db`, `tier` and `dist` are written as addresses, not
+//! (Links into `db`, `team`, `tier` and `dist` are written as addresses, not
 //! paths, so that the page builds without those features.)
 
 #![deny(unsafe_code)]
@@ -105,6 +113,8 @@ mod progress;
 mod ranked;
 mod solution;
 pub mod solve;
+#[cfg(feature = "db")]
+pub mod team;
 pub mod tensor;
 #[cfg(feature = "db")]
 pub mod tier;
@@ -135,8 +145,6 @@ pub use solve::retro::{
 pub use solve::search::{CycleError, MemoSolver};
 pub use solve::sparse::{Canonical, SparseTable};
 pub use solve::table::Table;
-#[cfg(feature = "db")]
-pub use solve::table_team::Exchanged;
 // The positions play reaches, as sets of indices or classes.
 pub use solve::reach::{IndexSet, census_of_classes, reachable, reachable_classes, reachable_from};
 // Impartial games: Sprague-Grundy sums, heap values, octal games.

@@ -166,3 +166,159 @@ fn no_two_modules_import_each_other() {
     assert!(graph[&"solve::octal::x86".to_string()].contains("solve::octal::lanes"));
     assert!(graph[&"solve::octal::dense".to_string()].contains("solve::octal::x86"));
 }
+
+/// `text` without its `#[cfg(test)] mod tests { ... }` blocks: what a
+/// test module imports is not the crate's structure.
+fn without_tests(text: &str) -> String {
+    let mut kept = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("#[cfg(test)]\nmod tests {") {
+        kept.push_str(&rest[..at]);
+        let block = &rest[at..];
+        let mut depth = 0;
+        let mut end = block.len();
+        for (i, c) in block.char_indices() {
+            depth += i32::from(c == '{') - i32::from(c == '}');
+            if c == '}' && depth == 0 {
+                end = i + 1;
+                break;
+            }
+        }
+        rest = &block[end..];
+    }
+    kept.push_str(rest);
+    kept
+}
+
+/// The modules compiled for tests alone (`#[cfg(... test ...)] mod x;`),
+/// by path.
+fn test_modules(all: &BTreeMap<String, String>) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for (name, text) in all {
+        let lines: Vec<&str> = text.lines().collect();
+        for pair in lines.windows(2) {
+            let gated = pair[0].starts_with("#[cfg(") && pair[0].contains("test");
+            let declared = pair[1]
+                .trim_start_matches("pub(crate) ")
+                .strip_prefix("mod ")
+                .and_then(|m| m.strip_suffix(';'));
+            if let (true, Some(module)) = (gated, declared) {
+                found.insert(match name.as_str() {
+                    "" => module.to_string(),
+                    parent => format!("{parent}::{module}"),
+                });
+            }
+        }
+    }
+    found
+}
+
+/// The top-level modules of the crate (`tier`, `solve`, `team`, ...) and
+/// which others each names outside its tests.
+fn top_level_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let all = modules(&src);
+    let tests = test_modules(&all);
+    let top = |name: &str| name.split("::").next().unwrap_or_default().to_string();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (name, text) in &all {
+        if name.is_empty()
+            || tests
+                .iter()
+                .any(|t| name == t || name.starts_with(&format!("{t}::")))
+        {
+            continue;
+        }
+        let from = top(name);
+        let used = uses(name, &without_tests(text), &all);
+        let entry = graph.entry(from.clone()).or_default();
+        entry.extend(
+            used.iter()
+                .map(|u| top(u))
+                .filter(|u| *u != from && !u.is_empty()),
+        );
+    }
+    graph
+}
+
+/// A circle through `start` in `graph`, if there is one.
+fn circle_through(graph: &BTreeMap<String, BTreeSet<String>>, start: &str) -> Option<Vec<String>> {
+    let mut stack = vec![vec![start.to_string()]];
+    let mut seen = BTreeSet::new();
+    while let Some(path) = stack.pop() {
+        let last = path.last().expect("a path is never empty");
+        for next in graph.get(last).into_iter().flatten() {
+            if next == start {
+                let mut circle = path.clone();
+                circle.push(start.to_string());
+                return Some(circle);
+            }
+            if seen.insert(next.clone()) {
+                let mut longer = path.clone();
+                longer.push(next.clone());
+                stack.push(longer);
+            }
+        }
+    }
+    None
+}
+
+/// The circle review found (db -> solution -> solve::sparse ->
+/// solve::table_team -> tier::peers -> db, with tier -> solve besides):
+/// team coordination lived in `tier` and was used by `solve`. It now
+/// lives in `team`, which knows no solver; `solve` never names `tier`.
+#[test]
+fn the_solvers_and_the_team_make_no_circle() {
+    let graph = top_level_graph();
+    // The checker sees imports at all.
+    assert!(graph["tier"].contains("team"), "{graph:?}");
+    assert!(graph["solve"].contains("team"), "{graph:?}");
+    assert!(graph["db"].contains("solution"), "{graph:?}");
+    assert!(
+        !graph["solve"].contains("tier"),
+        "solve/ imports from tier/: a table team reaches its peers through team/ alone"
+    );
+    for solver in ["solve", "tier", "dist"] {
+        assert!(
+            !graph["team"].contains(solver),
+            "team/ imports from {solver}/: the team knows no solver"
+        );
+    }
+    for module in ["db", "solution", "solve", "tier", "team", "dist"] {
+        if let Some(circle) = circle_through(&graph, module) {
+            panic!("an import circle: {}", circle.join(" -> "));
+        }
+    }
+}
+
+/// Heartbeat files (`GAME.process-I.heartbeat`) are written by
+/// `team::Heartbeat` alone, and there is no other heartbeat: no code
+/// outside `team/` (but tests) names those files or defines one.
+#[test]
+fn only_the_team_keeps_heartbeats() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let all = modules(&src);
+    let tests = test_modules(&all);
+    let mut found = Vec::new();
+    for (name, text) in &all {
+        // Tests may look for the files a team left behind.
+        if name == "team" || name.starts_with("team::") || tests.contains(name) {
+            continue;
+        }
+        let code = code(text);
+        for mark in [
+            ".heartbeat",
+            "heartbeat\"",
+            "struct Heartbeat",
+            "heartbeat_path",
+            "peers::",
+        ] {
+            if code.contains(mark) {
+                found.push(format!("{name}: {mark}"));
+            }
+        }
+    }
+    assert!(found.is_empty(), "heartbeats kept outside team/: {found:?}");
+    let team = code(&all["team::heartbeat"]);
+    assert!(team.contains("struct Heartbeat") && team.contains(".heartbeat"));
+}

@@ -7,7 +7,8 @@
 
 use ply_core::db::Expect;
 use ply_core::solve::retro;
-use ply_core::tier::{Options, Plan, Shards, Team, build};
+use ply_core::team::Team;
+use ply_core::tier::{Options, Plan, Shards, build};
 use ply_core::{Cell, Game, Indexed, NamedTiers, NoProgress, Solution, Value};
 use ply_games::Teeko;
 use std::collections::BTreeMap;

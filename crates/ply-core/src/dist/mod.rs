@@ -28,16 +28,18 @@
 //! Faults: a process that cannot reach the others within the connection
 //! timeout, or that loses a peer (whose sockets close when it dies, or
 //! which sends no heartbeat for the peer timeout when it is frozen or cut
-//! off), ends with an error naming that peer; nothing waits forever (the
-//! `network` module).
+//! off), ends with an error naming that peer; nothing waits forever. The
+//! processes, their connections and heartbeats are [`crate::team`]'s;
+//! what this module knows of timely's insides (its thread names, its
+//! panics) is in the `adapter` module alone.
 //!
 //! Saving ([`Plan::save`]): each worker writes the cells of its block of
 //! the index as one database shard, after the last round and before the
 //! final exchange of counts, so that process 0 reports success only once
 //! every shard of every process is in place.
 
+mod adapter;
 mod batch;
-mod network;
 mod partition;
 mod worker;
 
@@ -52,7 +54,9 @@ use crate::progress::Progress;
 use crate::solve::retro::{
     Folding, FromUnmoves, ParentRule, Retrograde, Unfolded, remove_duplicate_indices,
 };
+use crate::team::{self, Heartbeat, Team, TeamError};
 use crate::value::{Cell, Remoteness};
+use adapter::Communication;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 use std::path::PathBuf;
@@ -62,16 +66,17 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 /// Why a distributed analysis could not run to the end.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum DistError {
     /// The workers, processes or hosts given do not make a cluster.
     Config(String),
-    /// This process could not reach every other one in time.
-    Connect(String),
+    /// The team of processes failed: this process could not reach every
+    /// other one in time, or could not start its heartbeats.
+    Team(TeamError),
     /// A worker failed, most often because a peer process died.
     Failed(String),
     /// A shard could not be written.
-    Save(String),
+    Save(DbError),
     /// The solve itself failed: the game does not fit, a remoteness
     /// overflows a cell, or the analysis was stopped (here, or by a
     /// failing worker).
@@ -95,7 +100,7 @@ impl std::fmt::Display for DistError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Config(why) => f.write_str(why),
-            Self::Connect(why) => write!(f, "cannot connect the processes: {why}"),
+            Self::Team(why) => why.fmt(f),
             Self::Failed(why) => write!(f, "a worker failed: {why}"),
             Self::Save(why) => write!(f, "cannot save the database: {why}"),
             Self::Solve(why) => why.fmt(f),
@@ -104,6 +109,12 @@ impl std::fmt::Display for DistError {
 }
 
 impl std::error::Error for DistError {}
+
+impl From<TeamError> for DistError {
+    fn from(error: TeamError) -> Self {
+        Self::Team(error)
+    }
+}
 
 /// Where the workers run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -114,15 +125,12 @@ pub enum Cluster {
     Processes {
         /// Worker threads in each process.
         threads: usize,
-        /// Which process this one is, from 0.
-        process: usize,
-        /// `host:port` of every process, in order.
-        hosts: Vec<String>,
+        /// The processes, with their hosts, and how long a peer may send
+        /// no heartbeat before it is taken as lost (frozen or cut off),
+        /// ending the run.
+        team: Team,
         /// How long to wait for every process to connect.
         connect_timeout: Duration,
-        /// How long a peer may send no heartbeat before it is taken as
-        /// lost (frozen or cut off), ending the run.
-        peer_timeout: Duration,
     },
 }
 
@@ -142,7 +150,7 @@ impl Cluster {
     pub fn process(&self) -> usize {
         match self {
             Self::Threads(_) => 0,
-            Self::Processes { process, .. } => *process,
+            Self::Processes { team, .. } => team.process,
         }
     }
 
@@ -150,7 +158,7 @@ impl Cluster {
     pub fn processes(&self) -> usize {
         match self {
             Self::Threads(_) => 1,
-            Self::Processes { hosts, .. } => hosts.len(),
+            Self::Processes { team, .. } => team.processes,
         }
     }
 
@@ -169,8 +177,8 @@ impl Cluster {
     /// The same cluster, whose processes take a peer that sends no
     /// heartbeat for `timeout` as lost.
     pub fn with_peer_timeout(mut self, timeout: Duration) -> Self {
-        if let Self::Processes { peer_timeout, .. } = &mut self {
-            *peer_timeout = timeout;
+        if let Self::Processes { team, .. } = &mut self {
+            team.peer_timeout = timeout;
         }
         self
     }
@@ -179,17 +187,8 @@ impl Cluster {
         if self.threads() == 0 {
             return Err(DistError::Config("at least one worker is needed".into()));
         }
-        if let Self::Processes { process, hosts, .. } = self {
-            if hosts.is_empty() {
-                return Err(DistError::Config("the hosts list is empty".into()));
-            }
-            if *process >= hosts.len() {
-                return Err(DistError::Config(format!(
-                    "process {process} is not among the {} processes (0..{})",
-                    hosts.len(),
-                    hosts.len()
-                )));
-            }
+        if let Self::Processes { team, .. } = self {
+            Team::on_hosts(team.hosts.clone(), team.process, team.peer_timeout)?;
         }
         Ok(())
     }
@@ -197,44 +196,23 @@ impl Cluster {
     /// The communication of this process's workers: local channels, or
     /// sockets to every other process, connected here.
     fn connect(&self, tag: u64) -> Result<Communication, DistError> {
-        use timely::communication::allocator::zero_copy::bytes_slab::BytesRefill;
-        use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
-        use timely::communication::allocator::{GenericBuilder, Process};
         match self {
-            Self::Threads(threads) => timely::CommunicationConfig::Process(*threads)
-                .try_build()
-                .map_err(DistError::Config),
+            Self::Threads(threads) => adapter::threads(*threads).map_err(DistError::Config),
             Self::Processes {
                 threads,
-                process,
-                hosts,
+                team,
                 connect_timeout,
-                peer_timeout,
             } => {
-                network::watch_peers();
-                let links =
-                    network::connect(hosts, *process, tag, Instant::now() + *connect_timeout)?;
-                let heartbeat = network::Heartbeat::start(&links, *peer_timeout)
-                    .map_err(|e| DistError::Connect(format!("cannot start heartbeats: {e}")))?;
-                let refill = BytesRefill {
-                    logic: Arc::new(|size| {
-                        Box::new(vec![0_u8; size]) as Box<dyn std::ops::DerefMut<Target = [u8]>>
-                    }),
-                    limit: None,
-                };
-                let (builders, guard) = initialize_networking_from_sockets::<_, Process>(
-                    links.data,
-                    *process,
-                    *threads,
-                    refill,
-                    Arc::new(|_| None),
-                )
-                .map_err(|e| DistError::Connect(e.to_string()))?;
+                adapter::watch_peers();
+                let links = team::connect(team, tag, Instant::now() + *connect_timeout)?;
+                let heartbeat = Heartbeat::over(&links, team.peer_timeout)?;
                 // The heartbeats last as long as the connections.
-                Ok((
-                    builders.into_iter().map(GenericBuilder::ZeroCopy).collect(),
-                    Box::new((guard, heartbeat)),
-                ))
+                Ok(adapter::over_sockets(
+                    links,
+                    team.process,
+                    *threads,
+                    heartbeat,
+                )?)
             }
         }
     }
@@ -248,12 +226,6 @@ impl Cluster {
         }
     }
 }
-
-/// Builders of the workers' communication, and what must live while they run.
-type Communication = (
-    Vec<timely::communication::allocator::GenericBuilder>,
-    Box<dyn std::any::Any + Send>,
-);
 
 /// How long a process that has its result waits for the others to end.
 const SHUTDOWN: Duration = Duration::from_secs(30);
@@ -358,7 +330,7 @@ impl SaveTo {
             |i| cells[(i - start) as usize],
             &crate::progress::NoProgress,
         )
-        .map_err(|e| DistError::Save(e.to_string()))
+        .map_err(DistError::Save)
     }
 }
 
@@ -846,17 +818,17 @@ fn listen(
             Err(RecvTimeoutError::Timeout) => {
                 // A peer gone silent shuts its sockets, which fails the
                 // workers here; this ends the run even if they never see it.
-                if let Some(lost) = network::lost() {
+                if let Some(lost) = team::lost() {
                     return fail(DistError::Failed(lost));
                 }
                 // A backstop: connecting gives up by itself at the deadline.
                 if started < threads && Instant::now() > deadline + Duration::from_secs(5) {
-                    return fail(DistError::Connect(format!(
+                    return fail(DistError::Team(TeamError::Connect(format!(
                         "not every process of {} joined within {} s (check the hosts \
                          file and that every process was started)",
                         cluster.processes(),
                         cluster.connect_timeout().as_secs()
-                    )));
+                    ))));
                 }
                 continue;
             }
@@ -901,7 +873,7 @@ fn listen(
             Event::Finished => {}
             Event::Failed(error) => {
                 // A lost peer makes the workers here fail too; say which.
-                let error = match (&error, network::lost()) {
+                let error = match (&error, team::lost()) {
                     (
                         DistError::Failed(_) | DistError::Solve(SolveError::Cancelled(_)),
                         Some(lost),

@@ -9,8 +9,6 @@ pub(crate) mod mex;
 // The x86 kernels of the dense search (`octal::x86`) are the crate's only
 // unsafe code; that module alone allows it.
 pub mod octal;
-#[cfg(feature = "db")]
-mod part;
 pub(crate) mod reach;
 pub mod retro;
 pub(crate) mod rule;

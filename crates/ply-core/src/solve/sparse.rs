@@ -20,9 +20,7 @@ use crate::progress::Progress;
 use crate::solution::{Keys, Solution, add};
 use crate::solve::reach::IndexSet;
 #[cfg(feature = "db")]
-use crate::solve::table_team::{Exchanged, Member};
-#[cfg(feature = "db")]
-use crate::tier::{TierError, peers::Team};
+use crate::team::{Exchanged, Member, Team, TeamError};
 use crate::value::{Cell, Outcome, Value};
 use rayon::prelude::*;
 use std::cmp::Ordering;
@@ -131,12 +129,12 @@ impl TierTable {
     /// Sets the cell of each position `(rank, cell)` read from a team's
     /// part; fails if the tier lacks one.
     #[cfg(feature = "db")]
-    fn set_all(&mut self, cells: Vec<(u64, Cell)>) -> Result<(), TierError> {
+    fn set_all(&mut self, cells: Vec<(u64, Cell)>) -> Result<(), TeamError> {
         for (rank, cell) in cells {
             let i = self.directory.find(&self.words, rank).ok_or_else(|| {
-                TierError::Game(format!(
+                TeamError::Work(SolveError::Unsupported(format!(
                     "a team's part holds index {rank}, which this tier did not reach"
-                ))
+                )))
             })?;
             self.words[i] = rank << CELL_BITS | u64::from(cell.bits());
         }
@@ -169,7 +167,7 @@ impl SparseTable {
         team: &Team,
         dir: &Path,
         progress: &dyn Progress,
-    ) -> Result<(Self, Exchanged), TierError>
+    ) -> Result<(Self, Exchanged), TeamError>
     where
         G: Indexed + Symmetric + NumberedTiers,
     {
@@ -403,13 +401,13 @@ impl Share for Alone {
 
 #[cfg(feature = "db")]
 impl Share for Member<'_> {
-    type Error = TierError;
+    type Error = TeamError;
 
     fn deals(&self, task: u64) -> bool {
         Member::deals(self, task)
     }
 
-    fn restore(&mut self, tier: usize, table: &mut TierTable) -> Result<bool, TierError> {
+    fn restore(&mut self, tier: usize, table: &mut TierTable) -> Result<bool, TeamError> {
         let read = Mutex::new(Vec::new());
         if !self.restore_tier(tier, &|rank, cell| {
             read.lock()
@@ -423,7 +421,7 @@ impl Share for Member<'_> {
         Ok(true)
     }
 
-    fn share(&mut self, tier: usize, table: &mut TierTable) -> Result<(), TierError> {
+    fn share(&mut self, tier: usize, table: &mut TierTable) -> Result<(), TeamError> {
         let mine: Vec<(u64, Cell)> = table
             .words
             .chunks(TASK)

@@ -6,7 +6,6 @@
 use super::TierError;
 use super::deal;
 use super::job::{Job, Run};
-use super::peers::{Heartbeat, Team, Watch};
 use super::plan::Plan;
 use super::shard::Shards;
 use super::solve::BYTES_PER_POSITION;
@@ -15,6 +14,7 @@ use crate::db::Expect;
 use crate::game::NamedTiers;
 use crate::limits;
 use crate::progress::Progress;
+use crate::team::{Heartbeat, Team, Watch};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Duration;
@@ -198,7 +198,7 @@ pub fn build<G: NamedTiers>(
         shards
     };
     let _heartbeat = match &options.team {
-        Some(team) => Some(Heartbeat::start(&options.dir, &game.name(), team)?),
+        Some(team) => Some(Heartbeat::in_dir(&options.dir, &game.name(), team)?),
         None => None,
     };
     let mut peers = options

@@ -17,7 +17,7 @@
 //! within the budget. Several processes may build one game
 //! together through a shared directory, the tiers dealt out among them
 //! (`deal`), each waiting for the child shards the others write and
-//! naming any of them whose heartbeat stops ([`Team`]). The shards of every tier read as one
+//! naming any of them whose heartbeat stops ([`crate::team::Team`]). The shards of every tier read as one
 //! database whose keys are [`Plan::key`].
 //!
 //! [`NamedTiers`]: crate::game::NamedTiers
@@ -27,7 +27,6 @@ pub(crate) mod cells;
 pub(crate) mod classes;
 pub(crate) mod deal;
 mod job;
-pub(crate) mod peers;
 pub(crate) mod plan;
 pub(crate) mod restore;
 pub(crate) mod shard;
@@ -35,7 +34,6 @@ pub(crate) mod solve;
 mod together;
 
 pub use build::{Built, Options, build};
-pub use peers::Team;
 pub use plan::{Plan, Step};
 pub use restore::restore;
 pub use shard::Shards;
@@ -44,6 +42,7 @@ pub use solve::{ChildCells, Layout, solve_tier, solve_tier_as};
 use crate::db::DbError;
 use crate::error::SolveError;
 use crate::limits::{TooLarge, human_bytes};
+use crate::team::TeamError;
 
 /// Why a tiered build could not finish.
 #[derive(Debug)]
@@ -69,16 +68,10 @@ pub enum TierError {
     Cancelled,
     /// A shard could not be read or written.
     Db(DbError),
-    /// A process of the team building the tiers together is lost: its
-    /// heartbeat stopped, or it is of another team.
-    Lost {
-        /// The lost process's index.
-        process: usize,
-        /// What was seen of it.
-        why: String,
-    },
-    /// A table built tier by tier by a team of processes failed as a
-    /// table build alone would ([`crate::Table::build_symmetric_team`]).
+    /// The team of processes building the tiers together failed: a
+    /// process is lost (its heartbeat stopped, or it is of another team).
+    Team(TeamError),
+    /// A solve failed (a solver this one calls).
     Solve(SolveError),
 }
 
@@ -104,7 +97,7 @@ impl std::fmt::Display for TierError {
             ),
             Self::Cancelled => f.write_str("tiered analysis cancelled"),
             Self::Db(e) => e.fmt(f),
-            Self::Lost { process, why } => write!(f, "process {process} is lost: {why}"),
+            Self::Team(e) => e.fmt(f),
             Self::Solve(e) => e.fmt(f),
         }
     }
@@ -117,6 +110,16 @@ impl From<SolveError> for TierError {
         match e {
             SolveError::Cancelled(_) => Self::Cancelled,
             other => Self::Solve(other),
+        }
+    }
+}
+
+impl From<TeamError> for TierError {
+    fn from(e: TeamError) -> Self {
+        match e {
+            TeamError::Cancelled => Self::Cancelled,
+            TeamError::Db(e) => Self::Db(e),
+            other => Self::Team(other),
         }
     }
 }

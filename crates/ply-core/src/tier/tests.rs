@@ -9,6 +9,7 @@ use crate::game::{Game, Indexed, NamedTiers};
 use crate::progress::NoProgress;
 use crate::solution::Solution;
 use crate::solve::retro;
+use crate::team::{Team, TeamError};
 use crate::value::{Cell, Outcome, Value};
 use std::path::PathBuf;
 
@@ -922,7 +923,7 @@ fn a_peer_lost_mid_cut_tier_is_named_and_a_rerun_keeps_the_slices_written() {
     let built = build_together(&game, &plan, &[cutting(&dir, 2, 0, 500), stopped]);
     let error = built[0].as_ref().unwrap_err();
     assert!(
-        matches!(error, TierError::Lost { process: 1, .. }),
+        matches!(error, TierError::Team(TeamError::Lost { process: 1, .. })),
         "{error}"
     );
     assert_eq!(built[1].as_ref().unwrap().slices, 0);
@@ -947,7 +948,7 @@ fn a_missing_peer_is_named_once_its_tier_is_needed() {
     let plan = Plan::new(&game).unwrap();
     let dir = Dir::new("team-missing");
     let error = build(&game, &plan, &teamed(&dir, 2, 0, 300), &NoProgress).unwrap_err();
-    let TierError::Lost { process, why } = &error else {
+    let TierError::Team(TeamError::Lost { process, why, .. }) = &error else {
         panic!("not a lost peer: {error}");
     };
     assert_eq!(*process, 1);
@@ -981,7 +982,7 @@ fn a_peer_stopping_mid_build_is_named_and_a_rerun_resumes_to_the_same_cells() {
     );
     let error = built[0].as_ref().unwrap_err();
     assert!(
-        matches!(error, TierError::Lost { process: 1, .. }),
+        matches!(error, TierError::Team(TeamError::Lost { process: 1, .. })),
         "{error}"
     );
     let first = built[1].as_ref().unwrap();

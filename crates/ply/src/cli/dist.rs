@@ -6,6 +6,7 @@ use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use crate::session::store::Store;
 use ply_core::dist::{self, Cluster, DistError, DistSolution, Partition, Plan, SaveTo};
+use ply_core::team::Team;
 use ply_core::{Indexed, Progress, Retrograde};
 use serde_json::json;
 use std::ops::Range;
@@ -123,12 +124,12 @@ pub fn cluster(
                     "--process {process} must be below --processes {processes}"
                 )));
             }
+            let team = Team::on_hosts(hosts, process, dist::PEER_TIMEOUT)
+                .map_err(|e| PlyError::argument(format!("--hosts: {e}")))?;
             Ok(Cluster::Processes {
                 threads,
-                process,
-                hosts,
+                team,
                 connect_timeout: CONNECT_TIMEOUT,
-                peer_timeout: dist::PEER_TIMEOUT,
             })
         }
         _ => Err(PlyError::argument(

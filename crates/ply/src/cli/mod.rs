@@ -562,7 +562,7 @@ fn shared_team(
     process: Option<usize>,
     save: bool,
     peer_timeout: u64,
-) -> Result<ply_core::tier::Team, PlyError> {
+) -> Result<ply_core::team::Team, PlyError> {
     let (Some(processes), Some(process)) = (processes, process) else {
         return Err(PlyError::argument(
             "--processes and --process go together: every process of a shared build is \
@@ -575,7 +575,7 @@ fn shared_team(
              give --save (and the same --db-dir to every process)",
         ));
     }
-    ply_core::tier::Team::new(
+    ply_core::team::Team::new(
         processes,
         process,
         std::time::Duration::from_secs(peer_timeout),

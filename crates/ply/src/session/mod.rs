@@ -19,7 +19,7 @@ pub mod tier;
 
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, MoveReport, SolveReport};
-use ply_core::tier::Team;
+use ply_core::team::Team;
 use ply_core::{Board, Game, NoProgress, Outcome, Progress, Source, Value};
 use rows::Rows;
 use std::path::PathBuf;

@@ -15,7 +15,7 @@ use super::{Serving, Session, Solver};
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, SolveReport};
 use ply_core::limits::search_table_bytes;
-use ply_core::tier::Team;
+use ply_core::team::Team;
 use ply_core::{Outcome, Progress, SearchStop, Searched, Source};
 use std::sync::Mutex;
 

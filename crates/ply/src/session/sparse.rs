@@ -5,8 +5,8 @@ use super::solved::{Method, SolvedSession, build_error};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::Canonical;
-use ply_core::tier::Team;
-use ply_core::{Exchanged, Indexed, NumberedTiers, Progress, Solution, SparseTable, Symmetric};
+use ply_core::team::{Exchanged, Team};
+use ply_core::{Indexed, NumberedTiers, Progress, Solution, SparseTable, Symmetric};
 use std::path::Path;
 
 /// Solves a game by tabulating every position reachable from its start

@@ -4,9 +4,8 @@
 use super::solved::{Method, SolvedSession};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
-use ply_core::Exchanged;
 use ply_core::census_of_classes;
-use ply_core::tier::{Team, TierError};
+use ply_core::team::{Exchanged, Team, TeamError};
 use ply_core::{
     IndexSet, Progress, Solution, SolveError, Symmetric, Table, TableWalk, reachable,
     reachable_classes,
@@ -51,9 +50,9 @@ impl<G: TableWalk + Symmetric> TableMethod<G> {
 }
 
 /// A team's failed build of `game`'s table, for the command line.
-pub(super) fn team_error(game: &impl ply_core::Game, team: &Team, error: TierError) -> PlyError {
+pub(super) fn team_error(game: &impl ply_core::Game, team: &Team, error: TeamError) -> PlyError {
     match error {
-        TierError::Cancelled => PlyError::Cancelled(format!(
+        TeamError::Cancelled => PlyError::Cancelled(format!(
             "building the table of {} with {} processes",
             game.name(),
             team.processes

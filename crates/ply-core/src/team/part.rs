@@ -1,6 +1,6 @@
 //! A team's *part* of a tier: the cells one process solved, as they travel
 //! to the others through the shared directory (see
-//! [`super::table_team`]).
+//! [`super::exchange`]).
 //!
 //! A part is read once, soon after it is written, so it is coded for speed
 //! rather than size: runs of cells, each run its keys as LEB128
@@ -45,7 +45,7 @@ pub(super) struct Label {
 }
 
 /// One run of a part: its first key, its cells and their coded bytes.
-pub(super) struct Run {
+pub(crate) struct Run {
     first: u64,
     cells: u64,
     bytes: Vec<u8>,
@@ -53,7 +53,7 @@ pub(super) struct Run {
 
 impl Run {
     /// Codes `entries` (increasing keys) as one run; `None` if empty.
-    pub(super) fn code(entries: impl IntoIterator<Item = (u64, Cell)>) -> Option<Run> {
+    pub(crate) fn code(entries: impl IntoIterator<Item = (u64, Cell)>) -> Option<Run> {
         let mut entries = entries.into_iter().peekable();
         let first = entries.peek()?.0;
         let mut run = Run {

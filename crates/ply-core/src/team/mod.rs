@@ -1,0 +1,43 @@
+//! The processes that solve one game together: who they are
+//! ([`Team`]), how each knows the others are alive ([`Heartbeat`]), how
+//! they exchange what they solved, and why one stops ([`TeamError`]).
+//!
+//! This module is the one seam between the solvers and the other
+//! processes: [`crate::tier`] (a tier team) and [`crate::solve`] (a table
+//! team) reach their peers only through what is listed here, and nothing
+//! here knows a solver. It knows two ways of reaching the peers:
+//!
+//! - **A shared directory** (a team without hosts): heartbeat files
+//!   ([`Heartbeat::in_dir`], watched by `Watch`), and each tier's cells a
+//!   process solved as a *part* file its peers read (`Member`, the `part`
+//!   module).
+//! - **TCP** (a team with hosts, feature `dist`): every process connected
+//!   to every other one (`connect`), a heartbeat connection beside each
+//!   data connection, and the losses found by either told to every peer
+//!   (the `losses` module), so that the error names the process that was
+//!   really lost. The data connections are handed to timely by
+//!   the `dist` module.
+
+mod error;
+mod exchange;
+mod heartbeat;
+#[cfg(feature = "dist")]
+mod losses;
+mod membership;
+#[cfg(feature = "dist")]
+mod network;
+mod part;
+mod watch;
+
+pub use error::TeamError;
+pub use exchange::Exchanged;
+pub use heartbeat::Heartbeat;
+pub use membership::Team;
+
+pub(crate) use exchange::Member;
+#[cfg(feature = "dist")]
+pub(crate) use losses::{describe_now, lost, record, seen_any};
+#[cfg(feature = "dist")]
+pub(crate) use network::{Links, connect};
+pub(crate) use part::Run;
+pub(crate) use watch::Watch;
