@@ -190,7 +190,11 @@ fn a_budget_too_small_is_refused_before_the_tier() {
     // A batch reads up to 2^24 keys: 160 MiB at most, past any 4x4 stack.
     let refused = streams.build(&plan, &shards, &work, Some(100 << 20), &NoProgress);
     match refused {
-        Err(ply_core::tier::TierError::Budget { tier, needed, budget }) => {
+        Err(ply_core::tier::TierError::Budget {
+            tier,
+            needed,
+            budget,
+        }) => {
             assert_eq!(tier, "discs-01");
             assert!(needed > budget, "{needed} {budget}");
         }
