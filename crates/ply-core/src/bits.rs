@@ -5,7 +5,7 @@
 //! without BMI2 keep their tables and do not compile this module.
 #![allow(unsafe_code)]
 
-use std::arch::x86_64::{_pdep_u32, _pext_u32};
+use std::arch::x86_64::{_pdep_u32, _pdep_u64, _pext_u32};
 
 /// The bits of `bits` at the set bits of `mask`, packed to the bottom in
 /// order (`pext`).
@@ -28,6 +28,15 @@ pub fn scatter(packed: u32, mask: u32) -> u32 {
     unsafe { _pdep_u32(packed, mask) }
 }
 
+/// The low bits of `packed` placed, in order, at the set bits of `mask`
+/// (`pdep`), 64 bits wide.
+#[inline]
+pub fn scatter64(packed: u64, mask: u64) -> u64 {
+    // SAFETY: as for `gather`: the build assumes BMI2 throughout, and
+    // `pdep` touches registers only.
+    unsafe { _pdep_u64(packed, mask) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -42,5 +51,10 @@ mod tests {
             let bits = 0x1234_5678 ^ mask.rotate_left(5);
             assert_eq!(scatter(gather(bits, mask), mask), bits & mask);
         }
+        assert_eq!(
+            scatter64(0b101, 0xF000_0000_0000_0001),
+            0x4000_0000_0000_0001
+        );
+        assert_eq!(scatter64(u64::MAX, 0x8000_0000_0000_0000), 1 << 63);
     }
 }

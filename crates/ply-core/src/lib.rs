@@ -169,7 +169,7 @@ pub use progress::{NoProgress, Progress};
 // Helpers for games' hot loops.
 /// Bit deposit and extract on x86-64 with BMI2 (`pdep`, `pext`).
 #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
-pub use bits::{gather, scatter};
+pub use bits::{gather, scatter, scatter64};
 /// A vector for a large table, its pages asked for before the first touch.
 pub use huge::vec as huge_vec;
 /// A hint that an item will soon be read.

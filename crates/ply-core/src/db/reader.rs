@@ -714,6 +714,63 @@ impl Shard {
         }
         Ok(())
     }
+
+    /// The census of the cells with keys in `range`, each standing for
+    /// `weight(key)` positions: each block's cells tallied by symbol (with
+    /// the first key of each), in parallel, and the tallies counted.
+    fn census_by(
+        &self,
+        range: Range<u64>,
+        weight: &(dyn Fn(u64) -> u64 + Sync),
+    ) -> Result<Census<u64>, DbError> {
+        let h = &self.header;
+        let range = range.start.max(h.range.start)..range.end.min(h.range.end);
+        if range.is_empty() {
+            return Ok(Census::new());
+        }
+        let entries = self.blocks()?;
+        let first = entries
+            .partition_point(|b| b.first_key <= range.start)
+            .saturating_sub(1);
+        let last = entries.partition_point(|b| b.first_key < range.end);
+        let symbols = h.dictionary.cells();
+        (first..last)
+            .into_par_iter()
+            .map(|i| {
+                let block = match blocks().get(&(self.id, i as u64)) {
+                    Some(block) => block,
+                    None => Arc::new(self.decode(i as u64)?),
+                };
+                let mut tally = vec![(0u64, u64::MAX); symbols.len()];
+                for at in 0..h.cells_in(i as u64) {
+                    let key = match h.keys {
+                        Keys::Index => entries[i].first_key + at as u64,
+                        Keys::Canonical => block.keys[at],
+                    };
+                    if !range.contains(&key) {
+                        continue;
+                    }
+                    let Some((count, example)) =
+                        tally.get_mut(h.dictionary.symbol_at(&block.packed, at))
+                    else {
+                        continue;
+                    };
+                    let w = weight(key);
+                    if w > 0 {
+                        *count += w;
+                        *example = (*example).min(key);
+                    }
+                }
+                let mut census = Census::new();
+                for (cell, &(count, example)) in symbols.iter().zip(&tally) {
+                    if let Some(outcome) = cell.unpack() {
+                        census.add_many(outcome, count, || example);
+                    }
+                }
+                Ok(census)
+            })
+            .try_reduce(Census::new, |a, b| Ok(a.merge(b)))
+    }
 }
 
 impl Solution for Database {
@@ -791,17 +848,16 @@ impl Solution for Database {
             .try_for_each(|(shard, i)| shard.block(i).map(drop))
     }
 
+    /// Counts block by block, in parallel, each block's cells tallied by
+    /// their symbol in the file's dictionary before any is unpacked.
     fn census_by(
         &self,
         range: Range<u64>,
         weight: &(dyn Fn(u64) -> u64 + Sync),
     ) -> Result<Census<u64>, DbError> {
-        crate::solution::census_in_chunks(
-            self,
-            range,
-            u64::from(super::writer::INDEX_BLOCK),
-            weight,
-        )
+        self.shards.iter().try_fold(Census::new(), |census, shard| {
+            Ok(census.merge(shard.census_by(range.clone(), weight)?))
+        })
     }
 }
 
@@ -859,6 +915,27 @@ mod tests {
             .filter(|&i| blocks().get(&(shard.id, i)).is_some())
             .count();
         assert_eq!(kept, 1, "the scan kept decoded blocks");
+    }
+
+    #[test]
+    fn a_census_by_symbols_equals_one_cell_by_cell() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, len) = (dir.path().join("census.plydb"), 300_000);
+        written(&path, len);
+        let db = Database::open_piece(&path).unwrap();
+        let weight = |key: u64| key % 3;
+        for range in [0..len, 1..len - 1, 70_000..70_001, 65_530..200_017, 5..5] {
+            let by_cell =
+                crate::solution::census_in_chunks(&db, range.clone(), 4096, &weight).unwrap();
+            assert_eq!(
+                db.census_by(range.clone(), &weight).unwrap(),
+                by_cell,
+                "{range:?}"
+            );
+            let ones = crate::solution::census_in_chunks(&db, range.clone(), 999, &|_| 1).unwrap();
+            assert_eq!(db.census(range.clone()).unwrap(), ones, "{range:?}");
+        }
+        assert!(db.census(0..len).unwrap().longest_win.is_some());
     }
 
     #[test]

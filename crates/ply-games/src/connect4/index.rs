@@ -210,6 +210,47 @@ pub(super) fn colex(packed: u64) -> u64 {
     rank
 }
 
+/// `COLEX_BYTES[m][p][b]`: what byte `m` of a set of at most 32 squares,
+/// holding `b`, adds to its colex rank when `p` squares lie below it (the
+/// sum of C(8m + t, p + i) over the byte's set bits `t`, the `i`-th from
+/// 1 up). Ranks of sets of at most 32 squares fit 32 bits.
+static COLEX_BYTES: [[[u32; 256]; 25]; 4] = {
+    let mut table = [[[0u32; 256]; 25]; 4];
+    let mut m = 0;
+    while m < 4 {
+        let mut p = 0;
+        while p <= 8 * m && p < 25 {
+            let mut b = 0;
+            while b < 256 {
+                let (mut sum, mut i, mut t) = (0u64, 0, 0);
+                while t < 8 {
+                    if b >> t & 1 == 1 {
+                        i += 1;
+                        sum += BINOMIAL[8 * m + t][p + i];
+                    }
+                    t += 1;
+                }
+                table[m][p][b] = sum as u32;
+                b += 1;
+            }
+            p += 1;
+        }
+        m += 1;
+    }
+    table
+};
+
+/// [`colex`] of a set of at most 32 squares, a byte at a time.
+#[inline]
+pub(super) fn colex32(packed: u32) -> u64 {
+    let (mut rank, mut below) = (0u64, 0usize);
+    for (m, byte) in packed.to_le_bytes().into_iter().enumerate() {
+        rank += u64::from(COLEX_BYTES[m][below][usize::from(byte)]);
+        below += byte.count_ones() as usize;
+    }
+    rank
+}
+
 /// The next larger number with as many bits as `v` (Gosper's hack): the
 /// next set of as many squares in colex order. Any value once `v` holds the
 /// last set; 0 stays 0.

@@ -22,33 +22,22 @@ const MAGIC: &[u8; 8] = b"PLYC4STK";
 /// The footer after the stacks' lengths: discs, stacks, width, magic.
 const TAIL: u64 = 4 + 4 + 4 + 8;
 
-/// An item of a work file: a key or a code.
-pub(super) trait Item: Copy + Default + Send + Sync {
-    /// Its bytes.
-    const WIDTH: usize;
-    /// The item of `bytes`.
-    fn from_bytes(bytes: &[u8]) -> Self;
-    /// Appends its bytes to `out`.
-    fn push_bytes(self, out: &mut Vec<u8>);
+/// An item of a work file: a key or a code, stored little-endian.
+pub(super) trait Item: bytemuck::Pod + Default + Send + Sync {
+    /// The item in little-endian order from this machine's, or back (the
+    /// same swap either way; nothing on a little-endian machine).
+    fn swap_le(self) -> Self;
 }
 
 impl Item for u32 {
-    const WIDTH: usize = 4;
-    fn from_bytes(bytes: &[u8]) -> Self {
-        u32::from_le_bytes(bytes.try_into().expect("four bytes"))
-    }
-    fn push_bytes(self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.to_le_bytes());
+    fn swap_le(self) -> Self {
+        self.to_le()
     }
 }
 
 impl Item for u8 {
-    const WIDTH: usize = 1;
-    fn from_bytes(bytes: &[u8]) -> Self {
-        bytes[0]
-    }
-    fn push_bytes(self, out: &mut Vec<u8>) {
-        out.push(self);
+    fn swap_le(self) -> Self {
+        self
     }
 }
 
@@ -120,16 +109,39 @@ impl Stored {
             .unwrap_or(0)
     }
 
-    /// Items `range` of stack `rank`.
-    pub fn read<T: Item>(&self, rank: usize, range: Range<u64>) -> Result<Vec<T>, DbError> {
-        debug_assert_eq!(T::WIDTH as u64, self.width);
-        let len = range.end - range.start;
-        let mut bytes = vec![0u8; (len * self.width) as usize];
+    /// Items `range` of stack `rank`, read into `out` (its allocation
+    /// kept from one read to the next).
+    pub fn read_into<T: Item>(
+        &self,
+        rank: usize,
+        range: Range<u64>,
+        out: &mut Vec<T>,
+    ) -> Result<(), DbError> {
+        debug_assert_eq!(size_of::<T>() as u64, self.width);
+        out.clear();
+        out.resize((range.end - range.start) as usize, T::default());
         let at = (self.starts[rank] + range.start) * self.width;
         self.file
-            .read_exact_at(&mut bytes, at)
+            .read_exact_at(bytemuck::cast_slice_mut(out), at)
             .map_err(|e| DbError::io(&self.path, e))?;
-        Ok(bytes.chunks_exact(T::WIDTH).map(T::from_bytes).collect())
+        if cfg!(target_endian = "big") {
+            for item in out.iter_mut() {
+                *item = item.swap_le();
+            }
+        }
+        Ok(())
+    }
+
+    /// Every item of stack `rank`, read into `out`.
+    pub fn stack_into<T: Item>(&self, rank: usize, out: &mut Vec<T>) -> Result<(), DbError> {
+        self.read_into(rank, 0..self.stack_len(rank), out)
+    }
+
+    /// Items `range` of stack `rank`.
+    pub fn read<T: Item>(&self, rank: usize, range: Range<u64>) -> Result<Vec<T>, DbError> {
+        let mut out = Vec::new();
+        self.read_into(rank, range, &mut out)?;
+        Ok(out)
     }
 
     /// Every item of stack `rank`.
@@ -166,7 +178,8 @@ pub(super) struct Writing {
     discs: u32,
     width: usize,
     lens: Vec<u64>,
-    bytes: Vec<u8>,
+    /// A chunk's bytes swapped to little-endian, on a big-endian machine.
+    swapped: Vec<u8>,
 }
 
 impl Writing {
@@ -182,21 +195,27 @@ impl Writing {
             discs,
             width,
             lens: Vec::new(),
-            bytes: Vec::new(),
+            swapped: Vec::new(),
         })
     }
 
     /// Appends the next stack.
     pub fn push<T: Item>(&mut self, items: &[T]) -> Result<(), DbError> {
-        debug_assert_eq!(T::WIDTH, self.width);
-        for chunk in items.chunks(1 << 14) {
-            self.bytes.clear();
-            for &item in chunk {
-                item.push_bytes(&mut self.bytes);
-            }
+        debug_assert_eq!(size_of::<T>(), self.width);
+        let io = |e| DbError::io(&self.temp, e);
+        if cfg!(target_endian = "little") {
             self.out
-                .write_all(&self.bytes)
-                .map_err(|e| DbError::io(&self.temp, e))?;
+                .write_all(bytemuck::cast_slice(items))
+                .map_err(io)?;
+        } else {
+            for chunk in items.chunks(1 << 14) {
+                self.swapped.clear();
+                for &item in chunk {
+                    self.swapped
+                        .extend_from_slice(bytemuck::bytes_of(&item.swap_le()));
+                }
+                self.out.write_all(&self.swapped).map_err(io)?;
+            }
         }
         self.lens.push(items.len() as u64);
         Ok(())

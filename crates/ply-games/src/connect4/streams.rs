@@ -27,9 +27,10 @@
 //! positions are not folded by the mirror here (the shards hold every
 //! position's cell either way).
 
-use super::index::{TierIndex, binomial, colex};
+use super::index::{TierIndex, binomial, colex32};
 use super::stored::{Stored, Writing};
 use super::{ConnectFour, has_four};
+use crate::colex::{Packing, PackingPath, with_packing};
 use ply_core::tier::{Built, Plan, Shards, Step, TierError};
 use ply_core::{Cell, Census, DbError, Game, Outcome, Progress, Value};
 use rayon::prelude::*;
@@ -109,25 +110,48 @@ fn insert(key: u32, at: u32, bit: u32) -> u32 {
     low | (bit << at) | ((key ^ low) << 1)
 }
 
-/// A stack's column heights and where each column's discs start in a key.
+/// A stack's column heights, where each column's discs start in a key,
+/// and the cells its discs fill on the bitboard.
 struct Stack {
     heights: [u32; 9],
     starts: [u32; 9],
+    filled: u64,
 }
 
 impl Stack {
-    /// Stack `rank` of tier `discs`.
-    fn of(index: &TierIndex, discs: u32, rank: u64) -> Stack {
+    /// Stack `rank` of tier `discs`, on a bitboard of columns `stride`
+    /// bits apart.
+    fn of(index: &TierIndex, discs: u32, rank: u64, stride: u32) -> Stack {
         let heights = index
             .heights(discs, rank)
             .expect("a stack rank within the tier");
-        let mut starts = [0; 9];
+        let (mut starts, mut filled) = ([0; 9], 0u64);
         let mut at = 0;
-        for (start, &h) in starts.iter_mut().zip(&heights) {
+        for (c, (start, &h)) in starts.iter_mut().zip(&heights).enumerate() {
             *start = at;
             at += h;
+            filled |= ((1u64 << h) - 1) << (c as u32 * stride);
         }
-        Stack { heights, starts }
+        Stack {
+            heights,
+            starts,
+            filled,
+        }
+    }
+
+    /// The `o` discs of `key` on the bitboard: its bits laid, in order,
+    /// on the cells the stack fills (column by column from the bottom).
+    #[inline]
+    fn spread<P: Packing>(&self, key: u32, stride: u32) -> u64 {
+        #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+        if P::PATH == PackingPath::Pext {
+            return ply_core::scatter64(u64::from(key), self.filled);
+        }
+        let mut o = 0u64;
+        for (c, (&h, &start)) in self.heights.iter().zip(&self.starts).enumerate() {
+            o |= ((u64::from(key) >> start) & ((1u64 << h) - 1)) << (c as u32 * stride);
+        }
+        o
     }
 }
 
@@ -168,6 +192,15 @@ fn codes_path(dir: &Path, discs: u32) -> PathBuf {
     dir.join(format!("discs-{discs:02}.codes"))
 }
 
+/// What one thread of the backward pass reads, kept from stack to stack
+/// so that a stack's reads allocate nothing: the stack's keys, and each
+/// child stack's keys and codes.
+#[derive(Default)]
+struct Reads {
+    keys: Vec<u32>,
+    children: Vec<(Vec<u32>, Vec<Code>)>,
+}
+
 /// The board's build by streams.
 pub struct Streams<'a> {
     game: &'a ConnectFour,
@@ -206,17 +239,17 @@ impl<'a> Streams<'a> {
 
     /// Whether the position of `key` in `stack` of tier `discs` is over:
     /// the player who moved last has four.
-    fn over(&self, stack: &Stack, discs: u32, key: u32) -> bool {
+    #[inline]
+    fn over<P: Packing>(&self, stack: &Stack, discs: u32, key: u32) -> bool {
         let stride = self.game.stride();
-        let (mut mask, mut o) = (0u64, 0u64);
-        for c in 0..self.game.width() as usize {
-            let column = (1u64 << stack.heights[c]) - 1;
-            let shift = c as u32 * stride;
-            mask |= column << shift;
-            o |= ((u64::from(key) >> stack.starts[c]) & column) << shift;
-        }
-        let last = if discs % 2 == 1 { mask ^ o } else { o };
+        let o = stack.spread::<P>(key, stride);
+        let last = if discs % 2 == 1 { stack.filled ^ o } else { o };
         has_four(last, stride)
+    }
+
+    /// The stack `rank` of tier `discs`.
+    fn stack(&self, discs: u32, rank: usize) -> Stack {
+        Stack::of(self.index(), discs, rank as u64, self.game.stride())
     }
 
     /// The parent stacks of `stack` (of tier `discs`, above 0): for each
@@ -263,34 +296,41 @@ impl<'a> Streams<'a> {
         let bit = (discs - 1) % 2;
         let stacks = self.stacks(discs) as usize;
         let reads = |rank: usize| {
-            let stack = Stack::of(self.index(), discs, rank as u64);
+            let stack = self.stack(discs, rank);
             self.parents(&stack, discs)
                 .iter()
                 .map(|&(r, _)| parents.stack_len(r))
                 .sum()
         };
         let mut out = Writing::create(path, discs, 4)?;
-        for batch in batches(stacks, reads) {
-            let made: Vec<Result<Vec<u32>, DbError>> = batch
-                .into_par_iter()
-                .map(|rank| {
-                    let stack = Stack::of(self.index(), discs, rank as u64);
-                    let streams = self
-                        .parents(&stack, discs)
-                        .into_iter()
-                        .map(|(r, at)| Ok((parents.stack::<u32>(r)?, at)))
-                        .collect::<Result<Vec<_>, DbError>>()?;
-                    let mut keys = merge(&streams, bit);
-                    for key in &mut keys {
-                        *key = *key << 1 | u32::from(self.over(&stack, discs, *key));
-                    }
-                    Ok(keys)
-                })
-                .collect();
-            for keys in made {
-                out.push(&keys?)?;
+        with_packing!(PackingPath::in_use(), P => {
+            for batch in batches(stacks, reads) {
+                let made: Vec<Result<Vec<u32>, DbError>> = batch
+                    .into_par_iter()
+                    .map_init(Vec::new, |read: &mut Vec<Vec<u32>>, rank| {
+                        let stack = self.stack(discs, rank);
+                        let moves = self.parents(&stack, discs);
+                        read.resize_with(read.len().max(moves.len()), Vec::new);
+                        for (keys, &(r, _)) in read.iter_mut().zip(&moves) {
+                            parents.stack_into(r, keys)?;
+                        }
+                        let streams: Vec<(&[u32], u32)> = read
+                            .iter()
+                            .zip(&moves)
+                            .map(|(keys, &(_, at))| (keys.as_slice(), at))
+                            .collect();
+                        let mut keys = merge(&streams, bit);
+                        for key in &mut keys {
+                            *key = *key << 1 | u32::from(self.over::<P>(&stack, discs, *key));
+                        }
+                        Ok(keys)
+                    })
+                    .collect();
+                for keys in made {
+                    out.push(&keys?)?;
+                }
             }
-        }
+        });
         out.finish()
     }
 
@@ -306,7 +346,7 @@ impl<'a> Streams<'a> {
         let bit = discs % 2;
         let stacks = self.stacks(discs) as usize;
         let reads = |rank: usize| {
-            let stack = Stack::of(self.index(), discs, rank as u64);
+            let stack = self.stack(discs, rank);
             let children: u64 = match next {
                 None => 0,
                 Some((keys, _)) => self
@@ -321,40 +361,43 @@ impl<'a> Streams<'a> {
         for batch in batches(stacks, reads) {
             let made: Vec<Result<Vec<Code>, DbError>> = batch
                 .into_par_iter()
-                .map(|rank| {
-                    let keys = tier.stack::<u32>(rank)?;
+                .map_init(Reads::default, |read, rank| {
+                    tier.stack_into(rank, &mut read.keys)?;
                     let Some((child_keys, child_codes)) = next else {
-                        return Ok(keys
+                        return Ok(read
+                            .keys
                             .iter()
                             .map(|&k| if k & 1 == 1 { LOST } else { TIED })
                             .collect());
                     };
-                    let stack = Stack::of(self.index(), discs, rank as u64);
+                    let stack = self.stack(discs, rank);
+                    let moves = self.children(&stack, discs);
+                    read.children
+                        .resize_with(read.children.len().max(moves.len()), Default::default);
+                    for ((keys, codes), &(r, _)) in read.children.iter_mut().zip(&moves) {
+                        child_keys.stack_into(r, keys)?;
+                        child_codes.stack_into(r, codes)?;
+                    }
                     // Each move: the child stack's keys and codes, where
                     // the disc goes in a key, and the cursor.
-                    let mut moves = self
-                        .children(&stack, discs)
-                        .into_iter()
-                        .map(|(r, at)| {
-                            Ok((
-                                child_keys.stack::<u32>(r)?,
-                                child_codes.stack::<u8>(r)?,
-                                at,
-                                0,
-                            ))
-                        })
-                        .collect::<Result<Vec<(Vec<u32>, Vec<Code>, u32, usize)>, DbError>>()?;
-                    Ok(keys
+                    let mut walks: Vec<(&[u32], &[Code], u32, usize)> = read
+                        .children
+                        .iter()
+                        .zip(&moves)
+                        .map(|((keys, codes), &(_, at))| (keys.as_slice(), codes.as_slice(), at, 0))
+                        .collect();
+                    Ok(read
+                        .keys
                         .iter()
                         .map(|&k| {
                             if k & 1 == 1 {
                                 return LOST;
                             }
-                            if moves.is_empty() {
+                            if walks.is_empty() {
                                 return TIED;
                             }
                             let mut best = LOST;
-                            for (keys, codes, at, cursor) in &mut moves {
+                            for (keys, codes, at, cursor) in &mut walks {
                                 let target = insert(k >> 1, *at, bit);
                                 while keys[*cursor] >> 1 < target {
                                     *cursor += 1;
@@ -390,12 +433,12 @@ impl<'a> Streams<'a> {
             let first = index % colours;
             let last = colours.min(first + (indices.end - index));
             let base = rank as u64 * colours;
-            let from = keys.partition_point(rank, |k: u32| colex(u64::from(k >> 1)) < first)?;
+            let from = keys.partition_point(rank, |k: u32| colex32(k >> 1) < first)?;
             let to = keys.stack_len(rank).min(from + (last - first));
             let run = keys.read::<u32>(rank, from..to)?;
             let run_codes = codes.read::<u8>(rank, from..to)?;
             for (&k, &c) in run.iter().zip(&run_codes) {
-                let at = colex(u64::from(k >> 1));
+                let at = colex32(k >> 1);
                 if at >= last {
                     break;
                 }
@@ -419,8 +462,10 @@ impl<'a> Streams<'a> {
         // How many positions hold each code, and the first of each.
         let mut count = [0u64; 256];
         let mut first = [None; 256];
+        let mut read = Vec::new();
         for rank in 0..self.stacks(discs) as usize {
-            for (j, c) in codes.stack::<u8>(rank)?.into_iter().enumerate() {
+            codes.stack_into::<u8>(rank, &mut read)?;
+            for (j, &c) in read.iter().enumerate() {
                 count[usize::from(c)] += 1;
                 first[usize::from(c)].get_or_insert((rank, j as u64));
             }
@@ -440,7 +485,7 @@ impl<'a> Streams<'a> {
         for c in (0..256).filter(|&c| count[c] > 0) {
             let (rank, j) = first[c].expect("a code counted was seen");
             let key = keys.read::<u32>(rank, j..j + 1)?[0];
-            let example = step.keys.start + rank as u64 * colours + colex(u64::from(key >> 1));
+            let example = step.keys.start + rank as u64 * colours + colex32(key >> 1);
             census.add_many(outcome(c as Code), count[c], || example);
         }
         let (side, _) =
@@ -466,7 +511,7 @@ impl<'a> Streams<'a> {
                 .stack::<u32>(rank)?
                 .iter()
                 .map(|&k| {
-                    let index = rank as u64 * colours + colex(u64::from(k >> 1));
+                    let index = rank as u64 * colours + colex32(k >> 1);
                     cells.outcome(index as usize).and_then(code).ok_or_else(|| {
                         TierError::Db(DbError::corrupt(
                             &shard,
@@ -481,37 +526,50 @@ impl<'a> Streams<'a> {
     }
 }
 
+/// The most streams [`merge`] takes: a board of at most [`MOST_CELLS`]
+/// cells and rows of at least 4 has at most 7 columns.
+const MOST_STREAMS: usize = 8;
+
 /// Merges `streams` (parent keys, shifted and marked, and where the
-/// dropped disc `bit` goes in each) into the increasing keys of their
-/// children, each once, leaving out the parents that are over.
-fn merge(streams: &[(Vec<u32>, u32)], bit: u32) -> Vec<u32> {
-    let mut at = vec![0usize; streams.len()];
+/// dropped disc `bit` goes in each; at most [`MOST_STREAMS`]) into the
+/// increasing keys of their children, each once, leaving out the parents
+/// that are over. The heads are eight lanes, so the least of them and
+/// the lanes holding it are found without a branch a lane (the compiler
+/// makes both vector instructions), and a child reached from several
+/// parents advances them all at once.
+fn merge(streams: &[(&[u32], u32)], bit: u32) -> Vec<u32> {
+    assert!(streams.len() <= MOST_STREAMS, "at most eight parent stacks");
+    let mut at = [0usize; MOST_STREAMS];
     let next = |i: usize, at: &mut usize| {
-        let (keys, place) = &streams[i];
+        let (keys, place) = streams[i];
         while let Some(&k) = keys.get(*at) {
             *at += 1;
             if k & 1 == 0 {
-                return insert(k >> 1, *place, bit);
+                return insert(k >> 1, place, bit);
             }
         }
         u32::MAX
     };
-    let mut heads: Vec<u32> = (0..streams.len()).map(|i| next(i, &mut at[i])).collect();
+    let mut heads = [u32::MAX; MOST_STREAMS];
+    for (i, head) in heads.iter_mut().enumerate().take(streams.len()) {
+        *head = next(i, &mut at[i]);
+    }
     let mut keys = Vec::with_capacity(streams.iter().map(|s| s.0.len()).max().unwrap_or(0));
     loop {
-        let (mut least, mut from) = (u32::MAX, 0);
-        for (i, &h) in heads.iter().enumerate() {
-            if h < least {
-                (least, from) = (h, i);
-            }
-        }
+        let least = heads.iter().fold(u32::MAX, |a, &h| a.min(h));
         if least == u32::MAX {
             return keys;
         }
-        if keys.last() != Some(&least) {
-            keys.push(least);
+        keys.push(least);
+        let mut lanes = heads
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (i, &h)| m | u32::from(h == least) << i);
+        while lanes != 0 {
+            let i = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            heads[i] = next(i, &mut at[i]);
         }
-        heads[from] = next(from, &mut at[from]);
     }
 }
 

@@ -250,3 +250,11 @@ fn a_click_anywhere_in_a_column_drops_to_its_bottom() {
     let board = game.board(&over);
     assert!(board.moves.is_empty() && board.aliases.is_empty());
 }
+
+proptest! {
+    /// The colex rank a byte at a time equals the rank a bit at a time.
+    #[test]
+    fn colex_by_bytes_equals_colex_by_bits(packed in any::<u32>()) {
+        prop_assert_eq!(index::colex32(packed), index::colex(u64::from(packed)));
+    }
+}
