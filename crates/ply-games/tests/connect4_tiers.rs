@@ -1,18 +1,22 @@
-//! Connect Four through the tier solver: every position of 4x4, 5x4 and
-//! 5x5 solved tier by tier, the positions per ply split into won, drawn
-//! and lost for the player to move equal to the counts Böck's BDD solver
-//! printed for the same boards (tests/data/connect4), and 2,000 random
+//! Connect Four through its build by streams (the one `ply analyze
+//! --save` runs; tests/connect4_streams.rs holds it equal to the generic
+//! tier solver): every position of 4x4, 5x4 and 5x5 solved tier by tier,
+//! the positions per ply (found by the index's own legality check) split
+//! into won, drawn and lost for the player to move equal to the counts
+//! Böck's BDD solver printed for the same boards (tests/data/connect4),
+//! and 2,000 random
 //! positions of each board equal to a plain negamax over every move; the
 //! alpha-beta search equal to the same negamax on 4x4 and 5x4 positions
 //! and on 7x6 positions with at least 30 discs, and equal to the 5x5
 //! database (built once, for both checks) on positions of every stage.
 
 use ply_core::db::Expect;
-use ply_core::tier::{Options, Plan, Shards, build};
+use ply_core::tier::{Plan, Shards};
 use ply_core::{Game, NamedTiers, NoProgress, Outcome, Solution, Value};
 use ply_games::ConnectFour;
 use ply_games::connect4::C4Position;
 use ply_games::connect4::search::Searcher;
+use ply_games::connect4::streams::Streams;
 use std::collections::{BTreeMap, HashMap};
 
 /// The won, drawn and lost counts per ply of `board` in the data file.
@@ -83,15 +87,13 @@ fn check(params: &str, least_discs: u32, searched: usize) {
     let game = ConnectFour::from_params(params).unwrap();
     let dir = tempfile::tempdir().expect("a temporary directory");
     let plan = Plan::new(&game).unwrap();
-    let options = Options {
-        dir: dir.path().to_path_buf(),
-        ..Options::default()
-    };
-    let built = build(&game, &plan, &options, &NoProgress).unwrap();
-    assert!(built.complete());
-    let db = Shards::new(dir.path(), Expect::of(&game))
-        .open(&plan)
+    let shards = Shards::new(dir.path(), Expect::of(&game));
+    let built = Streams::new(&game)
+        .unwrap()
+        .build(&plan, &shards, &dir.path().join("work"), None, &NoProgress)
         .unwrap();
+    assert_eq!(built.solved, game.cells() as usize + 1);
+    let db = shards.open(&plan).unwrap();
     let outcome = |p: &C4Position| {
         db.cell(plan.key(&game, p).unwrap())
             .unwrap()

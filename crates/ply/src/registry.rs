@@ -6,7 +6,8 @@ use crate::cli::dist::{Distributed, Whole};
 use crate::error::PlyError;
 use crate::session::Session;
 use crate::session::choice::{
-    open_acyclic, open_loopy, open_searched, open_sum, open_tiered, open_wins_at_once,
+    open_acyclic, open_loopy, open_searched, open_searched_own, open_sum, open_tiered,
+    open_wins_at_once,
 };
 use ply_core::Variant;
 use ply_games::{
@@ -114,7 +115,12 @@ pub const GAMES: &[Entry] = &[
         name: "connect4",
         summary: "Connect Four (Milton Bradley 1974; Allis and Tromp: a first-player win): drop discs into columns; four in a row wins, a full board ties",
         variants: "connect4 (7x6: any position by alpha-beta search), connect4:WxH (W columns of H rows, 4x4 to 8x7, e.g. 5x5, 6x6); positions as move sequences like 4453 or boards like ......./......./......./......./...o.../..xx...; solved tier by tier (ply analyze connect4:5x5 --save --memory BYTES)",
-        open: |params| open_searched(ConnectFour::named(params)?),
+        open: |params| {
+            open_searched_own(
+                ConnectFour::named(params)?,
+                ply_games::connect4::streams::own_build,
+            )
+        },
         distributed: None,
     },
 ];

@@ -7,10 +7,27 @@ mod common;
 use common::http::{Client, solve_path};
 use ply::serve::DEFAULT_CACHE_BYTES;
 use ply::serve::limits::Limits;
+use std::collections::BTreeMap;
 use std::process::Command;
+use std::sync::Mutex;
 
 /// `ply solve GAME [POSITION] --json`: its stdout, which must succeed.
+/// Run once a query: the positions are found from the same output the
+/// answer is compared with (each run solves the whole game again, seconds
+/// for Teeko, Yehr, Morris and 4x4 tic-tac-toe).
 fn cli_solve(game: &str, position: Option<&str>) -> String {
+    type Key = (String, Option<String>);
+    static RUNS: Mutex<BTreeMap<Key, String>> = Mutex::new(BTreeMap::new());
+    let key = (game.to_string(), position.map(str::to_string));
+    if let Some(stdout) = RUNS.lock().unwrap().get(&key) {
+        return stdout.clone();
+    }
+    let stdout = run_cli_solve(game, position);
+    RUNS.lock().unwrap().insert(key, stdout.clone());
+    stdout
+}
+
+fn run_cli_solve(game: &str, position: Option<&str>) -> String {
     let mut command = Command::new(env!("CARGO_BIN_EXE_ply"));
     command.args(["solve", game]).args(position).arg("--json");
     let out = command.output().expect("ply runs");
@@ -25,6 +42,9 @@ fn cli_solve(game: &str, position: Option<&str>) -> String {
 /// Positions one and two moves from the start, as the command lists them
 /// (first, middle and last move), at most `count`.
 fn reached(game: &str, count: usize) -> Vec<String> {
+    if count == 0 {
+        return Vec::new();
+    }
     let moves = |position: Option<&str>| -> Vec<String> {
         let report: serde_json::Value =
             serde_json::from_str(&cli_solve(game, position)).expect("JSON");

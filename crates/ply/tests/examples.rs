@@ -13,7 +13,11 @@ use std::process::{Command, Output, Stdio};
 use std::sync::Once;
 
 /// The built example `name`, built now (a test run filtered to this test
-/// does not build the examples, or may find them stale).
+/// does not build the examples, or may find them stale). Built for the
+/// whole workspace, as `cargo test --workspace` resolves features: `-p ply`
+/// alone turns off features ply-py's dependencies turn on (syn's for
+/// pyo3's macros, num-traits' defaults for numpy), so it compiled serde,
+/// clap, parquet, ply and the rest again after the test build.
 fn example(name: &str) -> PathBuf {
     static BUILD: Once = Once::new();
     let profile = std::env::current_exe()
@@ -26,7 +30,7 @@ fn example(name: &str) -> PathBuf {
     BUILD.call_once(|| {
         let mode = if release { "--release" } else { "--quiet" };
         let status = Command::new(env!("CARGO"))
-            .args(["build", mode, "-p", "ply", "--examples"])
+            .args(["build", mode, "--workspace", "--examples"])
             .status()
             .expect("cargo runs");
         assert!(status.success(), "the examples build");

@@ -228,6 +228,21 @@ pub fn write_indexed_leaving_out(
     every: u64,
     progress: &dyn Progress,
 ) -> Result<(Value, u64), DbError> {
+    write_indexed_leaving_out_side(path, meta, census, fill, (None, every), progress)
+}
+
+/// [`write_indexed_leaving_out`] with the side to leave out given
+/// (`Some`), for a file of a database whose other files leave out that
+/// side, or picked by compressing every `every`-th block both ways
+/// (`None`).
+pub fn write_indexed_leaving_out_side(
+    path: &Path,
+    meta: &Meta,
+    census: &Census<u64>,
+    fill: impl Fn(Range<u64>, &mut [Cell]) -> Result<(), DbError> + Sync,
+    (side, every): (Option<Value>, u64),
+    progress: &dyn Progress,
+) -> Result<(Value, u64), DbError> {
     let mut present = vec![false; 1 << 16];
     let mut mark = |cell: Cell| present[usize::from(cell.bits())] = true;
     if census.draw > 0 {
@@ -268,18 +283,31 @@ pub fn write_indexed_leaving_out(
         Ok::<_, DbError>((start, raw))
     };
     let sides = [Value::Win, Value::Lose].map(|v| (v, kept_dictionary(&whole.dictionary, v)));
-    let sizes = sampled_sizes(
-        path,
-        whole.block_count(),
-        every,
-        meta.level,
-        |block, side| {
-            let (value, dictionary) = &sides[side];
-            Ok(packed(block, *value, dictionary)?.1)
-        },
-    )?;
+    let wins = match side {
+        Some(Value::Win) => true,
+        Some(Value::Lose) => false,
+        Some(other) => {
+            return Err(DbError::corrupt(
+                path,
+                format!("a {other:?}'s remoteness cannot be left out"),
+            ));
+        }
+        None => {
+            let sizes = sampled_sizes(
+                path,
+                whole.block_count(),
+                every,
+                meta.level,
+                |block, side| {
+                    let (value, dictionary) = &sides[side];
+                    Ok(packed(block, *value, dictionary)?.1)
+                },
+            )?;
+            sizes[0] <= sizes[1]
+        }
+    };
     let [win, lose] = sides;
-    let (side, dictionary) = if sizes[0] <= sizes[1] { win } else { lose };
+    let (side, dictionary) = if wins { win } else { lose };
     let written = Header {
         dictionary: dictionary.clone(),
         left_out: LeftOut::of(side, census),

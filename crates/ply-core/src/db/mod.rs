@@ -15,13 +15,18 @@ pub use crate::db_error::{DbError, Problem};
 pub use crate::solution::Keys;
 pub use codec::{ZSTD_LEVEL, checksum};
 pub use format::{FOOTER, FORMAT_VERSION, Header, INDEX_ENTRY};
-pub use leave_out::{SAMPLE_EVERY, leave_out, smaller_side, write_indexed_leaving_out};
+pub use leave_out::{
+    SAMPLE_EVERY, leave_out, smaller_side, write_indexed_leaving_out,
+    write_indexed_leaving_out_side,
+};
 pub use reader::{Database, Expect};
 pub use reader::{block_cache_bytes, set_block_cache_bytes};
 pub use temporary::Temporary;
 /// The temporaries an interrupted write left in a directory.
 pub use temporary::in_dir as temporaries_in;
-pub use writer::{INDEX_BLOCK, Meta, write_canonical, write_indexed, write_indexed_of};
+pub use writer::{
+    INDEX_BLOCK, Meta, write_canonical, write_indexed, write_indexed_filled, write_indexed_of,
+};
 
 use crate::progress::Progress;
 use crate::solution::Solution;

@@ -344,6 +344,71 @@ impl Shards {
         db::write_indexed_of(&self.path(&step.name), &meta, present, cell, progress)
     }
 
+    /// Writes the solved tier `step` as its shard, atomically, a block of
+    /// keys at a time: `fill(indices, cells)` sets the cells of a run of
+    /// the tier's indices (from 0), given unknown, or fails; `present`
+    /// lists the distinct cells (see [`db::write_indexed_filled`]).
+    pub fn write_filled<T>(
+        &self,
+        plan: &Plan<T>,
+        step: &Step<T>,
+        present: &[bool],
+        fill: impl Fn(Range<u64>, &mut [Cell]) -> Result<(), DbError> + Sync,
+        progress: &dyn Progress,
+    ) -> Result<u64, DbError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| DbError::io(&self.dir, e))?;
+        let meta = self.meta(plan, step.keys.clone());
+        let start = step.keys.start;
+        db::write_indexed_filled(
+            &self.path(&step.name),
+            &meta,
+            present,
+            |keys, cells| fill(keys.start - start..keys.end - start, cells),
+            progress,
+        )
+    }
+
+    /// Writes the solved tier `step` as its final shard, atomically, at
+    /// the full zstd level even for drafts, leaving out the remoteness of
+    /// `side` (or of the side a sample of blocks says saves more, where
+    /// `None`); `census` counts its cells, examples keys, and `fill` sets
+    /// a run of its indices' cells as for [`Shards::write_filled`].
+    /// Returns the side left out and the shard's size.
+    pub fn write_leaving_out<T>(
+        &self,
+        (plan, step): (&Plan<T>, &Step<T>),
+        census: &crate::Census<u64>,
+        fill: impl Fn(Range<u64>, &mut [Cell]) -> Result<(), DbError> + Sync,
+        side: Option<Value>,
+        progress: &dyn Progress,
+    ) -> Result<(Value, u64), DbError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| DbError::io(&self.dir, e))?;
+        let meta = Meta {
+            level: db::codec::ZSTD_LEVEL,
+            ..self.meta(plan, step.keys.clone())
+        };
+        let start = step.keys.start;
+        db::write_indexed_leaving_out_side(
+            &self.path(&step.name),
+            &meta,
+            census,
+            |keys, cells| fill(keys.start - start..keys.end - start, cells),
+            (side, db::SAMPLE_EVERY),
+            progress,
+        )
+    }
+
+    /// The side whose remoteness the finished shards of `steps` leave
+    /// out, the first found.
+    pub fn side_left_out<'a, T: 'a>(
+        &self,
+        steps: impl IntoIterator<Item = &'a Step<T>>,
+    ) -> Option<Value> {
+        steps
+            .into_iter()
+            .find_map(|step| self.left_out(step).ok().flatten())
+    }
+
     /// The header of a file holding `keys` of this game.
     fn meta<T>(&self, plan: &Plan<T>, keys: Range<u64>) -> Meta {
         Meta {

@@ -29,7 +29,7 @@ static BINOMIAL: [[u64; 65]; 65] = {
 
 /// C(n, k), 0 where k > n.
 #[inline]
-fn binomial(n: u32, k: u32) -> u64 {
+pub(super) fn binomial(n: u32, k: u32) -> u64 {
     BINOMIAL[n as usize][k as usize]
 }
 
@@ -73,31 +73,41 @@ impl TierIndex {
         let n = position.discs();
         let stride = self.height + 1;
         let (_, o) = position.x_o();
-        let (mut stack, mut left, mut packed, mut at) = (0u64, n, 0u64, 0u32);
+        let (mut heights, mut packed, mut at) = ([0u32; 9], 0u64, 0u32);
         for c in 0..self.width {
             let column = game.column_mask(c);
             let h = (position.mask & column).count_ones();
+            heights[c as usize] = h;
+            packed |= ((o & column) >> (c * stride)) << at;
+            at += h;
+        }
+        self.stack_rank(n, &heights) * binomial(n, n / 2) + colex(packed)
+    }
+
+    /// The ways `n` discs stand in the board's columns: the stacks of
+    /// tier `n`, ranked in the lexicographic order of their heights.
+    pub(super) fn stacks(&self, n: u32) -> u64 {
+        self.stacks[self.width as usize][n as usize]
+    }
+
+    /// The rank of the column heights `heights` (of `n` discs) among the
+    /// stacks of tier `n`.
+    pub(super) fn stack_rank(&self, n: u32, heights: &[u32; 9]) -> u64 {
+        let (mut stack, mut left) = (0, n);
+        for c in 0..self.width {
             let rest = &self.stacks[(self.width - 1 - c) as usize];
+            let h = heights[c as usize];
             for lower in 0..h {
                 stack += rest[(left - lower) as usize];
             }
             left -= h;
-            packed |= ((o & column) >> (c * stride)) << at;
-            at += h;
         }
-        let mut colex = 0;
-        let (mut bits, mut j) = (packed, 0);
-        while bits != 0 {
-            j += 1;
-            colex += binomial(bits.trailing_zeros(), j);
-            bits &= bits - 1;
-        }
-        stack * binomial(n, n / 2) + colex
+        stack
     }
 
     /// The column heights of stack `stack` of tier `n` (`None` past the
     /// tier's stacks).
-    fn heights(&self, n: u32, mut stack: u64) -> Option<[u32; 9]> {
+    pub(super) fn heights(&self, n: u32, mut stack: u64) -> Option<[u32; 9]> {
         let mut heights = [0u32; 9];
         let mut left = n;
         for c in 0..self.width {
@@ -185,6 +195,19 @@ impl TierIndex {
             }
         }
     }
+}
+
+/// The colex rank of the set of squares `packed` among the sets of as
+/// many squares: its place among them in increasing order as numbers.
+#[inline]
+pub(super) fn colex(packed: u64) -> u64 {
+    let (mut rank, mut bits, mut j) = (0, packed, 0);
+    while bits != 0 {
+        j += 1;
+        rank += binomial(bits.trailing_zeros(), j);
+        bits &= bits - 1;
+    }
+    rank
 }
 
 /// The next larger number with as many bits as `v` (Gosper's hack): the

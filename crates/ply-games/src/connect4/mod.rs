@@ -25,6 +25,8 @@
 pub mod index;
 pub mod legal;
 pub mod search;
+mod stored;
+pub mod streams;
 
 use ply_core::board::{Board, BoardMove, Look, Piece};
 use ply_core::tensor::{Code, Tensor};

@@ -99,3 +99,15 @@ where
 {
     Ok(Box::new(SearchedSession::new(game)?))
 }
+
+/// [`open_searched`] for a game with a build of its own for its whole
+/// database, faster than the generic tier solver: Connect Four's streams.
+pub fn open_searched_own<G>(
+    game: G,
+    own: super::tier::OwnBuild<G>,
+) -> Result<Box<dyn Session>, PlyError>
+where
+    G: ply_core::Searched + 'static,
+{
+    Ok(Box::new(SearchedSession::with_own_build(game, own)?))
+}

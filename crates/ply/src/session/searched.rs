@@ -10,7 +10,7 @@
 //! directory holds it ([`Searched::storing_all`]).
 
 use super::once::{Once, lock_within};
-use super::tier::TierSession;
+use super::tier::{OwnBuild, TierSession};
 use super::{Serving, Session, Solver};
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, SolveReport};
@@ -39,6 +39,16 @@ impl<G: Searched + 'static> SearchedSession<G> {
             tiers: TierSession::new(game)?,
             search: Mutex::new(None),
             whole: Once::default(),
+        })
+    }
+
+    /// A session over `game` whose whole database is built by `own`
+    /// ([`TierSession::with_own_build`]).
+    pub fn with_own_build(game: G, own: OwnBuild<G>) -> Result<Self, PlyError> {
+        let session = Self::new(game)?;
+        Ok(Self {
+            tiers: session.tiers.with_own_build(own),
+            ..session
         })
     }
 

@@ -64,11 +64,28 @@ enum Piece {
     Damaged(String),
 }
 
+/// A game's own build of every tier of its whole plan, in place of the
+/// generic tier solver ([`TierSession::with_own_build`]): given the game,
+/// the plan, the shards to write, a directory for its work files, whether
+/// the shards are to leave out a side's remoteness (as
+/// [`TierSession::leave_out`] would make them) and the memory budget, it
+/// builds every unfinished tier, or gives `None` where it does not take
+/// this game (the generic build runs then).
+pub type OwnBuild<G> = fn(
+    &G,
+    &Plan<<G as NamedTiers>::Tier>,
+    (&Shards, &Path, bool),
+    Option<u64>,
+    &dyn Progress,
+) -> Option<Result<tier::Built, TierError>>;
+
 /// A game solved tier by tier.
 pub struct TierSession<G: NamedTiers> {
     game: G,
     plan: Plan<G::Tier>,
     held: Once<Held>,
+    /// The game's own build of its whole plan, if it has one.
+    own: Option<OwnBuild<G>>,
 }
 
 impl<G: NamedTiers + 'static> TierSession<G> {
@@ -79,7 +96,18 @@ impl<G: NamedTiers + 'static> TierSession<G> {
             game,
             plan,
             held: Once::default(),
+            own: None,
         })
+    }
+
+    /// The same session, building its whole plan alone by `own` rather
+    /// than by the generic tier solver (a team's build and a build of
+    /// some tiers stay generic).
+    pub fn with_own_build(self, own: OwnBuild<G>) -> Self {
+        Self {
+            own: Some(own),
+            ..self
+        }
     }
 
     fn shards(&self, dir: &Path) -> Shards {
@@ -96,6 +124,17 @@ impl<G: NamedTiers + 'static> TierSession<G> {
         (memory, team, drafts): (Option<u64>, Option<&Team>, bool),
         progress: &dyn Progress,
     ) -> Result<tier::Built, PlyError> {
+        if let (Some(own), None, true) = (self.own, team, plan.steps.len() == self.plan.steps.len())
+        {
+            let shards = self.shards(dir);
+            let work = dir.join(format!(
+                "{}.work",
+                ply_core::db::file_name(&self.game.name())
+            ));
+            if let Some(built) = own(&self.game, plan, (&shards, &work, drafts), memory, progress) {
+                return built.map_err(|e| tier_error(&self.game, e));
+            }
+        }
         let options = Options {
             dir: dir.to_path_buf(),
             memory,

@@ -1,0 +1,730 @@
+//! The build of `connect4:WxH` by sorted streams of keys, for boards of at
+//! most [`MOST_CELLS`] cells: only the positions legal play reaches are
+//! ever looked at, and every child is found by walking forward, never by
+//! a search or a rank.
+//!
+//! A position is its stack (its column heights, [`TierIndex`]'s stack
+//! rank) and its key: a bit a disc, the discs taken column by column from
+//! the bottom, set where the disc is `o`'s. Dropping a disc into column
+//! `c` inserts one bit at a place fixed by the stack and `c`, which keeps
+//! the order of keys: so the children of a stack's positions in increasing
+//! order, through one column, come in increasing order too. Then:
+//! - **Forward**, tier by tier from the empty board: a stack's positions
+//!   are the union of its parent stacks' streams (each parent stack one
+//!   disc lower in one column, its positions that are not over), merged
+//!   in order. Each is marked over where the player who moved last has
+//!   four. Each tier's keys are written to a work file: the resume points
+//!   of this pass, and what the backward pass reads.
+//! - **Backward**, from the full board down: a position's outcome is the
+//!   best of its children's through a move, each found by a cursor that
+//!   walks its child stack's keys forward alongside the parent's keys.
+//!   Each tier is written as its shard in the dense index of
+//!   [`TierIndex`] (the colex rank of a key is its place in the stack),
+//!   so that the database reads as the generic build's, cell for cell.
+//!
+//! Outcomes are a byte each while they work ([`Code`]). Memory: four
+//! bytes of key and one of outcome per position of two tiers at once;
+//! positions are not folded by the mirror here (the shards hold every
+//! position's cell either way).
+
+use super::index::{TierIndex, binomial, colex};
+use super::stored::{Stored, Writing};
+use super::{ConnectFour, has_four};
+use ply_core::tier::{Built, Plan, Shards, Step, TierError};
+use ply_core::{Cell, Census, DbError, Game, Outcome, Progress, Value};
+use rayon::prelude::*;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The most cells of a board built by streams: a key and its mark of a
+/// position that is over fit 32 bits.
+pub const MOST_CELLS: u32 = 31;
+
+/// An outcome in a byte, ordered as the player to move likes it: a loss
+/// in `r` is `r`, a tie in `r` is `127 - r`, a win in `r` is `191 - r`
+/// (remoteness below 64).
+type Code = u8;
+
+/// The code of a loss at once: the player who moved last has four.
+const LOST: Code = 0;
+
+/// The code of a tie at once: the board is full.
+const TIED: Code = 127;
+
+/// The outcome a code stands for.
+fn outcome(code: Code) -> Outcome {
+    let r = u32::from(code & 63);
+    match code >> 6 {
+        0 => Outcome::lose(r),
+        1 => Outcome::tie(63 - r),
+        _ => Outcome::win(63 - r),
+    }
+}
+
+/// The code of `outcome`, if it has one (a remoteness below 64).
+fn code(outcome: Outcome) -> Option<Code> {
+    let r = outcome.remoteness.filter(|&r| r < 64)? as u8;
+    match outcome.value {
+        Value::Lose => Some(r),
+        Value::Tie => Some(127 - r),
+        Value::Win => Some(191 - r),
+        Value::Draw => None,
+    }
+}
+
+/// `CELLS[code]`: the cell of each code (unknown past the codes).
+static CELLS: std::sync::LazyLock<[Cell; 256]> = std::sync::LazyLock::new(|| {
+    std::array::from_fn(|c| {
+        if c < 192 {
+            Cell::pack(outcome(c as Code))
+        } else {
+            Cell::UNKNOWN
+        }
+    })
+});
+
+/// `THROUGH[child]`: what a child's code means to the player who moves
+/// into it, as a code (the value flips, one ply is added).
+static THROUGH: [Code; 256] = {
+    let mut table = [0; 256];
+    let mut c = 0;
+    while c < 192 {
+        let r = c & 63;
+        table[c] = match c >> 6 {
+            0 => 190 - r as u8,
+            1 => 127 - (63 - r as u8) - 1,
+            _ => (63 - r as u8) + 1,
+        };
+        c += 1;
+    }
+    table
+};
+
+/// Inserts `bit` into `key` at place `at`, the bits from `at` up moving
+/// up one: a disc dropped among the discs a key lists.
+#[inline]
+fn insert(key: u32, at: u32, bit: u32) -> u32 {
+    let low = key & ((1 << at) - 1);
+    low | (bit << at) | ((key ^ low) << 1)
+}
+
+/// A stack's column heights and where each column's discs start in a key.
+struct Stack {
+    heights: [u32; 9],
+    starts: [u32; 9],
+}
+
+impl Stack {
+    /// Stack `rank` of tier `discs`.
+    fn of(index: &TierIndex, discs: u32, rank: u64) -> Stack {
+        let heights = index
+            .heights(discs, rank)
+            .expect("a stack rank within the tier");
+        let mut starts = [0; 9];
+        let mut at = 0;
+        for (start, &h) in starts.iter_mut().zip(&heights) {
+            *start = at;
+            at += h;
+        }
+        Stack { heights, starts }
+    }
+}
+
+/// The most items a batch of stacks worked on at once reads, bounding the
+/// memory of the build (a stack larger than this is a batch alone).
+const BATCH_ITEMS: u64 = 1 << 24;
+
+/// The most stacks in a batch.
+const BATCH_STACKS: usize = 1 << 12;
+
+/// The ranks `0..stacks` cut into batches in order, each reading at most
+/// [`BATCH_ITEMS`] items by `reads` (or one stack) and at most
+/// [`BATCH_STACKS`] stacks.
+fn batches(stacks: usize, reads: impl Fn(usize) -> u64) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let (mut first, mut items) = (0, 0);
+    for rank in 0..stacks {
+        let more = reads(rank);
+        if rank > first && (items + more > BATCH_ITEMS || rank - first >= BATCH_STACKS) {
+            out.push(first..rank);
+            (first, items) = (rank, 0);
+        }
+        items += more;
+    }
+    if first < stacks {
+        out.push(first..stacks);
+    }
+    out
+}
+
+/// The work file of tier `discs`'s keys in `dir`.
+fn keys_path(dir: &Path, discs: u32) -> PathBuf {
+    dir.join(format!("discs-{discs:02}.keys"))
+}
+
+/// The work file of tier `discs`'s codes in `dir`.
+fn codes_path(dir: &Path, discs: u32) -> PathBuf {
+    dir.join(format!("discs-{discs:02}.codes"))
+}
+
+/// The board's build by streams.
+pub struct Streams<'a> {
+    game: &'a ConnectFour,
+    /// Whether the shards leave out one side's remoteness.
+    leave_out: bool,
+}
+
+impl<'a> Streams<'a> {
+    /// The build of `game`'s board, if it has at most [`MOST_CELLS`]
+    /// cells.
+    pub fn new(game: &'a ConnectFour) -> Option<Self> {
+        (game.cells() <= MOST_CELLS).then_some(Self {
+            game,
+            leave_out: false,
+        })
+    }
+
+    /// The same build, its shards leaving out the remoteness of the side
+    /// that saves more (picked on the largest tier by a sample of blocks,
+    /// or the side finished shards leave out), each written once.
+    pub fn leaving_out(self) -> Self {
+        Self {
+            leave_out: true,
+            ..self
+        }
+    }
+
+    fn index(&self) -> &TierIndex {
+        &self.game.index
+    }
+
+    /// The stacks of tier `discs`.
+    fn stacks(&self, discs: u32) -> u64 {
+        self.index().stacks(discs)
+    }
+
+    /// Whether the position of `key` in `stack` of tier `discs` is over:
+    /// the player who moved last has four.
+    fn over(&self, stack: &Stack, discs: u32, key: u32) -> bool {
+        let stride = self.game.stride();
+        let (mut mask, mut o) = (0u64, 0u64);
+        for c in 0..self.game.width() as usize {
+            let column = (1u64 << stack.heights[c]) - 1;
+            let shift = c as u32 * stride;
+            mask |= column << shift;
+            o |= ((u64::from(key) >> stack.starts[c]) & column) << shift;
+        }
+        let last = if discs % 2 == 1 { mask ^ o } else { o };
+        has_four(last, stride)
+    }
+
+    /// The parent stacks of `stack` (of tier `discs`, above 0): for each
+    /// column holding a disc, the stack one disc lower there and where
+    /// that disc goes in a key.
+    fn parents(&self, stack: &Stack, discs: u32) -> Vec<(usize, u32)> {
+        (0..self.game.width() as usize)
+            .filter(|&c| stack.heights[c] > 0)
+            .map(|c| {
+                let mut below = stack.heights;
+                below[c] -= 1;
+                let rank = self.index().stack_rank(discs - 1, &below) as usize;
+                (rank, stack.starts[c] + stack.heights[c] - 1)
+            })
+            .collect()
+    }
+
+    /// The child stacks of `stack` (of tier `discs`): for each column not
+    /// full, the stack one disc higher there and where that disc goes in
+    /// a key.
+    fn children(&self, stack: &Stack, discs: u32) -> Vec<(usize, u32)> {
+        (0..self.game.width() as usize)
+            .filter(|&c| stack.heights[c] < self.game.height())
+            .map(|c| {
+                let mut above = stack.heights;
+                above[c] += 1;
+                let rank = self.index().stack_rank(discs + 1, &above) as usize;
+                (rank, stack.starts[c] + stack.heights[c])
+            })
+            .collect()
+    }
+
+    /// Writes the keys of tier 0, the empty board, to `path`.
+    fn first(&self, path: &Path) -> Result<(), DbError> {
+        let mut out = Writing::create(path, 0, 4)?;
+        out.push(&[0u32])?;
+        out.finish()
+    }
+
+    /// Writes the keys of tier `discs` to `path`: every child of the
+    /// positions of `parents` (tier `discs - 1`) that are not over, each
+    /// stack merged from its parent stacks' streams.
+    fn forward(&self, parents: &Stored, discs: u32, path: &Path) -> Result<(), DbError> {
+        let bit = (discs - 1) % 2;
+        let stacks = self.stacks(discs) as usize;
+        let reads = |rank: usize| {
+            let stack = Stack::of(self.index(), discs, rank as u64);
+            self.parents(&stack, discs)
+                .iter()
+                .map(|&(r, _)| parents.stack_len(r))
+                .sum()
+        };
+        let mut out = Writing::create(path, discs, 4)?;
+        for batch in batches(stacks, reads) {
+            let made: Vec<Result<Vec<u32>, DbError>> = batch
+                .into_par_iter()
+                .map(|rank| {
+                    let stack = Stack::of(self.index(), discs, rank as u64);
+                    let streams = self
+                        .parents(&stack, discs)
+                        .into_iter()
+                        .map(|(r, at)| Ok((parents.stack::<u32>(r)?, at)))
+                        .collect::<Result<Vec<_>, DbError>>()?;
+                    let mut keys = merge(&streams, bit);
+                    for key in &mut keys {
+                        *key = *key << 1 | u32::from(self.over(&stack, discs, *key));
+                    }
+                    Ok(keys)
+                })
+                .collect();
+            for keys in made {
+                out.push(&keys?)?;
+            }
+        }
+        out.finish()
+    }
+
+    /// Writes the codes of tier `discs` (its keys `tier`) to `path`, from
+    /// the next tier's keys and codes (`None` for the full board).
+    fn backward(
+        &self,
+        tier: &Stored,
+        discs: u32,
+        next: Option<(&Stored, &Stored)>,
+        path: &Path,
+    ) -> Result<(), DbError> {
+        let bit = discs % 2;
+        let stacks = self.stacks(discs) as usize;
+        let reads = |rank: usize| {
+            let stack = Stack::of(self.index(), discs, rank as u64);
+            let children: u64 = match next {
+                None => 0,
+                Some((keys, _)) => self
+                    .children(&stack, discs)
+                    .iter()
+                    .map(|&(r, _)| keys.stack_len(r))
+                    .sum(),
+            };
+            tier.stack_len(rank) + children
+        };
+        let mut out = Writing::create(path, discs, 1)?;
+        for batch in batches(stacks, reads) {
+            let made: Vec<Result<Vec<Code>, DbError>> = batch
+                .into_par_iter()
+                .map(|rank| {
+                    let keys = tier.stack::<u32>(rank)?;
+                    let Some((child_keys, child_codes)) = next else {
+                        return Ok(keys
+                            .iter()
+                            .map(|&k| if k & 1 == 1 { LOST } else { TIED })
+                            .collect());
+                    };
+                    let stack = Stack::of(self.index(), discs, rank as u64);
+                    // Each move: the child stack's keys and codes, where
+                    // the disc goes in a key, and the cursor.
+                    let mut moves = self
+                        .children(&stack, discs)
+                        .into_iter()
+                        .map(|(r, at)| {
+                            Ok((
+                                child_keys.stack::<u32>(r)?,
+                                child_codes.stack::<u8>(r)?,
+                                at,
+                                0,
+                            ))
+                        })
+                        .collect::<Result<Vec<(Vec<u32>, Vec<Code>, u32, usize)>, DbError>>()?;
+                    Ok(keys
+                        .iter()
+                        .map(|&k| {
+                            if k & 1 == 1 {
+                                return LOST;
+                            }
+                            if moves.is_empty() {
+                                return TIED;
+                            }
+                            let mut best = LOST;
+                            for (keys, codes, at, cursor) in &mut moves {
+                                let target = insert(k >> 1, *at, bit);
+                                while keys[*cursor] >> 1 < target {
+                                    *cursor += 1;
+                                }
+                                debug_assert_eq!(keys[*cursor] >> 1, target);
+                                best = best.max(THROUGH[usize::from(codes[*cursor])]);
+                            }
+                            best
+                        })
+                        .collect())
+                })
+                .collect();
+            for codes in made {
+                out.push(&codes?)?;
+            }
+        }
+        out.finish()
+    }
+
+    /// Sets the cells of `indices` of tier `discs` (its dense indices,
+    /// from 0) from its keys and codes; the other cells stay unknown.
+    fn fill(
+        &self,
+        (keys, codes): (&Stored, &Stored),
+        discs: u32,
+        indices: Range<u64>,
+        cells: &mut [Cell],
+    ) -> Result<(), DbError> {
+        let colours = binomial(discs, discs / 2);
+        let mut index = indices.start;
+        while index < indices.end {
+            let rank = (index / colours) as usize;
+            let first = index % colours;
+            let last = colours.min(first + (indices.end - index));
+            let base = rank as u64 * colours;
+            let from = keys.partition_point(rank, |k: u32| colex(u64::from(k >> 1)) < first)?;
+            let to = keys.stack_len(rank).min(from + (last - first));
+            let run = keys.read::<u32>(rank, from..to)?;
+            let run_codes = codes.read::<u8>(rank, from..to)?;
+            for (&k, &c) in run.iter().zip(&run_codes) {
+                let at = colex(u64::from(k >> 1));
+                if at >= last {
+                    break;
+                }
+                cells[(base + at - indices.start) as usize] = CELLS[usize::from(c)];
+            }
+            index = base + last;
+        }
+        Ok(())
+    }
+
+    /// Writes tier `discs` as its shard, from its keys and codes, leaving
+    /// out the remoteness of `side` where the build leaves one out (the
+    /// side a sample picks where `None`); the side left out, if any.
+    fn write(
+        &self,
+        (plan, step, shards): (&Plan<u8>, &Step<u8>, &Shards),
+        (keys, codes): (&Stored, &Stored),
+        discs: u32,
+        side: Option<Value>,
+    ) -> Result<Option<Value>, DbError> {
+        // How many positions hold each code, and the first of each.
+        let mut count = [0u64; 256];
+        let mut first = [None; 256];
+        for rank in 0..self.stacks(discs) as usize {
+            for (j, c) in codes.stack::<u8>(rank)?.into_iter().enumerate() {
+                count[usize::from(c)] += 1;
+                first[usize::from(c)].get_or_insert((rank, j as u64));
+            }
+        }
+        let fill = |indices, cells: &mut [Cell]| self.fill((keys, codes), discs, indices, cells);
+        if !self.leave_out {
+            let mut present = vec![false; 1 << 16];
+            present[usize::from(Cell::UNKNOWN.bits())] = true;
+            for c in (0..256).filter(|&c| count[c] > 0) {
+                present[usize::from(Cell::pack(outcome(c as Code)).bits())] = true;
+            }
+            shards.write_filled(plan, step, &present, fill, &ply_core::NoProgress)?;
+            return Ok(None);
+        }
+        let colours = binomial(discs, discs / 2);
+        let mut census = Census::new();
+        for c in (0..256).filter(|&c| count[c] > 0) {
+            let (rank, j) = first[c].expect("a code counted was seen");
+            let key = keys.read::<u32>(rank, j..j + 1)?[0];
+            let example = step.keys.start + rank as u64 * colours + colex(u64::from(key >> 1));
+            census.add_many(outcome(c as Code), count[c], || example);
+        }
+        let (side, _) =
+            shards.write_leaving_out((plan, step), &census, fill, side, &ply_core::NoProgress)?;
+        Ok(Some(side))
+    }
+
+    /// Writes the codes of tier `discs` (its keys `keys`) to `path`, read
+    /// back from its finished shard.
+    fn codes_of(
+        &self,
+        (shards, step): (&Shards, &Step<u8>),
+        keys: &Stored,
+        discs: u32,
+        path: &Path,
+    ) -> Result<(), TierError> {
+        let cells = shards.load(step)?;
+        let colours = binomial(discs, discs / 2);
+        let shard = shards.path(&step.name);
+        let mut out = Writing::create(path, discs, 1)?;
+        for rank in 0..self.stacks(discs) as usize {
+            let codes = keys
+                .stack::<u32>(rank)?
+                .iter()
+                .map(|&k| {
+                    let index = rank as u64 * colours + colex(u64::from(k >> 1));
+                    cells.outcome(index as usize).and_then(code).ok_or_else(|| {
+                        TierError::Db(DbError::corrupt(
+                            &shard,
+                            format!("index {index} holds no outcome of connect4's"),
+                        ))
+                    })
+                })
+                .collect::<Result<Vec<Code>, TierError>>()?;
+            out.push(&codes)?;
+        }
+        Ok(out.finish()?)
+    }
+}
+
+/// Merges `streams` (parent keys, shifted and marked, and where the
+/// dropped disc `bit` goes in each) into the increasing keys of their
+/// children, each once, leaving out the parents that are over.
+fn merge(streams: &[(Vec<u32>, u32)], bit: u32) -> Vec<u32> {
+    let mut at = vec![0usize; streams.len()];
+    let next = |i: usize, at: &mut usize| {
+        let (keys, place) = &streams[i];
+        while let Some(&k) = keys.get(*at) {
+            *at += 1;
+            if k & 1 == 0 {
+                return insert(k >> 1, *place, bit);
+            }
+        }
+        u32::MAX
+    };
+    let mut heads: Vec<u32> = (0..streams.len()).map(|i| next(i, &mut at[i])).collect();
+    let mut keys = Vec::with_capacity(streams.iter().map(|s| s.0.len()).max().unwrap_or(0));
+    loop {
+        let (mut least, mut from) = (u32::MAX, 0);
+        for (i, &h) in heads.iter().enumerate() {
+            if h < least {
+                (least, from) = (h, i);
+            }
+        }
+        if least == u32::MAX {
+            return keys;
+        }
+        if keys.last() != Some(&least) {
+            keys.push(least);
+        }
+        heads[from] = next(from, &mut at[from]);
+    }
+}
+
+/// What a build by streams did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Streamed {
+    /// Tiers whose keys the forward pass found.
+    pub forward: usize,
+    /// Tiers solved and written as shards.
+    pub solved: usize,
+    /// Tiers whose shards were there already.
+    pub found_done: usize,
+    /// The most bytes the stacks of a batch and the largest stacks read
+    /// at once may take.
+    pub peak_bytes: u64,
+    /// Shards found unsound and discarded, with the reason.
+    pub discarded: Vec<String>,
+}
+
+impl Streams<'_> {
+    /// The bytes a tier's batches may hold at once, its largest stack and
+    /// its neighbour's being `largest` items: a batch reads at most
+    /// [`BATCH_ITEMS`] items, or one stack and its neighbours (the stack's
+    /// own and at most W more), and makes at most as many; five bytes an
+    /// item at most (a key and a code).
+    fn bytes_at_once(&self, largest: u64) -> u64 {
+        let reads = BATCH_ITEMS.max((u64::from(self.game.width()) + 1) * largest);
+        2 * 5 * reads
+    }
+
+    /// Builds every unfinished tier of `plan` (every tier of the game) as
+    /// its shard in `shards`, with its work files (each tier's keys and
+    /// codes) in `work`, removed once every shard is written. A killed
+    /// build resumes: finished shards and work files are kept. Refuses,
+    /// before a tier is begun, a tier whose stacks read at once would
+    /// take more than `memory` bytes.
+    pub fn build(
+        &self,
+        plan: &Plan<u8>,
+        shards: &Shards,
+        work: &Path,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<Streamed, TierError> {
+        let last = self.game.cells();
+        let steps: Vec<&Step<u8>> = (0..=last as u8)
+            .map(|t| {
+                plan.step(t)
+                    .ok_or_else(|| TierError::Game(format!("tier {t} is not planned")))
+            })
+            .collect::<Result<_, _>>()?;
+        let mut report = Streamed::default();
+        let mut done = Vec::with_capacity(steps.len());
+        for step in &steps {
+            done.push(shards.finished(plan, step).unwrap_or_else(|why| {
+                progress.note(&why);
+                report.discarded.push(why);
+                false
+            }));
+        }
+        report.found_done = done.iter().filter(|&&d| d).count();
+        if done.iter().all(|&d| d) {
+            let _ = std::fs::remove_dir_all(work);
+            return Ok(report);
+        }
+        std::fs::create_dir_all(work).map_err(|e| DbError::io(work, e))?;
+        let mut budget = |tier: u32, largest: u64| {
+            let needed = self.bytes_at_once(largest);
+            report.peak_bytes = report.peak_bytes.max(needed);
+            match memory {
+                Some(budget) if needed > budget => Err(TierError::Budget {
+                    tier: format!("discs-{tier:02}"),
+                    needed,
+                    budget,
+                }),
+                _ => Ok(()),
+            }
+        };
+        let keys = |discs: u32| Stored::open(&keys_path(work, discs), discs, self.stacks(discs), 4);
+        let codes =
+            |discs: u32| Stored::open(&codes_path(work, discs), discs, self.stacks(discs), 1);
+        // Forward: each tier's keys from the tier before's.
+        let started = Instant::now();
+        progress.begin("finding the positions, tier by tier", u64::from(last) + 1);
+        for discs in 0..=last {
+            if progress.cancelled() {
+                progress.end();
+                return Err(TierError::Cancelled);
+            }
+            if keys(discs).is_err() {
+                let path = keys_path(work, discs);
+                if discs == 0 {
+                    self.first(&path)?;
+                } else {
+                    let parents = keys(discs - 1)?;
+                    // A child stack reads at most W parent stacks and
+                    // holds at most their positions.
+                    budget(discs, parents.largest())?;
+                    self.forward(&parents, discs, &path)?;
+                }
+                report.forward += 1;
+            }
+            progress.advance(1);
+        }
+        progress.end();
+        let found = started.elapsed();
+        // Backward: the codes of each tier down to the lowest unfinished
+        // one, from the next tier's (read back from its shard where its
+        // work file is gone).
+        let lowest = done.iter().position(|&d| !d).expect("a tier unfinished") as u32;
+        progress.begin("solving, tier by tier", u64::from(last - lowest) + 1);
+        for discs in (lowest..=last).rev() {
+            if progress.cancelled() {
+                progress.end();
+                return Err(TierError::Cancelled);
+            }
+            if codes(discs).is_ok() {
+                progress.advance(1);
+                continue;
+            }
+            let at = discs as usize;
+            let path = codes_path(work, discs);
+            let tier = keys(discs)?;
+            if done[at] {
+                self.codes_of((shards, steps[at]), &tier, discs, &path)?;
+                progress.advance(1);
+                continue;
+            }
+            let next = if discs < last {
+                Some((keys(discs + 1)?, codes(discs + 1)?))
+            } else {
+                None
+            };
+            let largest = tier
+                .largest()
+                .max(next.as_ref().map_or(0, |(k, _)| k.largest()));
+            budget(discs, largest)?;
+            self.backward(&tier, discs, next.as_ref().map(|(k, c)| (k, c)), &path)?;
+            progress.advance(1);
+        }
+        progress.end();
+        let solved = started.elapsed() - found;
+        // The shards, each written once: the largest tier first, where a
+        // sample picks the side whose remoteness they leave out.
+        let mut order: Vec<u32> = (0..=last).filter(|&d| !done[d as usize]).collect();
+        let sizes = order
+            .iter()
+            .map(|&d| Ok((d, keys(d)?.items())))
+            .collect::<Result<std::collections::BTreeMap<u32, u64>, DbError>>()?;
+        order.sort_by_key(|d| std::cmp::Reverse(sizes[d]));
+        let mut side = shards.side_left_out(steps.iter().copied());
+        progress.begin("writing the shards", order.len() as u64);
+        for discs in order {
+            if progress.cancelled() {
+                progress.end();
+                return Err(TierError::Cancelled);
+            }
+            let at = discs as usize;
+            let written = self.write(
+                (plan, steps[at], shards),
+                (&keys(discs)?, &codes(discs)?),
+                discs,
+                side,
+            )?;
+            side = side.or(written);
+            report.solved += 1;
+            progress.advance(1);
+        }
+        progress.end();
+        progress.note(&format!(
+            "{}: positions found in {:.1} s, solved in {:.1} s, shards written in {:.1} s",
+            self.game.name(),
+            found.as_secs_f64(),
+            solved.as_secs_f64(),
+            (started.elapsed() - found - solved).as_secs_f64()
+        ));
+        let _ = std::fs::remove_dir_all(work);
+        Ok(report)
+    }
+}
+
+/// Connect Four's own build of its whole database, for `ply analyze
+/// connect4:WxH --save` (see [`Streams::build`]): every board of at most
+/// [`MOST_CELLS`] cells; `None` for a larger one, which the generic tier
+/// solver builds. The shards and their work files' directory are given
+/// as a pair, with whether the shards leave out a side's remoteness.
+pub fn own_build(
+    game: &ConnectFour,
+    plan: &Plan<u8>,
+    (shards, work, leave_out): (&Shards, &Path, bool),
+    memory: Option<u64>,
+    progress: &dyn Progress,
+) -> Option<Result<Built, TierError>> {
+    let streams = Streams::new(game)?;
+    let streams = if leave_out {
+        streams.leaving_out()
+    } else {
+        streams
+    };
+    Some(
+        streams
+            .build(plan, shards, work, memory, progress)
+            .map(|done| Built {
+                discarded: done.discarded,
+                tiers: plan.steps.len(),
+                owned: plan.steps.len(),
+                found_done: done.found_done,
+                taken: 0,
+                solved: done.solved,
+                slices: 0,
+                peak_bytes: done.peak_bytes,
+                at_once: 1,
+                at_once_bytes: done.peak_bytes,
+            }),
+    )
+}

@@ -1,0 +1,209 @@
+//! The build of Connect Four by sorted streams of keys against the
+//! generic tier solver: the same shards, cell for cell over every index
+//! of every tier, on 4x4, 5x4 and 4x5; and a build killed part way
+//! (stopped after some tiers) resumed to the same cells.
+
+use ply_core::db::Expect;
+use ply_core::tier::{Options, Plan, Shards, build};
+use ply_core::{NoProgress, Progress, Solution};
+use ply_games::ConnectFour;
+use ply_games::connect4::streams::Streams;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// Every position's key and cell in the shards in `dir`.
+fn cells(game: &ConnectFour, plan: &Plan<u8>, dir: &std::path::Path) -> Vec<(u64, u16)> {
+    let db = Shards::new(dir, Expect::of(game)).open(plan).unwrap();
+    let mut cells = Vec::new();
+    db.for_each_cell(0..plan.index_len, &mut |key, cell| {
+        cells.push((key, cell.bits()))
+    })
+    .unwrap();
+    cells
+}
+
+/// The generic tier solver's build of `game`, in a temporary directory.
+fn generic_build(game: &ConnectFour, plan: &Plan<u8>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let options = Options {
+        dir: dir.path().to_path_buf(),
+        ..Options::default()
+    };
+    assert!(build(game, plan, &options, &NoProgress).unwrap().complete());
+    dir
+}
+
+/// Both builds of `connect4:PARAMS`, compared.
+fn same(params: &str) {
+    let game = ConnectFour::from_params(params).unwrap();
+    let plan = Plan::new(&game).unwrap();
+    let generic = generic_build(&game, &plan);
+    let streamed = tempfile::tempdir().unwrap();
+    let shards = Shards::new(streamed.path(), Expect::of(&game));
+    let work = streamed.path().join("work");
+    let report = Streams::new(&game)
+        .unwrap()
+        .build(&plan, &shards, &work, None, &NoProgress)
+        .unwrap();
+    assert_eq!(report.solved, game.cells() as usize + 1, "{params}");
+    assert!(!work.exists(), "{params}: the work files are removed");
+    let (a, b) = (
+        cells(&game, &plan, generic.path()),
+        cells(&game, &plan, streamed.path()),
+    );
+    assert_eq!(a.len(), b.len(), "{params}: positions");
+    let differ = a.iter().zip(&b).filter(|(x, y)| x != y).count();
+    assert_eq!(differ, 0, "{params}: {differ} cells differ");
+}
+
+#[test]
+fn streams_equal_the_generic_build_on_4x4() {
+    same("4x4");
+}
+
+#[test]
+fn streams_equal_the_generic_build_on_5x4() {
+    same("5x4");
+}
+
+#[test]
+fn streams_equal_the_generic_build_on_4x5() {
+    same("4x5");
+}
+
+/// A reporter that asks the build to stop once it has advanced `after`
+/// steps.
+struct StopAfter {
+    after: u64,
+    done: AtomicU64,
+}
+
+impl Progress for StopAfter {
+    fn begin(&self, _phase: &str, _total: u64) {}
+    fn advance(&self, done: u64) {
+        self.done.fetch_add(done, Relaxed);
+    }
+    fn end(&self) {}
+    fn cancelled(&self) -> bool {
+        self.done.load(Relaxed) >= self.after
+    }
+}
+
+/// Stopped in the forward pass and again in the backward pass, the build
+/// resumes from its key files and shards to the cells of a build run
+/// through at once.
+#[test]
+fn a_stopped_build_resumes_to_the_same_cells() {
+    let game = ConnectFour::from_params("5x4").unwrap();
+    let plan = Plan::new(&game).unwrap();
+    let streams = Streams::new(&game).unwrap();
+    let whole = tempfile::tempdir().unwrap();
+    let shards = Shards::new(whole.path(), Expect::of(&game));
+    streams
+        .build(
+            &plan,
+            &shards,
+            &whole.path().join("work"),
+            None,
+            &NoProgress,
+        )
+        .unwrap();
+    let parts = tempfile::tempdir().unwrap();
+    let shards = Shards::new(parts.path(), Expect::of(&game));
+    let work = parts.path().join("work");
+    // 21 tiers: stopped after 10 of the forward pass, then after the
+    // forward pass (21) and 8 tiers of the backward one, then after both
+    // (42) and 5 shards written.
+    for after in [10, 29, 47] {
+        let stop = StopAfter {
+            after,
+            done: AtomicU64::new(0),
+        };
+        let stopped = streams.build(&plan, &shards, &work, None, &stop);
+        assert!(
+            matches!(stopped, Err(ply_core::tier::TierError::Cancelled)),
+            "stopped after {after}"
+        );
+    }
+    let resumed = streams
+        .build(&plan, &shards, &work, None, &NoProgress)
+        .unwrap();
+    assert_eq!(resumed.found_done, 5, "{resumed:?}");
+    assert_eq!(resumed.solved, 16, "{resumed:?}");
+    assert_eq!(resumed.forward, 0, "{resumed:?}");
+    assert_eq!(
+        cells(&game, &plan, whole.path()),
+        cells(&game, &plan, parts.path())
+    );
+}
+
+/// Leaving out a side's remoteness as each shard is written gives the
+/// cells the generic build's shards have once rewritten leaving out the
+/// same side, and every shard leaves out that one side.
+#[test]
+fn shards_written_leaving_out_equal_those_rewritten() {
+    let game = ConnectFour::from_params("5x4").unwrap();
+    let plan = Plan::new(&game).unwrap();
+    let streamed = tempfile::tempdir().unwrap();
+    let shards = Shards::new(streamed.path(), Expect::of(&game));
+    Streams::new(&game)
+        .unwrap()
+        .leaving_out()
+        .build(
+            &plan,
+            &shards,
+            &streamed.path().join("work"),
+            None,
+            &NoProgress,
+        )
+        .unwrap();
+    let sides: Vec<_> = plan
+        .steps
+        .iter()
+        .map(|step| shards.left_out(step).unwrap())
+        .collect();
+    let side = sides[0].expect("a side left out");
+    assert!(sides.iter().all(|&s| s == Some(side)), "{sides:?}");
+    let generic = generic_build(&game, &plan);
+    let theirs = Shards::new(generic.path(), Expect::of(&game));
+    for step in &plan.steps {
+        ply_core::db::leave_out(&theirs.path(&step.name), side, &NoProgress).unwrap();
+    }
+    let (a, b) = (
+        cells(&game, &plan, generic.path()),
+        cells(&game, &plan, streamed.path()),
+    );
+    assert_eq!(a.len(), b.len());
+    assert!(a == b, "the cells differ");
+}
+
+/// A memory budget too small for a tier's batch is refused, naming the
+/// tier, before that tier's keys are made; the tiers made before it stay
+/// and a build with room resumes from them.
+#[test]
+fn a_budget_too_small_is_refused_before_the_tier() {
+    let game = ConnectFour::from_params("4x4").unwrap();
+    let plan = Plan::new(&game).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let shards = Shards::new(dir.path(), Expect::of(&game));
+    let work = dir.path().join("work");
+    let streams = Streams::new(&game).unwrap();
+    // A batch reads up to 2^24 keys: 160 MiB at most, past any 4x4 stack.
+    let refused = streams.build(&plan, &shards, &work, Some(100 << 20), &NoProgress);
+    match refused {
+        Err(ply_core::tier::TierError::Budget {
+            tier,
+            needed,
+            budget,
+        }) => {
+            assert_eq!(tier, "discs-01");
+            assert!(needed > budget, "{needed} {budget}");
+        }
+        other => panic!("not refused: {other:?}"),
+    }
+    assert!(plan.steps.iter().all(|s| !shards.path(&s.name).exists()));
+    let resumed = streams
+        .build(&plan, &shards, &work, Some(1 << 30), &NoProgress)
+        .unwrap();
+    assert_eq!(resumed.forward, 16, "{resumed:?}");
+    assert_eq!(resumed.solved, 17, "{resumed:?}");
+}
