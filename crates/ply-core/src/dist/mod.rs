@@ -71,9 +71,11 @@ pub enum DistError {
     /// The workers, processes or hosts given do not make a cluster.
     Config(String),
     /// The team of processes failed: this process could not reach every
-    /// other one in time, or could not start its heartbeats.
+    /// other one in time, could not start its heartbeats, or lost a peer
+    /// ([`TeamError::Lost`], naming the process and its host).
     Team(TeamError),
-    /// A worker failed, most often because a peer process died.
+    /// A worker failed (it panicked, or the workers ended without a
+    /// result) with no lost peer to blame.
     Failed(String),
     /// A shard could not be written.
     Save(DbError),
@@ -819,7 +821,7 @@ fn listen(
                 // A peer gone silent shuts its sockets, which fails the
                 // workers here; this ends the run even if they never see it.
                 if let Some(lost) = team::lost() {
-                    return fail(DistError::Failed(lost));
+                    return fail(DistError::Team(lost));
                 }
                 // A backstop: connecting gives up by itself at the deadline.
                 if started < threads && Instant::now() > deadline + Duration::from_secs(5) {
@@ -871,17 +873,7 @@ fn listen(
             }
             Event::Done(output) => outputs.push(*output),
             Event::Finished => {}
-            Event::Failed(error) => {
-                // A lost peer makes the workers here fail too; say which.
-                let error = match (&error, team::lost()) {
-                    (
-                        DistError::Failed(_) | DistError::Solve(SolveError::Cancelled(_)),
-                        Some(lost),
-                    ) => DistError::Failed(lost),
-                    _ => error,
-                };
-                return fail(error);
-            }
+            Event::Failed(error) => return fail(blame(error, team::lost())),
         }
     }
     progress.end();
@@ -915,10 +907,64 @@ fn listen(
     })
 }
 
+/// What a failed worker's `error` is to the command: a lost peer
+/// (`lost`, if the team knows of one) makes the workers here fail or stop
+/// too, so their failure is that loss; any other error stays itself.
+fn blame(error: DistError, lost: Option<TeamError>) -> DistError {
+    match (error, lost) {
+        (DistError::Failed(_) | DistError::Solve(SolveError::Cancelled(_)), Some(lost)) => {
+            DistError::Team(lost)
+        }
+        (error, _) => error,
+    }
+}
+
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     panic
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a worker panicked".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lost() -> TeamError {
+        TeamError::Lost {
+            process: 2,
+            host: Some("c:3".into()),
+            why: "no heartbeat for 3 s".into(),
+        }
+    }
+
+    #[test]
+    fn a_worker_failing_after_a_lost_peer_reports_the_peer() {
+        for error in [
+            DistError::Failed("reading data".into()),
+            DistError::stopped(),
+        ] {
+            let blamed = blame(error, Some(lost()));
+            let DistError::Team(TeamError::Lost { process, host, .. }) = &blamed else {
+                panic!("not the lost peer: {blamed}");
+            };
+            assert_eq!((*process, host.as_deref()), (2, Some("c:3")));
+            assert_eq!(
+                blamed.to_string(),
+                "lost process 2 (c:3): no heartbeat for 3 s"
+            );
+        }
+        // Without a loss, or for an error of its own, a worker's error stays.
+        let alone = blame(DistError::Failed("a worker panicked".into()), None);
+        assert!(matches!(alone, DistError::Failed(_)), "{alone}");
+        let own = blame(
+            DistError::Save(DbError::io(
+                std::path::Path::new("/x/g.plydb"),
+                std::io::Error::other("full"),
+            )),
+            Some(lost()),
+        );
+        assert!(matches!(own, DistError::Save(_)), "{own}");
+    }
 }

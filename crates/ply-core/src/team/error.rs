@@ -46,9 +46,9 @@ impl fmt::Display for TeamError {
             Self::Config(why) => f.write_str(why),
             Self::Connect(why) => write!(f, "cannot connect the processes: {why}"),
             Self::Lost { process, host, why } => {
-                write!(f, "process {process} is lost")?;
+                write!(f, "lost process {process}")?;
                 if let Some(host) = host {
-                    write!(f, " (on {host})")?;
+                    write!(f, " ({host})")?;
                 }
                 write!(f, ": {why}")
             }
@@ -113,12 +113,12 @@ mod tests {
             host: Some("node-c".into()),
             why: "silent".into(),
         };
-        assert_eq!(lost.to_string(), "process 2 is lost (on node-c): silent");
+        assert_eq!(lost.to_string(), "lost process 2 (node-c): silent");
         let unknown = TeamError::Lost {
             process: 1,
             host: None,
             why: "never seen".into(),
         };
-        assert_eq!(unknown.to_string(), "process 1 is lost: never seen");
+        assert_eq!(unknown.to_string(), "lost process 1: never seen");
     }
 }

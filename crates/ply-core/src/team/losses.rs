@@ -12,6 +12,7 @@
 //! and a process blames the peer it was told of rather than the teller
 //! ([`lost`]).
 
+use super::TeamError;
 use std::io::Write;
 use std::net::TcpStream;
 use std::sync::{Arc, Mutex};
@@ -55,19 +56,27 @@ impl Losses {
         Some((peer, why, by))
     }
 
-    /// The error naming the peer to blame ([`Losses::blame`]) and its host.
-    fn describe(&self) -> Option<String> {
+    /// The error naming the peer to blame ([`Losses::blame`]) and its
+    /// host: [`TeamError::Lost`], or a failed connection
+    /// ([`TeamError::Io`]) when the failure names no peer.
+    fn error(&self) -> Option<TeamError> {
         let name = |p: usize| match self.hosts.get(p) {
             Some(host) => format!("process {p} ({host})"),
             None => format!("process {p}"),
         };
         Some(match self.blame()? {
-            (Some(peer), why, by) => format!(
-                "lost {}: {why}{} (it stopped or failed; see its own error)",
-                name(peer),
-                by.map_or_else(String::new, |b| format!(", as {} found", name(b)))
-            ),
-            (None, why, _) => format!("lost a peer process: {why}"),
+            (Some(peer), why, by) => TeamError::Lost {
+                process: peer,
+                host: self.hosts.get(peer).cloned(),
+                why: format!(
+                    "{why}{} (it stopped or failed; see its own error)",
+                    by.map_or_else(String::new, |b| format!(", as {} found", name(b)))
+                ),
+            },
+            (None, why, _) => TeamError::Io {
+                what: "a connection to a peer process failed".into(),
+                error: std::io::Error::other(why),
+            },
         })
     }
 }
@@ -89,8 +98,8 @@ pub(crate) fn seen_any() -> bool {
 
 /// The error naming the peer to blame, as it stands now (without waiting
 /// for a teller, unlike [`lost`]).
-pub(crate) fn describe_now() -> Option<String> {
-    LOST.lock().ok().and_then(|lost| lost.describe())
+pub(crate) fn lost_now() -> Option<TeamError> {
+    LOST.lock().ok().and_then(|lost| lost.error())
 }
 
 /// Keeps what `teller` told: it lost `lost`, because of `why`.
@@ -176,9 +185,10 @@ fn tell(lost: usize, why: &str) {
 /// but another thread here reads it.
 const TOLD_GRACE: Duration = Duration::from_millis(200);
 
-/// What was lost, if a network thread failed or a peer went silent: names
-/// the process, and the one that found it if this process was told.
-pub(crate) fn lost() -> Option<String> {
+/// What was lost, if a network thread failed or a peer went silent: the
+/// process ([`TeamError::Lost`], saying which process found it if this
+/// one was told), or the failed connection if no peer is known.
+pub(crate) fn lost() -> Option<TeamError> {
     let until = Instant::now() + TOLD_GRACE;
     loop {
         let lost = LOST.lock().ok()?;
@@ -189,7 +199,7 @@ pub(crate) fn lost() -> Option<String> {
             .as_ref()
             .is_some_and(|(_, why)| !why.starts_with(SILENT));
         if by.is_some() || !closed || Instant::now() >= until {
-            return lost.describe();
+            return lost.error();
         }
         drop(lost);
         std::thread::sleep(Duration::from_millis(10));
@@ -278,12 +288,14 @@ mod tests {
             losses.blame(),
             Some((Some(2), "no heartbeat for 3 s".into(), Some(0)))
         );
+        let Some(TeamError::Lost { process, host, why }) = losses.error() else {
+            panic!("no lost peer");
+        };
+        assert_eq!((process, host.as_deref()), (2, Some("c:3")));
         assert_eq!(
-            losses.describe().as_deref(),
-            Some(
-                "lost process 2 (c:3): no heartbeat for 3 s, as process 0 (a:1) found \
-                 (it stopped or failed; see its own error)"
-            )
+            why,
+            "no heartbeat for 3 s, as process 0 (a:1) found \
+             (it stopped or failed; see its own error)"
         );
         // Told in a circle (two tellers each naming the other) ends.
         losses.told.push((2, 0, closed.clone()));
@@ -294,6 +306,17 @@ mod tests {
             told: vec![(0, 2, "no heartbeat for 3 s".into())],
             hosts: Vec::new(),
         };
-        assert_eq!(losses.blame(), Some((Some(1), closed, None)));
+        assert_eq!(losses.blame(), Some((Some(1), closed.clone(), None)));
+        // A failure that names no peer is a failed connection, not a loss.
+        let unnamed = Losses {
+            seen: Some((None, closed)),
+            told: Vec::new(),
+            hosts: Vec::new(),
+        };
+        assert!(
+            matches!(unnamed.error(), Some(TeamError::Io { .. })),
+            "{:?}",
+            unnamed.error()
+        );
     }
 }

@@ -36,7 +36,7 @@ pub use membership::Team;
 
 pub(crate) use exchange::Member;
 #[cfg(feature = "dist")]
-pub(crate) use losses::{describe_now, lost, record, seen_any};
+pub(crate) use losses::{lost, lost_now, record, seen_any};
 #[cfg(feature = "dist")]
 pub(crate) use network::{Links, connect};
 pub(crate) use part::Run;

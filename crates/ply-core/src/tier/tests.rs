@@ -953,10 +953,7 @@ fn a_missing_peer_is_named_once_its_tier_is_needed() {
     };
     assert_eq!(*process, 1);
     assert!(why.contains("no heartbeat"), "{why}");
-    assert!(
-        error.to_string().starts_with("process 1 is lost"),
-        "{error}"
-    );
+    assert!(error.to_string().starts_with("lost process 1"), "{error}");
 }
 
 #[test]
