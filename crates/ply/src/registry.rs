@@ -209,6 +209,12 @@ pub fn open_distributed(spec: &str) -> Result<Box<dyn Distributed>, PlyError> {
     open(params).map_err(|e| in_game(spec, e))
 }
 
+/// Whether `spec` names a game the whole-index distributed solver takes
+/// ([`open_distributed`]); `false` for an unknown game.
+pub fn is_distributed(spec: &str) -> bool {
+    entry_of(spec).is_ok_and(|(entry, _)| entry.distributed.is_some())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,9 +1,12 @@
-//! `ply analyze GAME --save --processes P --process I` without `--hosts`:
-//! real processes building one game's tiers through a shared database
-//! directory. Their shards hold every cell of the one-process build; a
-//! process stopped mid-build (SIGSTOP) makes the one waiting on it stop,
-//! non-zero, naming it, within the peer timeout; a rerun resumes from the
-//! finished tiers and matches. Quixo 3x3, Teeko 4x4 (seconds) and Nine Men's
+//! `ply analyze GAME --save --processes P --process I` without `--hosts`
+//! (on loopback from `--port`), and with `--hosts` for games the
+//! whole-index solver does not take: real processes building one game's
+//! tiers into a shared database directory, telling each other over TCP
+//! which tier they wrote (euler and tictactoe, a table team, still
+//! exchange part files there). Their shards hold every cell of the
+//! one-process build; a process stopped mid-build (SIGSTOP) makes the
+//! one waiting on it stop, non-zero, naming it, within the peer timeout;
+//! a rerun resumes from the finished tiers and matches. Quixo 3x3, Teeko 4x4 (seconds) and Nine Men's
 //! Morris with four stones (31 tiers, some 10 s) stand in for larger games.
 //! A process killed (SIGKILL) mid-tier is named and a rerun matches.
 //! `--workers N` alone runs the tier solver on N threads, and euler and
@@ -16,7 +19,8 @@ use common::cli::{Scratch, finish, shard_files, stop_then_finish};
 use ply_core::Solution;
 use ply_core::db::Database;
 use serde_json::Value;
-use std::path::Path;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -36,7 +40,9 @@ fn spawn(game: &str, dir: &Path, extra: &[String]) -> Child {
         .expect("ply runs")
 }
 
-fn team_args(processes: usize, process: usize, timeout: u64) -> Vec<String> {
+/// The options of process `process` of a team of `processes` on
+/// loopback from `port`, with a peer timeout of `timeout` seconds.
+fn team_args(port: u16, processes: usize, process: usize, timeout: u64) -> Vec<String> {
     [
         "--processes".to_string(),
         processes.to_string(),
@@ -44,8 +50,45 @@ fn team_args(processes: usize, process: usize, timeout: u64) -> Vec<String> {
         process.to_string(),
         "--peer-timeout".into(),
         timeout.to_string(),
+        "--port".into(),
+        port.to_string(),
     ]
     .into()
+}
+
+/// The first of `processes` consecutive loopback ports free just now (a
+/// team's `--port`), away from other tests' ephemeral ones.
+fn free_ports(processes: usize) -> u16 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::from(d.subsec_nanos()));
+    let seed = u64::from(std::process::id())
+        .wrapping_mul(2_654_435_761)
+        .wrapping_add(nanos);
+    for attempt in 0..1_000u64 {
+        let base = 20_000 + ((seed + attempt * 7_919) % 12_000) as u16;
+        let bound: Vec<_> = (0..processes as u16)
+            .map_while(|i| TcpListener::bind(("127.0.0.1", base + i)).ok())
+            .collect();
+        if bound.len() == processes {
+            return base;
+        }
+    }
+    panic!("no {processes} consecutive free ports");
+}
+
+/// A hosts file in `dir` of `processes` loopback addresses free just now.
+fn hosts_file(dir: &Path, processes: usize) -> PathBuf {
+    let listeners: Vec<_> = (0..processes)
+        .map(|_| TcpListener::bind("127.0.0.1:0").expect("a free port"))
+        .collect();
+    let text: String = listeners
+        .iter()
+        .map(|l| format!("{}\n", l.local_addr().expect("an address")))
+        .collect();
+    let path = dir.join(format!("hosts-{processes}"));
+    std::fs::write(&path, text).expect("hosts file");
+    path
 }
 
 /// Runs the `processes` processes of a team to the end; process 0's report.
@@ -55,9 +98,10 @@ fn team(game: &str, dir: &Path, processes: usize) -> Value {
 
 /// As [`team`], each process also given `extra`.
 fn team_with(game: &str, dir: &Path, processes: usize, extra: &[&str]) -> Value {
+    let port = free_ports(processes);
     let children: Vec<Child> = (0..processes)
         .map(|p| {
-            let mut args = team_args(processes, p, 15);
+            let mut args = team_args(port, processes, p, 15);
             args.extend(extra.iter().map(|a| a.to_string()));
             spawn(game, dir, &args)
         })
@@ -153,8 +197,9 @@ fn a_team_process_holds_its_tiers_not_the_whole_index() {
     }
     let game = "quixo:4x4";
     let dir = Scratch::new("team-memory");
+    let port = free_ports(2);
     let mut children: Vec<Child> = (0..2)
-        .map(|p| spawn(game, &dir.0, &team_args(2, p, 30)))
+        .map(|p| spawn(game, &dir.0, &team_args(port, 2, p, 30)))
         .collect();
     let mut peaks = [0u64; 2];
     let start = Instant::now();
@@ -238,6 +283,55 @@ fn two_and_three_processes_write_the_cells_of_one() {
     }
 }
 
+/// Quixo and morris, which the whole-index solver does not take, run the
+/// tier team at the addresses of `--hosts`: the cells of one process, and
+/// nothing but shards left in the directory.
+#[test]
+fn a_tier_team_at_the_hosts_of_a_hosts_file_writes_the_cells_of_one() {
+    for game in ["quixo:3x3", "morris:4"] {
+        let one = Scratch::new(&format!("{game}-hosts-one"));
+        let expected = alone(game, &one.0);
+        let dir = Scratch::new(&format!("{game}-hosts"));
+        let hosts = hosts_file(&dir.0, 3);
+        let children: Vec<Child> = (0..3)
+            .map(|p| {
+                let args = [
+                    "--processes".to_string(),
+                    "3".into(),
+                    "--process".into(),
+                    p.to_string(),
+                    "--hosts".into(),
+                    hosts.display().to_string(),
+                ];
+                spawn(game, &dir.0, &args)
+            })
+            .collect();
+        let mut report = Value::Null;
+        for (process, child) in children.into_iter().enumerate() {
+            let (out, _) = finish(child, LIMIT);
+            assert!(
+                out.status.success(),
+                "{game} process {process}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            if process == 0 {
+                report = serde_json::from_slice(&out.stdout).expect("JSON from process 0");
+            }
+        }
+        assert_eq!(report["processes"], 3, "{game}");
+        assert_eq!(counts(&report), counts(&expected), "{game}");
+        std::fs::remove_file(&hosts).expect("the hosts file");
+        assert_eq!(cells(&dir.0), cells(&one.0), "{game}");
+        let left: Vec<_> = std::fs::read_dir(&dir.0)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.ends_with(".plydb"))
+            .collect();
+        assert!(left.is_empty(), "only shards are left: {left:?}");
+    }
+}
+
 #[test]
 fn workers_solve_each_tier_together_to_the_cells_of_one() {
     for game in ["quixo:3x3", "teeko:4x4", "euler:4x5", "tictactoe:3x3x3"] {
@@ -277,8 +371,9 @@ fn a_team_on_worker_threads_writes_the_cells_of_one() {
 fn a_stopped_process_is_named_and_a_rerun_resumes_to_the_same_cells() {
     let game = "morris:4";
     let dir = Scratch::new("stopped");
-    let survivor = spawn(game, &dir.0, &team_args(2, 0, 3));
-    let mut victim = spawn(game, &dir.0, &team_args(2, 1, 3));
+    let port = free_ports(2);
+    let survivor = spawn(game, &dir.0, &team_args(port, 2, 0, 3));
+    let mut victim = spawn(game, &dir.0, &team_args(port, 2, 1, 3));
     // Once a few tiers are written, freeze process 1 mid-build.
     let start = Instant::now();
     while shards_written(&dir.0) < 4 {
@@ -378,8 +473,9 @@ fn killed_table_team_resumes(game: &str, part: &str, restored: std::ops::Range<u
 /// as soon as the file `written` appears there, and checks that process 0
 /// then stops, non-zero, naming process 1, within 30 s.
 fn kill_process_1_once(game: &str, dir: &Path, written: &str) {
-    let survivor = spawn(game, dir, &team_args(2, 0, 3));
-    let mut victim = spawn(game, dir, &team_args(2, 1, 3));
+    let port = free_ports(2);
+    let survivor = spawn(game, dir, &team_args(port, 2, 0, 3));
+    let mut victim = spawn(game, dir, &team_args(port, 2, 1, 3));
     let file = dir.join(written);
     let start = Instant::now();
     while !file.exists() {

@@ -6,7 +6,7 @@
 //!   a beat count and the time), rewritten atomically several times per
 //!   timeout. A peer reads it through a [`super::Watch`], on its own clock
 //!   (so clocks of different machines need not agree).
-//! - **Over TCP** (`Heartbeat::over`, feature `dist`): a byte every half
+//! - **Over TCP** (`Heartbeat::over`): a byte every half
 //!   second (`BEAT_EVERY`) to every peer on a connection of its own, and a
 //!   thread per peer waiting for the peer's. A peer silent for the timeout
 //!   is recorded as lost (see the `losses` module) and its data socket
@@ -40,7 +40,6 @@ enum Beating {
         _beat: FileBeat,
     },
     /// A byte to every peer over TCP.
-    #[cfg(feature = "dist")]
     Sockets {
         /// The connections and their threads.
         _beat: sockets::SocketBeat,
@@ -86,7 +85,6 @@ impl Heartbeat {
     /// Starts the heartbeats over `links.beats`, watching each peer for
     /// `timeout`; the data sockets of `links` are shut down when their
     /// peer goes silent.
-    #[cfg(feature = "dist")]
     pub(crate) fn over(links: &super::Links, timeout: Duration) -> Result<Heartbeat, TeamError> {
         let beat = sockets::SocketBeat::start(links, timeout).map_err(|error| TeamError::Io {
             what: "cannot start heartbeats".into(),
@@ -185,11 +183,9 @@ impl Drop for FileBeat {
 }
 
 /// How often a process sends its heartbeat over TCP.
-#[cfg(feature = "dist")]
 pub(super) const BEAT_EVERY: Duration = Duration::from_millis(500);
 
 /// The heartbeat over TCP.
-#[cfg(feature = "dist")]
 mod sockets {
     use super::BEAT_EVERY;
     use crate::team::Links;

@@ -92,12 +92,14 @@ pub(super) fn reset(hosts: &[String]) {
 }
 
 /// Whether this process has seen a network failure of its own.
+#[cfg(feature = "dist")]
 pub(crate) fn seen_any() -> bool {
     LOST.lock().is_ok_and(|lost| lost.seen.is_some())
 }
 
 /// The error naming the peer to blame, as it stands now (without waiting
 /// for a teller, unlike [`lost`]).
+#[cfg(feature = "dist")]
 pub(crate) fn lost_now() -> Option<TeamError> {
     LOST.lock().ok().and_then(|lost| lost.error())
 }

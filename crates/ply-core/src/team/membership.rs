@@ -4,6 +4,10 @@
 use super::TeamError;
 use std::time::Duration;
 
+/// How long a process waits, by default, for every other one of its team
+/// to connect ([`Team::connect_timeout`]).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(20);
+
 /// One process's place in a team of processes solving one game together.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Team {
@@ -13,6 +17,9 @@ pub struct Team {
     pub process: usize,
     /// How long a peer's heartbeat may stay silent before it is lost.
     pub peer_timeout: Duration,
+    /// How long a process of a team over TCP waits for every other one
+    /// to connect ([`CONNECT_TIMEOUT`] unless set).
+    pub connect_timeout: Duration,
     /// `host:port` of every process, in order, when they talk over TCP;
     /// empty when they share a directory instead.
     pub hosts: Vec<String>,
@@ -35,8 +42,32 @@ impl Team {
             processes,
             process,
             peer_timeout,
+            connect_timeout: CONNECT_TIMEOUT,
             hosts: Vec::new(),
         })
+    }
+
+    /// Process `process` of `processes` on this machine, over TCP on
+    /// loopback: process I listens on `127.0.0.1:PORT+I`, `port` the
+    /// first; fails unless `process < processes` and every port is below
+    /// 65536.
+    pub fn on_loopback(
+        processes: usize,
+        process: usize,
+        port: u16,
+        peer_timeout: Duration,
+    ) -> Result<Team, TeamError> {
+        Team::new(processes, process, peer_timeout)?;
+        let last = u64::from(port) + processes as u64 - 1;
+        if last > u64::from(u16::MAX) {
+            return Err(TeamError::Config(format!(
+                "{processes} processes from port {port} need ports up to {last}, past 65535"
+            )));
+        }
+        let hosts = (0..processes)
+            .map(|i| format!("127.0.0.1:{}", u64::from(port) + i as u64))
+            .collect();
+        Team::on_hosts(hosts, process, peer_timeout)
     }
 
     /// Process `process` of the processes listed in `hosts` (`host:port`
@@ -62,8 +93,18 @@ impl Team {
             processes: hosts.len(),
             process,
             peer_timeout,
+            connect_timeout: CONNECT_TIMEOUT,
             hosts,
         })
+    }
+
+    /// This team, its processes waiting `timeout` for each other to
+    /// connect.
+    pub fn with_connect_timeout(self, timeout: Duration) -> Team {
+        Team {
+            connect_timeout: timeout,
+            ..self
+        }
     }
 
     /// Where process `process` runs, if the team knows: its `host:port`.
@@ -99,5 +140,9 @@ mod tests {
         assert!(Team::on_hosts(hosts, 2, second).is_err());
         assert!(Team::on_hosts(Vec::new(), 0, second).is_err());
         assert_eq!(Team::new(3, 0, second).unwrap().name(2), "process 2");
+        let local = Team::on_loopback(3, 2, 7047, second).unwrap();
+        assert_eq!(local.name(2), "process 2 (127.0.0.1:7049)");
+        assert!(Team::on_loopback(3, 3, 7047, second).is_err());
+        assert!(Team::on_loopback(3, 0, 65534, second).is_err());
     }
 }

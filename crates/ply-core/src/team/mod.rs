@@ -7,24 +7,23 @@
 //! team) reach their peers only through what is listed here, and nothing
 //! here knows a solver. It knows two ways of reaching the peers:
 //!
-//! - **A shared directory** (a team without hosts): heartbeat files
-//!   ([`Heartbeat::in_dir`], watched by `Watch`), and each tier's cells a
-//!   process solved as a *part* file its peers read (`Member`, the `part`
-//!   module).
-//! - **TCP** (a team with hosts, feature `dist`): every process connected
-//!   to every other one (`connect`), a heartbeat connection beside each
-//!   data connection, and the losses found by either told to every peer
-//!   (the `losses` module), so that the error names the process that was
-//!   really lost. The data connections are handed to timely by
-//!   the `dist` module.
+//! - **TCP** (a team with hosts): every process connected to every other
+//!   one (`connect`), a heartbeat connection beside each data connection,
+//!   and the losses found by either told to every peer (the `losses`
+//!   module), so that the error names the process that was really lost.
+//!   A tier team tells its peers what it finished over the data
+//!   connections (`Crew`); the `dist` module hands them to timely.
+//! - **A shared directory** (the table team, which has not moved to TCP
+//!   yet): heartbeat files ([`Heartbeat::in_dir`], watched by `Watch`),
+//!   and each tier's cells a process solved as a *part* file its peers
+//!   read (`Member`, the `part` module).
 
+mod crew;
 mod error;
 mod exchange;
 mod heartbeat;
-#[cfg(feature = "dist")]
 mod losses;
 mod membership;
-#[cfg(feature = "dist")]
 mod network;
 mod part;
 mod watch;
@@ -34,10 +33,12 @@ pub use exchange::Exchanged;
 pub use heartbeat::Heartbeat;
 pub use membership::Team;
 
+pub use membership::CONNECT_TIMEOUT;
+
+pub(crate) use crew::{Crew, Notice, tag};
 pub(crate) use exchange::Member;
 #[cfg(feature = "dist")]
 pub(crate) use losses::{lost, lost_now, record, seen_any};
-#[cfg(feature = "dist")]
 pub(crate) use network::{Links, connect};
 pub(crate) use part::Run;
 pub(crate) use watch::Watch;

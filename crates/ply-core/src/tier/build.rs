@@ -1,7 +1,8 @@
 //! Builds a game's database tier by tier: refuses a memory budget too
 //! small before any work, keeps the tiers a killed build finished, and
 //! solves the rest children first, writing each as its shard at once;
-//! alone, or as one process of a team sharing the directory.
+//! alone, or as one process of a team sharing the directory and telling
+//! each other over TCP what they finished ([`crate::team`]).
 
 use super::TierError;
 use super::deal;
@@ -14,10 +15,9 @@ use crate::db::Expect;
 use crate::game::NamedTiers;
 use crate::limits;
 use crate::progress::Progress;
-use crate::team::{Heartbeat, Team, Watch};
+use crate::team::{Crew, Notice, Team};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::time::Duration;
 
 /// How a tiered build runs.
 #[derive(Clone, Debug, Default)]
@@ -32,7 +32,8 @@ pub struct Options {
     /// left for a later run).
     pub stop_after: Option<usize>,
     /// This process's place in a team of processes building the tiers
-    /// together in `dir`; `None` for a build alone.
+    /// together in `dir`, connected over TCP (the team's hosts); `None`
+    /// for a build alone.
     pub team: Option<Team>,
     /// The most tiers a build alone solves at the same time (each only
     /// once its child tiers are done, and all of them within the memory
@@ -58,7 +59,7 @@ pub struct Options {
 }
 
 /// The fewest indices of a tier a team cuts between its processes: below
-/// it, a slice's files and waits cost more than the time they save.
+/// it, a slice's files and messages cost more than the time they save.
 pub const CUT_FROM: u64 = 1 << 16;
 
 /// What a build did.
@@ -156,8 +157,11 @@ fn adopt<G: NamedTiers>(
 /// first, each written as its shard as soon as it is solved.
 ///
 /// With a [`Team`] in `options`, only the tiers the deal gives this
-/// process are solved here; a child tier another process solves is waited
-/// for until its shard is in `dir` and sound, while its heartbeat lives.
+/// process are solved here, the processes connected over TCP (the team's
+/// hosts, within its connect timeout); a child tier another process
+/// solves is waited for until that process tells it wrote the tier's
+/// shard in `dir`, and a process that ends, dies or goes silent first (no
+/// heartbeat for the team's peer timeout) is named.
 /// A tier every move leaves with at least [`Options::cut_from`] indices is
 /// cut instead: each process solves and writes its slice of the tier's
 /// indices, and the process the tier is dealt to waits for the others'
@@ -197,14 +201,13 @@ pub fn build<G: NamedTiers>(
     } else {
         shards
     };
-    let _heartbeat = match &options.team {
-        Some(team) => Some(Heartbeat::in_dir(&options.dir, &game.name(), team)?),
+    let mut crew = match &options.team {
+        Some(team) => Some(Crew::join(
+            team,
+            crate::team::tag(&game.name(), team.processes),
+        )?),
         None => None,
     };
-    let mut peers = options
-        .team
-        .as_ref()
-        .map(|team| Watch::new(&options.dir, &game.name(), team));
     shards.remove_leftovers(mine.iter().map(|&i| &plan.steps[i]));
     let mut done = vec![false; plan.steps.len()];
     let mut discarded = Vec::new();
@@ -234,8 +237,14 @@ pub fn build<G: NamedTiers>(
         counterparts,
         taken: AtomicUsize::new(0),
     };
-    let run = match (&mut peers, &options.team) {
-        (Some(peers), Some(team)) => {
+    let run = match (&mut crew, &options.team) {
+        (Some(crew), Some(team)) => {
+            // The tiers this process finished before, for the others.
+            for &i in &mine {
+                if done[i] {
+                    crew.tell(Notice::Tier(i as u64));
+                }
+            }
             let cut = cut_tiers(game, plan, options);
             let sliced = plan.steps.iter().enumerate().filter(|&(i, _)| cut[i]);
             shards.remove_slice_leftovers(sliced.map(|(_, s)| s), process, team.processes);
@@ -252,7 +261,7 @@ pub fn build<G: NamedTiers>(
                 process,
                 processes: team.processes,
             };
-            in_turn(&job, &turn, &mut done, options, peers, progress)?
+            in_turn(&job, &turn, &mut done, options, crew, progress)?
         }
         _ => {
             let budget = options
@@ -282,15 +291,15 @@ pub fn build<G: NamedTiers>(
             together::solve(&job, &mine, &mut done, &limits, progress)?
         }
     };
-    if let Some(peers) = &mut peers
-        && process == 0
-        && options.stop_after.is_none()
-    {
-        for at in 0..plan.steps.len() {
-            if !done[at] {
-                await_shard(&shards, plan, at, owners[at], peers, progress)?;
+    if let Some(mut crew) = crew {
+        if process == 0 && options.stop_after.is_none() {
+            for at in 0..plan.steps.len() {
+                if !done[at] {
+                    await_tier(plan, at, owners[at], &mut crew, progress)?;
+                }
             }
         }
+        crew.finish();
     }
     Ok(Built {
         tiers: plan.steps.len(),
@@ -345,7 +354,7 @@ fn in_turn<G: NamedTiers>(
     turn: &Turn<'_>,
     done: &mut [bool],
     options: &Options,
-    peers: &mut Watch,
+    crew: &mut Crew,
     progress: &dyn Progress,
 ) -> Result<Run, TierError> {
     let mut run = Run {
@@ -382,12 +391,13 @@ fn in_turn<G: NamedTiers>(
                 .is_ok()
                 || job.shards.sound(job.plan, step).is_ok())
         {
+            crew.tell(Notice::Slice(i as u64));
             continue;
         }
         for &tier in &step.children {
             let at = job.position_of(tier)?;
             if !done[at] {
-                await_shard(job.shards, job.plan, at, turn.owners[at], peers, progress)?;
+                await_tier(job.plan, at, turn.owners[at], crew, progress)?;
                 done[at] = true;
             }
         }
@@ -397,15 +407,12 @@ fn in_turn<G: NamedTiers>(
                 run.slices += 1;
             }
             if !owned {
+                crew.tell(Notice::Slice(i as u64));
                 continue;
             }
             for other in (0..turn.processes).filter(|&p| p != turn.process) {
-                let path = job.shards.slice_path(&step.name, other, turn.processes);
-                let what = format!("slice {other} of tier {}", step.name);
-                await_file(&path, &what, other, peers, progress, || {
-                    job.shards
-                        .slice_sound(job.plan, step, other, turn.processes)
-                })?;
+                let what = format!("its slice of tier {}", step.name);
+                wait(crew, other, Notice::Slice(i as u64), &what, progress)?;
             }
             let cells = job.shards.load_slices(step, turn.processes)?;
             job.shards.write(job.plan, step, &cells, progress)?;
@@ -413,6 +420,7 @@ fn in_turn<G: NamedTiers>(
         } else {
             job.solve(step, progress)?;
         }
+        crew.tell(Notice::Tier(i as u64));
         done[i] = true;
         run.solved += 1;
         run.at_once = 1;
@@ -421,63 +429,32 @@ fn in_turn<G: NamedTiers>(
     Ok(run)
 }
 
-/// How often a process waiting for another's shard looks for it.
-const POLL: Duration = Duration::from_millis(50);
-
-/// Waits until the shard of step `at`, which process `owner` solves, is
-/// in the directory and sound; fails if `owner` is lost first.
-fn await_shard<T>(
-    shards: &Shards,
+/// Waits until process `owner` tells it wrote the shard of step `at`;
+/// fails naming `owner` if it ends, dies or goes silent first.
+fn await_tier<T>(
     plan: &Plan<T>,
     at: usize,
     owner: usize,
-    peers: &mut Watch,
+    crew: &mut Crew,
     progress: &dyn Progress,
 ) -> Result<(), TierError> {
-    let step = &plan.steps[at];
-    let what = format!("tier {}", step.name);
-    await_file(
-        &shards.path(&step.name),
-        &what,
-        owner,
-        peers,
-        progress,
-        || shards.sound(plan, step),
-    )
+    let what = format!("tier {}", plan.steps[at].name);
+    wait(crew, owner, Notice::Tier(at as u64), &what, progress)
 }
 
-/// Waits until the file at `path` (`what`, which process `owner` writes)
-/// is there and `sound` says so; fails if `owner` is lost first.
-fn await_file(
-    path: &std::path::Path,
+/// Waits until process `from` tells `notice` (`what`, noted for people
+/// if it has not yet); fails naming `from` if it ends, dies or goes
+/// silent first.
+fn wait(
+    crew: &mut Crew,
+    from: usize,
+    notice: Notice,
     what: &str,
-    owner: usize,
-    peers: &mut Watch,
     progress: &dyn Progress,
-    sound: impl Fn() -> Result<(), String>,
 ) -> Result<(), TierError> {
-    // The file last found unsound (left by an earlier run, to be replaced
-    // by its owner): looked at again only once it changes.
-    let mut unsound = None;
-    let mut noted = false;
-    loop {
-        if let Ok(meta) = std::fs::metadata(path) {
-            let stamp = (meta.len(), meta.modified().ok());
-            if unsound != Some(stamp) {
-                match sound() {
-                    Ok(()) => return Ok(()),
-                    Err(_) => unsound = Some(stamp),
-                }
-            }
-        }
-        if progress.cancelled() {
-            return Err(TierError::Cancelled);
-        }
-        peers.alive(owner)?;
-        if !noted {
-            progress.note(&format!("waiting for {what} from process {owner}"));
-            noted = true;
-        }
-        std::thread::sleep(POLL);
+    if !crew.heard(from, notice) {
+        progress.note(&format!("waiting for {what} from process {from}"));
     }
+    crew.wait_for(from, notice, what, &|| progress.cancelled())?;
+    Ok(())
 }

@@ -15,9 +15,10 @@
 //! unfinished one ([`build()`]); tiers whose child tiers are done are
 //! solved at the same time while the memory they need together stays
 //! within the budget. Several processes may build one game
-//! together through a shared directory, the tiers dealt out among them
-//! (`deal`), each waiting for the child shards the others write and
-//! naming any of them whose heartbeat stops ([`crate::team::Team`]). The shards of every tier read as one
+//! together into a shared directory, the tiers dealt out among them
+//! (`deal`), each told over TCP when a child shard another writes is
+//! there, and naming any of them that dies or whose heartbeat stops
+//! ([`crate::team::Team`]). The shards of every tier read as one
 //! database whose keys are [`Plan::key`].
 //!
 //! [`NamedTiers`]: crate::game::NamedTiers

@@ -668,12 +668,19 @@ fn shards_of<G: Game>(game: &G, dir: &Dir) -> Shards {
     Shards::new(dir.path(), crate::db::Expect::of(game))
 }
 
-/// Options for process `process` of `processes` building into `dir`.
+/// Options for process `process` of `processes` building into `dir`, the
+/// team on the loopback addresses [`hosts_of`] gives the directory.
 fn teamed(dir: &Dir, processes: usize, process: usize, timeout_ms: u64) -> Options {
+    teamed_on(dir, &hosts_of(dir, processes), process, timeout_ms)
+}
+
+/// Options for process `process` of the team at `hosts` building into
+/// `dir`.
+fn teamed_on(dir: &Dir, hosts: &[String], process: usize, timeout_ms: u64) -> Options {
     Options {
         team: Some(
-            Team::new(
-                processes,
+            Team::on_hosts(
+                hosts.to_vec(),
                 process,
                 std::time::Duration::from_millis(timeout_ms),
             )
@@ -681,6 +688,33 @@ fn teamed(dir: &Dir, processes: usize, process: usize, timeout_ms: u64) -> Optio
         ),
         ..dir.options()
     }
+}
+
+/// The loopback addresses of the team of `processes` building into `dir`:
+/// free ports, the same each time they are asked for (a rerun's team
+/// listens where the first did).
+fn hosts_of(dir: &Dir, processes: usize) -> Vec<String> {
+    static TEAMS: std::sync::Mutex<Vec<(PathBuf, usize, Vec<String>)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut teams = TEAMS.lock().unwrap_or_else(|e| e.into_inner());
+    let path = dir.path().to_path_buf();
+    if let Some((.., hosts)) = teams.iter().find(|(p, n, _)| *p == path && *n == processes) {
+        return hosts.clone();
+    }
+    let hosts = free_hosts(processes);
+    teams.push((path, processes, hosts.clone()));
+    hosts
+}
+
+/// `processes` loopback addresses whose ports were free a moment ago.
+fn free_hosts(processes: usize) -> Vec<String> {
+    let listeners: Vec<_> = (0..processes)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("a free port"))
+        .collect();
+    listeners
+        .iter()
+        .map(|l| l.local_addr().expect("an address").to_string())
+        .collect()
 }
 
 /// Runs every options' build on its own thread, standing in for processes.
@@ -918,9 +952,9 @@ fn a_peer_lost_mid_cut_tier_is_named_and_a_rerun_keeps_the_slices_written() {
     // writes its slice of the first tier, then needs process 1's.
     let stopped = Options {
         stop_after: Some(0),
-        ..cutting(&dir, 2, 1, 500)
+        ..cutting(&dir, 2, 1, 3_000)
     };
-    let built = build_together(&game, &plan, &[cutting(&dir, 2, 0, 500), stopped]);
+    let built = build_together(&game, &plan, &[cutting(&dir, 2, 0, 3_000), stopped]);
     let error = built[0].as_ref().unwrap_err();
     assert!(
         matches!(error, TierError::Team(TeamError::Lost { process: 1, .. })),
@@ -943,17 +977,20 @@ fn a_peer_lost_mid_cut_tier_is_named_and_a_rerun_keeps_the_slices_written() {
 }
 
 #[test]
-fn a_missing_peer_is_named_once_its_tier_is_needed() {
+fn a_missing_peer_is_named_when_the_team_connects() {
     let game = Graph::<true>::new(6);
     let plan = Plan::new(&game).unwrap();
     let dir = Dir::new("team-missing");
-    let error = build(&game, &plan, &teamed(&dir, 2, 0, 300), &NoProgress).unwrap_err();
-    let TierError::Team(TeamError::Lost { process, why, .. }) = &error else {
-        panic!("not a lost peer: {error}");
+    let mut options = teamed(&dir, 2, 0, 300);
+    options.team = options
+        .team
+        .map(|team| team.with_connect_timeout(std::time::Duration::from_millis(300)));
+    let error = build(&game, &plan, &options, &NoProgress).unwrap_err();
+    let TierError::Team(TeamError::Connect(why)) = &error else {
+        panic!("not a failed connection: {error}");
     };
-    assert_eq!(*process, 1);
-    assert!(why.contains("no heartbeat"), "{why}");
-    assert!(error.to_string().starts_with("lost process 1"), "{error}");
+    assert!(why.contains("process 1 (127.0.0.1:"), "{why}");
+    assert!(why.contains("did not connect"), "{why}");
 }
 
 #[test]
@@ -969,9 +1006,9 @@ fn a_peer_stopping_mid_build_is_named_and_a_rerun_resumes_to_the_same_cells() {
     // its second.
     let stopped = Options {
         stop_after: Some(1),
-        ..teamed(&dir, 2, 1, 500)
+        ..teamed(&dir, 2, 1, 3_000)
     };
-    let runs = [teamed(&dir, 2, 0, 500), stopped];
+    let runs = [teamed(&dir, 2, 0, 3_000), stopped];
     let built = build_together(&game, &plan, &runs);
     assert!(
         owners.iter().filter(|&&p| p == 1).count() >= 2,
@@ -1020,11 +1057,22 @@ fn a_process_removes_only_the_leftovers_of_its_own_tiers() {
             temp
         })
         .collect();
-    let options = Options {
-        stop_after: Some(0),
-        ..teamed(&dir, 2, 0, 5_000)
-    };
-    build(&game, &plan, &options, &NoProgress).unwrap();
+    // Process 1 of the team builds elsewhere: only process 0 is here.
+    let hosts = free_hosts(2);
+    let elsewhere = Dir::new("team-leftovers-elsewhere");
+    let runs = [
+        Options {
+            stop_after: Some(0),
+            ..teamed_on(&dir, &hosts, 0, 5_000)
+        },
+        Options {
+            stop_after: Some(0),
+            ..teamed_on(&elsewhere, &hosts, 1, 5_000)
+        },
+    ];
+    for built in build_together(&game, &plan, &runs) {
+        built.expect("built");
+    }
     for (i, temp) in planted.iter().enumerate() {
         assert_eq!(
             temp.exists(),

@@ -104,26 +104,7 @@ pub fn cluster(
     match (processes, process, hosts) {
         (None, None, None) => Ok(Cluster::Threads(threads)),
         (Some(processes), Some(process), Some(hosts)) => {
-            let text = std::fs::read_to_string(hosts).map_err(|e| {
-                PlyError::argument(format!("cannot read hosts file {}: {e}", hosts.display()))
-            })?;
-            let hosts: Vec<String> = text
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .map(String::from)
-                .collect();
-            if hosts.len() != processes {
-                return Err(PlyError::argument(format!(
-                    "--processes {processes} but the hosts file lists {} hosts",
-                    hosts.len()
-                )));
-            }
-            if process >= processes {
-                return Err(PlyError::argument(format!(
-                    "--process {process} must be below --processes {processes}"
-                )));
-            }
+            let hosts = read_hosts(hosts, processes, process)?;
             let team = Team::on_hosts(hosts, process, dist::PEER_TIMEOUT)
                 .map_err(|e| PlyError::argument(format!("--hosts: {e}")))?;
             Ok(Cluster::Processes {
@@ -136,6 +117,32 @@ pub fn cluster(
             "--processes, --process and --hosts go together",
         )),
     }
+}
+
+/// The `host:port` lines of the hosts file at `path` (blank lines left
+/// out), checked against `--processes` and `--process`.
+pub fn read_hosts(path: &Path, processes: usize, process: usize) -> Result<Vec<String>, PlyError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        PlyError::argument(format!("cannot read hosts file {}: {e}", path.display()))
+    })?;
+    let hosts: Vec<String> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(String::from)
+        .collect();
+    if hosts.len() != processes {
+        return Err(PlyError::argument(format!(
+            "--processes {processes} but the hosts file lists {} hosts",
+            hosts.len()
+        )));
+    }
+    if process >= processes {
+        return Err(PlyError::argument(format!(
+            "--process {process} must be below --processes {processes}"
+        )));
+    }
+    Ok(hosts)
 }
 
 /// Solves `game` on `cluster`, with `save` writing this process's shards

@@ -157,30 +157,37 @@ enum Command {
         /// so does each process of a team sharing the database directory.
         #[arg(long, value_name = "N")]
         workers: Option<usize>,
-        /// Number of processes taking part: with --process and --hosts, of
-        /// the distributed solver (--workers); with --process and --save
-        /// alone, of a build tier by tier shared through the database
-        /// directory, on one machine or machines sharing a file system:
-        /// quixo, teeko and morris deal the tiers out, each process waiting
-        /// for the child tiers the others write; euler and tictactoe (a
-        /// table) deal out each tier's positions and the processes exchange
-        /// what they solved. A rerun of the same commands resumes.
+        /// Number of processes taking part, each started with --process.
+        /// Games the distributed solver takes whole (euler, tictactoe,
+        /// lgame, yehr, teeko) run it when --hosts is given (--workers
+        /// threads each). Games solved tier by tier run a team with --save:
+        /// quixo and morris (and teeko without --hosts) deal the tiers out,
+        /// the processes telling each other over TCP which tier they wrote;
+        /// euler and tictactoe without --hosts deal out each tier's
+        /// positions and exchange what they solved as part files. Either
+        /// team writes its shards into one --db-dir that every process
+        /// shares, and a rerun of the same commands resumes.
         #[arg(long, value_name = "P")]
         processes: Option<usize>,
         /// Which process this is, from 0 (process 0 prints the report).
         #[arg(long, value_name = "I")]
         process: Option<usize>,
-        /// A file with one host:port line per process, in order.
+        /// A file with one host:port line per process, in order: the TCP
+        /// address each process listens on, for every game.
         #[arg(long, value_name = "FILE")]
         hosts: Option<std::path::PathBuf>,
+        /// Without --hosts, a tier team on one machine listens on loopback:
+        /// process I on 127.0.0.1:PORT+I.
+        #[arg(long, value_name = "PORT", default_value_t = TEAM_PORT)]
+        port: u16,
         /// How long each process waits for every other one to connect.
         #[arg(long, value_name = "SECS", default_value_t = dist::CONNECT_TIMEOUT.as_secs())]
         connect_timeout: u64,
         /// How long a peer process may send no heartbeat (it sends one
-        /// every half second; a build shared through the database
-        /// directory keeps it in GAME.process-I.heartbeat there) before it
-        /// is taken as lost, frozen or cut off, and the run ends with an
-        /// error naming it.
+        /// every half second over TCP; the table team of euler and
+        /// tictactoe keeps it in GAME.process-I.heartbeat in the database
+        /// directory) before it is taken as lost, frozen or cut off, and
+        /// the run ends with an error naming it.
         #[arg(long, value_name = "SECS", default_value_t = ply_core::dist::PEER_TIMEOUT.as_secs(),
               value_parser = clap::value_parser!(u64).range(1..))]
         peer_timeout: u64,
@@ -350,14 +357,19 @@ impl Cli {
                 processes,
                 process,
                 hosts,
+                port,
                 connect_timeout,
                 peer_timeout,
             } => {
                 let store = db.configure_saving(save)?;
                 let teamed = processes.is_some() || process.is_some();
-                // Processes without --hosts are a team building the tiers
-                // through the database directory, each on --workers threads.
-                let shared = teamed && hosts.is_none();
+                // Processes without --hosts, or of a game solved tier by
+                // tier that the distributed solver does not take whole,
+                // are a team building the tiers into the database
+                // directory, each on --workers threads.
+                let shared = teamed
+                    && (hosts.is_none()
+                        || (!registry::is_distributed(&game) && registry::open(&game)?.tiered()));
                 let progress = BarProgress::new();
                 // A game solved tier by tier (by the tier solver, or into a
                 // table walked tier by tier) runs its own solver on the
@@ -393,7 +405,12 @@ impl Cli {
                     report.extra.insert("workers".into(), threads.into());
                     report
                 } else if shared {
-                    let team = shared_team(processes, process, save, peer_timeout)?;
+                    let team = shared_team(
+                        (processes, process),
+                        save,
+                        (hosts.as_deref(), port),
+                        (connect_timeout, peer_timeout),
+                    )?;
                     let bar = (team.process == 0).then(BarProgress::new);
                     let progress: &dyn ply_core::Progress = match &bar {
                         Some(bar) => bar,
@@ -555,32 +572,41 @@ fn worker_pool(threads: usize) -> Result<rayon::ThreadPool, PlyError> {
 /// longest row game position is 2 MiB).
 const MAX_POSITION_BYTES: u64 = 64 << 20;
 
-/// This process's place in a build tier by tier shared through the
-/// database directory (`--processes P --process I --save`, no `--hosts`).
+/// The first loopback port of a tier team on one machine (`--port`).
+const TEAM_PORT: u16 = 7047;
+
+/// This process's place in a team building the tiers into a shared
+/// database directory (`--processes P --process I --save`): over TCP at
+/// the addresses of `--hosts`, else on loopback from `--port`; with the
+/// connect and peer timeouts, in seconds.
 fn shared_team(
-    processes: Option<usize>,
-    process: Option<usize>,
+    (processes, process): (Option<usize>, Option<usize>),
     save: bool,
-    peer_timeout: u64,
+    (hosts, port): (Option<&std::path::Path>, u16),
+    (connect_timeout, peer_timeout): (u64, u64),
 ) -> Result<ply_core::team::Team, PlyError> {
     let (Some(processes), Some(process)) = (processes, process) else {
         return Err(PlyError::argument(
-            "--processes and --process go together: every process of a shared build is \
-             started with both (and --hosts with --workers for the distributed solver)",
+            "--processes and --process go together: every process of a team is \
+             started with both (and the same --hosts, if any)",
         ));
     };
     if !save {
         return Err(PlyError::argument(
-            "--processes without --hosts builds the tiers through the database directory: \
-             give --save (and the same --db-dir to every process)",
+            "--processes builds the tiers into the database directory: give --save \
+             (and the same --db-dir to every process)",
         ));
     }
-    ply_core::team::Team::new(
-        processes,
-        process,
-        std::time::Duration::from_secs(peer_timeout),
-    )
-    .map_err(|why| PlyError::argument(format!("--process: {why}")))
+    let peer_timeout = std::time::Duration::from_secs(peer_timeout);
+    let team = match hosts {
+        Some(path) => {
+            let hosts = dist::read_hosts(path, processes, process)?;
+            ply_core::team::Team::on_hosts(hosts, process, peer_timeout)
+        }
+        None => ply_core::team::Team::on_loopback(processes, process, port, peer_timeout),
+    };
+    let team = team.map_err(|why| PlyError::argument(format!("--process: {why}")))?;
+    Ok(team.with_connect_timeout(std::time::Duration::from_secs(connect_timeout)))
 }
 
 fn read_position() -> Result<String, PlyError> {

@@ -201,10 +201,12 @@ pub trait Session: Send + Sync {
         )))
     }
 
-    /// What `ply analyze --save --processes P --process I` does without
-    /// `--hosts`: builds the game's tiers (its end tiers up to `end_tiers`,
-    /// if given) into `save` together with the other processes of `team`,
-    /// which share the directory. Process 0 returns the report once every
+    /// What `ply analyze --save --processes P --process I` does for a
+    /// game the whole-index distributed solver does not take, or without
+    /// `--hosts`: builds the game's tiers (its end tiers up to
+    /// `end_tiers`, if given) into `save` together with the other
+    /// processes of `team`, which share the directory (a tier team tells
+    /// its peers over TCP what it finished). Process 0 returns the report once every
     /// tier is solved; the others return `None` once theirs are. Only
     /// games solved tier by tier can.
     fn analyze_shared(
@@ -316,9 +318,9 @@ pub(super) fn one_by_one<S: Solver + ?Sized>(
 /// are not written as shards of their own.
 pub(super) fn not_shared(game: &str) -> PlyError {
     PlyError::argument(format!(
-        "--processes without --hosts: {game} does not write its tiers as shards of their own, \
-         so its processes cannot share them through the database directory; the distributed \
-         solver takes --workers N with --processes, --process and --hosts"
+        "--processes: {game} does not write its tiers as shards of their own, so its \
+         processes cannot build it as a team; the distributed solver (--processes, --process \
+         and --hosts) takes only games retrograde analysis solves whole over their index"
     ))
 }
 

@@ -277,6 +277,10 @@ impl<M: Method> Session for SolvedSession<M> {
             )));
         }
         save.create()?;
+        // The table team still meets through the directory alone: its
+        // processes are not named by an address they do not listen on.
+        let team = &Team::new(team.processes, team.process, team.peer_timeout)
+            .map_err(|e| PlyError::argument(format!("--process: {e}")))?;
         let mut exchanged = Exchanged::default();
         self.fresh
             .get_or_build(progress, "the table being built", || {
