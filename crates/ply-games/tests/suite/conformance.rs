@@ -253,20 +253,24 @@ fn both_packing_paths_rank_alike() {
 
 /// The games that rank point sets with `pext` or byte tables (issue 59)
 /// pass the same checks on both paths: this test binary runs their tests
-/// again in a child process for each path, forced by `PLY_PACKING`.
+/// (only them: `--exact`) again in a child process for each path, forced
+/// by `PLY_PACKING`.
 #[test]
 fn the_ranking_games_pass_on_both_packing_paths() {
     use ply_games::colex::{BUILD_HAS_BMI2, PACKING_VARIABLE};
     if std::env::var_os(PACKING_VARIABLE).is_some() {
         return; // the child itself
     }
+    // Named as the test binary names them: by this module's path in it.
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
     let tests = [
         "packing_is_the_forced_path",
         "dobutsu",
         "quixo",
         "teeko",
         "morris",
-    ];
+    ]
+    .map(|test| format!("{module}::{test}"));
     let paths: &[&str] = if BUILD_HAS_BMI2 {
         &["pext", "tables"]
     } else {
@@ -275,7 +279,7 @@ fn the_ranking_games_pass_on_both_packing_paths() {
     for path in paths {
         let out = std::process::Command::new(std::env::current_exe().unwrap())
             .args(["--exact", "--test-threads", "2"])
-            .args(tests)
+            .args(&tests)
             .env(PACKING_VARIABLE, path)
             .output()
             .unwrap();

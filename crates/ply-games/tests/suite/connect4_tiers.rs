@@ -1,5 +1,5 @@
 //! Connect Four through its build by streams (the one `ply analyze
-//! --save` runs; tests/connect4_streams.rs holds it equal to the generic
+//! --save` runs; tests/suite/connect4_streams.rs holds it equal to the generic
 //! tier solver): every position of 4x4, 5x4 and 5x5 solved tier by tier,
 //! the positions per ply (found by the index's own legality check) split
 //! into won, drawn and lost for the player to move equal to the counts
@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, HashMap};
 
 /// The won, drawn and lost counts per ply of `board` in the data file.
 fn published(board: &str) -> BTreeMap<u32, [u64; 3]> {
-    let text = include_str!("../../../tests/data/connect4/positions-per-ply.csv");
+    let text = include_str!("../../../../tests/data/connect4/positions-per-ply.csv");
     let mut rows = BTreeMap::new();
     for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
         let fields: Vec<&str> = line.split(',').collect();

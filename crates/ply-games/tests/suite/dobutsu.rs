@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 fn facts() -> HashMap<String, String> {
-    include_str!("data/dobutsu.txt")
+    include_str!("../data/dobutsu.txt")
         .lines()
         .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
         .map(|line| {

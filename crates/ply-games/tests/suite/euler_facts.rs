@@ -21,7 +21,7 @@ fn game(name: &str) -> Euler {
 
 #[test]
 fn the_known_facts_hold() {
-    let facts = include_str!("data/euler-facts.txt");
+    let facts = include_str!("../data/euler-facts.txt");
     let mut checked = 0;
     for line in facts
         .lines()

@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 fn facts() -> HashMap<String, u64> {
-    include_str!("data/lgame.txt")
+    include_str!("../data/lgame.txt")
         .lines()
         .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
         .map(|line| {

@@ -52,7 +52,7 @@ fn the_smallest_sectors_count_as_published() {
     let counted = counted.unwrap();
     assert_eq!(counted.sectors, SECTORS);
     assert!(counted.bounded.is_empty(), "{:?}", counted.bounded);
-    let table = parse_table(include_str!("data/morris-counts.txt")).unwrap();
+    let table = parse_table(include_str!("../data/morris-counts.txt")).unwrap();
     let mut compared = 0;
     for (source, published) in &table {
         for (pair, ply) in &counted.rows {
@@ -99,7 +99,7 @@ fn the_smallest_sectors_count_as_published() {
 
 #[test]
 fn the_table_lists_every_pair_once_and_refuses_bad_lines() {
-    let table = parse_table(include_str!("data/morris-counts.txt")).unwrap();
+    let table = parse_table(include_str!("../data/morris-counts.txt")).unwrap();
     assert_eq!(table["eigenraum"].len(), 49);
     assert_eq!(table["malom"].len(), 3);
     assert!(

@@ -2,7 +2,7 @@
 //! included) for every game, at the start and at positions reached by
 //! playing from it, and for Treblecross rows longer than 256 squares.
 
-mod common;
+use crate::common;
 
 use common::http::{Client, solve_path};
 use ply::serve::DEFAULT_CACHE_BYTES;

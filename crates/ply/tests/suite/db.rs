@@ -2,7 +2,7 @@
 //! same with and without a database but for `source`, and every kind of
 //! damage is a clear error (exit 2) naming the file, never an answer.
 
-mod common;
+use crate::common;
 
 use common::cli::{ply, scratch_dir};
 use ply::session::retro::RetroSession;

@@ -5,7 +5,7 @@
 //! `retro`, run here); a lost or missing process stops the others with an
 //! error in bounded time, and a rerun leaves one clean database.
 
-mod common;
+use crate::common;
 
 use common::cli::{Scratch, finish, stop_then_finish};
 use common::dist::Expected;

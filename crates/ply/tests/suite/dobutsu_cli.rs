@@ -4,7 +4,7 @@
 //! solve` prints follow from the children it lists, including the ends of
 //! play answered from the rules.
 
-mod common;
+use crate::common;
 
 use common::cli::{json, scratch_dir};
 use serde_json::Value as Json;

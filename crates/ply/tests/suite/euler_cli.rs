@@ -1,7 +1,7 @@
 //! The built `ply` binary on the Game of Euler and `ply judge uva10536`:
 //! outputs, JSON shapes and exit codes.
 
-mod common;
+use crate::common;
 
 use common::cli::{json, ply};
 
@@ -19,10 +19,10 @@ fn refused(args: &[&str], stdin: &[u8], needle: &str) {
 fn judge_answers_the_sample_byte_for_byte() {
     let out = ply(
         &["judge", "uva10536"],
-        include_bytes!("data/uva10536-sample.in"),
+        include_bytes!("../data/uva10536-sample.in"),
     );
     assert!(out.status.success());
-    assert_eq!(out.stdout, include_bytes!("data/uva10536-sample.out"));
+    assert_eq!(out.stdout, include_bytes!("../data/uva10536-sample.out"));
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! `solve` on stdin against an independent brute force, and whole games
 //! played from a script on stdin.
 
-mod common;
+use crate::common;
 
 use serde_json::Value as Json;
 use std::collections::HashMap;

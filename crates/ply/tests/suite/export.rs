@@ -2,7 +2,7 @@
 //! as CSV text), holds one row per stored position, and every row agrees
 //! with `ply solve` on that position.
 
-mod common;
+use crate::common;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int8Type, UInt16Type, UInt64Type};

@@ -1,7 +1,7 @@
 //! Bad input on the command line gets an error naming the real problem
 //! (exit 2, a short message), and long work says what it is doing.
 
-mod common;
+use crate::common;
 
 use common::cli::ply;
 use std::io::{BufRead, BufReader};

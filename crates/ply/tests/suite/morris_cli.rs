@@ -4,7 +4,7 @@
 //! game's solution answers them, moves included, and read from the whole
 //! game's database once the directory holds it.
 
-mod common;
+use crate::common;
 
 use common::cli::{json_of as json, ply};
 

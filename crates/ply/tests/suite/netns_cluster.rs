@@ -14,7 +14,7 @@
 //! by 1 ms; where not (as on the machines this was written on), the tests
 //! say so and run without.
 
-mod common;
+use crate::common;
 
 use common::cli::Scratch;
 use common::dist::{Expected, shards_in};

@@ -2,7 +2,7 @@
 //! (issue 58): each contradiction a user tripped over has a test here so
 //! that it cannot come back.
 
-mod common;
+use crate::common;
 
 use common::cli::{Scratch, json, json_of, ply};
 use common::http::{Client, solve_path};

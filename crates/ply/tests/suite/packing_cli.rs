@@ -2,7 +2,7 @@
 //! user meets it: `ply --version` names it, `PLY_PACKING` forces it, a bad
 //! value is refused with one line, and both paths count the same.
 
-mod common;
+use crate::common;
 
 use common::cli::run;
 use ply_games::colex::{BUILD_HAS_BMI2, PACKING_VARIABLE};

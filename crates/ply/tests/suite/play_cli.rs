@@ -2,7 +2,7 @@
 //! drive it: whole games of Euler to their result line, `?`, `m`, `u`,
 //! `--second`, `--seed`, and bad input.
 
-mod common;
+use crate::common;
 
 use common::cli::ply;
 

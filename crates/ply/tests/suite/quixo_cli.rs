@@ -3,7 +3,7 @@
 //! solved again; a budget too small is refused before any work, naming the
 //! tier; the database answers `ply solve`.
 
-mod common;
+use crate::common;
 
 use common::cli::{json, scratch_dir, shard_files};
 use serde_json::Value as Json;

@@ -2,7 +2,7 @@
 //! spec samples, known counts, every winning move the judge prints, and
 //! bad input.
 
-mod common;
+use crate::common;
 
 use common::cli::json;
 use ply::judge::boi2002_lgame::{self, Answer};
@@ -44,13 +44,13 @@ fn is_winning_move(position: &LPosition, board: &str) -> Result<(), String> {
 
 #[test]
 fn the_boi2002_sample_gets_a_winning_move() {
-    let input = include_str!("data/boi2002-lgame/sample.in");
+    let input = include_str!("../data/boi2002-lgame/sample.in");
     let position = lgame()
         .game()
         .parse_position(&input.trim_end().replace('\n', "/"))
         .unwrap();
     // The spec's own answer passes the check, and so does ply's.
-    is_winning_move(&position, include_str!("data/boi2002-lgame/sample.out")).unwrap();
+    is_winning_move(&position, include_str!("../data/boi2002-lgame/sample.out")).unwrap();
     let output = ply(&["judge", "boi2002-lgame"], input);
     assert!(output.status.success());
     let printed = String::from_utf8(output.stdout).unwrap();
@@ -95,7 +95,7 @@ fn the_table_is_built_once_and_kept() {
 
 #[test]
 fn analyze_lgame_reports_the_known_counts() {
-    let facts: HashMap<&str, u64> = include_str!("../../ply-games/tests/data/lgame.txt")
+    let facts: HashMap<&str, u64> = include_str!("../../../ply-games/tests/data/lgame.txt")
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .filter_map(|l| l.split_once(' '))
@@ -120,7 +120,7 @@ fn analyze_lgame_reports_the_known_counts() {
 
 #[test]
 fn the_yehr_sample_and_the_whole_game() {
-    let sample = include_str!("data/yehr-sample.txt");
+    let sample = include_str!("../data/yehr-sample.txt");
     let (input, expected) = sample
         .lines()
         .filter(|l| !l.starts_with('#'))

@@ -3,7 +3,7 @@
 //! errors as HTTP 400 with a JSON message, the
 //! page served from the binary, and many requests at once.
 
-mod common;
+use crate::common;
 
 use common::http::{Client, solve_path};
 use ply::serve::DEFAULT_CACHE_BYTES;

@@ -3,7 +3,7 @@
 //! up, every answer it gives equals a fresh solve, every refusal names the
 //! file, and a database renamed into place is read from the next request.
 
-mod common;
+use crate::common;
 
 use common::cli::{ply, scratch_dir};
 use common::http::{Client, solve_path};

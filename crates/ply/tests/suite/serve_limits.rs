@@ -1,7 +1,7 @@
 //! `ply serve` under attack, on loopback: each refusal the server makes to
 //! stay up, and that it stays up. Every loop is bounded and every wait short.
 
-mod common;
+use crate::common;
 
 use common::http::{Client, solve_path};
 use common::server::Process as Server;

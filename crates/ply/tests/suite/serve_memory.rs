@@ -2,7 +2,7 @@
 //! variants, each opened and solved once, the process's peak resident
 //! memory (VmHWM) stays under the budget plus the overhead `--help` states.
 
-mod common;
+use crate::common;
 
 use common::http::{Client, solve_path};
 use common::server::Process as Server;

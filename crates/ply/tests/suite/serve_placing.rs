@@ -9,7 +9,7 @@
 //! answers (nine stones, no database), a 503 names the command that
 //! builds what is missing.
 
-mod common;
+use crate::common;
 
 use common::cli::{Scratch, json, ply};
 use common::http::{Client, solve_path};

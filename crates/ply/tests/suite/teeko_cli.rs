@@ -2,7 +2,7 @@
 //! tier by tier, positions answered from its shards, bad positions refused
 //! with exit 2.
 
-mod common;
+use crate::common;
 
 use common::cli::{json_of as json, ply};
 

@@ -2,7 +2,7 @@
 //! uva10111 judge (the spec sample byte for byte, and every answer checked
 //! against the whole-game table), and exit code 2 on bad input.
 
-mod common;
+use crate::common;
 
 use common::cli::{json_of as json, ply};
 use ply_core::{Game, NoProgress, SparseTable, Value};

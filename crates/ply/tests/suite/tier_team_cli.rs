@@ -10,7 +10,7 @@
 //! tictactoe their table built tier by tier: the same cells. A team's
 //! process on quixo:4x4 peaks under half the index at a byte a position.
 
-mod common;
+use crate::common;
 
 use common::cli::{Scratch, finish, shard_files, stop_then_finish};
 use ply_core::Solution;

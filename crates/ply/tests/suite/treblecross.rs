@@ -2,7 +2,7 @@
 //! for byte, squares listed once, brute force on short rows, and malformed
 //! input rejected with a line number and exit code 2.
 
-mod common;
+use crate::common;
 
 use common::cli::ply;
 use common::problem::{answer, assert_answers};

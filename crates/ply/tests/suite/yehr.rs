@@ -2,7 +2,7 @@
 //! against the brute-force retrograde solution, and malformed input
 //! rejected with a line number.
 
-mod common;
+use crate::common;
 
 use common::problem::{answer, assert_answers};
 use ply_core::solve::retro;
