@@ -108,10 +108,21 @@ fn plain_solve(
 
 /// The positions reached by legal play (it stops only where it is over),
 /// those whose mover's Lion has been caught left out: play is over there.
-fn reached_by_legal_play(game: &Dobutsu) -> std::collections::HashSet<DobutsuPosition> {
-    let mut seen = reached_stopping_at(game, |_| false);
-    seen.retain(|p| p.board.contains(&LION));
-    seen
+/// Walked once for each variant, for every test that asks (the walk of
+/// `dobutsu:GC` is the longest part of these tests).
+fn reached_by_legal_play(game: &Dobutsu) -> &'static std::collections::HashSet<DobutsuPosition> {
+    static CHICKS: OnceLock<std::collections::HashSet<DobutsuPosition>> = OnceLock::new();
+    static GIRAFFES: OnceLock<std::collections::HashSet<DobutsuPosition>> = OnceLock::new();
+    let cell = match game.name().as_str() {
+        "dobutsu:C" => &CHICKS,
+        "dobutsu:GC" => &GIRAFFES,
+        other => panic!("no walk kept for {other}"),
+    };
+    cell.get_or_init(|| {
+        let mut seen = reached_stopping_at(game, |_| false);
+        seen.retain(|p| p.board.contains(&LION));
+        seen
+    })
 }
 
 /// Whether the mover wins at once (and play is not already over).
@@ -164,7 +175,7 @@ fn mirror_classes<'a>(positions: impl Iterator<Item = &'a DobutsuPosition>) -> u
 fn check_coverage(game: &Dobutsu, table: &ByteTable) {
     let seen = reached_by_legal_play(game);
     let mut reached_stored = 0;
-    for p in &seen {
+    for p in seen {
         if game.primitive(p).is_none() && !game.wins_at_once(p) {
             assert!(
                 table.outcome(game, p).is_some(),
@@ -323,7 +334,7 @@ fn positions_past_a_declined_catch_or_try_are_answered_from_their_children() {
     for params in ["C"] {
         let (game, table) = variant(params);
         let mut past = std::collections::HashSet::new();
-        for p in reached_by_legal_play(game) {
+        for &p in reached_by_legal_play(game) {
             if wins_at_once(game, &p) {
                 game.for_each_move(&p, |_, child| {
                     if game.primitive(&child).is_none() {
