@@ -39,7 +39,7 @@ def test_parquet_rows_agree_with_ply_solve(game, tmp_path, cli):
     assert [ply.VALUES[v] for v in values] == table.column("value").to_pylist()
     assert [None if r < 0 else int(r) for r in remoteness] == table.column("remoteness").to_pylist()
     # Best moves too, for up to 3000 rows spread over the table (the Rust
-    # test tests/export.rs checks every row's).
+    # test tests/suite/export.rs checks every row's).
     rows = table.to_pylist()
     for row in rows[:: max(1, len(rows) // 3000)]:
         report = solver.solve(row["position"])

@@ -1,6 +1,6 @@
 //! What each fuzz target does with its input, here so that the cargo-fuzz
 //! targets under `fuzz/` and the plain test replaying their saved corpora
-//! (`tests/fuzz_corpus.rs`) run the same code. Each function takes any
+//! (`tests/suite/fuzz_corpus.rs`) run the same code. Each function takes any
 //! bytes and must return without panicking; errors are expected answers.
 
 use crate::session::Session;

@@ -44,10 +44,14 @@ pub fn json(args: &[&str]) -> serde_json::Value {
     json_of(&ply(args, b""))
 }
 
-/// A fresh, empty directory for one test, named after `name` and this
-/// process.
+/// A fresh, empty directory for one test, named after `name`, the file of
+/// the test that asks (the tests of many files share one process) and
+/// this process.
+#[track_caller]
 pub fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ply-test-{name}-{}", std::process::id()));
+    let caller = std::path::Path::new(std::panic::Location::caller().file());
+    let file = caller.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    let dir = std::env::temp_dir().join(format!("ply-test-{file}-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     dir
@@ -59,6 +63,7 @@ pub struct Scratch(pub PathBuf);
 
 impl Scratch {
     /// The directory for the test `name`.
+    #[track_caller]
     pub fn new(name: &str) -> Self {
         Self(scratch_dir(name))
     }

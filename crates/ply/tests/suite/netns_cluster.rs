@@ -1,0 +1,523 @@
+//! `ply analyze --processes 3` on a cluster of three hosts made of network
+//! namespaces on this machine (see `common::netns`): each host has its own
+//! network stack and address in 198.18.0.0/24 and its own database
+//! directory (no file is shared between hosts), and runs one `ply`
+//! process, started with `ip netns exec`. The report of process 0 and the
+//! shards every host wrote equal the single-machine retrograde solver's
+//! table, cell for cell; a host killed (SIGKILL) or frozen (SIGSTOP)
+//! mid-run is named by the others within the peer timeout, which then end
+//! non-zero, and a rerun gives the same cells.
+//!
+//! Needs root and iproute2: without them these tests fail saying so,
+//! unless `PLY_SKIP_NETNS=1` is set (then they print that they did not
+//! run). Where the kernel has the `netem` qdisc each link delays packets
+//! by 1 ms; where not (as on the machines this was written on), the tests
+//! say so and run without.
+
+use crate::common;
+
+use common::cli::Scratch;
+use common::dist::{Expected, shards_in};
+use common::netns::{self, Netns};
+use ply_core::solve::retro;
+use ply_core::{Indexed, NoProgress};
+use ply_games::{Euler, LGame, Teeko, TicTacToe, Yehr};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Hosts in the cluster, one process each.
+const HOSTS: usize = 3;
+
+/// The most any one `ply analyze` here may take.
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// The peer timeout the fault tests give every process.
+const PEER_TIMEOUT: u64 = 3;
+
+/// What a survivor may take past the peer timeout to name a lost peer and
+/// end: heartbeats are read every half second, and the processes share
+/// two cores.
+const SLACK: Duration = Duration::from_secs(5);
+
+/// The tests run one at a time: each runs three processes on a machine
+/// of two cores, and the fault tests time the survivors.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The cluster, or `None` where `PLY_SKIP_NETNS=1` lets the test pass
+/// without it; says whether the links delay packets.
+fn cluster() -> Option<Netns> {
+    let cluster = Netns::new_or_skip(HOSTS)?;
+    if cluster.delayed {
+        eprintln!("netem: each host's link delays packets by {}", netns::DELAY);
+    } else {
+        eprintln!(
+            "netem: this kernel has no netem qdisc; running without the {} delay",
+            netns::DELAY
+        );
+    }
+    Some(cluster)
+}
+
+/// The `ply` processes of one run, one per host, killed if still running
+/// when dropped (before the namespaces they run in are deleted).
+struct Processes(Vec<Option<Child>>);
+
+impl Processes {
+    /// Starts `ply analyze game` on every host, host `h` with the
+    /// arguments `extra(h)`, saving into `dbs[h]` if given.
+    fn start(
+        cluster: &Netns,
+        game: &str,
+        hosts: &Path,
+        dbs: Option<&[PathBuf]>,
+        extra: impl Fn(usize) -> Vec<String>,
+    ) -> Self {
+        // The later processes first: process 0 prints the report.
+        let mut children: Vec<Option<Child>> = (0..HOSTS).map(|_| None).collect();
+        for host in (0..HOSTS).rev() {
+            let mut command = cluster.exec(host, env!("CARGO_BIN_EXE_ply"));
+            command
+                .args(["analyze", game, "--json", "--workers", "1"])
+                .args(["--processes", &HOSTS.to_string()])
+                .args(["--process", &host.to_string()])
+                .arg("--hosts")
+                .arg(hosts)
+                .args(extra(host))
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            if let Some(dbs) = dbs {
+                command.args(["--save", "--db-dir"]).arg(&dbs[host]);
+            }
+            children[host] = Some(command.spawn().expect("ip netns exec ply"));
+        }
+        Self(children)
+    }
+
+    fn child(&self, host: usize) -> &Child {
+        self.0[host].as_ref().expect("still held")
+    }
+
+    /// Waits for the process of `host` at most `limit` from `since`,
+    /// killing it (and failing) past that: its output and when it ended.
+    fn finish(&mut self, host: usize, since: Instant, limit: Duration) -> (Output, Duration) {
+        let mut child = self.0[host].take().expect("still held");
+        loop {
+            if child.try_wait().expect("wait").is_some() {
+                let took = since.elapsed();
+                return (child.wait_with_output().expect("output"), took);
+            }
+            if since.elapsed() > limit {
+                let _ = child.kill();
+                let output = child.wait_with_output().expect("output");
+                panic!(
+                    "process {host} did not end within {limit:?}: {}",
+                    String::from_utf8_lossy(&output.stderr)
+                );
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Sends `signal` (`KILL`, `STOP`) to the process of `host`.
+    fn signal(&self, host: usize, signal: &str) {
+        let pid = self.child(host).id().to_string();
+        let status = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status()
+            .expect("kill");
+        assert!(status.success(), "kill -{signal} {pid}");
+    }
+
+    /// Waits until every process watches every other one's heartbeats
+    /// (then all are connected and solving), failing if one ends first.
+    fn wait_connected(&mut self) {
+        let start = Instant::now();
+        loop {
+            for host in 0..HOSTS {
+                if self.0[host]
+                    .as_mut()
+                    .expect("still held")
+                    .try_wait()
+                    .expect("wait")
+                    .is_some()
+                {
+                    let (output, _) = self.finish(host, start, LIMIT);
+                    panic!(
+                        "process {host} ended ({}) before every process was connected: {}",
+                        output.status,
+                        String::from_utf8_lossy(&output.stderr)
+                    );
+                }
+            }
+            let connected = (0..HOSTS).all(|host| {
+                (0..HOSTS)
+                    .filter(|&peer| peer != host)
+                    .all(|peer| has_thread(self.child(host), &format!("ply:watch-{peer}")))
+            });
+            if connected {
+                return;
+            }
+            assert!(start.elapsed() < LIMIT, "the processes never connected");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+impl Drop for Processes {
+    fn drop(&mut self) {
+        for child in self.0.iter_mut().flatten() {
+            // SIGKILL ends a stopped process too.
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Whether `child` has a thread named `name` (Linux: `/proc/PID/task`).
+fn has_thread(child: &Child, name: &str) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{}/task", child.id())) else {
+        return false;
+    };
+    tasks.flatten().any(|task| {
+        std::fs::read_to_string(task.path().join("comm")).is_ok_and(|comm| comm.trim_end() == name)
+    })
+}
+
+/// A database directory per host, under `scratch`.
+fn host_dirs(scratch: &Path) -> Vec<PathBuf> {
+    (0..HOSTS)
+        .map(|h| scratch.join(format!("host-{h}")))
+        .collect()
+}
+
+/// Runs `ply analyze game` on every host to the end: checks that each
+/// succeeded, that only process 0 printed (its report, checked against
+/// `expected`: counts and the fingerprint of every cell), and, if the
+/// hosts save into `dbs`, that each host's directory holds its own shard
+/// alone and that the shards of all hosts read as one database with the
+/// table's cells. Returns the wall time of the run.
+fn run_and_check(
+    cluster: &Netns,
+    game: &str,
+    expected: &Expected,
+    hosts: &Path,
+    dbs: Option<&[PathBuf]>,
+) -> Duration {
+    let start = Instant::now();
+    let mut processes = Processes::start(cluster, game, hosts, dbs, |_| Vec::new());
+    let outputs: Vec<Output> = (0..HOSTS)
+        .map(|host| processes.finish(host, start, LIMIT).0)
+        .collect();
+    let took = start.elapsed();
+    for (host, output) in outputs.iter().enumerate() {
+        assert!(
+            output.status.success(),
+            "{game}: process {host} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        if host > 0 {
+            assert!(output.stdout.is_empty(), "{game}: process {host} printed");
+        }
+    }
+    let report: Value = serde_json::from_slice(&outputs[0].stdout).expect("one JSON report");
+    assert_eq!(report["processes"].as_u64(), Some(HOSTS as u64), "{game}");
+    expected.check_report(&report, game);
+    let Some(dbs) = dbs else {
+        return took;
+    };
+    let mut files = Vec::new();
+    for (host, db) in dbs.iter().enumerate() {
+        let mine = shards_in(db, HOSTS, game);
+        let names: Vec<String> = mine
+            .iter()
+            .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            names.len() == 1 && names[0].contains(&format!(".shard-{host}-of-{HOSTS}.")),
+            "{game}: host {host} holds its own shard alone: {names:?}"
+        );
+        files.extend(mine);
+    }
+    expected.check_files(&files, game);
+    took
+}
+
+/// The namespaces are made, and deleted when the guard drops; one left by
+/// a test process that no longer runs is deleted when a cluster is made.
+#[test]
+fn namespaces_are_made_and_deleted() {
+    let _one = one_at_a_time();
+    // A process that has ended: its id names a namespace as a killed
+    // test would have left it.
+    let mut ended = std::process::Command::new("true").spawn().expect("true");
+    ended.wait().expect("true ends");
+    let left = format!("ply-{}-0-sw", ended.id());
+    let made = netns::ip_command().is_some_and(|ip| {
+        std::process::Command::new(ip)
+            .args(["netns", "add", &left])
+            .output()
+            .is_ok_and(|out| out.status.success())
+    });
+    let Some(cluster) = cluster() else {
+        return;
+    };
+    if made {
+        assert!(!netns::exists(&left), "{left} was swept");
+    } else {
+        panic!("cannot add the namespace {left} although the cluster was made");
+    }
+    let names = cluster.names();
+    assert_eq!(
+        names.len(),
+        HOSTS + 1,
+        "the hosts and the switch: {names:?}"
+    );
+    assert!(names.iter().all(|n| netns::exists(n)), "{names:?}");
+    let address = cluster
+        .exec(1, "ip")
+        .args(["-4", "-o", "addr", "show"])
+        .output()
+        .expect("ip addr in host 1");
+    let text = String::from_utf8_lossy(&address.stdout);
+    assert!(text.contains("198.18.0.2/24"), "{text}");
+    let routes = cluster
+        .exec(1, "ip")
+        .args(["-4", "route", "show"])
+        .output()
+        .expect("ip route in host 1");
+    let text = String::from_utf8_lossy(&routes.stdout);
+    assert!(!text.contains("default"), "no default route: {text}");
+    drop(cluster);
+    assert!(names.iter().all(|n| !netns::exists(n)), "left: {names:?}");
+}
+
+/// A game for the cluster: its name for `ply`, whether the hosts save
+/// shards, and the single-machine table.
+struct Case {
+    game: &'static str,
+    save: bool,
+    expected: fn() -> Expected,
+}
+
+/// Every game the distributed solver takes (`registry.rs`: euler,
+/// tictactoe, lgame, yehr, teeko) at a size solved in seconds, on three
+/// hosts: the cells of one process's build. euler:5x5 runs without
+/// saving: then its 33.5M positions are solved one per symmetry class
+/// (20 s here on two busy cores; saving solves every position, 110 s),
+/// and the report's fingerprint still covers every cell; euler:4x5 checks
+/// the shards of an Euler game.
+#[test]
+fn games_on_three_hosts_equal_one_process() {
+    let _one = one_at_a_time();
+    let Some(cluster) = cluster() else {
+        return;
+    };
+    let names = cluster.names();
+    let scratch = Scratch::new("netns-games");
+    let hosts = cluster.hosts_file(&scratch.0);
+    let cases = [
+        Case {
+            game: "yehr",
+            save: true,
+            expected: || {
+                let table = retro::solve_with_parents(&Yehr, &NoProgress).expect("solves");
+                Expected::of(&Yehr, table, 0..Yehr.index_len())
+            },
+        },
+        Case {
+            game: "euler:5x5",
+            save: false,
+            expected: || {
+                let game = Euler::from_params("5x5").expect("a game");
+                let table = retro::solve_all(&game, &NoProgress).expect("solves");
+                Expected::of(&game, table, 0..game.index_len())
+            },
+        },
+        Case {
+            game: "euler:4x5",
+            save: true,
+            expected: || {
+                let game = Euler::from_params("4x5").expect("a game");
+                let table = retro::solve(&game, &NoProgress).expect("solves");
+                Expected::of(&game, table, 0..game.index_len())
+            },
+        },
+        Case {
+            game: "teeko:4x4",
+            save: true,
+            expected: || {
+                let game = Teeko::from_params("4x4").expect("a game");
+                let table = retro::solve_with_parents(&game, &NoProgress).expect("solves");
+                Expected::of(&game, table, 0..game.index_len())
+            },
+        },
+        Case {
+            game: "lgame",
+            save: true,
+            expected: || {
+                let game = LGame::new();
+                let table = retro::solve(&game, &NoProgress).expect("solves");
+                Expected::of(&game, table, 0..game.index_len() / 2)
+            },
+        },
+        Case {
+            game: "tictactoe",
+            save: true,
+            expected: || {
+                let game = TicTacToe::default();
+                let table = retro::solve(&game, &NoProgress).expect("solves");
+                Expected::of(&game, table, 0..game.index_len())
+            },
+        },
+    ];
+    for case in cases {
+        let start = Instant::now();
+        let expected = (case.expected)();
+        let solved = start.elapsed();
+        let dbs = host_dirs(&scratch.0.join(case.game.replace(':', "-")));
+        let dbs = case.save.then_some(dbs.as_slice());
+        let took = run_and_check(&cluster, case.game, &expected, &hosts, dbs);
+        eprintln!(
+            "{}: 3 hosts {:.2} s{} (one process, in this test: {:.2} s)",
+            case.game,
+            took.as_secs_f64(),
+            if case.save { ", saved" } else { "" },
+            solved.as_secs_f64()
+        );
+    }
+    drop(cluster);
+    assert!(names.iter().all(|n| !netns::exists(n)), "left: {names:?}");
+}
+
+/// How a host is lost mid-run.
+#[derive(Clone, Copy, Debug)]
+enum Fault {
+    /// SIGKILL: its sockets close.
+    Killed,
+    /// SIGSTOP: its sockets stay open and it answers nothing.
+    Frozen,
+}
+
+/// 4x4 tic-tac-toe on three hosts, host `h` with `--peer-timeout
+/// timeouts[h]`, `victim` lost by `fault` once every process is connected
+/// and solving: the other two end non-zero within the shortest of their
+/// timeouts (and [`SLACK`]), each naming the victim (a frozen one found by
+/// the survivor with that timeout, which the other says when its own is
+/// longer); then, if `rerun`, all three rerun over the same directories
+/// and give the table's cells.
+fn lose_a_host(fault: Fault, victim: usize, timeouts: [u64; HOSTS], rerun: bool) {
+    let _one = one_at_a_time();
+    let Some(cluster) = cluster() else {
+        return;
+    };
+    let names = cluster.names();
+    let scratch = Scratch::new(&format!("netns-{fault:?}"));
+    let hosts = cluster.hosts_file(&scratch.0);
+    let dbs = host_dirs(&scratch.0);
+    let mut processes = Processes::start(&cluster, "tictactoe", &hosts, Some(&dbs), |host| {
+        vec!["--peer-timeout".into(), timeouts[host].to_string()]
+    });
+    processes.wait_connected();
+    std::thread::sleep(Duration::from_millis(300));
+    for host in 0..HOSTS {
+        let child = processes.0[host].as_mut().expect("held");
+        assert!(
+            child.try_wait().expect("wait").is_none(),
+            "process {host} still solving when the fault comes"
+        );
+    }
+    let survivors: Vec<usize> = (0..HOSTS).filter(|&h| h != victim).collect();
+    let finder = *survivors
+        .iter()
+        .min_by_key(|&&h| timeouts[h])
+        .expect("survivors");
+    let timeout = timeouts[finder];
+    let signal = match fault {
+        Fault::Killed => "KILL",
+        Fault::Frozen => "STOP",
+    };
+    processes.signal(victim, signal);
+    let lost = Instant::now();
+    let address = format!("{}:{}", Netns::address(victim), netns::PORT);
+    for &host in &survivors {
+        let (output, took) = processes.finish(host, lost, LIMIT);
+        let error = String::from_utf8_lossy(&output.stderr);
+        eprintln!(
+            "{fault:?} process {victim}: process {host} ended after {:.2} s ({}): {}",
+            took.as_secs_f64(),
+            output.status,
+            error.trim_end()
+        );
+        assert!(!output.status.success(), "process {host} fails: {error}");
+        assert!(
+            took <= Duration::from_secs(timeout) + SLACK,
+            "process {host} ended within the peer timeout of {timeout} s and \
+             {SLACK:?}: {took:?}"
+        );
+        assert!(
+            error.contains(&format!("lost process {victim} ({address})")),
+            "process {host} names process {victim} at {address}: {error}"
+        );
+        if let Fault::Frozen = fault {
+            assert!(
+                error.contains(&format!("no heartbeat for {timeout} s")),
+                "process {host} says why: {error}"
+            );
+            if timeouts[host] > timeout {
+                let found = format!(
+                    ", as process {finder} ({}:{}) found",
+                    Netns::address(finder),
+                    netns::PORT
+                );
+                assert!(
+                    error.contains(&found),
+                    "process {host} says who found it: {error}"
+                );
+            }
+        }
+        assert!(output.stdout.is_empty(), "process {host} printed no report");
+    }
+    drop(processes);
+    if rerun {
+        let game = TicTacToe::default();
+        let table = retro::solve(&game, &NoProgress).expect("solves");
+        let expected = Expected::of(&game, table, 0..game.index_len());
+        let took = run_and_check(&cluster, "tictactoe", &expected, &hosts, Some(&dbs));
+        eprintln!("rerun after {fault:?}: {:.2} s", took.as_secs_f64());
+    }
+    drop(cluster);
+    assert!(names.iter().all(|n| !netns::exists(n)), "left: {names:?}");
+}
+
+/// A host killed mid-run is named by the other two, which end non-zero;
+/// a rerun gives the same cells.
+#[test]
+fn a_killed_host_is_named_and_a_rerun_finishes() {
+    lose_a_host(Fault::Killed, 1, [PEER_TIMEOUT; HOSTS], true);
+}
+
+/// A host frozen mid-run is named by the other two within the peer
+/// timeout, which end non-zero; a rerun gives the same cells.
+#[test]
+fn a_frozen_host_is_named_and_a_rerun_finishes() {
+    lose_a_host(Fault::Frozen, 2, [PEER_TIMEOUT; HOSTS], true);
+}
+
+/// A host frozen mid-run, its two peers with peer timeouts of 3 and 8 s:
+/// the first finds it silent and ends; the other, whose own timeout has
+/// not run out, names the frozen host (which the first told it of) and
+/// not the first, whose sockets closed as it ended.
+#[test]
+fn a_frozen_host_is_named_by_a_peer_that_has_not_timed_out() {
+    lose_a_host(Fault::Frozen, 2, [PEER_TIMEOUT, 8, PEER_TIMEOUT], false);
+}

@@ -1,0 +1,555 @@
+//! `ply analyze GAME --save --processes P --process I` without `--hosts`
+//! (on loopback from `--port`), and with `--hosts` for games the
+//! whole-index solver does not take: real processes building one game's
+//! tiers into a shared database directory, telling each other over TCP
+//! which tier they wrote (euler and tictactoe, a table team, still
+//! exchange part files there). Their shards hold every cell of the
+//! one-process build; a process stopped mid-build (SIGSTOP) makes the
+//! one waiting on it stop, non-zero, naming it, within the peer timeout;
+//! a rerun resumes from the finished tiers and matches. Quixo 3x3, Teeko 4x4 (seconds) and Nine Men's
+//! Morris with four stones (31 tiers, some 10 s) stand in for larger games.
+//! A process killed (SIGKILL) mid-tier is named and a rerun matches.
+//! `--workers N` alone runs the tier solver on N threads, and euler and
+//! tictactoe their table built tier by tier: the same cells. A team's
+//! process on quixo:4x4 peaks under half the index at a byte a position.
+
+use crate::common;
+
+use common::cli::{Scratch, finish, shard_files, stop_then_finish};
+use ply_core::Solution;
+use ply_core::db::Database;
+use serde_json::Value;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The most any one `ply analyze` here may take.
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// Starts `ply analyze GAME --save --json --db-dir DIR EXTRA...`.
+fn spawn(game: &str, dir: &Path, extra: &[String]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_ply"))
+        .args(["analyze", game, "--save", "--json", "--db-dir"])
+        .arg(dir)
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ply runs")
+}
+
+/// The options of process `process` of a team of `processes` on
+/// loopback from `port`, with a peer timeout of `timeout` seconds.
+fn team_args(port: u16, processes: usize, process: usize, timeout: u64) -> Vec<String> {
+    [
+        "--processes".to_string(),
+        processes.to_string(),
+        "--process".into(),
+        process.to_string(),
+        "--peer-timeout".into(),
+        timeout.to_string(),
+        "--port".into(),
+        port.to_string(),
+    ]
+    .into()
+}
+
+/// The first of `processes` consecutive loopback ports free just now (a
+/// team's `--port`), away from other tests' ephemeral ones.
+fn free_ports(processes: usize) -> u16 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::from(d.subsec_nanos()));
+    let seed = u64::from(std::process::id())
+        .wrapping_mul(2_654_435_761)
+        .wrapping_add(nanos);
+    for attempt in 0..1_000u64 {
+        let base = 20_000 + ((seed + attempt * 7_919) % 12_000) as u16;
+        let bound: Vec<_> = (0..processes as u16)
+            .map_while(|i| TcpListener::bind(("127.0.0.1", base + i)).ok())
+            .collect();
+        if bound.len() == processes {
+            return base;
+        }
+    }
+    panic!("no {processes} consecutive free ports");
+}
+
+/// A hosts file in `dir` of `processes` loopback addresses free just now.
+fn hosts_file(dir: &Path, processes: usize) -> PathBuf {
+    let listeners: Vec<_> = (0..processes)
+        .map(|_| TcpListener::bind("127.0.0.1:0").expect("a free port"))
+        .collect();
+    let text: String = listeners
+        .iter()
+        .map(|l| format!("{}\n", l.local_addr().expect("an address")))
+        .collect();
+    let path = dir.join(format!("hosts-{processes}"));
+    std::fs::write(&path, text).expect("hosts file");
+    path
+}
+
+/// Runs the `processes` processes of a team to the end; process 0's report.
+fn team(game: &str, dir: &Path, processes: usize) -> Value {
+    team_with(game, dir, processes, &[])
+}
+
+/// As [`team`], each process also given `extra`.
+fn team_with(game: &str, dir: &Path, processes: usize, extra: &[&str]) -> Value {
+    let port = free_ports(processes);
+    let children: Vec<Child> = (0..processes)
+        .map(|p| {
+            let mut args = team_args(port, processes, p, 15);
+            args.extend(extra.iter().map(|a| a.to_string()));
+            spawn(game, dir, &args)
+        })
+        .collect();
+    let mut report = Value::Null;
+    for (process, child) in children.into_iter().enumerate() {
+        let (out, _) = finish(child, LIMIT);
+        assert!(
+            out.status.success(),
+            "process {process} of {processes}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if process == 0 {
+            report = serde_json::from_slice(&out.stdout).expect("JSON from process 0");
+        } else {
+            assert!(out.stdout.is_empty(), "only process 0 reports");
+        }
+    }
+    report
+}
+
+fn alone(game: &str, dir: &Path) -> Value {
+    alone_with(game, dir, &[])
+}
+
+/// One `ply analyze GAME --save --json` with `extra` options; its report.
+fn alone_with(game: &str, dir: &Path, extra: &[String]) -> Value {
+    let (out, _) = finish(spawn(game, dir, extra), LIMIT);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+/// Every shard in `dir`, by file name, with all its cells in key order.
+fn cells(dir: &Path) -> Vec<(String, Vec<u16>)> {
+    shard_files(dir)
+        .iter()
+        .map(|path| {
+            let db = Database::open_piece(path).expect("a shard");
+            let range = db.headers().next().expect("a header").range.clone();
+            let mut cells = Vec::with_capacity((range.end - range.start) as usize);
+            db.for_each_cell(range, &mut |_, cell| cells.push(cell.bits()))
+                .expect("cells");
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, cells)
+        })
+        .collect()
+}
+
+/// The counts of a report, without what differs with the build: what this
+/// process solved, found and needed at most, and where it saved.
+fn counts(report: &Value) -> Value {
+    let mut report = report.clone();
+    let object = report.as_object_mut().expect("an object");
+    for key in [
+        "tiers_found_done",
+        "tiers_restored",
+        "bytes_exchanged",
+        "rounds",
+        "tiers_solved",
+        "saved",
+        "saved_bytes",
+        "processes",
+        "largest_tier_bytes",
+    ] {
+        object.remove(key);
+    }
+    report
+}
+
+/// The peak resident memory (`VmHWM`) of a running process, in bytes, if
+/// it can be read (Linux, while the process lives).
+fn peak_resident(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// A team of 2 on quixo:4x4 (86,093,442 positions in 81 tiers): each
+/// process holds the tiers it is solving and their children, never the
+/// whole index. Peaks are sampled every 10 ms until each process ends;
+/// each must stay under one byte for each position of half the index,
+/// where the whole table of two-byte cells would be 172 MB.
+#[test]
+fn a_team_process_holds_its_tiers_not_the_whole_index() {
+    if peak_resident(std::process::id()).is_none() {
+        eprintln!("no /proc/PID/status here: peak memory cannot be read");
+        return;
+    }
+    let game = "quixo:4x4";
+    let dir = Scratch::new("team-memory");
+    let port = free_ports(2);
+    let mut children: Vec<Child> = (0..2)
+        .map(|p| spawn(game, &dir.0, &team_args(port, 2, p, 30)))
+        .collect();
+    let mut peaks = [0u64; 2];
+    let start = Instant::now();
+    while children
+        .iter_mut()
+        .any(|c| c.try_wait().expect("wait").is_none())
+    {
+        for (child, peak) in children.iter().zip(&mut peaks) {
+            if let Some(bytes) = peak_resident(child.id()) {
+                *peak = (*peak).max(bytes);
+            }
+        }
+        assert!(
+            start.elapsed() < LIMIT,
+            "the team did not end within {LIMIT:?}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let mut report = Value::Null;
+    for (process, child) in children.into_iter().enumerate() {
+        let out = child.wait_with_output().expect("output");
+        assert!(
+            out.status.success(),
+            "process {process}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if process == 0 {
+            report = serde_json::from_slice(&out.stdout).expect("JSON from process 0");
+        }
+    }
+    let positions = report["positions"].as_u64().expect("positions");
+    assert_eq!(positions, 86_093_442, "{report}");
+    for (process, peak) in peaks.into_iter().enumerate() {
+        assert!(peak > 0, "process {process}: its peak was read");
+        assert!(
+            peak < positions / 2,
+            "process {process} peaked at {peak} bytes: more than a byte for each position of \
+             half the index ({positions} positions)"
+        );
+    }
+}
+
+/// Quixo and teeko write a shard per tier; euler is solved into one table
+/// walked tier by tier and 4x4 tic-tac-toe into a table of the positions
+/// play reaches, each tier's positions dealt out between the processes,
+/// which exchange what they solved through the directory.
+#[test]
+fn two_and_three_processes_write_the_cells_of_one() {
+    for (game, shards) in [
+        ("quixo:3x3", 9),
+        ("teeko:4x4", 9),
+        ("euler:4x5", 1),
+        ("tictactoe", 1),
+    ] {
+        let one = Scratch::new(&format!("{game}-one"));
+        let expected_report = alone(game, &one.0);
+        let expected = cells(&one.0);
+        assert!(
+            expected.len() >= shards,
+            "{game}: {} shards",
+            expected.len()
+        );
+        for processes in [2, 3] {
+            let dir = Scratch::new(&format!("{game}-p{processes}"));
+            let report = team(game, &dir.0, processes);
+            assert_eq!(report["processes"], processes);
+            if shards == 1 {
+                let exchanged = report["bytes_exchanged"].as_u64().expect("bytes");
+                assert!(exchanged > 0, "{game}: the parts were counted");
+            }
+            assert_eq!(counts(&report), counts(&expected_report), "{game}");
+            assert_eq!(cells(&dir.0), expected, "{game}, {processes} processes");
+            let left: Vec<_> = std::fs::read_dir(&dir.0)
+                .unwrap()
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| !n.ends_with(".plydb"))
+                .collect();
+            assert!(left.is_empty(), "only shards are left: {left:?}");
+        }
+    }
+}
+
+/// Quixo and morris, which the whole-index solver does not take, run the
+/// tier team at the addresses of `--hosts`: the cells of one process, and
+/// nothing but shards left in the directory.
+#[test]
+fn a_tier_team_at_the_hosts_of_a_hosts_file_writes_the_cells_of_one() {
+    for game in ["quixo:3x3", "morris:4"] {
+        let one = Scratch::new(&format!("{game}-hosts-one"));
+        let expected = alone(game, &one.0);
+        let dir = Scratch::new(&format!("{game}-hosts"));
+        let hosts = hosts_file(&dir.0, 3);
+        let children: Vec<Child> = (0..3)
+            .map(|p| {
+                let args = [
+                    "--processes".to_string(),
+                    "3".into(),
+                    "--process".into(),
+                    p.to_string(),
+                    "--hosts".into(),
+                    hosts.display().to_string(),
+                ];
+                spawn(game, &dir.0, &args)
+            })
+            .collect();
+        let mut report = Value::Null;
+        for (process, child) in children.into_iter().enumerate() {
+            let (out, _) = finish(child, LIMIT);
+            assert!(
+                out.status.success(),
+                "{game} process {process}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            if process == 0 {
+                report = serde_json::from_slice(&out.stdout).expect("JSON from process 0");
+            }
+        }
+        assert_eq!(report["processes"], 3, "{game}");
+        assert_eq!(counts(&report), counts(&expected), "{game}");
+        std::fs::remove_file(&hosts).expect("the hosts file");
+        assert_eq!(cells(&dir.0), cells(&one.0), "{game}");
+        let left: Vec<_> = std::fs::read_dir(&dir.0)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.ends_with(".plydb"))
+            .collect();
+        assert!(left.is_empty(), "only shards are left: {left:?}");
+    }
+}
+
+#[test]
+fn workers_solve_each_tier_together_to_the_cells_of_one() {
+    for game in ["quixo:3x3", "teeko:4x4", "euler:4x5", "tictactoe:3x3x3"] {
+        let one = Scratch::new(&format!("{game}-alone"));
+        let expected_report = alone(game, &one.0);
+        let expected = cells(&one.0);
+        for workers in 1..=4 {
+            let dir = Scratch::new(&format!("{game}-w{workers}"));
+            let report = alone_with(game, &dir.0, &["--workers".into(), workers.to_string()]);
+            assert_eq!(report["workers"], workers, "{game}");
+            let mut report = counts(&report);
+            report.as_object_mut().unwrap().remove("workers");
+            assert_eq!(report, counts(&expected_report), "{game}");
+            assert_eq!(cells(&dir.0), expected, "{game}, {workers} workers");
+        }
+    }
+}
+
+/// A team's processes on `--workers N` threads each: the cells of one.
+#[test]
+fn a_team_on_worker_threads_writes_the_cells_of_one() {
+    let game = "teeko:4x4";
+    let one = Scratch::new("team-workers-one");
+    let expected = alone(game, &one.0);
+    for workers in ["1", "2"] {
+        let dir = Scratch::new(&format!("team-workers-{workers}"));
+        let report = team_with(game, &dir.0, 2, &["--workers", workers]);
+        assert_eq!(report["workers"].to_string(), workers);
+        let mut report = counts(&report);
+        report.as_object_mut().unwrap().remove("workers");
+        assert_eq!(report, counts(&expected));
+        assert_eq!(cells(&dir.0), cells(&one.0), "{workers} workers each");
+    }
+}
+
+#[test]
+fn a_stopped_process_is_named_and_a_rerun_resumes_to_the_same_cells() {
+    let game = "morris:4";
+    let dir = Scratch::new("stopped");
+    let port = free_ports(2);
+    let survivor = spawn(game, &dir.0, &team_args(port, 2, 0, 3));
+    let mut victim = spawn(game, &dir.0, &team_args(port, 2, 1, 3));
+    // Once a few tiers are written, freeze process 1 mid-build.
+    let start = Instant::now();
+    while shards_written(&dir.0) < 4 {
+        assert!(start.elapsed() < LIMIT, "no tier written");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let (out, took) = stop_then_finish(&mut victim, survivor, Duration::from_secs(60));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "process 0 must fail: {stderr}");
+    assert!(stderr.contains("lost process 1"), "{stderr}");
+    assert!(took < Duration::from_secs(30), "named after {took:?}");
+    let kept = modified(&dir.0);
+    let report = team(game, &dir.0, 2);
+    let tiers = report["tiers"].as_u64().expect("a count") as usize;
+    assert!(
+        kept.len() < tiers,
+        "stopped mid-build: {} of {tiers}",
+        kept.len()
+    );
+    let after = modified(&dir.0);
+    for (name, time) in &kept {
+        assert_eq!(
+            after.get(name),
+            Some(time),
+            "{name} is kept, not solved again"
+        );
+    }
+    assert_eq!(after.len(), tiers);
+    let one = Scratch::new("stopped-one");
+    alone(game, &one.0);
+    assert_eq!(cells(&dir.0), cells(&one.0));
+}
+
+/// Teeko 4x4's move phase goes to process 0 and drop tier 7 to process 1
+/// (solved a cell per symmetry class, it is not cut): process 1 killed
+/// (SIGKILL) once the move phase is written, as it starts on tier 7,
+/// makes process 0 stop, non-zero, naming it; a rerun matches one process.
+#[test]
+fn a_process_killed_mid_tier_is_named_and_a_rerun_matches() {
+    let game = "teeko:4x4";
+    let dir = Scratch::new("killed-mid-tier");
+    kill_process_1_once(game, &dir.0, "teeko-4x4.tier-moving_phase.plydb");
+    let report = team(game, &dir.0, 2);
+    let one = Scratch::new("killed-mid-tier-one");
+    let expected = alone(game, &one.0);
+    assert_eq!(counts(&report), counts(&expected));
+    assert_eq!(cells(&dir.0), cells(&one.0));
+}
+
+/// Euler 5x5 solved into a table by two processes: process 1 killed
+/// (SIGKILL) once it has written its part of a few tiers makes process 0
+/// stop, non-zero, naming it; a rerun reads the tiers both finished back
+/// instead of solving them, and its table is one process's.
+#[test]
+fn a_table_team_process_killed_is_named_and_a_rerun_resumes() {
+    killed_table_team_resumes(
+        "euler:5x5",
+        "euler-5x5.table-tier-20.part-1-of-2.plypart",
+        5..26,
+    );
+}
+
+/// 4x4 tic-tac-toe's table of the positions play reaches, by two
+/// processes: process 1 killed once it has written its part of tier 15
+/// (the solve goes from tier 16 down, the bulk of it still ahead) is
+/// named, and a rerun reads the tiers both finished back and matches one
+/// process.
+#[test]
+fn a_sparse_table_team_process_killed_is_named_and_a_rerun_resumes() {
+    killed_table_team_resumes(
+        "tictactoe",
+        "tictactoe-4x4x4.table-tier-15.part-1-of-2.plypart",
+        2..17,
+    );
+}
+
+/// A table team of 2 on `game`, process 1 killed once `part` is written;
+/// the rerun restores a number of tiers in `restored` (those both
+/// finished, not all) and writes one process's table, parts removed.
+fn killed_table_team_resumes(game: &str, part: &str, restored: std::ops::Range<u64>) {
+    let dir = Scratch::new(&format!("{game}-table-killed"));
+    kill_process_1_once(game, &dir.0, part);
+    let report = team(game, &dir.0, 2);
+    let found = report["tiers_restored"].as_u64().expect("a count");
+    assert!(
+        restored.contains(&found),
+        "{game}: tiers finished by both restored, not all: {found}"
+    );
+    let one = Scratch::new(&format!("{game}-table-killed-one"));
+    let expected = alone(game, &one.0);
+    assert_eq!(counts(&report), counts(&expected));
+    assert_eq!(cells(&dir.0), cells(&one.0));
+    assert_eq!(shard_files(&dir.0).len(), 1, "the parts are removed");
+}
+
+/// Starts a team of 2 building `game` in `dir`, kills process 1 (SIGKILL)
+/// as soon as the file `written` appears there, and checks that process 0
+/// then stops, non-zero, naming process 1, within 30 s.
+fn kill_process_1_once(game: &str, dir: &Path, written: &str) {
+    let port = free_ports(2);
+    let survivor = spawn(game, dir, &team_args(port, 2, 0, 3));
+    let mut victim = spawn(game, dir, &team_args(port, 2, 1, 3));
+    let file = dir.join(written);
+    let start = Instant::now();
+    while !file.exists() {
+        assert!(start.elapsed() < LIMIT, "{written} was never written");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    victim.kill().expect("kill");
+    let _ = victim.wait();
+    let (out, took) = finish(survivor, Duration::from_secs(60));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "process 0 must fail: {stderr}");
+    assert!(stderr.contains("lost process 1"), "{stderr}");
+    assert!(took < Duration::from_secs(30), "named after {took:?}");
+}
+
+/// Each shard in `dir` with when its cells were built (its header's
+/// build time, which rewriting it smaller once the game is solved keeps).
+fn modified(dir: &Path) -> std::collections::BTreeMap<String, u64> {
+    shard_files(dir)
+        .iter()
+        .map(|path| {
+            let db = Database::open_piece(path).expect("a shard");
+            let built = db.headers().next().expect("a header").built_unix;
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, built)
+        })
+        .collect()
+}
+
+/// How many shards are in `dir`.
+fn shards_written(dir: &Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "plydb"))
+            .count()
+    })
+}
+
+#[test]
+fn a_shared_build_is_refused_without_what_it_needs() {
+    let dir = Scratch::new("refused");
+    let db = dir.0.to_str().unwrap();
+    // `ply analyze GAME --db-dir DIR ARGS` must fail, saying `says`.
+    let refused = |game: &str, args: &[&str], says: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_ply"))
+            .args(["analyze", game, "--db-dir", db])
+            .args(args)
+            .output()
+            .expect("ply runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{game} {args:?} must fail");
+        assert!(stderr.contains(says), "{game} {args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    };
+    let quixo = "quixo:3x3";
+    refused(
+        quixo,
+        &["--processes", "2", "--process", "0"],
+        "give --save",
+    );
+    refused(
+        quixo,
+        &["--save", "--processes", "2"],
+        "--processes and --process go together",
+    );
+    refused(
+        quixo,
+        &["--save", "--processes", "2", "--process", "2"],
+        "must be below",
+    );
+    refused(
+        "yehr",
+        &["--save", "--processes", "2", "--process", "0"],
+        "yehr does not write its tiers as shards of their own",
+    );
+}
