@@ -77,12 +77,24 @@ fn cut_between_two(game: &Teeko, plan: &Plan<u8>, one: &ply_core::db::Database, 
         .filter(|&t| game.leaves_tier(t))
         .count();
     assert_eq!(drops, 8, "{params}: the drop tiers are left by every move");
+    // The two tell each other over TCP on loopback, at ports free a
+    // moment ago.
+    let listeners: Vec<_> = (0..2)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("a free port"))
+        .collect();
+    let hosts: Vec<String> = listeners
+        .iter()
+        .map(|l| l.local_addr().expect("an address").to_string())
+        .collect();
+    drop(listeners);
     let built: Vec<_> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..2)
             .map(|process| {
                 let options = Options {
                     dir: dir.path().to_path_buf(),
-                    team: Some(Team::new(2, process, Duration::from_secs(30)).unwrap()),
+                    team: Some(
+                        Team::on_hosts(hosts.clone(), process, Duration::from_secs(30)).unwrap(),
+                    ),
                     cut_from: Some(1),
                     cut_classes: true,
                     drafts: false,

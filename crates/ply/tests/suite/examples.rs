@@ -355,31 +355,41 @@ fn pebbles_on_distributed_workers_counts_what_one_process_counts() {
     let workers = nim(&["analyze", "nim", "--workers", "2", "--json", "--no-db"]);
     whole[6] = Json::from(2);
     assert_eq!(whole, workers);
-    // On processes over TCP it is refused with a clear message.
+    // `--hosts` means the TCP addresses for every game: nim, which the
+    // distributed solver does not take, builds its table as a team at
+    // those addresses, into the database directory (so --save is needed).
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free port")
         .port();
-    let hosts = std::env::temp_dir().join(format!("ply-nim-hosts-{}", std::process::id()));
+    let scratch = std::env::temp_dir().join(format!("ply-nim-team-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).expect("a scratch folder");
+    let hosts = scratch.join("hosts");
     std::fs::write(&hosts, format!("127.0.0.1:{port}\n")).expect("hosts file");
     let hosts_arg = hosts.to_str().expect("a UTF-8 path");
-    let out = run(
+    let db_dir = scratch.to_str().expect("a UTF-8 path");
+    let team = [
+        "analyze",
         "nim",
-        &[
-            "analyze",
-            "nim",
-            "--workers",
-            "2",
-            "--processes",
-            "1",
-            "--process",
-            "0",
-            "--hosts",
-            hosts_arg,
-        ],
-        "",
+        "--workers",
+        "2",
+        "--processes",
+        "1",
+        "--process",
+        "0",
+        "--hosts",
+        hosts_arg,
+    ];
+    let unsaved = run("nim", &team, "");
+    assert_eq!(unsaved.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&unsaved.stderr).contains("give --save"),
+        "{}",
+        String::from_utf8_lossy(&unsaved.stderr)
     );
-    let _ = std::fs::remove_file(&hosts);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("distributed workers"));
+    let mut saved_args = team.to_vec();
+    saved_args.extend(["--save", "--db-dir", db_dir, "--json"]);
+    let saved = nim(&saved_args);
+    let _ = std::fs::remove_dir_all(&scratch);
+    assert_eq!(saved, workers);
 }
