@@ -207,24 +207,13 @@ mod tests {
         );
     }
 
-    /// Two free ports on loopback.
-    fn free_hosts() -> Vec<String> {
-        let listeners: Vec<_> = (0..2)
-            .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("a free port"))
-            .collect();
-        listeners
-            .iter()
-            .map(|l| l.local_addr().expect("an address").to_string())
-            .collect()
-    }
-
     /// timely's own network threads, over sockets the team connected, see
     /// their peer end without timely's clean shutdown: the hook names that
     /// peer and its host from what this timely really panics with.
     #[test]
     fn a_peer_closing_its_socket_under_timely_is_named() {
         watch_peers();
-        let hosts = free_hosts();
+        let hosts = team::free_hosts(2);
         let timeout = Duration::from_secs(30);
         let deadline = Instant::now() + Duration::from_secs(20);
         let peer = Team::on_hosts(hosts.clone(), 1, timeout).unwrap();

@@ -277,16 +277,7 @@ pub(crate) fn tag(game: &str, processes: usize) -> u64 {
 mod tests {
     use super::*;
 
-    /// `processes` loopback addresses free a moment ago.
-    fn hosts(processes: usize) -> Vec<String> {
-        let listeners: Vec<_> = (0..processes)
-            .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("a port"))
-            .collect();
-        listeners
-            .iter()
-            .map(|l| l.local_addr().expect("an address").to_string())
-            .collect()
-    }
+    use crate::team::free_hosts as hosts;
 
     fn member(hosts: &[String], process: usize) -> Team {
         Team::on_hosts(hosts.to_vec(), process, Duration::from_secs(5)).expect("a team")

@@ -39,6 +39,8 @@ pub(crate) use crew::{Crew, Notice, tag};
 pub(crate) use exchange::Member;
 #[cfg(feature = "dist")]
 pub(crate) use losses::{lost, lost_now, record, seen_any};
+#[cfg(test)]
+pub(crate) use network::free_hosts;
 pub(crate) use network::{Links, connect};
 pub(crate) use part::Run;
 pub(crate) use watch::Watch;

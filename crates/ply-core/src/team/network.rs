@@ -189,3 +189,17 @@ fn handshake(
     }
     Ok((stream, index as usize, channel as usize))
 }
+
+/// `processes` loopback addresses whose ports were free a moment ago: a
+/// team for the tests of this crate (each test asks anew, so tests
+/// running at once do not meet).
+#[cfg(test)]
+pub(crate) fn free_hosts(processes: usize) -> Vec<String> {
+    let listeners: Vec<_> = (0..processes)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("a free port"))
+        .collect();
+    listeners
+        .iter()
+        .map(|l| l.local_addr().expect("an address").to_string())
+        .collect()
+}

@@ -9,7 +9,7 @@ use crate::game::{Game, Indexed, NamedTiers};
 use crate::progress::NoProgress;
 use crate::solution::Solution;
 use crate::solve::retro;
-use crate::team::{Team, TeamError};
+use crate::team::{Team, TeamError, free_hosts};
 use crate::value::{Cell, Outcome, Value};
 use std::path::PathBuf;
 
@@ -704,17 +704,6 @@ fn hosts_of(dir: &Dir, processes: usize) -> Vec<String> {
     let hosts = free_hosts(processes);
     teams.push((path, processes, hosts.clone()));
     hosts
-}
-
-/// `processes` loopback addresses whose ports were free a moment ago.
-fn free_hosts(processes: usize) -> Vec<String> {
-    let listeners: Vec<_> = (0..processes)
-        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").expect("a free port"))
-        .collect();
-    listeners
-        .iter()
-        .map(|l| l.local_addr().expect("an address").to_string())
-        .collect()
 }
 
 /// Runs every options' build on its own thread, standing in for processes.

@@ -91,6 +91,18 @@ fn hosts_file(dir: &Path, processes: usize) -> PathBuf {
     path
 }
 
+/// Checks that nothing but shards is left in `dir` (no heartbeat, part
+/// or work file).
+fn only_shards_left(dir: &Path) {
+    let left: Vec<_> = std::fs::read_dir(dir)
+        .expect("the database directory")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".plydb"))
+        .collect();
+    assert!(left.is_empty(), "only shards are left: {left:?}");
+}
+
 /// Runs the `processes` processes of a team to the end; process 0's report.
 fn team(game: &str, dir: &Path, processes: usize) -> Value {
     team_with(game, dir, processes, &[])
@@ -272,13 +284,7 @@ fn two_and_three_processes_write_the_cells_of_one() {
             }
             assert_eq!(counts(&report), counts(&expected_report), "{game}");
             assert_eq!(cells(&dir.0), expected, "{game}, {processes} processes");
-            let left: Vec<_> = std::fs::read_dir(&dir.0)
-                .unwrap()
-                .flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| !n.ends_with(".plydb"))
-                .collect();
-            assert!(left.is_empty(), "only shards are left: {left:?}");
+            only_shards_left(&dir.0);
         }
     }
 }
@@ -322,13 +328,7 @@ fn a_tier_team_at_the_hosts_of_a_hosts_file_writes_the_cells_of_one() {
         assert_eq!(counts(&report), counts(&expected), "{game}");
         std::fs::remove_file(&hosts).expect("the hosts file");
         assert_eq!(cells(&dir.0), cells(&one.0), "{game}");
-        let left: Vec<_> = std::fs::read_dir(&dir.0)
-            .unwrap()
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| !n.ends_with(".plydb"))
-            .collect();
-        assert!(left.is_empty(), "only shards are left: {left:?}");
+        only_shards_left(&dir.0);
     }
 }
 
