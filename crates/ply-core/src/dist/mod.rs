@@ -720,17 +720,13 @@ fn run<G: Indexed + Clone + 'static>(
         save: plan.save.clone(),
     });
     // Every process must run the same analysis: the handshake compares this.
-    let tag = format!(
+    let tag = team::tag_of(&format!(
         "{} {len} {workers} {} {} {}",
         game.name(),
         plan.partition.name(),
         plan.save.is_some(),
         job.fold.is_some()
-    )
-    .bytes()
-    .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    });
+    ));
     let stop = Arc::new(AtomicBool::new(false));
     let (sender, events) = mpsc::channel();
     {

@@ -263,14 +263,7 @@ impl Drop for Crew {
 /// `processes` processes: processes of another game or team size are
 /// refused when they connect.
 pub(crate) fn tag(game: &str, processes: usize) -> u64 {
-    // FNV-1a over a kind mark, the game and the team's size.
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let size = (processes as u64).to_le_bytes();
-    let bytes = b"tier team\0".iter().chain(game.as_bytes()).chain(&size);
-    for &byte in bytes {
-        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-    }
-    hash
+    super::tag_of(&format!("tier team {game} {processes}"))
 }
 
 #[cfg(test)]

@@ -41,6 +41,6 @@ pub(crate) use exchange::Member;
 pub(crate) use losses::{lost, lost_now, record, seen_any};
 #[cfg(test)]
 pub(crate) use network::free_hosts;
-pub(crate) use network::{Links, connect};
+pub(crate) use network::{Links, connect, tag_of};
 pub(crate) use part::Run;
 pub(crate) use watch::Watch;

@@ -190,6 +190,14 @@ fn handshake(
     Ok((stream, index as usize, channel as usize))
 }
 
+/// The tag of a handshake for the work described by `text` (FNV-1a of
+/// its bytes): processes whose texts differ refuse each other.
+pub(crate) fn tag_of(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
 /// `processes` loopback addresses whose ports were free a moment ago: a
 /// team for the tests of this crate (each test asks anew, so tests
 /// running at once do not meet).
