@@ -11,11 +11,13 @@ use super::plan::Plan;
 use super::shard::Shards;
 use super::solve::BYTES_PER_POSITION;
 use super::together::{self, Limits};
+use crate::census::Census;
 use crate::db::Expect;
 use crate::game::NamedTiers;
 use crate::limits;
 use crate::progress::Progress;
 use crate::team::{Crew, Notice, Team};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
@@ -88,6 +90,10 @@ pub struct Built {
     /// The most memory the tiers this run solved at the same time needed
     /// together, in bytes.
     pub at_once_bytes: u64,
+    /// The census of each step (by its place in the plan) that this run
+    /// counted as it wrote the step's shard, its examples keys of the
+    /// plan; a report reads the other steps' from their shards.
+    pub counted: BTreeMap<usize, Census<u64>>,
 }
 
 impl Built {
@@ -312,6 +318,7 @@ pub fn build<G: NamedTiers>(
         peak_bytes,
         at_once: run.at_once,
         at_once_bytes: run.at_once_bytes,
+        counted: BTreeMap::new(),
     })
 }
 

@@ -34,6 +34,7 @@ use crate::colex::{Packing, PackingPath, with_packing};
 use ply_core::tier::{Built, Plan, Shards, Step, TierError};
 use ply_core::{Cell, Census, DbError, Game, Outcome, Progress, Value};
 use rayon::prelude::*;
+use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -451,14 +452,15 @@ impl<'a> Streams<'a> {
 
     /// Writes tier `discs` as its shard, from its keys and codes, leaving
     /// out the remoteness of `side` where the build leaves one out (the
-    /// side a sample picks where `None`); the side left out, if any.
+    /// side a sample picks where `None`): the side left out, if any, and
+    /// the census of the tier's positions, counted on the way.
     fn write(
         &self,
         (plan, step, shards): (&Plan<u8>, &Step<u8>, &Shards),
         (keys, codes): (&Stored, &Stored),
         discs: u32,
         side: Option<Value>,
-    ) -> Result<Option<Value>, DbError> {
+    ) -> Result<(Option<Value>, Census<u64>), DbError> {
         // How many positions hold each code, and the first of each.
         let mut count = [0u64; 256];
         let mut first = [None; 256];
@@ -470,16 +472,6 @@ impl<'a> Streams<'a> {
                 first[usize::from(c)].get_or_insert((rank, j as u64));
             }
         }
-        let fill = |indices, cells: &mut [Cell]| self.fill((keys, codes), discs, indices, cells);
-        if !self.leave_out {
-            let mut present = vec![false; 1 << 16];
-            present[usize::from(Cell::UNKNOWN.bits())] = true;
-            for c in (0..256).filter(|&c| count[c] > 0) {
-                present[usize::from(Cell::pack(outcome(c as Code)).bits())] = true;
-            }
-            shards.write_filled(plan, step, &present, fill, &ply_core::NoProgress)?;
-            return Ok(None);
-        }
         let colours = binomial(discs, discs / 2);
         let mut census = Census::new();
         for c in (0..256).filter(|&c| count[c] > 0) {
@@ -488,9 +480,19 @@ impl<'a> Streams<'a> {
             let example = step.keys.start + rank as u64 * colours + colex32(key >> 1);
             census.add_many(outcome(c as Code), count[c], || example);
         }
+        let fill = |indices, cells: &mut [Cell]| self.fill((keys, codes), discs, indices, cells);
+        if !self.leave_out {
+            let mut present = vec![false; 1 << 16];
+            present[usize::from(Cell::UNKNOWN.bits())] = true;
+            for c in (0..256).filter(|&c| count[c] > 0) {
+                present[usize::from(Cell::pack(outcome(c as Code)).bits())] = true;
+            }
+            shards.write_filled(plan, step, &present, fill, &ply_core::NoProgress)?;
+            return Ok((None, census));
+        }
         let (side, _) =
             shards.write_leaving_out((plan, step), &census, fill, side, &ply_core::NoProgress)?;
-        Ok(Some(side))
+        Ok((Some(side), census))
     }
 
     /// Writes the codes of tier `discs` (its keys `keys`) to `path`, read
@@ -587,6 +589,9 @@ pub struct Streamed {
     pub peak_bytes: u64,
     /// Shards found unsound and discarded, with the reason.
     pub discarded: Vec<String>,
+    /// The census of each tier written in this run, by its step's place
+    /// in the plan, counted as it was written.
+    pub counted: BTreeMap<usize, Census<u64>>,
 }
 
 impl Streams<'_> {
@@ -728,13 +733,16 @@ impl Streams<'_> {
                 return Err(TierError::Cancelled);
             }
             let at = discs as usize;
-            let written = self.write(
+            let (written, census) = self.write(
                 (plan, steps[at], shards),
                 (&keys(discs)?, &codes(discs)?),
                 discs,
                 side,
             )?;
             side = side.or(written);
+            if let Some(place) = plan.steps.iter().position(|s| std::ptr::eq(s, steps[at])) {
+                report.counted.insert(place, census);
+            }
             report.solved += 1;
             progress.advance(1);
         }
@@ -783,6 +791,7 @@ pub fn own_build(
                 peak_bytes: done.peak_bytes,
                 at_once: 1,
                 at_once_bytes: done.peak_bytes,
+                counted: done.counted,
             }),
     )
 }

@@ -3,11 +3,12 @@
 //! of every tier, on 4x4, 5x4 and 4x5; and a build killed part way
 //! (stopped after some tiers) resumed to the same cells.
 
-use ply_core::db::Expect;
+use ply_core::db::{Database, Expect};
 use ply_core::tier::{Options, Plan, Shards, build};
-use ply_core::{NoProgress, Progress, Solution};
+use ply_core::{Census, NoProgress, Progress, Solution, Value};
 use ply_games::ConnectFour;
 use ply_games::connect4::streams::Streams;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Every position's key and cell in the shards in `dir`.
@@ -19,6 +20,56 @@ fn cells(game: &ConnectFour, plan: &Plan<u8>, dir: &std::path::Path) -> Vec<(u64
     })
     .unwrap();
     cells
+}
+
+/// Checks each census the build counted as it wrote a shard against the
+/// census read back from that shard (its cells and the positions it
+/// leaves out), and that each longest win's and loss's example holds
+/// that outcome in `dir`'s shards where they keep its remoteness.
+fn counted_as_stored(
+    game: &ConnectFour,
+    plan: &Plan<u8>,
+    dir: &std::path::Path,
+    counted: &BTreeMap<usize, Census<u64>>,
+) {
+    let shards = Shards::new(dir, Expect::of(game));
+    let whole = shards.open(plan).unwrap();
+    for (&at, census) in counted {
+        let step = &plan.steps[at];
+        let db = Database::open_piece(&shards.path(&step.name)).unwrap();
+        let mut stored = db.census_by(step.keys.clone(), &|_| 1).unwrap();
+        for left_out in db.headers().filter_map(|h| h.left_out.as_ref()) {
+            stored = stored.merge(left_out.census(1));
+        }
+        let counts = |c: &Census<u64>| {
+            (
+                (c.positions, c.win, c.lose, c.tie, c.draw),
+                c.by_remoteness.clone(),
+                c.longest_win.map(|(r, _)| r),
+                c.longest_lose.map(|(r, _)| r),
+            )
+        };
+        assert_eq!(counts(census), counts(&stored), "tier {}", step.name);
+        for (value, longest) in [
+            (Value::Win, census.longest_win),
+            (Value::Lose, census.longest_lose),
+        ] {
+            let Some((r, key)) = longest else { continue };
+            assert!(
+                step.keys.contains(&key),
+                "tier {}: example {key}",
+                step.name
+            );
+            let outcome = whole.cell(key).unwrap().unpack();
+            if let Some(found) = outcome {
+                assert_eq!(
+                    (found.value, found.remoteness),
+                    (value, Some(r)),
+                    "key {key}"
+                );
+            }
+        }
+    }
 }
 
 /// The generic tier solver's build of `game`, in a temporary directory.
@@ -53,6 +104,8 @@ fn same(params: &str) {
     assert_eq!(a.len(), b.len(), "{params}: positions");
     let differ = a.iter().zip(&b).filter(|(x, y)| x != y).count();
     assert_eq!(differ, 0, "{params}: {differ} cells differ");
+    assert_eq!(report.counted.len(), plan.steps.len(), "{params}");
+    counted_as_stored(&game, &plan, streamed.path(), &report.counted);
 }
 
 #[test]
@@ -130,6 +183,8 @@ fn a_stopped_build_resumes_to_the_same_cells() {
     assert_eq!(resumed.found_done, 5, "{resumed:?}");
     assert_eq!(resumed.solved, 16, "{resumed:?}");
     assert_eq!(resumed.forward, 0, "{resumed:?}");
+    assert_eq!(resumed.counted.len(), 16, "only the tiers written now");
+    counted_as_stored(&game, &plan, parts.path(), &resumed.counted);
     assert_eq!(
         cells(&game, &plan, whole.path()),
         cells(&game, &plan, parts.path())
@@ -145,7 +200,7 @@ fn shards_written_leaving_out_equal_those_rewritten() {
     let plan = Plan::new(&game).unwrap();
     let streamed = tempfile::tempdir().unwrap();
     let shards = Shards::new(streamed.path(), Expect::of(&game));
-    Streams::new(&game)
+    let report = Streams::new(&game)
         .unwrap()
         .leaving_out()
         .build(
@@ -163,6 +218,7 @@ fn shards_written_leaving_out_equal_those_rewritten() {
         .collect();
     let side = sides[0].expect("a side left out");
     assert!(sides.iter().all(|&s| s == Some(side)), "{sides:?}");
+    counted_as_stored(&game, &plan, streamed.path(), &report.counted);
     let generic = generic_build(&game, &plan);
     let theirs = Shards::new(generic.path(), Expect::of(&game));
     for step in &plan.steps {

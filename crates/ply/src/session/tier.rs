@@ -16,6 +16,7 @@ use ply_core::team::Team;
 use ply_core::tier::{self, Options, Plan, Shards, TierError};
 use ply_core::{Cell, Census, NamedTiers, Outcome, Progress, Solution, Source};
 use serde_json::json;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The most positions a game may have to be built privately for a query,
@@ -284,11 +285,22 @@ impl<G: NamedTiers + 'static> TierSession<G> {
     }
 
     /// The census of every position, mirror tiers counted through their
-    /// canonical tier; examples are positions as text.
-    fn census(&self, plan: &Plan<G::Tier>, dbs: &[Database]) -> Result<Census<String>, PlyError> {
+    /// canonical tier; examples are positions as text. A step the build
+    /// counted as it wrote it (`counted`, with no mirror tier) is taken
+    /// from there, not read again.
+    fn census(
+        &self,
+        plan: &Plan<G::Tier>,
+        dbs: &[Database],
+        counted: &BTreeMap<usize, Census<u64>>,
+    ) -> Result<Census<String>, PlyError> {
         let mut census = Census::new();
-        for (db, step) in dbs.iter().zip(&plan.steps) {
+        for (at, (db, step)) in dbs.iter().zip(&plan.steps).enumerate() {
             let mirrors = step.mirrors;
+            if let (Some(counted), 1) = (counted.get(&at), mirrors) {
+                census = census.merge(counted.clone());
+                continue;
+            }
             census = census.merge(db.census_by(step.keys.clone(), &|_| mirrors)?);
             for left_out in db.headers().filter_map(|h| h.left_out.as_ref()) {
                 census = census.merge(left_out.census(mirrors));
@@ -671,7 +683,8 @@ impl<G: NamedTiers + 'static> TierSession<G> {
             .iter()
             .map(|step| Database::open_piece(&shards.path(&step.name)))
             .collect::<Result<Vec<_>, _>>()?;
-        let mut report = AnalyzeReport::from_census(self.game.name(), self.census(plan, &dbs)?);
+        let mut report =
+            AnalyzeReport::from_census(self.game.name(), self.census(plan, &dbs, &built.counted)?);
         report
             .extra
             .insert("counted".into(), json!("every position"));
