@@ -22,10 +22,16 @@
 //!   [`TierIndex`] (the colex rank of a key is its place in the stack),
 //!   so that the database reads as the generic build's, cell for cell.
 //!
+//! Both passes fold the board by its mirror, stack by stack ([`Fold`]):
+//! a stack whose mirror image has a smaller rank keeps no keys, and where
+//! it is read, its mirror image's keys are mirrored (each column's bits
+//! moved across) and sorted. A palindromic stack keeps all of its own, so
+//! about half the positions are made and solved. The shards hold every
+//! position's cell, a folded stack's read from its mirror image.
+//!
 //! Outcomes are a byte each while they work ([`Code`]). Memory: four
-//! bytes of key and one of outcome per position of two tiers at once;
-//! positions are not folded by the mirror here (the shards hold every
-//! position's cell either way).
+//! bytes of key and one of outcome per position kept of a batch of
+//! stacks of two tiers at once (see [`Streams::bytes_at_once`]).
 
 use super::index::{TierIndex, binomial, colex32};
 use super::stored::{Stored, Writing};
@@ -34,9 +40,10 @@ use crate::colex::{Packing, PackingPath, with_packing};
 use ply_core::tier::{Built, Plan, Shards, Step, TierError};
 use ply_core::{Cell, Census, DbError, Game, Outcome, Progress, Value};
 use rayon::prelude::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// The most cells of a board built by streams: a key and its mark of a
@@ -111,6 +118,36 @@ fn insert(key: u32, at: u32, bit: u32) -> u32 {
     low | (bit << at) | ((key ^ low) << 1)
 }
 
+/// A tier's stacks folded by the mirror: a stack whose mirror image has
+/// a smaller rank keeps no keys of its own, and its positions are read
+/// as the mirror images of that stack's; a palindromic stack keeps all of
+/// its own.
+struct Fold {
+    /// Each stack's mirror image, by rank.
+    mirror: Vec<usize>,
+}
+
+impl Fold {
+    /// The stack whose keys stack `rank`'s are read from.
+    #[inline]
+    fn home(&self, rank: usize) -> usize {
+        rank.min(self.mirror[rank])
+    }
+
+    /// Whether stack `rank` keeps its own keys.
+    #[inline]
+    fn kept(&self, rank: usize) -> bool {
+        self.mirror[rank] >= rank
+    }
+
+    /// The positions each of a kept stack's keys stands for: 2 where its
+    /// mirror image is another stack, 1 for a palindromic stack.
+    #[inline]
+    fn weight(&self, rank: usize) -> u64 {
+        if self.mirror[rank] == rank { 1 } else { 2 }
+    }
+}
+
 /// A stack's column heights, where each column's discs start in a key,
 /// and the cells its discs fill on the bitboard.
 struct Stack {
@@ -138,6 +175,20 @@ impl Stack {
             starts,
             filled,
         }
+    }
+
+    /// The key, in the mirror-image stack, of the mirror image of the
+    /// position whose key (without its mark) is `key` in this stack of
+    /// `discs` discs: each column's bits moved, in order, to the place
+    /// of the column across the board.
+    #[inline]
+    fn mirror(&self, key: u32, discs: u32, width: usize) -> u32 {
+        let mut out = 0;
+        for (&h, &start) in self.heights[..width].iter().zip(&self.starts) {
+            let column = (key >> start) & ((1 << h) - 1);
+            out |= column << (discs - start - h);
+        }
+        out
     }
 
     /// The `o` discs of `key` on the bitboard: its bits laid, in order,
@@ -199,7 +250,8 @@ fn codes_path(dir: &Path, discs: u32) -> PathBuf {
 #[derive(Default)]
 struct Reads {
     keys: Vec<u32>,
-    children: Vec<(Vec<u32>, Vec<Code>)>,
+    children: Vec<Pairs>,
+    pairs: Vec<u64>,
 }
 
 /// The board's build by streams.
@@ -253,6 +305,78 @@ impl<'a> Streams<'a> {
         Stack::of(self.index(), discs, rank as u64, self.game.stride())
     }
 
+    /// Tier `discs`'s stacks folded by the mirror.
+    fn fold(&self, discs: u32) -> Fold {
+        let width = self.game.width() as usize;
+        let mirror = (0..self.stacks(discs))
+            .map(|rank| {
+                let heights = self
+                    .index()
+                    .heights(discs, rank)
+                    .expect("a stack rank within the tier");
+                let mut reversed = [0; 9];
+                for (c, h) in reversed[..width].iter_mut().enumerate() {
+                    *h = heights[width - 1 - c];
+                }
+                self.index().stack_rank(discs, &reversed) as usize
+            })
+            .collect();
+        Fold { mirror }
+    }
+
+    /// The marked keys of stack `rank` of tier `discs`, in order, into
+    /// `out`: its own, or its mirror image's mirrored and sorted.
+    fn keys_into(
+        &self,
+        stored: &Stored,
+        (fold, discs): (&Fold, u32),
+        rank: usize,
+        out: &mut Vec<u32>,
+    ) -> Result<(), DbError> {
+        let home = fold.home(rank);
+        stored.stack_into(home, out)?;
+        if home != rank {
+            let stack = self.stack(discs, home);
+            let width = self.game.width() as usize;
+            for key in out.iter_mut() {
+                *key = stack.mirror(*key >> 1, discs, width) << 1 | (*key & 1);
+            }
+            out.sort_unstable();
+        }
+        Ok(())
+    }
+
+    /// The marked keys and the codes of stack `rank` of tier `discs`, in
+    /// the keys' order, into `out`: its own, or its mirror image's
+    /// mirrored and sorted (by way of `pairs`).
+    fn pairs_into(
+        &self,
+        (keys, codes): (&Stored, &Stored),
+        (fold, discs): (&Fold, u32),
+        rank: usize,
+        out: &mut Pairs,
+        pairs: &mut Vec<u64>,
+    ) -> Result<(), DbError> {
+        let home = fold.home(rank);
+        keys.stack_into(home, &mut out.0)?;
+        codes.stack_into(home, &mut out.1)?;
+        if home != rank {
+            let stack = self.stack(discs, home);
+            let width = self.game.width() as usize;
+            pairs.clear();
+            pairs.extend(out.0.iter().zip(&out.1).map(|(&k, &c)| {
+                let key = stack.mirror(k >> 1, discs, width) << 1 | (k & 1);
+                u64::from(key) << 8 | u64::from(c)
+            }));
+            pairs.sort_unstable();
+            for ((key, code), &pair) in out.0.iter_mut().zip(out.1.iter_mut()).zip(pairs.iter()) {
+                *key = (pair >> 8) as u32;
+                *code = pair as Code;
+            }
+        }
+        Ok(())
+    }
+
     /// The parent stacks of `stack` (of tier `discs`, above 0): for each
     /// column holding a disc, the stack one disc lower there and where
     /// that disc goes in a key.
@@ -296,11 +420,15 @@ impl<'a> Streams<'a> {
     fn forward(&self, parents: &Stored, discs: u32, path: &Path) -> Result<(), DbError> {
         let bit = (discs - 1) % 2;
         let stacks = self.stacks(discs) as usize;
+        let (fold, above) = (self.fold(discs), self.fold(discs - 1));
         let reads = |rank: usize| {
+            if !fold.kept(rank) {
+                return 0;
+            }
             let stack = self.stack(discs, rank);
             self.parents(&stack, discs)
                 .iter()
-                .map(|&(r, _)| parents.stack_len(r))
+                .map(|&(r, _)| parents.stack_len(above.home(r)))
                 .sum()
         };
         let mut out = Writing::create(path, discs, 4)?;
@@ -309,11 +437,14 @@ impl<'a> Streams<'a> {
                 let made: Vec<Result<Vec<u32>, DbError>> = batch
                     .into_par_iter()
                     .map_init(Vec::new, |read: &mut Vec<Vec<u32>>, rank| {
+                        if !fold.kept(rank) {
+                            return Ok(Vec::new());
+                        }
                         let stack = self.stack(discs, rank);
                         let moves = self.parents(&stack, discs);
                         read.resize_with(read.len().max(moves.len()), Vec::new);
                         for (keys, &(r, _)) in read.iter_mut().zip(&moves) {
-                            parents.stack_into(r, keys)?;
+                            self.keys_into(parents, (&above, discs - 1), r, keys)?;
                         }
                         let streams: Vec<(&[u32], u32)> = read
                             .iter()
@@ -346,15 +477,20 @@ impl<'a> Streams<'a> {
     ) -> Result<(), DbError> {
         let bit = discs % 2;
         let stacks = self.stacks(discs) as usize;
+        let fold = self.fold(discs);
+        let below = next.map(|_| self.fold(discs + 1));
         let reads = |rank: usize| {
+            if !fold.kept(rank) {
+                return 0;
+            }
             let stack = self.stack(discs, rank);
-            let children: u64 = match next {
-                None => 0,
-                Some((keys, _)) => self
+            let children: u64 = match (next, &below) {
+                (Some((keys, _)), Some(below)) => self
                     .children(&stack, discs)
                     .iter()
-                    .map(|&(r, _)| keys.stack_len(r))
+                    .map(|&(r, _)| keys.stack_len(below.home(r)))
                     .sum(),
+                _ => 0,
             };
             tier.stack_len(rank) + children
         };
@@ -363,8 +499,11 @@ impl<'a> Streams<'a> {
             let made: Vec<Result<Vec<Code>, DbError>> = batch
                 .into_par_iter()
                 .map_init(Reads::default, |read, rank| {
+                    if !fold.kept(rank) {
+                        return Ok(Vec::new());
+                    }
                     tier.stack_into(rank, &mut read.keys)?;
-                    let Some((child_keys, child_codes)) = next else {
+                    let (Some((child_keys, child_codes)), Some(below)) = (next, &below) else {
                         return Ok(read
                             .keys
                             .iter()
@@ -375,9 +514,14 @@ impl<'a> Streams<'a> {
                     let moves = self.children(&stack, discs);
                     read.children
                         .resize_with(read.children.len().max(moves.len()), Default::default);
-                    for ((keys, codes), &(r, _)) in read.children.iter_mut().zip(&moves) {
-                        child_keys.stack_into(r, keys)?;
-                        child_codes.stack_into(r, codes)?;
+                    for (pair, &(r, _)) in read.children.iter_mut().zip(&moves) {
+                        self.pairs_into(
+                            (child_keys, child_codes),
+                            (below, discs + 1),
+                            r,
+                            pair,
+                            &mut read.pairs,
+                        )?;
                     }
                     // Each move: the child stack's keys and codes, where
                     // the disc goes in a key, and the cursor.
@@ -419,10 +563,13 @@ impl<'a> Streams<'a> {
     }
 
     /// Sets the cells of `indices` of tier `discs` (its dense indices,
-    /// from 0) from its keys and codes; the other cells stay unknown.
+    /// from 0) from its keys and codes; the other cells stay unknown. A
+    /// stack that keeps no keys of its own is read from its mirror image,
+    /// mirrored and sorted once for the blocks that share it (`mirrored`).
     fn fill(
         &self,
         (keys, codes): (&Stored, &Stored),
+        (fold, mirrored): (&Fold, &Mirrored),
         discs: u32,
         indices: Range<u64>,
         cells: &mut [Cell],
@@ -434,16 +581,37 @@ impl<'a> Streams<'a> {
             let first = index % colours;
             let last = colours.min(first + (indices.end - index));
             let base = rank as u64 * colours;
-            let from = keys.partition_point(rank, |k: u32| colex32(k >> 1) < first)?;
-            let to = keys.stack_len(rank).min(from + (last - first));
-            let run = keys.read::<u32>(rank, from..to)?;
-            let run_codes = codes.read::<u8>(rank, from..to)?;
-            for (&k, &c) in run.iter().zip(&run_codes) {
-                let at = colex32(k >> 1);
-                if at >= last {
-                    break;
+            let mut put = |run: &[u32], run_codes: &[Code]| {
+                for (&k, &c) in run.iter().zip(run_codes) {
+                    let at = colex32(k >> 1);
+                    if at >= last {
+                        break;
+                    }
+                    cells[(base + at - indices.start) as usize] = CELLS[usize::from(c)];
                 }
-                cells[(base + at - indices.start) as usize] = CELLS[usize::from(c)];
+            };
+            if fold.kept(rank) {
+                let from = keys.partition_point(rank, |k: u32| colex32(k >> 1) < first)?;
+                let to = keys.stack_len(rank).min(from + (last - first));
+                put(
+                    &keys.read::<u32>(rank, from..to)?,
+                    &codes.read::<u8>(rank, from..to)?,
+                );
+            } else {
+                let stack = mirrored.get(rank, || {
+                    let mut pair = Default::default();
+                    self.pairs_into(
+                        (keys, codes),
+                        (fold, discs),
+                        rank,
+                        &mut pair,
+                        &mut Vec::new(),
+                    )?;
+                    Ok(pair)
+                })?;
+                let (run, run_codes) = (&stack.0, &stack.1);
+                let from = run.partition_point(|&k| colex32(k >> 1) < first);
+                put(&run[from..], &run_codes[from..]);
             }
             index = base + last;
         }
@@ -465,10 +633,12 @@ impl<'a> Streams<'a> {
         let mut count = [0u64; 256];
         let mut first = [None; 256];
         let mut read = Vec::new();
-        for rank in 0..self.stacks(discs) as usize {
+        let fold = self.fold(discs);
+        for rank in (0..self.stacks(discs) as usize).filter(|&r| fold.kept(r)) {
             codes.stack_into::<u8>(rank, &mut read)?;
+            let weight = fold.weight(rank);
             for (j, &c) in read.iter().enumerate() {
-                count[usize::from(c)] += 1;
+                count[usize::from(c)] += weight;
                 first[usize::from(c)].get_or_insert((rank, j as u64));
             }
         }
@@ -480,7 +650,10 @@ impl<'a> Streams<'a> {
             let example = step.keys.start + rank as u64 * colours + colex32(key >> 1);
             census.add_many(outcome(c as Code), count[c], || example);
         }
-        let fill = |indices, cells: &mut [Cell]| self.fill((keys, codes), discs, indices, cells);
+        let mirrored = Mirrored::default();
+        let fill = |indices, cells: &mut [Cell]| {
+            self.fill((keys, codes), (&fold, &mirrored), discs, indices, cells)
+        };
         if !self.leave_out {
             let mut present = vec![false; 1 << 16];
             present[usize::from(Cell::UNKNOWN.bits())] = true;
@@ -525,6 +698,47 @@ impl<'a> Streams<'a> {
             out.push(&codes)?;
         }
         Ok(out.finish()?)
+    }
+}
+
+/// The stacks that keep no keys of their own, mirrored from their mirror
+/// images' and sorted, kept for the blocks of a shard that read them: the
+/// [`MIRRORED_KEPT`] last made.
+#[derive(Default)]
+struct Mirrored {
+    kept: Mutex<VecDeque<(usize, Arc<Pairs>)>>,
+}
+
+/// A stack's marked keys in order and their codes.
+type Pairs = (Vec<u32>, Vec<Code>);
+
+/// How many mirrored stacks [`Mirrored`] keeps: blocks written side by
+/// side read a few neighbouring stacks.
+const MIRRORED_KEPT: usize = 8;
+
+impl Mirrored {
+    /// Stack `rank`'s keys and codes, made by `make` unless kept. Two
+    /// threads that miss at once both make it; either copy serves.
+    fn get(
+        &self,
+        rank: usize,
+        make: impl FnOnce() -> Result<Pairs, DbError>,
+    ) -> Result<Arc<Pairs>, DbError> {
+        let lock = || {
+            self.kept
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+        };
+        if let Some((_, stack)) = lock().iter().find(|(r, _)| *r == rank) {
+            return Ok(Arc::clone(stack));
+        }
+        let stack = Arc::new(make()?);
+        let mut kept = lock();
+        if kept.len() == MIRRORED_KEPT {
+            kept.pop_front();
+        }
+        kept.push_back((rank, Arc::clone(&stack)));
+        Ok(stack)
     }
 }
 
@@ -598,11 +812,13 @@ impl Streams<'_> {
     /// The bytes a tier's batches may hold at once, its largest stack and
     /// its neighbour's being `largest` items: a batch reads at most
     /// [`BATCH_ITEMS`] items, or one stack and its neighbours (the stack's
-    /// own and at most W more), and makes at most as many; five bytes an
-    /// item at most (a key and a code).
+    /// own and at most W more), and makes at most as many, five bytes an
+    /// item at most (a key and a code), with eight more an item read to
+    /// sort a mirrored stack; and the shard's writer keeps
+    /// [`MIRRORED_KEPT`] mirrored stacks.
     fn bytes_at_once(&self, largest: u64) -> u64 {
         let reads = BATCH_ITEMS.max((u64::from(self.game.width()) + 1) * largest);
-        2 * 5 * reads
+        (2 * 5 + 8) * reads + MIRRORED_KEPT as u64 * 5 * largest
     }
 
     /// Builds every unfinished tier of `plan` (every tier of the game) as
