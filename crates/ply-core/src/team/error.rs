@@ -1,6 +1,6 @@
 //! [`TeamError`]: why a process of a team could not go on with the others.
 //! A database file's failure stays a [`DbError`] inside it, so a caller
-//! can still tell a corrupt part from a full disk.
+//! can still tell a corrupt shard from a full disk.
 
 use crate::db_error::DbError;
 use crate::error::SolveError;
