@@ -237,7 +237,9 @@ impl Crew {
         header[1..9].copy_from_slice(&step.to_le_bytes());
         header[9..].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
         for stream in self.out.iter_mut().flatten() {
-            let _ = stream.write_all(&header).and_then(|()| stream.write_all(bytes));
+            let _ = stream
+                .write_all(&header)
+                .and_then(|()| stream.write_all(bytes));
         }
     }
 
@@ -272,7 +274,9 @@ impl Crew {
         what: &str,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Vec<u8>, TeamError> {
-        self.wait(from, what, cancelled, |crew| crew.messages[from].remove(&step))
+        self.wait(from, what, cancelled, |crew| {
+            crew.messages[from].remove(&step)
+        })
     }
 
     /// Waits until `take` finds what process `from` was to send (`what`).
@@ -450,7 +454,9 @@ mod tests {
             assert_eq!(second, vec![peer as u8; 3]);
         }
         // Process 1 says it is done without a message for step 3.
-        let error = crew.receive(1, 3, "its part of tier 3", &never).unwrap_err();
+        let error = crew
+            .receive(1, 3, "its part of tier 3", &never)
+            .unwrap_err();
         assert!(
             matches!(error, TeamError::Lost { process: 1, .. }),
             "{error}"

@@ -206,8 +206,8 @@ mod tests {
         let cell = |k: u64| Cell::from_bits(0x2000 | (k % 97) as u16);
         let members: Vec<_> = (0..3)
             .map(|process| {
-                let team = Team::on_hosts(hosts.clone(), process, Duration::from_secs(5))
-                    .expect("a team");
+                let team =
+                    Team::on_hosts(hosts.clone(), process, Duration::from_secs(5)).expect("a team");
                 std::thread::spawn(move || {
                     let mut member = Member::join(&Line(1000), &team, &NoProgress).expect("joined");
                     let got = Mutex::new(Vec::new());
@@ -235,7 +235,10 @@ mod tests {
             let (got, exchanged) = member.join().expect("no panic");
             assert_eq!(got, every);
             assert_eq!(exchanged.rounds, 2);
-            assert!(exchanged.bytes_all > exchanged.bytes_sent / 2, "{exchanged:?}");
+            assert!(
+                exchanged.bytes_all > exchanged.bytes_sent / 2,
+                "{exchanged:?}"
+            );
         }
         assert_ne!(tag(&Line(1000), 2), tag(&Line(1001), 2));
         assert_ne!(tag(&Line(1000), 2), tag(&Line(1000), 3));

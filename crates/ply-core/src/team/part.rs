@@ -70,10 +70,11 @@ pub(super) fn encode(runs: &[Run]) -> Vec<u8> {
 /// Reads the part `bytes`, calling `apply(key, cell)` with each cell (in
 /// parallel, runs at a time); `apply` says false for a key the reader has
 /// no place for. Returns how many cells it held, or what is wrong with it.
-pub(super) fn decode(bytes: &[u8], apply: impl Fn(u64, Cell) -> bool + Sync) -> Result<u64, String> {
-    let (body, sum) = bytes
-        .split_last_chunk::<8>()
-        .ok_or("shorter than a part")?;
+pub(super) fn decode(
+    bytes: &[u8],
+    apply: impl Fn(u64, Cell) -> bool + Sync,
+) -> Result<u64, String> {
+    let (body, sum) = bytes.split_last_chunk::<8>().ok_or("shorter than a part")?;
     if db::codec::checksum(body) != u64::from_le_bytes(*sum) {
         return Err("its checksum does not match its bytes".into());
     }

@@ -460,7 +460,10 @@ fn a_table_team_process_stopped_is_named_within_the_peer_timeout() {
     assert!(stderr.contains("lost process 1"), "{stderr}");
     assert!(stderr.contains("no heartbeat for 3 s"), "{stderr}");
     assert!(took < Duration::from_secs(30), "named after {took:?}");
-    assert!(shard_files(&dir.0).is_empty(), "no database of a failed team");
+    assert!(
+        shard_files(&dir.0).is_empty(),
+        "no database of a failed team"
+    );
     only_shards_left(&dir.0);
 }
 
@@ -479,7 +482,10 @@ fn killed_table_team_reruns(game: &str) {
     assert!(!out.status.success(), "process 0 must fail: {stderr}");
     assert!(stderr.contains("lost process 1"), "{stderr}");
     assert!(took < Duration::from_secs(30), "named after {took:?}");
-    assert!(shard_files(&dir.0).is_empty(), "no database of a failed team");
+    assert!(
+        shard_files(&dir.0).is_empty(),
+        "no database of a failed team"
+    );
     let report = team(game, &dir.0, 2);
     assert!(report.get("tiers_restored").is_none(), "{report}");
     let one = Scratch::new(&format!("{game}-table-killed-one"));
@@ -506,7 +512,11 @@ fn wait_until_connected(process: &Child) {
         if connected {
             return;
         }
-        assert!(start.elapsed() < LIMIT, "process {} never connected", process.id());
+        assert!(
+            start.elapsed() < LIMIT,
+            "process {} never connected",
+            process.id()
+        );
         std::thread::sleep(Duration::from_millis(1));
     }
 }
