@@ -26,8 +26,6 @@ use rayon::prelude::*;
 use std::cmp::Ordering;
 use std::ops::Range;
 #[cfg(feature = "db")]
-use std::path::Path;
-#[cfg(feature = "db")]
 use std::sync::Mutex;
 
 /// Positions expanded together by one parallel task.
@@ -155,26 +153,25 @@ impl SparseTable {
         Self::build_sharing(game, root, &mut Alone, progress)
     }
 
-    /// [`SparseTable::build`] as process `team.process` of a team sharing
-    /// the directory `dir`: each process lists every tier, then solves
-    /// every `P`-th task of each tier's positions and exchanges the cells
-    /// with the others through the directory, as a table team does (see
-    /// `table_team`). Every process returns the whole table.
+    /// [`SparseTable::build`] as process `team.process` of a team
+    /// connected over TCP at the team's hosts: each process lists every
+    /// tier, then solves every `P`-th task of each tier's positions and
+    /// sends the cells to the others, reading theirs, as a table team does
+    /// (see `table_team`). Every process returns the whole table.
     #[cfg(feature = "db")]
     pub fn build_team<G>(
         game: &G,
         root: &G::Position,
         team: &Team,
-        dir: &Path,
         progress: &dyn Progress,
     ) -> Result<(Self, Exchanged), TeamError>
     where
         G: Indexed + Symmetric + NumberedTiers,
     {
-        let (_heartbeat, mut member) = Member::join(game, team, dir, progress)?;
+        let mut member = Member::join(game, team, progress)?;
         let table = Self::build_sharing(game, root, &mut member, progress)?;
-        member.finish(table.tiers.len())?;
-        Ok((table, member.exchanged()))
+        let exchanged = member.finish(table.tiers.len());
+        Ok((table, exchanged))
     }
 
     /// Lists and solves every position reachable from `root`, alone or
@@ -372,10 +369,6 @@ trait Share: Sync {
     /// Whether this process solves task number `task` of every tier.
     fn deals(&self, task: u64) -> bool;
 
-    /// Fills `table`, tier `tier`, from what an earlier run left, if it
-    /// can; true if the tier needs no solving.
-    fn restore(&mut self, tier: usize, table: &mut TierTable) -> Result<bool, Self::Error>;
-
     /// Called once this process's tasks of `tier` are solved.
     fn share(&mut self, tier: usize, table: &mut TierTable) -> Result<(), Self::Error>;
 }
@@ -390,10 +383,6 @@ impl Share for Alone {
         true
     }
 
-    fn restore(&mut self, _: usize, _: &mut TierTable) -> Result<bool, SolveError> {
-        Ok(false)
-    }
-
     fn share(&mut self, _: usize, _: &mut TierTable) -> Result<(), SolveError> {
         Ok(())
     }
@@ -405,20 +394,6 @@ impl Share for Member<'_> {
 
     fn deals(&self, task: u64) -> bool {
         Member::deals(self, task)
-    }
-
-    fn restore(&mut self, tier: usize, table: &mut TierTable) -> Result<bool, TeamError> {
-        let read = Mutex::new(Vec::new());
-        if !self.restore_tier(tier, &|rank, cell| {
-            read.lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push((rank, cell));
-            true
-        })? {
-            return Ok(false);
-        }
-        table.set_all(read.into_inner().unwrap_or_else(|e| e.into_inner()))?;
-        Ok(true)
     }
 
     fn share(&mut self, tier: usize, table: &mut TierTable) -> Result<(), TeamError> {
@@ -457,10 +432,6 @@ where
         let (lower, solved) = tiers.split_at_mut(tier + 1);
         let this = &mut lower[tier];
         let above = tier + 1;
-        if share.restore(tier, this)? {
-            progress.advance(this.words.len() as u64);
-            continue;
-        }
         let dealt: &S = share;
         this.words
             .par_chunks_mut(TASK)

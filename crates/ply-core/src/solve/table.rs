@@ -118,9 +118,8 @@ impl Table {
     /// the last down, in parallel chunks, with `visit(tier, index, position,
     /// cells, broken, hooks)`, reporting each position visited; stops when
     /// cancelled, or at the first tier that sets `broken`. Only the chunks
-    /// `hooks` calls this process's are visited, and only in tiers it has
-    /// not [`Hooks::restore`]d; [`Hooks::solved`] is told of each tier
-    /// solved.
+    /// `hooks` calls this process's are visited; [`Hooks::solved`] is told
+    /// of each tier solved.
     fn fill<G: TableWalk, H: Hooks>(
         game: &G,
         progress: &dyn Progress,
@@ -136,9 +135,6 @@ impl Table {
         let broken = AtomicBool::new(false);
         progress.begin("solving", len);
         for tier in (0..game.tier_count()).rev() {
-            if hooks.restore(tier, &cells)? {
-                continue;
-            }
             let shared: &H = hooks;
             chunks_numbered(len)
                 .filter(|&(chunk, _)| shared.mine(chunk))
@@ -261,10 +257,6 @@ pub(super) trait Hooks: Sync {
     /// Whether this process solves chunk number `chunk` of every tier.
     fn mine(&self, chunk: u64) -> bool;
 
-    /// Fills `tier`'s cells from what an earlier run left, if it can;
-    /// true if the tier needs no solving.
-    fn restore(&mut self, tier: usize, cells: &[AtomicU16]) -> Result<bool, Self::Error>;
-
     /// Called once this process's share of `tier` is solved.
     fn solved(&mut self, tier: usize, cells: &[AtomicU16]) -> Result<(), Self::Error>;
 }
@@ -280,10 +272,6 @@ impl Hooks for Alone {
 
     fn mine(&self, _: u64) -> bool {
         true
-    }
-
-    fn restore(&mut self, _: usize, _: &[AtomicU16]) -> Result<bool, SolveError> {
-        Ok(false)
     }
 
     fn solved(&mut self, _: usize, _: &[AtomicU16]) -> Result<(), SolveError> {

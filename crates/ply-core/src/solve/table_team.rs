@@ -1,7 +1,8 @@
-//! A table built tier by tier by a team of processes sharing a directory
+//! A table built tier by tier by a team of processes connected over TCP
 //! (`ply analyze GAME --save --processes P --process I` for a game solved
 //! into a table): [`Table::build_symmetric_team`] (euler); the team's
-//! exchange itself is [`crate::team`]'s (`Member`), which
+//! exchange itself is [`crate::team`]'s (`Member`: an all-gather of each
+//! tier's cells, no shared directory, no resume inside a build), which
 //! [`crate::SparseTable::build_team`] (tictactoe) uses too.
 
 use super::table::{Hooks, Table};
@@ -10,29 +11,27 @@ use crate::progress::Progress;
 use crate::solve::reach::IndexSet;
 use crate::team::{Exchanged, Member, Run, Team, TeamError};
 use crate::value::Cell;
-use std::path::Path;
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
 impl Table {
     /// Builds the table of `game` as process `team.process` of a team
-    /// sharing `dir` (see the module documentation): every process returns
-    /// the whole table. Stops, naming it, when a peer's heartbeat stops for
-    /// the team's timeout.
+    /// connected over TCP at the team's hosts (see the module
+    /// documentation): every process returns the whole table. Stops,
+    /// naming it, when a peer is killed or its heartbeat stops for the
+    /// team's timeout.
     pub fn build_symmetric_team<G: TableWalk + Symmetric>(
         game: &G,
         team: &Team,
-        dir: &Path,
         progress: &dyn Progress,
     ) -> Result<(Table, Exchanged), TeamError> {
-        let (_heartbeat, member) = Member::join(game, team, dir, progress)?;
+        let member = Member::join(game, team, progress)?;
         let mut hooks = Marked {
             member,
             written: IndexSet::new(game.index_len()),
             game,
         };
         let table = Table::fill_symmetric(game, progress, &mut hooks)?;
-        hooks.member.finish(game.tier_count())?;
-        Ok((table, hooks.member.exchanged()))
+        Ok((table, hooks.member.finish(game.tier_count())))
     }
 }
 
@@ -56,10 +55,6 @@ impl<G: TableWalk + Symmetric> Hooks for Marked<'_, G> {
 
     fn mine(&self, chunk: u64) -> bool {
         self.member.deals(chunk)
-    }
-
-    fn restore(&mut self, tier: usize, cells: &[AtomicU16]) -> Result<bool, TeamError> {
-        self.member.restore_tier(tier, &into(self.game, cells))
     }
 
     /// Codes the cells of the positions this process solved in `tier`,

@@ -1,6 +1,6 @@
 //! [`TeamError`]: why a process of a team could not go on with the others.
 //! A database file's failure stays a [`DbError`] inside it, so a caller
-//! can still tell a corrupt part from a full disk.
+//! can still tell a corrupt shard from a full disk.
 
 use crate::db_error::DbError;
 use crate::error::SolveError;
@@ -25,7 +25,18 @@ pub enum TeamError {
         /// What was seen of it.
         why: String,
     },
-    /// A file the team exchanges through could not be read or written.
+    /// A peer sent a message that does not read back (its framing,
+    /// checksum or cells do not add up): it runs another build of ply, or
+    /// the bytes were damaged on the way.
+    Garbled {
+        /// The process that sent it.
+        process: usize,
+        /// Where it runs, where that is known: its `host:port`.
+        host: Option<String>,
+        /// What is wrong with the message.
+        why: String,
+    },
+    /// A database file the team builds could not be read or written.
     Db(DbError),
     /// A socket (or another handle of the team's) failed.
     Io {
@@ -51,6 +62,13 @@ impl fmt::Display for TeamError {
                     write!(f, " ({host})")?;
                 }
                 write!(f, ": {why}")
+            }
+            Self::Garbled { process, host, why } => {
+                write!(f, "process {process}")?;
+                if let Some(host) = host {
+                    write!(f, " ({host})")?;
+                }
+                write!(f, " sent a malformed message: {why}")
             }
             Self::Db(e) => e.fmt(f),
             Self::Io { what, error } => write!(f, "{what}: {error}"),
@@ -120,5 +138,14 @@ mod tests {
             why: "never seen".into(),
         };
         assert_eq!(unknown.to_string(), "lost process 1: never seen");
+        let garbled = TeamError::Garbled {
+            process: 1,
+            host: Some("node-b".into()),
+            why: "its checksum does not match".into(),
+        };
+        assert_eq!(
+            garbled.to_string(),
+            "process 1 (node-b) sent a malformed message: its checksum does not match"
+        );
     }
 }

@@ -1,87 +1,28 @@
-//! The one [`Heartbeat`] of the crate: how a process shows its peers it is
-//! still running, by one of two means.
+//! The one [`Heartbeat`] of the crate: how a process shows its peers over
+//! TCP that it is still running.
 //!
-//! - **Through a shared directory** ([`Heartbeat::in_dir`]): the process
-//!   keeps a file there (`GAME.process-I.heartbeat`: its index, pid, host,
-//!   a beat count and the time), rewritten atomically several times per
-//!   timeout. A peer reads it through a [`super::Watch`], on its own clock
-//!   (so clocks of different machines need not agree).
-//! - **Over TCP** (`Heartbeat::over`): a byte every half
-//!   second (`BEAT_EVERY`) to every peer on a connection of its own, and a
-//!   thread per peer waiting for the peer's. A peer silent for the timeout
-//!   is recorded as lost (see the `losses` module) and its data socket
-//!   shut, which makes whatever reads it fail as if the peer had died. A
-//!   peer whose heartbeat connection closes has ended (or died, which its
-//!   data sockets report): it is no longer watched.
+//! A byte every half second (`BEAT_EVERY`) to every peer on a connection
+//! of its own, and a thread per peer waiting for the peer's. A peer silent
+//! for the timeout is recorded as lost (see the `losses` module) and its
+//! data socket shut, which makes whatever reads it fail as if the peer had
+//! died. A peer whose heartbeat connection closes has ended (or died,
+//! which its data sockets report): it is no longer watched.
 //!
-//! Either way a process killed, stopped (SIGSTOP) or cut off is named,
-//! never waited on forever; dropping the heartbeat stops it (and removes
-//! the file, or closes the connections: a finished process is waited on
-//! by nobody).
+//! So a process killed, stopped (SIGSTOP) or cut off is named, never
+//! waited on forever; dropping the heartbeat stops it and closes its
+//! connections (a finished process is waited on by nobody).
 
-use super::{Team, TeamError};
-use crate::db::{self, DbError};
-use std::path::{Path, PathBuf};
-use std::sync::mpsc;
-use std::thread::JoinHandle;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use super::TeamError;
+use std::time::Duration;
 
 /// This process's heartbeat, beating until dropped.
 pub struct Heartbeat {
-    /// Kept for its `Drop`, which stops the beat.
-    _beating: Beating,
-}
-
-/// How a heartbeat beats (each kept for its `Drop`, which stops it).
-enum Beating {
-    /// A file in a shared directory, rewritten by a thread.
-    File {
-        /// The file and its thread.
-        _beat: FileBeat,
-    },
-    /// A byte to every peer over TCP.
-    Sockets {
-        /// The connections and their threads.
-        _beat: sockets::SocketBeat,
-    },
+    /// The connections and their threads, kept for their `Drop`, which
+    /// stops the beat.
+    _beat: sockets::SocketBeat,
 }
 
 impl Heartbeat {
-    /// Starts the heartbeat of `team`'s process for the game `game` in the
-    /// shared directory `dir`, writing the first beat before returning.
-    pub fn in_dir(dir: &Path, game: &str, team: &Team) -> Result<Heartbeat, TeamError> {
-        std::fs::create_dir_all(dir).map_err(|e| DbError::io(dir, e))?;
-        let path = heartbeat_path(dir, game, team.process);
-        let mut beat = Beat {
-            process: team.process,
-            processes: team.processes,
-            pid: std::process::id(),
-            host: host_name(),
-            beat: 0,
-        };
-        write_atomically(&path, &beat.text()).map_err(|e| DbError::io(&path, e))?;
-        let every = (team.peer_timeout / 5).min(Duration::from_millis(500));
-        let (stop, stopped) = mpsc::channel::<()>();
-        let file = path.clone();
-        let thread = std::thread::spawn(move || {
-            while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
-                beat.beat += 1;
-                // A beat that cannot be written is missed; the peers then
-                // take this process as lost, which is what it is to them.
-                let _ = write_atomically(&file, &beat.text());
-            }
-        });
-        Ok(Heartbeat {
-            _beating: Beating::File {
-                _beat: FileBeat {
-                    path,
-                    stop: Some(stop),
-                    thread: Some(thread),
-                },
-            },
-        })
-    }
-
     /// Starts the heartbeats over `links.beats`, watching each peer for
     /// `timeout`; the data sockets of `links` are shut down when their
     /// peer goes silent.
@@ -90,95 +31,7 @@ impl Heartbeat {
             what: "cannot start heartbeats".into(),
             error,
         })?;
-        Ok(Heartbeat {
-            _beating: Beating::Sockets { _beat: beat },
-        })
-    }
-}
-
-/// The heartbeat file of process `process` of the game named `game` in `dir`.
-pub(super) fn heartbeat_path(dir: &Path, game: &str, process: usize) -> PathBuf {
-    dir.join(format!("{}process-{process}.heartbeat", db::stem(game)))
-}
-
-/// This machine's name, as the heartbeat gives it.
-fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .map(|h| h.trim().to_string())
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "an unnamed host".into())
-}
-
-/// What a heartbeat file says.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Beat {
-    /// The process that beats.
-    pub process: usize,
-    /// The processes of its team.
-    pub processes: usize,
-    /// Its pid.
-    pub pid: u32,
-    /// The machine it runs on.
-    pub host: String,
-    /// Its beats so far.
-    pub beat: u64,
-}
-
-impl Beat {
-    fn text(&self) -> String {
-        let time = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        format!(
-            "process {} of {}\npid {}\nhost {}\nbeat {}\ntime {time}\n",
-            self.process, self.processes, self.pid, self.host, self.beat
-        )
-    }
-
-    /// Reads a heartbeat file's text; `None` unless it is whole.
-    pub(super) fn parse(text: &str) -> Option<Beat> {
-        let field = |name: &str| {
-            text.lines()
-                .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
-                .map(str::to_string)
-        };
-        let of = field("process")?;
-        let (process, processes) = of.split_once(" of ")?;
-        Some(Beat {
-            process: process.parse().ok()?,
-            processes: processes.parse().ok()?,
-            pid: field("pid")?.parse().ok()?,
-            host: field("host")?,
-            beat: field("beat")?.parse().ok()?,
-        })
-    }
-}
-
-/// Writes the file atomically: a temporary beside it, renamed over it.
-fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let temp = db::temporary::path_for(path);
-    std::fs::write(&temp, text)?;
-    std::fs::rename(&temp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&temp);
-    })
-}
-
-/// A heartbeat file rewritten by a thread until dropped, then removed.
-struct FileBeat {
-    path: PathBuf,
-    stop: Option<mpsc::Sender<()>>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl Drop for FileBeat {
-    fn drop(&mut self) {
-        drop(self.stop.take());
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-        let _ = std::fs::remove_file(&self.path);
+        Ok(Heartbeat { _beat: beat })
     }
 }
 
@@ -313,23 +166,5 @@ mod sockets {
                 return;
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_heartbeat_reads_back() {
-        let beat = Beat {
-            process: 2,
-            processes: 3,
-            pid: 77,
-            host: "node-a".into(),
-            beat: 9,
-        };
-        assert_eq!(Beat::parse(&beat.text()), Some(beat));
-        assert_eq!(Beat::parse("process 1\npid 2\n"), None);
     }
 }

@@ -20,14 +20,16 @@ pub struct Team {
     /// How long a process of a team over TCP waits for every other one
     /// to connect ([`CONNECT_TIMEOUT`] unless set).
     pub connect_timeout: Duration,
-    /// `host:port` of every process, in order, when they talk over TCP;
-    /// empty when they share a directory instead.
+    /// `host:port` of every process, in order, where they talk over TCP;
+    /// empty for a team made by [`Team::new`] alone, which cannot connect.
     pub hosts: Vec<String>,
 }
 
 impl Team {
-    /// Process `process` of `processes` sharing a directory, taking a peer
-    /// as lost after `peer_timeout`; fails unless `process < processes`.
+    /// Process `process` of `processes`, taking a peer as lost after
+    /// `peer_timeout`, its hosts not known (so it cannot connect: see
+    /// [`Team::on_hosts`] and [`Team::on_loopback`]); fails unless
+    /// `process < processes`.
     pub fn new(
         processes: usize,
         process: usize,

@@ -5,18 +5,21 @@
 //! This module is the one seam between the solvers and the other
 //! processes: [`crate::tier`] (a tier team) and [`crate::solve`] (a table
 //! team) reach their peers only through what is listed here, and nothing
-//! here knows a solver. It knows two ways of reaching the peers:
+//! here knows a solver. Its processes reach each other over **TCP** and
+//! nothing else: every process connected to every other one (`connect`,
+//! at the addresses of the team's hosts), a heartbeat connection beside
+//! each data connection ([`Heartbeat`]), and the losses found by either
+//! told to every peer (the `losses` module), so that the error names the
+//! process that was really lost. Over the data connections (`Crew`):
 //!
-//! - **TCP** (a team with hosts): every process connected to every other
-//!   one (`connect`), a heartbeat connection beside each data connection,
-//!   and the losses found by either told to every peer (the `losses`
-//!   module), so that the error names the process that was really lost.
-//!   A tier team tells its peers what it finished over the data
-//!   connections (`Crew`); the `dist` module hands them to timely.
-//! - **A shared directory** (the table team, which has not moved to TCP
-//!   yet): heartbeat files ([`Heartbeat::in_dir`], watched by `Watch`),
-//!   and each tier's cells a process solved as a *part* file its peers
-//!   read (`Member`, the `part` module).
+//! - a tier team tells its peers what it finished (notices of 9 bytes);
+//!   its shards still go to a shared database directory;
+//! - a table team sends each tier's cells it solved to every peer, and
+//!   reads every peer's (an all-gather per tier: `Member`, its messages
+//!   coded by the `part` module). It shares no directory, and keeps
+//!   nothing between runs but the database process 0 saves at the end.
+//!
+//! The `dist` module hands the connections to timely instead.
 
 mod crew;
 mod error;
@@ -26,7 +29,6 @@ mod losses;
 mod membership;
 mod network;
 mod part;
-mod watch;
 
 pub use error::TeamError;
 pub use exchange::Exchanged;
@@ -43,4 +45,3 @@ pub(crate) use losses::{lost, lost_now, record, seen_any};
 pub(crate) use network::free_hosts;
 pub(crate) use network::{Links, connect, tag_of};
 pub(crate) use part::Run;
-pub(crate) use watch::Watch;

@@ -1,48 +1,25 @@
 //! A team's *part* of a tier: the cells one process solved, as they travel
-//! to the others through the shared directory (see
-//! [`super::exchange`]).
+//! to the others in one message over TCP (see [`super::exchange`]).
 //!
-//! A part is read once, soon after it is written, so it is coded for speed
+//! A part is read once, as soon as it comes, so it is coded for speed
 //! rather than size: runs of cells, each run its keys as LEB128
 //! differences (the first from the run's first key, so 0) each followed by
 //! the cell's two bytes. Runs are coded and read in parallel. Layout, all
 //! little-endian:
 //!
 //! ```text
-//! "PLYPART1" | u32 name length | game name | u32 rules version | u64 index length
-//! | u64 tier | u32 process | u32 processes | u64 runs
-//! | runs x (u64 first key, u64 cells, u64 bytes) | run bytes... | u64 xxh3 of all before
+//! u64 runs | runs x (u64 first key, u64 cells, u64 bytes) | run bytes... | u64 xxh3 of all before
 //! ```
 //!
-//! A part is written to a temporary file and renamed into place, and read
-//! only whole: a part whose checksum, header or runs do not add up is an
-//! error naming the file, never cells.
+//! A part is read only whole: one whose checksum, header or runs do not
+//! add up is an error saying what is wrong, never cells. (What game, team
+//! and tier it is of, the connection's handshake and the message's frame
+//! say.)
 
+use crate::db;
 use crate::db::codec::{get_varint, put_varint};
-use crate::db::{self, DbError};
 use crate::value::Cell;
 use rayon::prelude::*;
-use std::path::Path;
-
-/// The first bytes of every part.
-const MAGIC: [u8; 8] = *b"PLYPART1";
-
-/// What a part says it is of.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Label {
-    /// The game's full name.
-    pub game: String,
-    /// The game's rules version.
-    pub rules_version: u32,
-    /// The size of the game's index.
-    pub index_len: u64,
-    /// The tier.
-    pub tier: u64,
-    /// The process that wrote it.
-    pub process: u32,
-    /// The processes of its team.
-    pub processes: u32,
-}
 
 /// One run of a part: its first key, its cells and their coded bytes.
 pub(crate) struct Run {
@@ -72,19 +49,10 @@ impl Run {
     }
 }
 
-/// Writes `runs` (in increasing key order) as the part `label` at `path`,
-/// atomically; returns its size in bytes.
-pub(super) fn write(path: &Path, label: &Label, runs: &[Run]) -> Result<u64, DbError> {
+/// Codes `runs` (in increasing key order) as one part.
+pub(super) fn encode(runs: &[Run]) -> Vec<u8> {
     let payload: usize = runs.iter().map(|r| r.bytes.len()).sum();
-    let mut out = Vec::with_capacity(64 + label.game.len() + runs.len() * 24 + payload + 8);
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&(label.game.len() as u32).to_le_bytes());
-    out.extend_from_slice(label.game.as_bytes());
-    out.extend_from_slice(&label.rules_version.to_le_bytes());
-    out.extend_from_slice(&label.index_len.to_le_bytes());
-    out.extend_from_slice(&label.tier.to_le_bytes());
-    out.extend_from_slice(&label.process.to_le_bytes());
-    out.extend_from_slice(&label.processes.to_le_bytes());
+    let mut out = Vec::with_capacity(16 + runs.len() * 24 + payload);
     out.extend_from_slice(&(runs.len() as u64).to_le_bytes());
     for run in runs {
         for n in [run.first, run.cells, run.bytes.len() as u64] {
@@ -96,62 +64,30 @@ pub(super) fn write(path: &Path, label: &Label, runs: &[Run]) -> Result<u64, DbE
     }
     let sum = db::codec::checksum(&out);
     out.extend_from_slice(&sum.to_le_bytes());
-    let temp = db::temporary::path_for(path);
-    std::fs::write(&temp, &out)
-        .and_then(|()| std::fs::rename(&temp, path))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&temp);
-            DbError::io(path, e)
-        })?;
-    Ok(out.len() as u64)
+    out
 }
 
-/// Reads the part at `path`, which must be `expected`, calling `apply(key,
-/// cell)` with each cell (in parallel, runs at a time); `apply` says false
-/// for a key the reader has no place for. Returns the part's size.
-pub(super) fn read(
-    path: &Path,
-    expected: &Label,
+/// Reads the part `bytes`, calling `apply(key, cell)` with each cell (in
+/// parallel, runs at a time); `apply` says false for a key the reader has
+/// no place for. Returns how many cells it held, or what is wrong with it.
+pub(super) fn decode(
+    bytes: &[u8],
     apply: impl Fn(u64, Cell) -> bool + Sync,
-) -> Result<u64, DbError> {
-    let bytes = std::fs::read(path).map_err(|e| DbError::io(path, e))?;
-    let corrupt = |what: &str| DbError::corrupt(path, what.to_string());
-    let (body, sum) = bytes
-        .split_last_chunk::<8>()
-        .ok_or_else(|| corrupt("shorter than a part"))?;
+) -> Result<u64, String> {
+    let (body, sum) = bytes.split_last_chunk::<8>().ok_or("shorter than a part")?;
     if db::codec::checksum(body) != u64::from_le_bytes(*sum) {
-        return Err(corrupt("its checksum does not match its bytes"));
+        return Err("its checksum does not match its bytes".into());
     }
     let mut at = 0usize;
     let mut take = |n: usize| {
-        let slice = body.get(at..at + n);
-        at += n;
-        slice.ok_or_else(|| corrupt("ends inside its header"))
+        let slice = at.checked_add(n).and_then(|end| body.get(at..end));
+        at = at.saturating_add(n);
+        slice.ok_or("it ends inside its header")
     };
-    if take(8)? != MAGIC {
-        return Err(corrupt("not a part of a team's tier"));
-    }
-    // `take(n)` gives exactly `n` bytes, so these slices always fit;
-    // zeros would stand in were they ever short.
-    let u32_at = |s: &[u8]| u32::from_le_bytes(s.try_into().unwrap_or_default());
+    // `take(8)` gives exactly 8 bytes, so this always fits; zeros would
+    // stand in were it ever short.
     let u64_at = |s: &[u8]| u64::from_le_bytes(s.try_into().unwrap_or_default());
-    let name_len = u32_at(take(4)?) as usize;
-    let game = String::from_utf8_lossy(take(name_len)?).into_owned();
-    let label = Label {
-        game,
-        rules_version: u32_at(take(4)?),
-        index_len: u64_at(take(8)?),
-        tier: u64_at(take(8)?),
-        process: u32_at(take(4)?),
-        processes: u32_at(take(4)?),
-    };
-    if label != *expected {
-        return Err(DbError::corrupt(
-            path,
-            format!("a part of {label:?}, where {expected:?} was expected"),
-        ));
-    }
-    let count = usize::try_from(u64_at(take(8)?)).map_err(|_| corrupt("too many runs"))?;
+    let count = usize::try_from(u64_at(take(8)?)).map_err(|_| "too many runs")?;
     let mut runs = Vec::with_capacity(count.min(body.len() / 24));
     for _ in 0..count {
         let (first, cells, len) = (u64_at(take(8)?), u64_at(take(8)?), u64_at(take(8)?));
@@ -162,15 +98,15 @@ pub(super) fn read(
         slices.push((first, cells, take(len)?));
     }
     if at != body.len() {
-        return Err(corrupt("bytes left past its last run"));
+        return Err("bytes are left past its last run".into());
     }
     let fine = slices
         .par_iter()
         .all(|&(first, cells, bytes)| read_run(first, cells, bytes, &apply));
     if !fine {
-        return Err(corrupt("a run that does not decode to cells of the game"));
+        return Err("a run does not decode to cells of the game".into());
     }
-    Ok(bytes.len() as u64)
+    Ok(runs.iter().map(|&(_, cells, _)| cells).sum())
 }
 
 /// Decodes one run of `cells` cells, the first key `first`, applying each;
@@ -203,26 +139,12 @@ mod tests {
     use super::*;
     use std::sync::Mutex;
 
-    fn label() -> Label {
-        Label {
-            game: "g:1".into(),
-            rules_version: 3,
-            index_len: 1000,
-            tier: 7,
-            process: 1,
-            processes: 2,
-        }
-    }
-
     fn cell(n: u16) -> Cell {
         Cell::from_bits(0x2000 | n)
     }
 
     #[test]
-    fn a_part_reads_back_its_cells_and_refuses_another_label_or_damage() {
-        let dir = std::env::temp_dir().join(format!("ply-part-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("p.part");
+    fn a_part_reads_back_its_cells_and_refuses_damage() {
         let runs: Vec<Run> = [
             vec![(3, cell(1)), (4, cell(2)), (300, cell(9))],
             vec![(901, cell(5))],
@@ -230,27 +152,36 @@ mod tests {
         .into_iter()
         .filter_map(Run::code)
         .collect();
-        let size = write(&path, &label(), &runs).unwrap();
-        assert_eq!(size, std::fs::metadata(&path).unwrap().len());
+        let bytes = encode(&runs);
         let got = Mutex::new(Vec::new());
-        read(&path, &label(), |k, c| {
+        let cells = decode(&bytes, |k, c| {
             got.lock().unwrap().push((k, c));
             true
-        })
-        .unwrap();
+        });
+        assert_eq!(cells, Ok(4));
         let mut got = got.into_inner().unwrap();
         got.sort_by_key(|&(k, _)| k);
         assert_eq!(
             got,
             vec![(3, cell(1)), (4, cell(2)), (300, cell(9)), (901, cell(5))]
         );
-        let other = Label { tier: 6, ..label() };
-        assert!(read(&path, &other, |_, _| true).is_err());
-        assert!(read(&path, &label(), |k, _| k < 900).is_err());
-        let mut bytes = std::fs::read(&path).unwrap();
-        bytes[60] ^= 1;
-        std::fs::write(&path, &bytes).unwrap();
-        assert!(read(&path, &label(), |_, _| true).is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
+        // A key the reader has no place for.
+        assert!(decode(&bytes, |k, _| k < 900).is_err());
+        // Any byte changed, or any cut.
+        for at in [0, 9, 60, bytes.len() - 1] {
+            let mut damaged = bytes.clone();
+            damaged[at] ^= 1;
+            let why = decode(&damaged, |_, _| true).unwrap_err();
+            assert!(why.contains("checksum"), "{why}");
+        }
+        for len in [0, 7, 8, bytes.len() - 1] {
+            assert!(decode(&bytes[..len], |_, _| true).is_err(), "cut at {len}");
+        }
+        // A header that promises more than there is, checksum and all.
+        let mut lying = u64::MAX.to_le_bytes().to_vec();
+        lying.extend_from_slice(&db::codec::checksum(&lying).to_le_bytes());
+        let why = decode(&lying, |_, _| true).unwrap_err();
+        assert!(why.contains("ends inside its header"), "{why}");
+        assert_eq!(decode(&encode(&[]), |_, _| true), Ok(0));
     }
 }

@@ -154,7 +154,7 @@ enum Command {
         /// teeko, morris; euler and tictactoe, whose table is built tier by
         /// tier) run their own solver on N threads instead, which cut each
         /// tier's positions between them (the same cells as without), and
-        /// so does each process of a team sharing the database directory.
+        /// so does each process of a team.
         #[arg(long, value_name = "N")]
         workers: Option<usize>,
         /// Number of processes taking part, each started with --process.
@@ -162,11 +162,12 @@ enum Command {
         /// lgame, yehr, teeko) run it when --hosts is given (--workers
         /// threads each). Games solved tier by tier run a team with --save:
         /// quixo and morris (and teeko without --hosts) deal the tiers out,
-        /// the processes telling each other over TCP which tier they wrote;
-        /// euler and tictactoe without --hosts deal out each tier's
-        /// positions and exchange what they solved as part files. Either
-        /// team writes its shards into one --db-dir that every process
-        /// shares, and a rerun of the same commands resumes.
+        /// the processes telling each other over TCP which tier they wrote,
+        /// into one --db-dir that every process shares (a rerun of the same
+        /// commands resumes); euler and tictactoe without --hosts deal out
+        /// each tier's positions and send each other what they solved over
+        /// TCP, sharing no directory (process 0 saves the database; a rerun
+        /// solves every tier again).
         #[arg(long, value_name = "P")]
         processes: Option<usize>,
         /// Which process this is, from 0 (process 0 prints the report).
@@ -176,18 +177,16 @@ enum Command {
         /// address each process listens on, for every game.
         #[arg(long, value_name = "FILE")]
         hosts: Option<std::path::PathBuf>,
-        /// Without --hosts, a tier team on one machine listens on loopback:
-        /// process I on 127.0.0.1:PORT+I.
+        /// Without --hosts, a team on one machine (a tier team or a table
+        /// team) listens on loopback: process I on 127.0.0.1:PORT+I.
         #[arg(long, value_name = "PORT", default_value_t = TEAM_PORT)]
         port: u16,
         /// How long each process waits for every other one to connect.
         #[arg(long, value_name = "SECS", default_value_t = dist::CONNECT_TIMEOUT.as_secs())]
         connect_timeout: u64,
         /// How long a peer process may send no heartbeat (it sends one
-        /// every half second over TCP; the table team of euler and
-        /// tictactoe keeps it in GAME.process-I.heartbeat in the database
-        /// directory) before it is taken as lost, frozen or cut off, and
-        /// the run ends with an error naming it.
+        /// every half second over TCP) before it is taken as lost, frozen
+        /// or cut off, and the run ends with an error naming it.
         #[arg(long, value_name = "SECS", default_value_t = ply_core::dist::PEER_TIMEOUT.as_secs(),
               value_parser = clap::value_parser!(u64).range(1..))]
         peer_timeout: u64,

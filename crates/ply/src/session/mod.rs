@@ -205,10 +205,11 @@ pub trait Session: Send + Sync {
     /// game the whole-index distributed solver does not take, or without
     /// `--hosts`: builds the game's tiers (its end tiers up to
     /// `end_tiers`, if given) into `save` together with the other
-    /// processes of `team`, which share the directory (a tier team tells
-    /// its peers over TCP what it finished). Process 0 returns the report once every
-    /// tier is solved; the others return `None` once theirs are. Only
-    /// games solved tier by tier can.
+    /// processes of `team`, which talk over TCP at the team's hosts (a
+    /// tier team tells its peers what it finished, its shards meeting in
+    /// the shared directory; a table team sends them each tier's cells).
+    /// Process 0 returns the report once every tier is solved; the others
+    /// return `None` once theirs are. Only games solved tier by tier can.
     fn analyze_shared(
         &self,
         team: &Team,

@@ -49,17 +49,18 @@ pub trait Method: Send + Sync {
         false
     }
 
-    /// Solves the game whole as process `team.process` of a team sharing
-    /// the directory `dir` (`ply analyze --save --processes P --process I`):
-    /// every process gets the whole solved form, and what it exchanged.
-    /// Only a build tier by tier can be shared; by default, refused.
+    /// Solves the game whole as process `team.process` of a team whose
+    /// processes talk over TCP at the team's hosts (`ply analyze --save
+    /// --processes P --process I`, with `--hosts` or on loopback from
+    /// `--port`): every process gets the whole solved form, and what it
+    /// exchanged. Only a build tier by tier can be shared; by default,
+    /// refused.
     fn build_shared(
         &self,
         team: &Team,
-        dir: &Path,
         progress: &dyn Progress,
     ) -> Result<(Self::Built, Exchanged), PlyError> {
-        let _ = (team, dir, progress);
+        let _ = (team, progress);
         Err(super::not_shared(&self.game().name()))
     }
 
@@ -277,14 +278,10 @@ impl<M: Method> Session for SolvedSession<M> {
             )));
         }
         save.create()?;
-        // The table team still meets through the directory alone: its
-        // processes are not named by an address they do not listen on.
-        let team = &Team::new(team.processes, team.process, team.peer_timeout)
-            .map_err(|e| PlyError::argument(format!("--process: {e}")))?;
         let mut exchanged = Exchanged::default();
         self.fresh
             .get_or_build(progress, "the table being built", || {
-                let (built, done) = self.method.build_shared(team, &save.dir, progress)?;
+                let (built, done) = self.method.build_shared(team, progress)?;
                 exchanged = done;
                 Ok(built)
             })?;
@@ -296,7 +293,6 @@ impl<M: Method> Session for SolvedSession<M> {
             ("processes", json!(team.processes)),
             ("bytes_exchanged", json!(exchanged.bytes_all)),
             ("rounds", json!(exchanged.rounds)),
-            ("tiers_restored", json!(exchanged.tiers_restored)),
         ] {
             report.extra.insert(key.into(), value);
         }

@@ -7,7 +7,6 @@ use crate::report::AnalyzeReport;
 use ply_core::Canonical;
 use ply_core::team::{Exchanged, Team};
 use ply_core::{Indexed, NumberedTiers, Progress, Solution, SparseTable, Symmetric};
-use std::path::Path;
 
 /// Solves a game by tabulating every position reachable from its start
 /// (see [`SparseTable`]).
@@ -49,10 +48,9 @@ impl<G: Indexed + Symmetric + NumberedTiers> Method for SparseMethod<G> {
     fn build_shared(
         &self,
         team: &Team,
-        dir: &Path,
         progress: &dyn Progress,
     ) -> Result<(Canonical, Exchanged), PlyError> {
-        SparseTable::build_team(&self.game, &self.game.start(), team, dir, progress)
+        SparseTable::build_team(&self.game, &self.game.start(), team, progress)
             .map(|(table, exchanged)| (Canonical::new(table, self.game.index_len()), exchanged))
             .map_err(|e| super::table::team_error(&self.game, team, e))
     }

@@ -12,7 +12,6 @@ use ply_core::{
 };
 use rayon::prelude::*;
 use serde_json::json;
-use std::path::Path;
 
 /// Solves a game into a [`Table`], one position per symmetry class.
 pub struct TableMethod<G> {
@@ -96,10 +95,9 @@ impl<G: TableWalk + Symmetric> Method for TableMethod<G> {
     fn build_shared(
         &self,
         team: &Team,
-        dir: &Path,
         progress: &dyn Progress,
     ) -> Result<(Table, Exchanged), PlyError> {
-        Table::build_symmetric_team(&self.game, team, dir, progress)
+        Table::build_symmetric_team(&self.game, team, progress)
             .map_err(|e| team_error(&self.game, team, e))
     }
 

@@ -2,11 +2,13 @@
 //! (on loopback from `--port`), and with `--hosts` for games the
 //! whole-index solver does not take: real processes building one game's
 //! tiers into a shared database directory, telling each other over TCP
-//! which tier they wrote (euler and tictactoe, a table team, still
-//! exchange part files there). Their shards hold every cell of the
-//! one-process build; a process stopped mid-build (SIGSTOP) makes the
-//! one waiting on it stop, non-zero, naming it, within the peer timeout;
-//! a rerun resumes from the finished tiers and matches. Quixo 3x3, Teeko 4x4 (seconds) and Nine Men's
+//! which tier they wrote (euler and tictactoe, a table team, send each
+//! other each tier's cells over TCP instead, and write nothing but the
+//! database). Their shards hold every cell of the one-process build; a
+//! process stopped mid-build (SIGSTOP) makes the one waiting on it stop,
+//! non-zero, naming it, within the peer timeout; a rerun of a tier team
+//! resumes from the finished tiers and matches (a table team's rerun
+//! solves every tier again, and matches too). Quixo 3x3, Teeko 4x4 (seconds) and Nine Men's
 //! Morris with four stones (31 tiers, some 10 s) stand in for larger games.
 //! A process killed (SIGKILL) mid-tier is named and a rerun matches.
 //! `--workers N` alone runs the tier solver on N threads, and euler and
@@ -173,7 +175,6 @@ fn counts(report: &Value) -> Value {
     let object = report.as_object_mut().expect("an object");
     for key in [
         "tiers_found_done",
-        "tiers_restored",
         "bytes_exchanged",
         "rounds",
         "tiers_solved",
@@ -424,49 +425,100 @@ fn a_process_killed_mid_tier_is_named_and_a_rerun_matches() {
 }
 
 /// Euler 5x5 solved into a table by two processes: process 1 killed
-/// (SIGKILL) once it has written its part of a few tiers makes process 0
-/// stop, non-zero, naming it; a rerun reads the tiers both finished back
-/// instead of solving them, and its table is one process's.
+/// (SIGKILL) once it is connected and solving makes process 0 stop,
+/// non-zero, naming it; a rerun (which solves every tier again: the table
+/// team keeps nothing between runs but its database) writes one
+/// process's table.
 #[test]
-fn a_table_team_process_killed_is_named_and_a_rerun_resumes() {
-    killed_table_team_resumes(
-        "euler:5x5",
-        "euler-5x5.table-tier-20.part-1-of-2.plypart",
-        5..26,
-    );
+fn a_table_team_process_killed_is_named_and_a_rerun_matches() {
+    killed_table_team_reruns("euler:5x5");
 }
 
 /// 4x4 tic-tac-toe's table of the positions play reaches, by two
-/// processes: process 1 killed once it has written its part of tier 15
-/// (the solve goes from tier 16 down, the bulk of it still ahead) is
-/// named, and a rerun reads the tiers both finished back and matches one
-/// process.
+/// processes: process 1 killed once it is connected and solving is named,
+/// and a rerun matches one process.
 #[test]
-fn a_sparse_table_team_process_killed_is_named_and_a_rerun_resumes() {
-    killed_table_team_resumes(
-        "tictactoe",
-        "tictactoe-4x4x4.table-tier-15.part-1-of-2.plypart",
-        2..17,
-    );
+fn a_sparse_table_team_process_killed_is_named_and_a_rerun_matches() {
+    killed_table_team_reruns("tictactoe");
 }
 
-/// A table team of 2 on `game`, process 1 killed once `part` is written;
-/// the rerun restores a number of tiers in `restored` (those both
-/// finished, not all) and writes one process's table, parts removed.
-fn killed_table_team_resumes(game: &str, part: &str, restored: std::ops::Range<u64>) {
-    let dir = Scratch::new(&format!("{game}-table-killed"));
-    kill_process_1_once(game, &dir.0, part);
-    let report = team(game, &dir.0, 2);
-    let found = report["tiers_restored"].as_u64().expect("a count");
+/// Euler 5x5 by a table team of 2: process 1 frozen (SIGSTOP) once it is
+/// connected makes process 0 stop, non-zero, naming it, within the peer
+/// timeout (its heartbeat stops; no file is looked at); nothing but the
+/// database directory's own files is left.
+#[test]
+fn a_table_team_process_stopped_is_named_within_the_peer_timeout() {
+    let game = "euler:5x5";
+    let dir = Scratch::new("euler-table-stopped");
+    let port = free_ports(2);
+    let survivor = spawn(game, &dir.0, &team_args(port, 2, 0, 3));
+    let mut victim = spawn(game, &dir.0, &team_args(port, 2, 1, 3));
+    wait_until_connected(&victim);
+    let (out, took) = stop_then_finish(&mut victim, survivor, Duration::from_secs(60));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "process 0 must fail: {stderr}");
+    assert!(stderr.contains("lost process 1"), "{stderr}");
+    assert!(stderr.contains("no heartbeat for 3 s"), "{stderr}");
+    assert!(took < Duration::from_secs(30), "named after {took:?}");
     assert!(
-        restored.contains(&found),
-        "{game}: tiers finished by both restored, not all: {found}"
+        shard_files(&dir.0).is_empty(),
+        "no database of a failed team"
     );
+    only_shards_left(&dir.0);
+}
+
+/// A table team of 2 on `game`, process 1 killed once it is connected;
+/// the rerun writes one process's table, and nothing else is left.
+fn killed_table_team_reruns(game: &str) {
+    let dir = Scratch::new(&format!("{game}-table-killed"));
+    let port = free_ports(2);
+    let survivor = spawn(game, &dir.0, &team_args(port, 2, 0, 3));
+    let mut victim = spawn(game, &dir.0, &team_args(port, 2, 1, 3));
+    wait_until_connected(&victim);
+    victim.kill().expect("kill");
+    let _ = victim.wait();
+    let (out, took) = finish(survivor, Duration::from_secs(60));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "process 0 must fail: {stderr}");
+    assert!(stderr.contains("lost process 1"), "{stderr}");
+    assert!(took < Duration::from_secs(30), "named after {took:?}");
+    assert!(
+        shard_files(&dir.0).is_empty(),
+        "no database of a failed team"
+    );
+    let report = team(game, &dir.0, 2);
+    assert!(report.get("tiers_restored").is_none(), "{report}");
     let one = Scratch::new(&format!("{game}-table-killed-one"));
     let expected = alone(game, &one.0);
     assert_eq!(counts(&report), counts(&expected));
     assert_eq!(cells(&dir.0), cells(&one.0));
-    assert_eq!(shard_files(&dir.0).len(), 1, "the parts are removed");
+    assert_eq!(shard_files(&dir.0).len(), 1, "one database");
+    only_shards_left(&dir.0);
+}
+
+/// Waits until `process` of a team has connected to its peers: it then
+/// runs a thread reading its data connection to process 0 (`ply:crew-0`),
+/// and its build is under way.
+fn wait_until_connected(process: &Child) {
+    let tasks = PathBuf::from(format!("/proc/{}/task", process.id()));
+    let start = Instant::now();
+    loop {
+        let connected = std::fs::read_dir(&tasks).is_ok_and(|tasks| {
+            tasks.flatten().any(|task| {
+                std::fs::read_to_string(task.path().join("comm"))
+                    .is_ok_and(|name| name.trim() == "ply:crew-0")
+            })
+        });
+        if connected {
+            return;
+        }
+        assert!(
+            start.elapsed() < LIMIT,
+            "process {} never connected",
+            process.id()
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
 /// Starts a team of 2 building `game` in `dir`, kills process 1 (SIGKILL)
