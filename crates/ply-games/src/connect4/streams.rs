@@ -191,6 +191,48 @@ impl Stack {
         out
     }
 
+    /// Sorts `items`, this stack's keys (or items holding them from bit
+    /// `shift` up) sorted and then mirrored ([`Stack::mirror`]), into the
+    /// order of the mirrored keys, by way of `spare`. The mirrored key's
+    /// columns are this stack's columns in reverse order, its highest
+    /// column (the one that ordered the keys first) now lowest: the items
+    /// are already in order by it, and a stable counting sort by each of
+    /// the next columns, lowest first, orders them whole.
+    fn sort_mirrored<T: Copy + Default>(
+        &self,
+        (items, spare): (&mut Vec<T>, &mut Vec<T>),
+        (width, shift): (usize, u32),
+        bits: impl Fn(T) -> u64,
+    ) {
+        let mut at = shift;
+        let mut columns = self.heights[..width].iter().rev().filter(|&&h| h > 0);
+        if let Some(&h) = columns.next() {
+            at += h;
+        }
+        for &h in columns {
+            let mask = (1u64 << h) - 1;
+            let digit = |item: T| ((bits(item) >> at) & mask) as usize;
+            let mut starts = [0usize; 1 << 8];
+            let starts = &mut starts[..=mask as usize];
+            for &item in items.iter() {
+                starts[digit(item)] += 1;
+            }
+            let mut sum = 0;
+            for start in starts.iter_mut() {
+                (*start, sum) = (sum, sum + *start);
+            }
+            spare.clear();
+            spare.resize(items.len(), T::default());
+            for &item in items.iter() {
+                let d = digit(item);
+                spare[starts[d]] = item;
+                starts[d] += 1;
+            }
+            std::mem::swap(items, spare);
+            at += h;
+        }
+    }
+
     /// The `o` discs of `key` on the bitboard: its bits laid, in order,
     /// on the cells the stack fills (column by column from the bottom).
     #[inline]
@@ -252,6 +294,7 @@ struct Reads {
     keys: Vec<u32>,
     children: Vec<Pairs>,
     pairs: Vec<u64>,
+    spare: Vec<u64>,
 }
 
 /// The board's build by streams.
@@ -331,7 +374,7 @@ impl<'a> Streams<'a> {
         stored: &Stored,
         (fold, discs): (&Fold, u32),
         rank: usize,
-        out: &mut Vec<u32>,
+        (out, spare): (&mut Vec<u32>, &mut Vec<u32>),
     ) -> Result<(), DbError> {
         let home = fold.home(rank);
         stored.stack_into(home, out)?;
@@ -341,7 +384,7 @@ impl<'a> Streams<'a> {
             for key in out.iter_mut() {
                 *key = stack.mirror(*key >> 1, discs, width) << 1 | (*key & 1);
             }
-            out.sort_unstable();
+            stack.sort_mirrored((out, spare), (width, 1), u64::from);
         }
         Ok(())
     }
@@ -355,7 +398,7 @@ impl<'a> Streams<'a> {
         (fold, discs): (&Fold, u32),
         rank: usize,
         out: &mut Pairs,
-        pairs: &mut Vec<u64>,
+        (pairs, spare): (&mut Vec<u64>, &mut Vec<u64>),
     ) -> Result<(), DbError> {
         let home = fold.home(rank);
         keys.stack_into(home, &mut out.0)?;
@@ -368,7 +411,7 @@ impl<'a> Streams<'a> {
                 let key = stack.mirror(k >> 1, discs, width) << 1 | (k & 1);
                 u64::from(key) << 8 | u64::from(c)
             }));
-            pairs.sort_unstable();
+            stack.sort_mirrored((pairs, spare), (width, 9), |pair| pair);
             for ((key, code), &pair) in out.0.iter_mut().zip(out.1.iter_mut()).zip(pairs.iter()) {
                 *key = (pair >> 8) as u32;
                 *code = pair as Code;
@@ -436,7 +479,7 @@ impl<'a> Streams<'a> {
             for batch in batches(stacks, reads) {
                 let made: Vec<Result<Vec<u32>, DbError>> = batch
                     .into_par_iter()
-                    .map_init(Vec::new, |read: &mut Vec<Vec<u32>>, rank| {
+                    .map_init(Default::default, |(read, spare): &mut (Vec<Vec<u32>>, Vec<u32>), rank| {
                         if !fold.kept(rank) {
                             return Ok(Vec::new());
                         }
@@ -444,7 +487,7 @@ impl<'a> Streams<'a> {
                         let moves = self.parents(&stack, discs);
                         read.resize_with(read.len().max(moves.len()), Vec::new);
                         for (keys, &(r, _)) in read.iter_mut().zip(&moves) {
-                            self.keys_into(parents, (&above, discs - 1), r, keys)?;
+                            self.keys_into(parents, (&above, discs - 1), r, (keys, spare))?;
                         }
                         let streams: Vec<(&[u32], u32)> = read
                             .iter()
@@ -520,7 +563,7 @@ impl<'a> Streams<'a> {
                             (below, discs + 1),
                             r,
                             pair,
-                            &mut read.pairs,
+                            (&mut read.pairs, &mut read.spare),
                         )?;
                     }
                     // Each move: the child stack's keys and codes, where
@@ -605,7 +648,7 @@ impl<'a> Streams<'a> {
                         (fold, discs),
                         rank,
                         &mut pair,
-                        &mut Vec::new(),
+                        (&mut Vec::new(), &mut Vec::new()),
                     )?;
                     Ok(pair)
                 })?;
@@ -1010,4 +1053,61 @@ pub fn own_build(
                 counted: done.counted,
             }),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A stack's keys mirrored and put in order by the counting sorts
+        /// of [`Stack::sort_mirrored`] come in the order a plain sort
+        /// gives, alone and with a mark and a code below them; mirroring
+        /// twice gives the keys back.
+        #[test]
+        fn mirrored_keys_sort_as_a_plain_sort(
+            seed in any::<u64>(),
+            heights in proptest::collection::vec(0u32..=5, 5),
+        ) {
+            let game = ConnectFour::from_params("5x5").unwrap();
+            let discs: u32 = heights.iter().sum();
+            let mut padded = [0; 9];
+            padded[..5].copy_from_slice(&heights);
+            let rank = game.index.stack_rank(discs, &padded);
+            let streams = Streams::new(&game).unwrap();
+            let stack = streams.stack(discs, rank as usize);
+            let mut reversed = [0; 9];
+            for c in 0..5 {
+                reversed[c] = heights[4 - c];
+            }
+            let mirror_rank = game.index.stack_rank(discs, &reversed);
+            let image = streams.stack(discs, mirror_rank as usize);
+            // Distinct keys of `discs` bits, sorted, from a plain generator.
+            let mut state = seed | 1;
+            let mut keys: Vec<u32> = (0..300)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (state as u32) & ((1u64 << discs) - 1) as u32
+                })
+                .collect();
+            keys.sort_unstable();
+            keys.dedup();
+            let mirrored: Vec<u32> = keys.iter().map(|&k| stack.mirror(k, discs, 5)).collect();
+            let back: Vec<u32> = mirrored.iter().map(|&k| image.mirror(k, discs, 5)).collect();
+            prop_assert_eq!(&back, &keys);
+            let mut plain = mirrored.clone();
+            plain.sort_unstable();
+            let mut marked: Vec<u32> = mirrored.iter().map(|&k| k << 1 | (k & 1)).collect();
+            stack.sort_mirrored((&mut marked, &mut Vec::new()), (5, 1), u64::from);
+            prop_assert_eq!(marked.iter().map(|&k| k >> 1).collect::<Vec<_>>(), plain.clone());
+            let mut pairs: Vec<u64> =
+                mirrored.iter().map(|&k| u64::from(k) << 9 | u64::from(k % 7)).collect();
+            stack.sort_mirrored((&mut pairs, &mut Vec::new()), (5, 9), |p| p);
+            prop_assert_eq!(pairs.iter().map(|&p| (p >> 9) as u32).collect::<Vec<_>>(), plain);
+            prop_assert!(pairs.iter().all(|&p| p & 511 == (p >> 9) % 7));
+        }
+    }
 }
