@@ -1,7 +1,8 @@
 //! `ply analyze GAME --save --processes P --process I` without `--hosts`
 //! (on loopback from `--port`), and with `--hosts` for games the
 //! whole-index solver does not take: real processes building one game's
-//! tiers into a shared database directory, telling each other over TCP
+//! tiers into a shared database directory or a directory each (fetching
+//! the child shards they lack), telling each other over TCP
 //! which tier they wrote (euler and tictactoe, a table team, send each
 //! other each tier's cells over TCP instead, and write nothing but the
 //! database). Their shards hold every cell of the one-process build; a
