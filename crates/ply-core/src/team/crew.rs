@@ -837,6 +837,33 @@ mod tests {
     }
 
     #[test]
+    fn a_fetch_from_a_peer_that_ends_first_names_it() {
+        let hosts = hosts(2);
+        let other = member(&hosts, 1);
+        let dir = tempfile::tempdir().expect("a directory");
+        let served = dir.path().join("theirs");
+        std::fs::write(&served, b"a file").expect("written");
+        let files: Files = Arc::new(move |_| Some(served.clone()));
+        // Joined, then gone (as if killed) without answering anything.
+        let peer = std::thread::spawn(move || {
+            drop(Crew::join_serving(&other, 3, Some(files)).expect("joined"));
+        });
+        let mut crew = Crew::join(&member(&hosts, 0), 3).expect("joined");
+        peer.join().expect("no panic");
+        let mine = dir.path().join("mine");
+        let error = crew
+            .fetch((1, 0), &mine, &|_| Ok(()), "the shard of tier 0", &|| false)
+            .unwrap_err();
+        assert!(
+            matches!(error, TeamError::Lost { process: 1, .. }),
+            "{error}"
+        );
+        assert!(error.to_string().contains("tier 0"), "{error}");
+        assert!(!mine.exists());
+        crew.finish();
+    }
+
+    #[test]
     fn frames_read_back_and_tags_tell_games_apart() {
         for notice in [
             Notice::Tier(0),
