@@ -1,7 +1,7 @@
 //! The processes of a team telling each other, over TCP, what they
 //! finished and sending each other what they solved. A tier team tells
-//! "tier T is written", "my slice of tier T is written" and "I am done"
-//! ([`Notice`]); a table team sends each tier's cells it solved as a
+//! "tier T is written", "my slice of tier T is written", "I told every
+//! tier I found written" and "I am done" ([`Notice`]); a table team sends each tier's cells it solved as a
 //! message ([`Crew::send`], [`Crew::receive`]). A process waits for what it
 //! needs as a message from the process that does it, never by looking for
 //! a file.
@@ -14,18 +14,30 @@
 //! [`TeamError::Lost`] naming it (or the process it lost first, as that
 //! one told: the `losses` module).
 //!
+//! A tier team's processes also fetch files from each other
+//! ([`Crew::fetch`]): a process that needs a file a peer wrote (a child
+//! tier's shard, a slice of a cut tier) and does not have asks that peer
+//! for it, and a thread of the peer's ([`Files`] says which file) streams
+//! it back in chunks of [`CHUNK`] bytes, which the asker writes to a
+//! temporary file, checks and renames into place. So no directory need
+//! be shared, and a file is never held whole in memory.
+//!
 //! A frame starts with 9 bytes: its kind, then a step of the plan (8
-//! bytes, little-endian). A notice is those 9 bytes alone; a message (kind
-//! 4) follows them with its length (8 bytes, little-endian) and that many
-//! bytes, which the receiver checks (see the `part` module). A frame of
-//! an unknown kind ends the connection, and the wait for that peer fails
-//! with [`TeamError::Garbled`] naming it.
+//! bytes, little-endian). A notice is those 9 bytes alone, as is a request
+//! for a file (kind 5, the step standing for the file); a message (kind
+//! 4), a chunk of a file (kind 6, the last one empty) and a file refused
+//! (kind 7, with why) follow them with a length (8 bytes, little-endian)
+//! and that many bytes, which the receiver checks (see the `part` module;
+//! a file is checked whole by the asker). A frame of an unknown kind ends
+//! the connection, and the wait for that peer fails with
+//! [`TeamError::Garbled`] naming it.
 
 use super::{Heartbeat, Team, TeamError, losses};
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpStream};
-use std::sync::{Mutex, mpsc};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -38,6 +50,8 @@ pub(crate) enum Notice {
     Slice(u64),
     /// The sender has nothing more to tell.
     Bye,
+    /// The sender has told every tier it found written when it started.
+    Found,
 }
 
 impl Notice {
@@ -46,6 +60,7 @@ impl Notice {
             Notice::Tier(step) => (1, step),
             Notice::Slice(step) => (2, step),
             Notice::Bye => (3, 0),
+            Notice::Found => (8, 0),
         };
         let mut frame = [0u8; 9];
         frame[0] = kind;
@@ -61,6 +76,7 @@ impl Notice {
             1 => Some(Notice::Tier(step)),
             2 => Some(Notice::Slice(step)),
             3 => Some(Notice::Bye),
+            8 => Some(Notice::Found),
             _ => None,
         }
     }
@@ -69,12 +85,42 @@ impl Notice {
 /// The kind of a frame carrying a message: a step, a length and bytes.
 const MESSAGE: u8 = 4;
 
+/// The kind of a frame asking for a file: the step names it ([`Files`]).
+const REQUEST: u8 = 5;
+
+/// The kind of a frame carrying a chunk of a file asked for: the step, a
+/// length and bytes; an empty chunk ends the file.
+const CHUNK_KIND: u8 = 6;
+
+/// The kind of a frame refusing a file asked for: the step, a length and
+/// why, in UTF-8.
+const REFUSED: u8 = 7;
+
+/// The most bytes of a file one chunk carries.
+const CHUNK: usize = 4 << 20;
+
+/// Which file of this process a peer may fetch by a number
+/// ([`Crew::fetch`]); `None` for a number standing for none.
+pub(crate) type Files = Arc<dyn Fn(u64) -> Option<PathBuf> + Send + Sync>;
+
+/// What came of a file asked for, a frame at a time.
+enum Piece {
+    /// The next bytes of the file.
+    Chunk(Vec<u8>),
+    /// The whole file came.
+    End,
+    /// The peer could not send it, with why.
+    Refused(String),
+}
+
 /// What a reader thread heard from its peer.
 enum Heard {
     /// A notice from this peer.
     Notice(usize, Notice),
     /// A message from this peer, for a step of the plan.
     Message(usize, u64, Vec<u8>),
+    /// A piece of the file this peer was asked for by this number.
+    Piece(usize, u64, Piece),
     /// The peer's connection ended, with how.
     Ended(usize, Ending),
 }
@@ -95,6 +141,10 @@ enum Frame {
     Notice(Notice),
     /// A message, for a step of the plan.
     Message(u64, Vec<u8>),
+    /// A request for the file of this number.
+    Request(u64),
+    /// A piece of the file of this number.
+    Piece(u64, Piece),
 }
 
 /// Reads one frame from `reader`: a notice or a message.
@@ -108,17 +158,22 @@ fn read_frame(reader: &mut impl Read) -> Result<Frame, Ending> {
     };
     let mut frame = [0u8; 9];
     reader.read_exact(&mut frame).map_err(|e| failed(e, ""))?;
-    if frame[0] != MESSAGE {
-        return match Notice::parse(frame) {
-            Some(notice) => Ok(Frame::Notice(notice)),
-            None => Err(Ending::Garbled(format!(
-                "a frame of unknown kind {}",
-                frame[0]
-            ))),
-        };
-    }
     let mut step = [0u8; 8];
     step.copy_from_slice(&frame[1..]);
+    let step = u64::from_le_bytes(step);
+    match frame[0] {
+        MESSAGE | CHUNK_KIND | REFUSED => {}
+        REQUEST => return Ok(Frame::Request(step)),
+        _ => {
+            return match Notice::parse(frame) {
+                Some(notice) => Ok(Frame::Notice(notice)),
+                None => Err(Ending::Garbled(format!(
+                    "a frame of unknown kind {}",
+                    frame[0]
+                ))),
+            };
+        }
+    }
     let mut len = [0u8; 8];
     reader
         .read_exact(&mut len)
@@ -135,7 +190,61 @@ fn read_frame(reader: &mut impl Read) -> Result<Frame, Ending> {
             "its connection closed inside a message ({read} of its {len} bytes came)"
         )));
     }
-    Ok(Frame::Message(u64::from_le_bytes(step), bytes))
+    Ok(match frame[0] {
+        MESSAGE => Frame::Message(step, bytes),
+        CHUNK_KIND if bytes.is_empty() => Frame::Piece(step, Piece::End),
+        CHUNK_KIND => Frame::Piece(step, Piece::Chunk(bytes)),
+        _ => Frame::Piece(
+            step,
+            Piece::Refused(String::from_utf8_lossy(&bytes).into_owned()),
+        ),
+    })
+}
+
+/// Writes a frame of `kind` for `step` carrying `bytes` to `stream`.
+fn write_body(stream: &mut TcpStream, kind: u8, step: u64, bytes: &[u8]) -> std::io::Result<()> {
+    let mut header = [0u8; 17];
+    header[0] = kind;
+    header[1..9].copy_from_slice(&step.to_le_bytes());
+    header[9..].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
+    stream.write_all(&header)?;
+    stream.write_all(bytes)
+}
+
+/// Sends the file `files` names by `what` to the peer at `out`, a chunk
+/// of at most [`CHUNK`] bytes at a time (the lock taken per chunk, so that
+/// notices go between them), then an empty chunk; or, if it cannot be
+/// read, a frame saying why. A peer gone ends it.
+fn serve(out: &Mutex<TcpStream>, files: &Files, what: u64) {
+    let send = |kind, bytes: &[u8]| {
+        let mut stream = out.lock().unwrap_or_else(|e| e.into_inner());
+        write_body(&mut stream, kind, what, bytes)
+    };
+    let refuse = |why: String| {
+        let _ = send(REFUSED, why.as_bytes());
+    };
+    let Some(path) = files(what) else {
+        return refuse(format!("no file is numbered {what}"));
+    };
+    let mut file = match std::fs::File::open(&path) {
+        Ok(file) => file,
+        Err(e) => return refuse(format!("cannot open {}: {e}", path.display())),
+    };
+    let mut chunk = vec![0u8; CHUNK];
+    loop {
+        let mut filled = 0;
+        while filled < CHUNK {
+            match file.read(&mut chunk[filled..]) {
+                Ok(0) => break,
+                Ok(read) => filled += read,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return refuse(format!("cannot read {}: {e}", path.display())),
+            }
+        }
+        if send(CHUNK_KIND, &chunk[..filled]).is_err() || filled == 0 {
+            return;
+        }
+    }
 }
 
 /// How long a wait sleeps between looks at whether the build was
@@ -148,8 +257,13 @@ pub(crate) struct Crew {
     team: Team,
     /// Kept for its `Drop`, which stops the heartbeat.
     _heartbeat: Heartbeat,
-    /// The data connections, by peer (`None` at this process).
-    out: Vec<Option<TcpStream>>,
+    /// The data connections, by peer (`None` at this process), each
+    /// locked for a frame at a time: the threads sending files write
+    /// there too.
+    out: Vec<Option<Arc<Mutex<TcpStream>>>>,
+    /// The data connections again, to shut them when this process ends
+    /// (without waiting for a thread sending a file to let go).
+    shut: Vec<TcpStream>,
     /// What the reader threads hear (in a mutex only so that a table
     /// team's member may be shared between the threads of a tier: it is
     /// reached through `&mut self` alone, never locked).
@@ -160,6 +274,9 @@ pub(crate) struct Crew {
     notices: Vec<HashSet<Notice>>,
     /// By peer, the messages heard from it and not yet taken, by step.
     messages: Vec<HashMap<u64, Vec<u8>>>,
+    /// By peer, the pieces of the files asked of it not yet taken, by
+    /// the file's number.
+    pieces: Vec<HashMap<u64, VecDeque<Piece>>>,
     /// By peer, how its connection ended, once it did.
     ended: Vec<Option<Ending>>,
 }
@@ -167,8 +284,19 @@ pub(crate) struct Crew {
 impl Crew {
     /// Connects `team`'s process to all the others (within the team's
     /// connect timeout), starts the heartbeat, and listens. `tag`
-    /// identifies the work: a process with another tag is refused.
+    /// identifies the work: a process with another tag is refused. No
+    /// file is sent to a peer that asks for one.
     pub(crate) fn join(team: &Team, tag: u64) -> Result<Crew, TeamError> {
+        Crew::join_serving(team, tag, None)
+    }
+
+    /// As [`Crew::join`], sending a peer that asks for a file by a number
+    /// the file `files` gives for it ([`Crew::fetch`]).
+    pub(crate) fn join_serving(
+        team: &Team,
+        tag: u64,
+        files: Option<Files>,
+    ) -> Result<Crew, TeamError> {
         if team.hosts.len() != team.processes {
             return Err(TeamError::Config(format!(
                 "a team of {} processes over TCP needs the address of each (it has {})",
@@ -184,10 +312,25 @@ impl Crew {
             what: "cannot listen to the team's connections".into(),
             error,
         };
-        for (peer, stream) in links.data.iter().enumerate() {
+        let out: Vec<Option<Arc<Mutex<TcpStream>>>> = links
+            .data
+            .into_iter()
+            .map(|stream| stream.map(|s| Arc::new(Mutex::new(s))))
+            .collect();
+        let mut shut = Vec::new();
+        for (peer, stream) in out.iter().enumerate() {
             let Some(stream) = stream else { continue };
-            let mut reader = stream.try_clone().map_err(io)?;
+            let (mut reader, to_shut) = {
+                let stream = stream.lock().unwrap_or_else(|e| e.into_inner());
+                (
+                    stream.try_clone().map_err(io)?,
+                    stream.try_clone().map_err(io)?,
+                )
+            };
+            shut.push(to_shut);
             let tell = tell.clone();
+            let files = files.clone();
+            let back = Arc::clone(stream);
             let thread = std::thread::Builder::new()
                 .name(format!("ply:crew-{peer}"))
                 .spawn(move || {
@@ -195,6 +338,31 @@ impl Crew {
                         let heard = match read_frame(&mut reader) {
                             Ok(Frame::Notice(notice)) => Heard::Notice(peer, notice),
                             Ok(Frame::Message(step, bytes)) => Heard::Message(peer, step, bytes),
+                            Ok(Frame::Piece(what, piece)) => Heard::Piece(peer, what, piece),
+                            Ok(Frame::Request(what)) => {
+                                // Sent from a thread of its own, so that
+                                // this one keeps reading (two peers each
+                                // sending the other a file would block
+                                // otherwise).
+                                let (back, files) = (Arc::clone(&back), files.clone());
+                                let served = std::thread::Builder::new()
+                                    .name(format!("ply:file-{peer}"))
+                                    .spawn(move || match files {
+                                        Some(files) => serve(&back, &files, what),
+                                        None => {
+                                            let mut stream =
+                                                back.lock().unwrap_or_else(|e| e.into_inner());
+                                            let why = b"this process sends no files";
+                                            let _ = write_body(&mut stream, REFUSED, what, why);
+                                        }
+                                    });
+                                if let Err(e) = served {
+                                    break Ending::Closed(format!(
+                                        "its request for a file found no thread here: {e}"
+                                    ));
+                                }
+                                continue;
+                            }
                             Err(ending) => break ending,
                         };
                         if tell.send(heard).is_err() {
@@ -209,11 +377,13 @@ impl Crew {
         Ok(Crew {
             team: team.clone(),
             _heartbeat: heartbeat,
-            out: links.data,
+            out,
+            shut,
             heard: Mutex::new(heard),
             readers,
             notices: vec![HashSet::new(); team.processes],
             messages: vec![HashMap::new(); team.processes],
+            pieces: (0..team.processes).map(|_| HashMap::new()).collect(),
             ended: vec![None; team.processes],
         })
     }
@@ -222,8 +392,11 @@ impl Crew {
     /// which shows where it is waited for.
     pub(crate) fn tell(&mut self, notice: Notice) {
         let frame = notice.frame();
-        for stream in self.out.iter_mut().flatten() {
-            let _ = stream.write_all(&frame);
+        for stream in self.out.iter().flatten() {
+            let _ = stream
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .write_all(&frame);
         }
     }
 
@@ -232,15 +405,118 @@ impl Crew {
     /// which shows where it is waited for: one frozen blocks the sending
     /// only until its heartbeat's silence shuts its socket.
     pub(crate) fn send(&mut self, step: u64, bytes: &[u8]) {
-        let mut header = [0u8; 17];
-        header[0] = MESSAGE;
-        header[1..9].copy_from_slice(&step.to_le_bytes());
-        header[9..].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
-        for stream in self.out.iter_mut().flatten() {
-            let _ = stream
-                .write_all(&header)
-                .and_then(|()| stream.write_all(bytes));
+        for stream in self.out.iter().flatten() {
+            let mut stream = stream.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = write_body(&mut stream, MESSAGE, step, bytes);
         }
+    }
+
+    /// Fetches from process `from` its file numbered `what` (`what_for`,
+    /// for people: [`Files`] at `from` says which file it is) into `dest`:
+    /// written to a temporary file beside it a chunk at a time, synced,
+    /// found sound by `check` and renamed over `dest`. Returns its size.
+    /// Fails naming `from` if it refuses the file, sends one `check`
+    /// refuses, ends or is lost first; or if `cancelled` says so. A peer
+    /// that said it is done still sends files until it ends.
+    pub(crate) fn fetch(
+        &mut self,
+        (from, what): (usize, u64),
+        dest: &Path,
+        check: &dyn Fn(&Path) -> Result<(), String>,
+        what_for: &str,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<u64, TeamError> {
+        let Some(Some(stream)) = self.out.get(from).map(|s| s.as_ref().map(Arc::clone)) else {
+            return Err(TeamError::Config(format!(
+                "process {} cannot fetch {what_for} from process {from}",
+                self.team.process
+            )));
+        };
+        let name = dest
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let temporary =
+            dest.with_file_name(format!(".{name}.from-{from}-by-{}.tmp", self.team.process));
+        let fetched = self.fetch_into(
+            &stream,
+            (from, what),
+            &temporary,
+            check,
+            what_for,
+            cancelled,
+        );
+        match fetched {
+            Ok(size) => match std::fs::rename(&temporary, dest) {
+                Ok(()) => Ok(size),
+                Err(error) => {
+                    let _ = std::fs::remove_file(&temporary);
+                    Err(TeamError::Io {
+                        what: format!("cannot rename {} into place", temporary.display()),
+                        error,
+                    })
+                }
+            },
+            Err(e) => {
+                let _ = std::fs::remove_file(&temporary);
+                Err(e)
+            }
+        }
+    }
+
+    /// Asks process `from` (over `stream`) for its file numbered `what`
+    /// and writes it to `temporary` as it comes, then syncs it and has
+    /// `check` find it sound; as [`Crew::fetch`], but for the rename.
+    fn fetch_into(
+        &mut self,
+        stream: &Mutex<TcpStream>,
+        (from, what): (usize, u64),
+        temporary: &Path,
+        check: &dyn Fn(&Path) -> Result<(), String>,
+        what_for: &str,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<u64, TeamError> {
+        let io = |doing: &str| {
+            let what = format!("cannot {doing} {}", temporary.display());
+            move |error| TeamError::Io { what, error }
+        };
+        let mut file = std::fs::File::create(temporary).map_err(io("create"))?;
+        let mut request = [0u8; 9];
+        request[0] = REQUEST;
+        request[1..].copy_from_slice(&what.to_le_bytes());
+        // A peer that cannot take the request is lost, which shows in the
+        // wait for its answer.
+        let _ = stream
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .write_all(&request);
+        let garbled = |crew: &Crew, why: String| TeamError::Garbled {
+            process: from,
+            host: crew.team.host(from).map(str::to_string),
+            why,
+        };
+        let mut size = 0u64;
+        loop {
+            let piece = self.wait_until(from, what_for, cancelled, false, |crew| {
+                crew.pieces[from].get_mut(&what)?.pop_front()
+            })?;
+            match piece {
+                Piece::Chunk(bytes) => {
+                    file.write_all(&bytes).map_err(io("write"))?;
+                    size += bytes.len() as u64;
+                }
+                Piece::End => break,
+                Piece::Refused(why) => {
+                    return Err(garbled(
+                        self,
+                        format!("it could not send {what_for}: {why}"),
+                    ));
+                }
+            }
+        }
+        file.sync_all().map_err(io("sync"))?;
+        check(temporary).map_err(|why| garbled(self, format!("{what_for} came unsound: {why}")))?;
+        Ok(size)
     }
 
     /// Whether process `from` told `notice` by now.
@@ -259,7 +535,7 @@ impl Crew {
         what: &str,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<(), TeamError> {
-        self.wait(from, what, cancelled, |crew| {
+        self.wait_until(from, what, cancelled, true, |crew| {
             crew.notices[from].contains(&notice).then_some(())
         })
     }
@@ -274,17 +550,20 @@ impl Crew {
         what: &str,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Vec<u8>, TeamError> {
-        self.wait(from, what, cancelled, |crew| {
+        self.wait_until(from, what, cancelled, true, |crew| {
             crew.messages[from].remove(&step)
         })
     }
 
-    /// Waits until `take` finds what process `from` was to send (`what`).
-    fn wait<T>(
+    /// Waits until `take` finds what process `from` was to send (`what`);
+    /// with `until_bye`, fails once `from` said it is done (it tells
+    /// nothing more, but still sends the files asked of it).
+    fn wait_until<T>(
         &mut self,
         from: usize,
         what: &str,
         cancelled: &dyn Fn() -> bool,
+        until_bye: bool,
         mut take: impl FnMut(&mut Crew) -> Option<T>,
     ) -> Result<T, TeamError> {
         if from == self.team.process || from >= self.team.processes {
@@ -297,7 +576,7 @@ impl Crew {
             if let Some(found) = take(self) {
                 return Ok(found);
             }
-            if self.notices[from].contains(&Notice::Bye) {
+            if until_bye && self.notices[from].contains(&Notice::Bye) {
                 return Err(TeamError::Lost {
                     process: from,
                     host: self.team.host(from).map(str::to_string),
@@ -328,7 +607,7 @@ impl Crew {
     /// them is done too or has ended (a frozen one is found silent within
     /// the peer timeout), so that nothing it sent is left unread here when
     /// this process closes its connections.
-    pub(crate) fn finish(mut self) {
+    pub(crate) fn finish(&mut self) {
         self.tell(Notice::Bye);
         let me = self.team.process;
         for peer in (0..self.team.processes).filter(|&p| p != me) {
@@ -350,6 +629,9 @@ impl Crew {
                 }
                 Heard::Message(peer, step, bytes) => {
                     self.messages[peer].insert(step, bytes);
+                }
+                Heard::Piece(peer, what, piece) => {
+                    self.pieces[peer].entry(what).or_default().push_back(piece);
                 }
                 Heard::Ended(peer, ending) => self.ended[peer] = Some(ending),
             }
@@ -375,7 +657,7 @@ impl Crew {
 
 impl Drop for Crew {
     fn drop(&mut self) {
-        for stream in self.out.iter().flatten() {
+        for stream in &self.shut {
             let _ = stream.shutdown(Shutdown::Both);
         }
         for reader in self.readers.drain(..) {
@@ -502,8 +784,93 @@ mod tests {
     }
 
     #[test]
+    fn a_file_fetched_comes_in_chunks_and_one_refused_or_unsound_is_not_kept() {
+        let hosts = hosts(2);
+        let dir = tempfile::tempdir().expect("a directory");
+        let theirs = dir.path().join("theirs");
+        // Two chunks and a bit, with bytes that tell their place.
+        let bytes: Vec<u8> = (0..2 * CHUNK + 1000).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&theirs, &bytes).expect("written");
+        let other = member(&hosts, 1);
+        let served = theirs.clone();
+        let files: Files = Arc::new(move |what| (what == 7).then(|| served.clone()));
+        let peer = std::thread::spawn(move || {
+            let mut crew = Crew::join_serving(&other, 9, Some(files)).expect("joined");
+            // Done, yet it sends files until process 0 is done too.
+            crew.finish();
+        });
+        let mut crew = Crew::join(&member(&hosts, 0), 9).expect("joined");
+        let never = || false;
+        let sound = |_: &Path| Ok(());
+        let mine = dir.path().join("mine");
+        let size = crew
+            .fetch((1, 7), &mine, &sound, "file 7", &never)
+            .expect("fetched");
+        assert_eq!(size, bytes.len() as u64);
+        assert_eq!(std::fs::read(&mine).expect("in place"), bytes);
+        let refused = crew
+            .fetch((1, 8), &dir.path().join("none"), &sound, "file 8", &never)
+            .unwrap_err();
+        assert!(
+            matches!(refused, TeamError::Garbled { process: 1, .. }),
+            "{refused}"
+        );
+        assert!(refused.to_string().contains("file 8"), "{refused}");
+        let unsound = |_: &Path| Err("not what was asked for".to_string());
+        let bad = dir.path().join("bad");
+        let error = crew
+            .fetch((1, 7), &bad, &unsound, "file 7", &never)
+            .unwrap_err();
+        assert!(error.to_string().contains("not what was asked"), "{error}");
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("listed")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            !bad.exists() && !dir.path().join("none").exists(),
+            "{left:?}"
+        );
+        assert!(left.iter().all(|n| !n.ends_with(".tmp")), "{left:?}");
+        crew.finish();
+        peer.join().expect("no panic");
+    }
+
+    #[test]
+    fn a_fetch_from_a_peer_that_ends_first_names_it() {
+        let hosts = hosts(2);
+        let other = member(&hosts, 1);
+        let dir = tempfile::tempdir().expect("a directory");
+        let served = dir.path().join("theirs");
+        std::fs::write(&served, b"a file").expect("written");
+        let files: Files = Arc::new(move |_| Some(served.clone()));
+        // Joined, then gone (as if killed) without answering anything.
+        let peer = std::thread::spawn(move || {
+            drop(Crew::join_serving(&other, 3, Some(files)).expect("joined"));
+        });
+        let mut crew = Crew::join(&member(&hosts, 0), 3).expect("joined");
+        peer.join().expect("no panic");
+        let mine = dir.path().join("mine");
+        let error = crew
+            .fetch((1, 0), &mine, &|_| Ok(()), "the shard of tier 0", &|| false)
+            .unwrap_err();
+        assert!(
+            matches!(error, TeamError::Lost { process: 1, .. }),
+            "{error}"
+        );
+        assert!(error.to_string().contains("tier 0"), "{error}");
+        assert!(!mine.exists());
+        crew.finish();
+    }
+
+    #[test]
     fn frames_read_back_and_tags_tell_games_apart() {
-        for notice in [Notice::Tier(0), Notice::Slice(u64::MAX), Notice::Bye] {
+        for notice in [
+            Notice::Tier(0),
+            Notice::Slice(u64::MAX),
+            Notice::Bye,
+            Notice::Found,
+        ] {
             assert_eq!(Notice::parse(notice.frame()), Some(notice));
         }
         assert_eq!(Notice::parse([9; 9]), None);

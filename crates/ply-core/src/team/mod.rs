@@ -12,8 +12,9 @@
 //! told to every peer (the `losses` module), so that the error names the
 //! process that was really lost. Over the data connections (`Crew`):
 //!
-//! - a tier team tells its peers what it finished (notices of 9 bytes);
-//!   its shards still go to a shared database directory;
+//! - a tier team tells its peers what it finished (notices of 9 bytes),
+//!   and a process fetches from its peer a shard (or slice) it needs and
+//!   does not have, streamed in chunks; so no directory need be shared;
 //! - a table team sends each tier's cells it solved to every peer, and
 //!   reads every peer's (an all-gather per tier: `Member`, its messages
 //!   coded by the `part` module). It shares no directory, and keeps
@@ -37,7 +38,7 @@ pub use membership::Team;
 
 pub use membership::CONNECT_TIMEOUT;
 
-pub(crate) use crew::{Crew, Notice, tag};
+pub(crate) use crew::{Crew, Files, Notice, tag};
 pub(crate) use exchange::Member;
 #[cfg(feature = "dist")]
 pub(crate) use losses::{lost, lost_now, record, seen_any};

@@ -1,8 +1,9 @@
 //! Builds a game's database tier by tier: refuses a memory budget too
 //! small before any work, keeps the tiers a killed build finished, and
 //! solves the rest children first, writing each as its shard at once;
-//! alone, or as one process of a team sharing the directory and telling
-//! each other over TCP what they finished ([`crate::team`]).
+//! alone, or as one process of a team telling each other over TCP what
+//! they finished and fetching from each other the shards they need and do
+//! not have ([`crate::team`]), each in its own directory or a shared one.
 
 use super::TierError;
 use super::deal;
@@ -16,9 +17,10 @@ use crate::db::Expect;
 use crate::game::NamedTiers;
 use crate::limits;
 use crate::progress::Progress;
-use crate::team::{Crew, Notice, Team};
+use crate::team::{Crew, Files, Notice, Team};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// How a tiered build runs.
@@ -166,14 +168,17 @@ fn adopt<G: NamedTiers>(
 /// process are solved here, the processes connected over TCP (the team's
 /// hosts, within its connect timeout); a child tier another process
 /// solves is waited for until that process tells it wrote the tier's
-/// shard in `dir`, and a process that ends, dies or goes silent first (no
-/// heartbeat for the team's peer timeout) is named.
+/// shard, then fetched from it into `dir` unless `dir` holds it sound
+/// already (a directory shared, or a rerun), and a process that ends,
+/// dies or goes silent first (no heartbeat for the team's peer timeout)
+/// is named.
 /// A tier every move leaves with at least [`Options::cut_from`] indices is
 /// cut instead: each process solves and writes its slice of the tier's
 /// indices, and the process the tier is dealt to waits for the others'
-/// slices and writes the tier's shard from them (the shard one process
-/// alone writes); a rerun keeps the slices written. Process 0 returns only
-/// once every tier's shard is there.
+/// slices (fetching those it does not have) and writes the tier's shard
+/// from them (the shard one process alone writes); a rerun keeps the
+/// slices written. Process 0 returns only once every tier's shard is in
+/// its `dir`.
 pub fn build<G: NamedTiers>(
     game: &G,
     plan: &Plan<G::Tier>,
@@ -208,13 +213,17 @@ pub fn build<G: NamedTiers>(
         shards
     };
     let mut crew = match &options.team {
-        Some(team) => Some(Crew::join(
+        Some(team) => Some(Crew::join_serving(
             team,
             crate::team::tag(&game.name(), team.processes),
+            Some(files(plan, &shards, team)),
         )?),
         None => None,
     };
     shards.remove_leftovers(mine.iter().map(|&i| &plan.steps[i]));
+    if options.team.is_some() {
+        shards.remove_fetch_leftovers(process);
+    }
     let mut done = vec![false; plan.steps.len()];
     let mut discarded = Vec::new();
     for &i in &mine {
@@ -251,6 +260,7 @@ pub fn build<G: NamedTiers>(
                     crew.tell(Notice::Tier(i as u64));
                 }
             }
+            crew.tell(Notice::Found);
             let cut = cut_tiers(game, plan, options);
             let sliced = plan.steps.iter().enumerate().filter(|&(i, _)| cut[i]);
             shards.remove_slice_leftovers(sliced.map(|(_, s)| s), process, team.processes);
@@ -301,11 +311,22 @@ pub fn build<G: NamedTiers>(
         if process == 0 && options.stop_after.is_none() {
             for at in 0..plan.steps.len() {
                 if !done[at] {
-                    await_tier(plan, at, owners[at], &mut crew, progress)?;
+                    bring(&job, at, owners[at], &mut crew, progress)?;
                 }
             }
         }
         crew.finish();
+        if let Some(team) = &options.team {
+            // This process's slices of cut tiers whose shard is written
+            // are of no more use (in a shared directory, the writer
+            // removed them already).
+            let cut = cut_tiers(game, plan, options);
+            for (i, step) in plan.steps.iter().enumerate() {
+                if cut[i] && owners[i] != process && crew.heard(owners[i], Notice::Tier(i as u64)) {
+                    shards.remove_slice(step, process, team.processes);
+                }
+            }
+        }
     }
     Ok(Built {
         tiers: plan.steps.len(),
@@ -401,10 +422,25 @@ fn in_turn<G: NamedTiers>(
             crew.tell(Notice::Slice(i as u64));
             continue;
         }
+        // Nor once its writer has the shard (told when it started): this
+        // process removed its slice then, and need not hold the shard.
+        if turn.cut[i] && !owned {
+            let owner = turn.owners[i];
+            wait(
+                crew,
+                owner,
+                Notice::Found,
+                "the tiers it found written",
+                progress,
+            )?;
+            if crew.heard(owner, Notice::Tier(i as u64)) {
+                continue;
+            }
+        }
         for &tier in &step.children {
             let at = job.position_of(tier)?;
             if !done[at] {
-                await_tier(job.plan, at, turn.owners[at], crew, progress)?;
+                bring(job, at, turn.owners[at], crew, progress)?;
                 done[at] = true;
             }
         }
@@ -420,6 +456,19 @@ fn in_turn<G: NamedTiers>(
             for other in (0..turn.processes).filter(|&p| p != turn.process) {
                 let what = format!("its slice of tier {}", step.name);
                 wait(crew, other, Notice::Slice(i as u64), &what, progress)?;
+                let slice = (other, turn.processes);
+                if job
+                    .shards
+                    .slice_sound(job.plan, step, other, turn.processes)
+                    .is_err()
+                {
+                    let dest = job.shards.slice_path(&step.name, other, turn.processes);
+                    let check =
+                        |path: &Path| job.shards.slice_sound_at(job.plan, step, slice, path);
+                    let file = (other, 2 * i as u64 + 1);
+                    progress.note(&format!("fetching {what} from process {other}"));
+                    crew.fetch(file, &dest, &check, &what, &|| progress.cancelled())?;
+                }
             }
             let cells = job.shards.load_slices(step, turn.processes)?;
             job.shards.write(job.plan, step, &cells, progress)?;
@@ -436,17 +485,51 @@ fn in_turn<G: NamedTiers>(
     Ok(run)
 }
 
-/// Waits until process `owner` tells it wrote the shard of step `at`;
-/// fails naming `owner` if it ends, dies or goes silent first.
-fn await_tier<T>(
-    plan: &Plan<T>,
+/// The files of this process a peer may fetch ([`Crew::fetch`]): by the
+/// number `2 * i`, the shard of step `i` of `plan`; by `2 * i + 1`, this
+/// process's slice of step `i`, if cut.
+fn files<T>(plan: &Plan<T>, shards: &Shards, team: &Team) -> Files {
+    let paths: Vec<PathBuf> = plan
+        .steps
+        .iter()
+        .flat_map(|step| {
+            [
+                shards.path(&step.name),
+                shards.slice_path(&step.name, team.process, team.processes),
+            ]
+        })
+        .collect();
+    Arc::new(move |what| paths.get(usize::try_from(what).ok()?).cloned())
+}
+
+/// Waits until process `owner` tells it wrote the shard of step `at`,
+/// then fetches the shard from it unless this process's directory holds
+/// it sound already; fails naming `owner` if it ends, dies or goes
+/// silent first, or sends a shard that is not sound.
+fn bring<G: NamedTiers>(
+    job: &Job<'_, G>,
     at: usize,
     owner: usize,
     crew: &mut Crew,
     progress: &dyn Progress,
 ) -> Result<(), TierError> {
-    let what = format!("tier {}", plan.steps[at].name);
-    wait(crew, owner, Notice::Tier(at as u64), &what, progress)
+    let step = &job.plan.steps[at];
+    let what = format!("tier {}", step.name);
+    wait(crew, owner, Notice::Tier(at as u64), &what, progress)?;
+    if job.shards.sound(job.plan, step).is_ok() {
+        return Ok(());
+    }
+    let check = |path: &Path| job.shards.sound_at(job.plan, step, path);
+    let what = format!("the shard of {what}");
+    progress.note(&format!("fetching {what} from process {owner}"));
+    crew.fetch(
+        (owner, 2 * at as u64),
+        &job.shards.path(&step.name),
+        &check,
+        &what,
+        &|| progress.cancelled(),
+    )?;
+    Ok(())
 }
 
 /// Waits until process `from` tells `notice` (`what`, noted for people

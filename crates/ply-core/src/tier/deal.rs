@@ -1,5 +1,5 @@
 //! Which process of a team solves which tier, when several processes build
-//! one game's tiers through a shared directory: the same answer in every
+//! one game's tiers together: the same answer in every
 //! process, from the plan alone.
 //!
 //! Tiers of one height never depend on each other (a child is always

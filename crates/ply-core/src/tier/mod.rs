@@ -15,9 +15,10 @@
 //! unfinished one ([`build()`]); tiers whose child tiers are done are
 //! solved at the same time while the memory they need together stays
 //! within the budget. Several processes may build one game
-//! together into a shared directory, the tiers dealt out among them
-//! (`deal`), each told over TCP when a child shard another writes is
-//! there, and naming any of them that dies or whose heartbeat stops
+//! together, each into its own directory or a shared one, the tiers dealt
+//! out among them (`deal`), each told over TCP when a child shard another
+//! writes is there and fetching it over TCP if its directory lacks it,
+//! and naming any of them that dies or whose heartbeat stops
 //! ([`crate::team::Team`]). The shards of every tier read as one
 //! database whose keys are [`Plan::key`].
 //!

@@ -120,6 +120,51 @@ impl Shards {
         )
     }
 
+    /// Whether the file at `path` is sound as slice `slice` of `slices` of
+    /// `step` (as [`Shards::slice_sound`] finds the slice's own file); the
+    /// reason if not. For a slice fetched from its writer, before it is
+    /// put in place.
+    pub fn slice_sound_at<T>(
+        &self,
+        plan: &Plan<T>,
+        step: &Step<T>,
+        (slice, slices): (usize, usize),
+        path: &Path,
+    ) -> Result<(), String> {
+        self.piece_sound(
+            Some(plan.index_len),
+            path,
+            &Self::slice_keys(step, slice, slices),
+            &step.name,
+        )
+    }
+
+    /// Removes the file of slice `slice` of `slices` of `step`, if there
+    /// is one: called by its writer once the tier's shard is written.
+    pub fn remove_slice<T>(&self, step: &Step<T>, slice: usize, slices: usize) {
+        let _ = std::fs::remove_file(self.slice_path(&step.name, slice, slices));
+    }
+
+    /// Removes the temporary files that fetches of this game's files by
+    /// process `process` of a team left (see `Crew::fetch`); returns how
+    /// many. Another process's may be live.
+    pub fn remove_fetch_leftovers(&self, process: usize) -> usize {
+        let start = format!(".{}", self.prefix());
+        let end = format!("-by-{process}.tmp");
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return 0;
+        };
+        entries
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_str()
+                    .is_some_and(|n| n.starts_with(start.as_str()) && n.ends_with(end.as_str()))
+            })
+            .filter(|e| std::fs::remove_file(e.path()).is_ok())
+            .count()
+    }
+
     /// Writes `cells`, slice `slice` of `slices` of `step` (a cell per key
     /// of [`Shards::slice_keys`]), as its file, atomically.
     pub fn write_slice<T>(
@@ -198,6 +243,13 @@ impl Shards {
             &step.keys,
             &step.name,
         )
+    }
+
+    /// Whether the file at `path` is sound as the shard of `step` (as
+    /// [`Shards::sound`] finds the shard itself); the reason if not. For a
+    /// shard fetched from its writer, before it is put in place.
+    pub fn sound_at<T>(&self, plan: &Plan<T>, step: &Step<T>, path: &Path) -> Result<(), String> {
+        self.piece_sound(Some(plan.index_len), path, &step.keys, &step.name)
     }
 
     /// The shard of `step` opened once, found sound as [`Shards::sound`]

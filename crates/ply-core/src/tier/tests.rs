@@ -1395,3 +1395,111 @@ fn shards_leaving_out_a_side_answer_every_position_through_its_children() {
         }
     }
 }
+
+/// Options for process `process` of a team at `hosts`, each process in
+/// its own directory `dir` (nothing shared), cutting every tier between
+/// the processes where `cut`.
+fn apart(dir: &Dir, hosts: &[String], process: usize, cut: bool) -> Options {
+    let options = teamed_on(dir, hosts, process, 10_000);
+    match cut {
+        true => Options {
+            cut_from: Some(1),
+            cut_classes: true,
+            drafts: false,
+            ..options
+        },
+        false => options,
+    }
+}
+
+/// The modification time of every file in `dir`, by name.
+fn times(dir: &Dir) -> std::collections::BTreeMap<String, std::time::SystemTime> {
+    std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, e.metadata().unwrap().modified().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn a_team_with_a_directory_each_fetches_the_shards_it_needs_to_the_cells_of_one() {
+    for (seed, cut) in [(1, false), (4, false), (1, true), (9, true)] {
+        let game = Graph::<false>::acyclic(seed);
+        let plan = Plan::new(&game).unwrap();
+        let alone = Dir::new(&format!("apart-alone-{seed}"));
+        build(&game, &plan, &alone.options(), &NoProgress).unwrap();
+        let expected = shard_cells(&plan, &shards_of(&game, &alone));
+        for processes in [2, 3] {
+            let dirs: Vec<Dir> = (0..processes)
+                .map(|p| Dir::new(&format!("apart-{seed}-{cut}-{processes}-{p}")))
+                .collect();
+            let hosts = free_hosts(processes);
+            let runs: Vec<Options> = (0..processes)
+                .map(|p| apart(&dirs[p], &hosts, p, cut))
+                .collect();
+            let built = build_together(&game, &plan, &runs);
+            let (mut solved, mut slices) = (0, 0);
+            for (process, built) in built.into_iter().enumerate() {
+                let built = built.unwrap_or_else(|e| panic!("process {process}: {e}"));
+                assert!(built.complete(), "process {process}: {built:?}");
+                solved += built.solved;
+                slices += built.slices;
+            }
+            assert_eq!(solved, plan.steps.len(), "each tier solved once");
+            if cut {
+                assert_eq!(slices, plan.steps.len() * processes, "every tier cut");
+            }
+            // Process 0 holds every shard; each process the shards it
+            // wrote or fetched, sound, and no slice or temporary file.
+            let what = format!("seed {seed}, cut {cut}, {processes} processes");
+            assert_eq!(
+                shard_cells(&plan, &shards_of(&game, &dirs[0])),
+                expected,
+                "{what}"
+            );
+            for (process, dir) in dirs.iter().enumerate() {
+                let shards = shards_of(&game, dir);
+                let mut held = 0;
+                for (i, step) in plan.steps.iter().enumerate() {
+                    if shards.path(&step.name).exists() {
+                        shards.sound(&plan, step).expect("sound");
+                        let db = crate::db::Database::open_piece(&shards.path(&step.name))
+                            .expect("a shard");
+                        let cells: Vec<Cell> = step
+                            .keys
+                            .clone()
+                            .map(|k| db.cell(k).expect("a cell"))
+                            .collect();
+                        assert_eq!(cells, expected[i], "{what}: process {process}, step {i}");
+                        held += 1;
+                    }
+                }
+                assert!(held >= 1, "{what}: process {process} holds shards");
+                let others: Vec<String> = times(dir)
+                    .into_keys()
+                    .filter(|n| n.contains(".slice-") || n.ends_with(".tmp"))
+                    .collect();
+                assert!(
+                    others.is_empty(),
+                    "{what}: process {process} left {others:?}"
+                );
+            }
+            // A rerun finds every tier done and fetches nothing: no file
+            // in any directory is written again.
+            let before: Vec<_> = dirs.iter().map(times).collect();
+            let hosts = free_hosts(processes);
+            let runs: Vec<Options> = (0..processes)
+                .map(|p| apart(&dirs[p], &hosts, p, cut))
+                .collect();
+            for built in build_together(&game, &plan, &runs) {
+                let built = built.unwrap_or_else(|e| panic!("rerun: {e}"));
+                assert_eq!(built.solved + built.slices, 0, "{what}: {built:?}");
+            }
+            let after: Vec<_> = dirs.iter().map(times).collect();
+            assert_eq!(before, after, "{what}: the rerun wrote nothing");
+        }
+    }
+}

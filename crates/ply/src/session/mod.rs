@@ -206,8 +206,9 @@ pub trait Session: Send + Sync {
     /// `--hosts`: builds the game's tiers (its end tiers up to
     /// `end_tiers`, if given) into `save` together with the other
     /// processes of `team`, which talk over TCP at the team's hosts (a
-    /// tier team tells its peers what it finished, its shards meeting in
-    /// the shared directory; a table team sends them each tier's cells).
+    /// tier team tells its peers what it finished and fetches from them
+    /// the child shards its directory lacks; a table team sends them each
+    /// tier's cells).
     /// Process 0 returns the report once every tier is solved; the others
     /// return `None` once theirs are. Only games solved tier by tier can.
     fn analyze_shared(

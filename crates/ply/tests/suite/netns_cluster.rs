@@ -20,7 +20,7 @@ use common::cli::Scratch;
 use common::dist::{Expected, shards_in};
 use common::netns::{self, Netns};
 use ply_core::solve::retro;
-use ply_core::{Indexed, NoProgress};
+use ply_core::{Indexed, NoProgress, Solution};
 use ply_games::{Euler, LGame, Teeko, TicTacToe, Yehr};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -520,4 +520,80 @@ fn a_frozen_host_is_named_and_a_rerun_finishes() {
 #[test]
 fn a_frozen_host_is_named_by_a_peer_that_has_not_timed_out() {
     lose_a_host(Fault::Frozen, 2, [PEER_TIMEOUT, 8, PEER_TIMEOUT], false);
+}
+
+/// Every shard in `dir`, by file name, with all its cells in key order.
+fn tier_cells(dir: &Path) -> std::collections::BTreeMap<String, Vec<u16>> {
+    std::fs::read_dir(dir)
+        .expect("a database directory")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "plydb"))
+        .map(|path| {
+            let db = ply_core::db::Database::open_piece(&path).expect("a shard");
+            db.verify().expect("sound");
+            let range = db.headers().next().expect("a header").range.clone();
+            let mut cells = Vec::new();
+            db.for_each_cell(range, &mut |_, cell| cells.push(cell.bits()))
+                .expect("cells");
+            let name = path.file_name().expect("a name").to_string_lossy();
+            (name.into_owned(), cells)
+        })
+        .collect()
+}
+
+/// Quixo 3x3, which the whole-index solver does not take, runs as a tier
+/// team on the three hosts, each saving into its own directory (none
+/// shared): the child tiers a host needs come from their writers over
+/// TCP, and process 0's directory ends with the cells of one process's
+/// build, every other host's with sound shards of the game.
+#[test]
+fn a_tier_team_on_three_hosts_with_a_directory_each_equals_one_process() {
+    let _one = one_at_a_time();
+    let Some(cluster) = cluster() else {
+        return;
+    };
+    let game = "quixo:3x3";
+    let scratch = Scratch::new("netns-tier-team");
+    let alone = scratch.0.join("alone");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ply"))
+        .args(["analyze", game, "--save", "--json", "--db-dir"])
+        .arg(&alone)
+        .output()
+        .expect("ply runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected = tier_cells(&alone);
+    assert!(expected.len() > 1, "tiers: {}", expected.len());
+    let hosts = cluster.hosts_file(&scratch.0);
+    let dbs = host_dirs(&scratch.0.join("team"));
+    let start = Instant::now();
+    let mut processes = Processes::start(&cluster, game, &hosts, Some(&dbs), |_| Vec::new());
+    let outputs: Vec<Output> = (0..HOSTS)
+        .map(|host| processes.finish(host, start, LIMIT).0)
+        .collect();
+    let took = start.elapsed();
+    for (host, output) in outputs.iter().enumerate() {
+        assert!(
+            output.status.success(),
+            "process {host} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let report: Value = serde_json::from_slice(&outputs[0].stdout).expect("one JSON report");
+    assert_eq!(report["processes"].as_u64(), Some(HOSTS as u64));
+    assert_eq!(tier_cells(&dbs[0]), expected, "process 0 holds every tier");
+    for (host, db) in dbs.iter().enumerate().skip(1) {
+        let held = tier_cells(db);
+        assert!(!held.is_empty(), "host {host} wrote shards");
+        assert!(
+            held.keys().all(|name| expected.contains_key(name)),
+            "host {host}: {:?}",
+            held.keys()
+        );
+    }
+    eprintln!("{game}: a tier team on 3 hosts {:.2} s", took.as_secs_f64());
 }

@@ -1,7 +1,8 @@
 //! `ply analyze GAME --save --processes P --process I` without `--hosts`
 //! (on loopback from `--port`), and with `--hosts` for games the
 //! whole-index solver does not take: real processes building one game's
-//! tiers into a shared database directory, telling each other over TCP
+//! tiers into a shared database directory or a directory each (fetching
+//! the child shards they lack), telling each other over TCP
 //! which tier they wrote (euler and tictactoe, a table team, send each
 //! other each tier's cells over TCP instead, and write nothing but the
 //! database). Their shards hold every cell of the one-process build; a
@@ -18,6 +19,7 @@
 use crate::common;
 
 use common::cli::{Scratch, finish, shard_files, stop_then_finish};
+use ply_core::Cell;
 use ply_core::Solution;
 use ply_core::db::Database;
 use serde_json::Value;
@@ -286,6 +288,110 @@ fn two_and_three_processes_write_the_cells_of_one() {
             assert_eq!(counts(&report), counts(&expected_report), "{game}");
             assert_eq!(cells(&dir.0), expected, "{game}, {processes} processes");
             only_shards_left(&dir.0);
+        }
+    }
+}
+
+/// Runs a team of `processes`, process I building into `dirs[I]` (no
+/// directory shared); process 0's report.
+fn team_apart(game: &str, dirs: &[&Path]) -> Value {
+    let processes = dirs.len();
+    let port = free_ports(processes);
+    let children: Vec<Child> = (0..processes)
+        .map(|p| spawn(game, dirs[p], &team_args(port, processes, p, 15)))
+        .collect();
+    let mut report = Value::Null;
+    for (process, child) in children.into_iter().enumerate() {
+        let (out, _) = finish(child, LIMIT);
+        assert!(
+            out.status.success(),
+            "process {process} of {processes}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if process == 0 {
+            report = serde_json::from_slice(&out.stdout).expect("JSON from process 0");
+        }
+    }
+    report
+}
+
+/// Whether `theirs`, a cell of a shard written by a team's process other
+/// than 0 (never rewritten leaving a side's remoteness out), says what
+/// `ours`, the same key's cell of one process's build, says: the same
+/// cell, or where `ours` leaves out the remoteness of a side, a cell of
+/// that side.
+fn same_cell(ours: u16, theirs: u16) -> bool {
+    let (ours, theirs) = (Cell::from_bits(ours), Cell::from_bits(theirs));
+    match ours.left_out_value() {
+        Some(side) => theirs.unpack().is_some_and(|o| o.value == side),
+        None => ours == theirs,
+    }
+}
+
+/// Every file in `dir`, by name, with when it was last written.
+fn mtimes(dir: &Path) -> std::collections::BTreeMap<String, std::time::SystemTime> {
+    std::fs::read_dir(dir)
+        .expect("the database directory")
+        .flatten()
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (
+                name,
+                e.metadata().and_then(|m| m.modified()).expect("a time"),
+            )
+        })
+        .collect()
+}
+
+/// A tier team whose processes each have their own `--db-dir`, shared
+/// with no other: each fetches the child tiers it needs from their
+/// writers over TCP, and process 0 all of them. Process 0's directory
+/// holds the cells of one process; every other process's holds its own
+/// shards and those it fetched, sound and saying what one process's do,
+/// and nothing else. A rerun finds everything done and writes nothing.
+#[test]
+fn a_tier_team_with_a_directory_each_writes_the_cells_of_one() {
+    for game in ["quixo:3x3", "teeko:4x4"] {
+        let one = Scratch::new(&format!("{game}-apart-one"));
+        let expected_report = alone(game, &one.0);
+        let expected: std::collections::BTreeMap<String, Vec<u16>> =
+            cells(&one.0).into_iter().collect();
+        for processes in [2, 3] {
+            let scratch: Vec<Scratch> = (0..processes)
+                .map(|p| Scratch::new(&format!("{game}-apart-{processes}-{p}")))
+                .collect();
+            let dirs: Vec<&Path> = scratch.iter().map(|s| s.0.as_path()).collect();
+            let report = team_apart(game, &dirs);
+            let what = format!("{game}, {processes} processes");
+            assert_eq!(counts(&report), counts(&expected_report), "{what}");
+            let zero: std::collections::BTreeMap<String, Vec<u16>> =
+                cells(dirs[0]).into_iter().collect();
+            assert_eq!(zero, expected, "{what}: process 0");
+            for (process, dir) in dirs.iter().enumerate().skip(1) {
+                let held = cells(dir);
+                assert!(!held.is_empty(), "{what}: process {process} wrote shards");
+                for (name, theirs) in &held {
+                    let path = dir.join(name);
+                    Database::open_piece(&path)
+                        .and_then(|db| db.verify())
+                        .unwrap_or_else(|e| panic!("{what}: {name} of process {process}: {e}"));
+                    let ours = expected.get(name).expect("a shard of the game");
+                    assert_eq!(ours.len(), theirs.len(), "{what}: {name}");
+                    let differ = ours
+                        .iter()
+                        .zip(theirs)
+                        .filter(|&(&o, &t)| !same_cell(o, t))
+                        .count();
+                    assert_eq!(differ, 0, "{what}: {name} of process {process}");
+                }
+                only_shards_left(dir);
+            }
+            only_shards_left(dirs[0]);
+            let before: Vec<_> = dirs.iter().map(|d| mtimes(d)).collect();
+            let rerun = team_apart(game, &dirs);
+            assert_eq!(counts(&rerun), counts(&expected_report), "{what}: rerun");
+            let after: Vec<_> = dirs.iter().map(|d| mtimes(d)).collect();
+            assert_eq!(before, after, "{what}: the rerun wrote nothing");
         }
     }
 }
