@@ -465,7 +465,7 @@ fn in_turn<G: NamedTiers>(
                     let dest = job.shards.slice_path(&step.name, other, turn.processes);
                     let check =
                         |path: &Path| job.shards.slice_sound_at(job.plan, step, slice, path);
-                    let file = (other, 2 * i as u64 + 1);
+                    let file = (other, slice_file(i));
                     progress.note(&format!("fetching {what} from process {other}"));
                     crew.fetch(file, &dest, &check, &what, &|| progress.cancelled())?;
                 }
@@ -485,20 +485,26 @@ fn in_turn<G: NamedTiers>(
     Ok(run)
 }
 
-/// The files of this process a peer may fetch ([`Crew::fetch`]): by the
-/// number `2 * i`, the shard of step `i` of `plan`; by `2 * i + 1`, this
-/// process's slice of step `i`, if cut.
+/// The number a peer fetches the shard of step `i` by ([`files`]).
+fn shard_file(i: usize) -> u64 {
+    2 * i as u64
+}
+
+/// The number a peer fetches this process's slice of step `i` by
+/// ([`files`]).
+fn slice_file(i: usize) -> u64 {
+    2 * i as u64 + 1
+}
+
+/// The files of this process a peer may fetch ([`Crew::fetch`]): by
+/// [`shard_file`], the shard of step `i` of `plan`; by [`slice_file`],
+/// this process's slice of step `i`, if cut.
 fn files<T>(plan: &Plan<T>, shards: &Shards, team: &Team) -> Files {
-    let paths: Vec<PathBuf> = plan
-        .steps
-        .iter()
-        .flat_map(|step| {
-            [
-                shards.path(&step.name),
-                shards.slice_path(&step.name, team.process, team.processes),
-            ]
-        })
-        .collect();
+    let mut paths = vec![PathBuf::new(); 2 * plan.steps.len()];
+    for (i, step) in plan.steps.iter().enumerate() {
+        paths[shard_file(i) as usize] = shards.path(&step.name);
+        paths[slice_file(i) as usize] = shards.slice_path(&step.name, team.process, team.processes);
+    }
     Arc::new(move |what| paths.get(usize::try_from(what).ok()?).cloned())
 }
 
@@ -523,7 +529,7 @@ fn bring<G: NamedTiers>(
     let what = format!("the shard of {what}");
     progress.note(&format!("fetching {what} from process {owner}"));
     crew.fetch(
-        (owner, 2 * at as u64),
+        (owner, shard_file(at)),
         &job.shards.path(&step.name),
         &check,
         &what,

@@ -114,12 +114,20 @@ fn team(game: &str, dir: &Path, processes: usize) -> Value {
 
 /// As [`team`], each process also given `extra`.
 fn team_with(game: &str, dir: &Path, processes: usize, extra: &[&str]) -> Value {
+    run_team(game, &vec![dir; processes], extra)
+}
+
+/// Runs a team of one process a directory of `dirs` (the same one
+/// repeated where the directory is shared), each also given `extra`, to
+/// the end; process 0's report (the others print nothing).
+fn run_team(game: &str, dirs: &[&Path], extra: &[&str]) -> Value {
+    let processes = dirs.len();
     let port = free_ports(processes);
     let children: Vec<Child> = (0..processes)
         .map(|p| {
             let mut args = team_args(port, processes, p, 15);
             args.extend(extra.iter().map(|a| a.to_string()));
-            spawn(game, dir, &args)
+            spawn(game, dirs[p], &args)
         })
         .collect();
     let mut report = Value::Null;
@@ -295,24 +303,7 @@ fn two_and_three_processes_write_the_cells_of_one() {
 /// Runs a team of `processes`, process I building into `dirs[I]` (no
 /// directory shared); process 0's report.
 fn team_apart(game: &str, dirs: &[&Path]) -> Value {
-    let processes = dirs.len();
-    let port = free_ports(processes);
-    let children: Vec<Child> = (0..processes)
-        .map(|p| spawn(game, dirs[p], &team_args(port, processes, p, 15)))
-        .collect();
-    let mut report = Value::Null;
-    for (process, child) in children.into_iter().enumerate() {
-        let (out, _) = finish(child, LIMIT);
-        assert!(
-            out.status.success(),
-            "process {process} of {processes}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        if process == 0 {
-            report = serde_json::from_slice(&out.stdout).expect("JSON from process 0");
-        }
-    }
-    report
+    run_team(game, dirs, &[])
 }
 
 /// Whether `theirs`, a cell of a shard written by a team's process other
