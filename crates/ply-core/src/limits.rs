@@ -92,6 +92,18 @@ pub enum TooLarge {
         /// The most the solver counts.
         most: u64,
     },
+    /// `what` needs `needed` bytes of disk in `dir` and its file system
+    /// has only `available` free.
+    Disk {
+        /// What the disk is for.
+        what: String,
+        /// The directory written.
+        dir: std::path::PathBuf,
+        /// The bytes it needs.
+        needed: u64,
+        /// The bytes free to an unprivileged user there.
+        available: u64,
+    },
     /// A table over `positions` indices needs `bytes`, over the limit
     /// `most` of one table.
     Table {
@@ -115,6 +127,18 @@ impl std::fmt::Display for TooLarge {
                 f,
                 "{what} needs {} of memory but only {} is available",
                 human_bytes(*needed),
+                human_bytes(*available)
+            ),
+            Self::Disk {
+                what,
+                dir,
+                needed,
+                available,
+            } => write!(
+                f,
+                "{what} needs about {} of disk in {} but only {} is free there",
+                human_bytes(*needed),
+                dir.display(),
                 human_bytes(*available)
             ),
             Self::Positions {
@@ -160,6 +184,27 @@ pub fn check_memory(what: &str, bytes: u64) -> Result<(), TooLarge> {
     match available_memory() {
         Some(available) if available < bytes.saturating_add(bytes / 8) => Err(TooLarge::Memory {
             what: what.to_string(),
+            needed: bytes,
+            available,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The bytes free to an unprivileged user in the file system holding
+/// `dir`; `None` where that cannot be told.
+pub fn available_disk(dir: &std::path::Path) -> Option<u64> {
+    let stat = rustix::fs::statvfs(dir).ok()?;
+    Some(stat.f_bavail.saturating_mul(stat.f_frsize))
+}
+
+/// Refuses to write `bytes` for `what` into `dir` when its file system
+/// has less than that free (when it says).
+pub fn check_disk(what: &str, dir: &std::path::Path, bytes: u64) -> Result<(), TooLarge> {
+    match available_disk(dir) {
+        Some(available) if available < bytes => Err(TooLarge::Disk {
+            what: what.to_string(),
+            dir: dir.to_path_buf(),
             needed: bytes,
             available,
         }),
@@ -258,6 +303,26 @@ mod tests {
         let timed = Budget::new(&NoProgress).with_limit(Duration::ZERO);
         assert!(timed.cancelled());
         assert!(timed.flag().load(Ordering::Relaxed), "expiry sets the flag");
+    }
+
+    #[test]
+    fn the_disk_check_refuses_more_than_is_free_and_names_the_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let free = available_disk(dir.path()).expect("statvfs works on a temporary directory");
+        assert!(free > 0);
+        assert!(check_disk("a small build", dir.path(), 1).is_ok());
+        let refused = check_disk(
+            "a huge build",
+            dir.path(),
+            free.saturating_mul(2).max(1 << 50),
+        );
+        let why = refused
+            .expect_err("more than is free is refused")
+            .to_string();
+        assert!(
+            why.contains("a huge build") && why.contains(&dir.path().display().to_string()),
+            "{why}"
+        );
     }
 
     #[test]

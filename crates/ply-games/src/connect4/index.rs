@@ -251,6 +251,41 @@ pub(super) fn colex32(packed: u32) -> u64 {
     rank
 }
 
+/// `COLEX_WIDE[m][p][b]`: as [`COLEX_BYTES`], for the eight bytes of a
+/// set of at most 64 squares of which at most 28 are held, in 64 bits
+/// (made at first use: 466 KiB).
+static COLEX_WIDE: std::sync::LazyLock<Box<[[[u64; 256]; 29]; 8]>> =
+    std::sync::LazyLock::new(|| {
+        let mut table = Box::new([[[0u64; 256]; 29]; 8]);
+        for (m, by_below) in table.iter_mut().enumerate() {
+            for (p, by_byte) in by_below.iter_mut().enumerate() {
+                for (b, sum) in by_byte.iter_mut().enumerate() {
+                    let mut i = 0;
+                    for t in (0..8).filter(|t| b >> t & 1 == 1) {
+                        i += 1;
+                        *sum += BINOMIAL[8 * m + t][p + i];
+                    }
+                }
+            }
+        }
+        table
+    });
+
+/// [`colex`] of a set of at most 64 squares of which at most 28 are
+/// held, a byte at a time.
+#[inline]
+pub(super) fn colex64(packed: u64) -> u64 {
+    let table = &**COLEX_WIDE;
+    let (mut rank, mut below) = (0u64, 0usize);
+    for (m, byte) in packed.to_le_bytes().into_iter().enumerate() {
+        if byte != 0 {
+            rank += table[m][below][usize::from(byte)];
+            below += byte.count_ones() as usize;
+        }
+    }
+    rank
+}
+
 /// The next larger number with as many bits as `v` (Gosper's hack): the
 /// next set of as many squares in colex order. Any value once `v` holds the
 /// last set; 0 stays 0.

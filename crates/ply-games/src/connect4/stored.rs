@@ -1,5 +1,5 @@
 //! The work files of the build by streams ([`super::streams`]): one
-//! tier's keys (four bytes each) or outcome codes (one byte each), stack
+//! tier's keys (four or eight bytes each) or outcome codes (one byte each), stack
 //! after stack, read a stack or a run of one at a time by position, so
 //! that the build holds only the stacks it works on.
 //!
@@ -30,6 +30,12 @@ pub(super) trait Item: bytemuck::Pod + Default + Send + Sync {
 }
 
 impl Item for u32 {
+    fn swap_le(self) -> Self {
+        self.to_le()
+    }
+}
+
+impl Item for u64 {
     fn swap_le(self) -> Self {
         self.to_le()
     }

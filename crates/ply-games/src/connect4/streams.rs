@@ -29,12 +29,13 @@
 //! about half the positions are made and solved. The shards hold every
 //! position's cell, a folded stack's read from its mirror image.
 //!
-//! Outcomes are a byte each while they work ([`Code`]). Memory: four
-//! bytes of key and one of outcome per position kept of a batch of
-//! stacks of two tiers at once (see [`Streams::bytes_at_once`]).
+//! Outcomes are a byte each while they work ([`Code`]), keys a word
+//! ([`Key`]): 32 bits up to [`NARROW_CELLS`] cells, 64 beyond. Memory: a
+//! key and a byte of outcome per position kept of a batch of stacks of
+//! two tiers at once (see [`Streams::bytes_at_once`]).
 
-use super::index::{TierIndex, binomial, colex32};
-use super::stored::{Stored, Writing};
+use super::index::{TierIndex, binomial, colex32, colex64};
+use super::stored::{Item, Stored, Writing};
 use super::{ConnectFour, has_four};
 use crate::colex::{Packing, PackingPath, with_packing};
 use ply_core::tier::{Built, Plan, Shards, Step, TierError};
@@ -46,9 +47,68 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// The most cells of a board built by streams: a key and its mark of a
-/// position that is over fit 32 bits.
-pub const MOST_CELLS: u32 = 31;
+/// The most cells of a board built by streams: a key and its mark, with
+/// a code beside them, fit 64 bits (where a mirrored stack is sorted).
+pub const MOST_CELLS: u32 = 55;
+
+/// The most cells of a board whose keys and marks fit 32 bits.
+pub const NARROW_CELLS: u32 = 31;
+
+/// A key and its mark (the lowest bit) in a word: `u32` for boards of at
+/// most [`NARROW_CELLS`] cells, `u64` for larger ones. The build works on
+/// the word's bits as a `u64`.
+trait Key: Item + Ord + std::fmt::Debug {
+    /// Past every key: where a stream ends.
+    const END: Self;
+
+    /// The word holding `bits`.
+    fn of(bits: u64) -> Self;
+
+    /// The word's bits.
+    fn bits(self) -> u64;
+
+    /// The key's place in its stack: the colex rank of the key (the word
+    /// without its mark) among the keys of as many `o` discs.
+    fn place(self) -> u64;
+}
+
+impl Key for u32 {
+    const END: Self = u32::MAX;
+
+    #[inline]
+    fn of(bits: u64) -> Self {
+        bits as u32
+    }
+
+    #[inline]
+    fn bits(self) -> u64 {
+        u64::from(self)
+    }
+
+    #[inline]
+    fn place(self) -> u64 {
+        colex32(self >> 1)
+    }
+}
+
+impl Key for u64 {
+    const END: Self = u64::MAX;
+
+    #[inline]
+    fn of(bits: u64) -> Self {
+        bits
+    }
+
+    #[inline]
+    fn bits(self) -> u64 {
+        self
+    }
+
+    #[inline]
+    fn place(self) -> u64 {
+        colex64(self >> 1)
+    }
+}
 
 /// An outcome in a byte, ordered as the player to move likes it: a loss
 /// in `r` is `r`, a tie in `r` is `127 - r`, a win in `r` is `191 - r`
@@ -113,7 +173,7 @@ static THROUGH: [Code; 256] = {
 /// Inserts `bit` into `key` at place `at`, the bits from `at` up moving
 /// up one: a disc dropped among the discs a key lists.
 #[inline]
-fn insert(key: u32, at: u32, bit: u32) -> u32 {
+fn insert(key: u64, at: u32, bit: u64) -> u64 {
     let low = key & ((1 << at) - 1);
     low | (bit << at) | ((key ^ low) << 1)
 }
@@ -182,7 +242,7 @@ impl Stack {
     /// `discs` discs: each column's bits moved, in order, to the place
     /// of the column across the board.
     #[inline]
-    fn mirror(&self, key: u32, discs: u32, width: usize) -> u32 {
+    fn mirror(&self, key: u64, discs: u32, width: usize) -> u64 {
         let mut out = 0;
         for (&h, &start) in self.heights[..width].iter().zip(&self.starts) {
             let column = (key >> start) & ((1 << h) - 1);
@@ -236,14 +296,14 @@ impl Stack {
     /// The `o` discs of `key` on the bitboard: its bits laid, in order,
     /// on the cells the stack fills (column by column from the bottom).
     #[inline]
-    fn spread<P: Packing>(&self, key: u32, stride: u32) -> u64 {
+    fn spread<P: Packing>(&self, key: u64, stride: u32) -> u64 {
         #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
         if P::PATH == PackingPath::Pext {
-            return ply_core::scatter64(u64::from(key), self.filled);
+            return ply_core::scatter64(key, self.filled);
         }
         let mut o = 0u64;
         for (c, (&h, &start)) in self.heights.iter().zip(&self.starts).enumerate() {
-            o |= ((u64::from(key) >> start) & ((1u64 << h) - 1)) << (c as u32 * stride);
+            o |= ((key >> start) & ((1u64 << h) - 1)) << (c as u32 * stride);
         }
         o
     }
@@ -289,12 +349,22 @@ fn codes_path(dir: &Path, discs: u32) -> PathBuf {
 /// What one thread of the backward pass reads, kept from stack to stack
 /// so that a stack's reads allocate nothing: the stack's keys, and each
 /// child stack's keys and codes.
-#[derive(Default)]
-struct Reads {
-    keys: Vec<u32>,
-    children: Vec<Pairs>,
+struct Reads<K> {
+    keys: Vec<K>,
+    children: Vec<Pairs<K>>,
     pairs: Vec<u64>,
     spare: Vec<u64>,
+}
+
+impl<K> Default for Reads<K> {
+    fn default() -> Self {
+        Self {
+            keys: Vec::new(),
+            children: Vec::new(),
+            pairs: Vec::new(),
+            spare: Vec::new(),
+        }
+    }
 }
 
 /// The board's build by streams.
@@ -302,16 +372,26 @@ pub struct Streams<'a> {
     game: &'a ConnectFour,
     /// Whether the shards leave out one side's remoteness.
     leave_out: bool,
+    /// Whether keys take 64 bits (32 otherwise).
+    wide: bool,
 }
 
 impl<'a> Streams<'a> {
     /// The build of `game`'s board, if it has at most [`MOST_CELLS`]
-    /// cells.
+    /// cells and [`MOST_STREAMS`] columns.
     pub fn new(game: &'a ConnectFour) -> Option<Self> {
-        (game.cells() <= MOST_CELLS).then_some(Self {
+        (game.cells() <= MOST_CELLS && game.width() as usize <= MOST_STREAMS).then_some(Self {
             game,
             leave_out: false,
+            wide: game.cells() > NARROW_CELLS,
         })
+    }
+
+    /// The same build with keys of 64 bits even where 32 suffice: what a
+    /// board of more than [`NARROW_CELLS`] cells takes, so that a small
+    /// board checks it against the narrow keys.
+    pub fn wide(self) -> Self {
+        Self { wide: true, ..self }
     }
 
     /// The same build, its shards leaving out the remoteness of the side
@@ -336,7 +416,7 @@ impl<'a> Streams<'a> {
     /// Whether the position of `key` in `stack` of tier `discs` is over:
     /// the player who moved last has four.
     #[inline]
-    fn over<P: Packing>(&self, stack: &Stack, discs: u32, key: u32) -> bool {
+    fn over<P: Packing>(&self, stack: &Stack, discs: u32, key: u64) -> bool {
         let stride = self.game.stride();
         let o = stack.spread::<P>(key, stride);
         let last = if discs % 2 == 1 { stack.filled ^ o } else { o };
@@ -369,12 +449,12 @@ impl<'a> Streams<'a> {
 
     /// The marked keys of stack `rank` of tier `discs`, in order, into
     /// `out`: its own, or its mirror image's mirrored and sorted.
-    fn keys_into(
+    fn keys_into<K: Key>(
         &self,
         stored: &Stored,
         (fold, discs): (&Fold, u32),
         rank: usize,
-        (out, spare): (&mut Vec<u32>, &mut Vec<u32>),
+        (out, spare): (&mut Vec<K>, &mut Vec<K>),
     ) -> Result<(), DbError> {
         let home = fold.home(rank);
         stored.stack_into(home, out)?;
@@ -382,9 +462,10 @@ impl<'a> Streams<'a> {
             let stack = self.stack(discs, home);
             let width = self.game.width() as usize;
             for key in out.iter_mut() {
-                *key = stack.mirror(*key >> 1, discs, width) << 1 | (*key & 1);
+                let k = key.bits();
+                *key = K::of(stack.mirror(k >> 1, discs, width) << 1 | (k & 1));
             }
-            stack.sort_mirrored((out, spare), (width, 1), u64::from);
+            stack.sort_mirrored((out, spare), (width, 1), K::bits);
         }
         Ok(())
     }
@@ -392,12 +473,12 @@ impl<'a> Streams<'a> {
     /// The marked keys and the codes of stack `rank` of tier `discs`, in
     /// the keys' order, into `out`: its own, or its mirror image's
     /// mirrored and sorted (by way of `pairs`).
-    fn pairs_into(
+    fn pairs_into<K: Key>(
         &self,
         (keys, codes): (&Stored, &Stored),
         (fold, discs): (&Fold, u32),
         rank: usize,
-        out: &mut Pairs,
+        out: &mut Pairs<K>,
         (pairs, spare): (&mut Vec<u64>, &mut Vec<u64>),
     ) -> Result<(), DbError> {
         let home = fold.home(rank);
@@ -408,12 +489,13 @@ impl<'a> Streams<'a> {
             let width = self.game.width() as usize;
             pairs.clear();
             pairs.extend(out.0.iter().zip(&out.1).map(|(&k, &c)| {
+                let k = k.bits();
                 let key = stack.mirror(k >> 1, discs, width) << 1 | (k & 1);
-                u64::from(key) << 8 | u64::from(c)
+                key << 8 | u64::from(c)
             }));
             stack.sort_mirrored((pairs, spare), (width, 9), |pair| pair);
             for ((key, code), &pair) in out.0.iter_mut().zip(out.1.iter_mut()).zip(pairs.iter()) {
-                *key = (pair >> 8) as u32;
+                *key = K::of(pair >> 8);
                 *code = pair as Code;
             }
         }
@@ -451,17 +533,17 @@ impl<'a> Streams<'a> {
     }
 
     /// Writes the keys of tier 0, the empty board, to `path`.
-    fn first(&self, path: &Path) -> Result<(), DbError> {
-        let mut out = Writing::create(path, 0, 4)?;
-        out.push(&[0u32])?;
+    fn first<K: Key>(&self, path: &Path) -> Result<(), DbError> {
+        let mut out = Writing::create(path, 0, size_of::<K>())?;
+        out.push(&[K::of(0)])?;
         out.finish()
     }
 
     /// Writes the keys of tier `discs` to `path`: every child of the
     /// positions of `parents` (tier `discs - 1`) that are not over, each
     /// stack merged from its parent stacks' streams.
-    fn forward(&self, parents: &Stored, discs: u32, path: &Path) -> Result<(), DbError> {
-        let bit = (discs - 1) % 2;
+    fn forward<K: Key>(&self, parents: &Stored, discs: u32, path: &Path) -> Result<(), DbError> {
+        let bit = u64::from((discs - 1) % 2);
         let stacks = self.stacks(discs) as usize;
         let (fold, above) = (self.fold(discs), self.fold(discs - 1));
         let reads = |rank: usize| {
@@ -474,12 +556,12 @@ impl<'a> Streams<'a> {
                 .map(|&(r, _)| parents.stack_len(above.home(r)))
                 .sum()
         };
-        let mut out = Writing::create(path, discs, 4)?;
+        let mut out = Writing::create(path, discs, size_of::<K>())?;
         with_packing!(PackingPath::in_use(), P => {
             for batch in batches(stacks, reads) {
-                let made: Vec<Result<Vec<u32>, DbError>> = batch
+                let made: Vec<Result<Vec<K>, DbError>> = batch
                     .into_par_iter()
-                    .map_init(Default::default, |(read, spare): &mut (Vec<Vec<u32>>, Vec<u32>), rank| {
+                    .map_init(Default::default, |(read, spare): &mut (Vec<Vec<K>>, Vec<K>), rank| {
                         if !fold.kept(rank) {
                             return Ok(Vec::new());
                         }
@@ -489,14 +571,15 @@ impl<'a> Streams<'a> {
                         for (keys, &(r, _)) in read.iter_mut().zip(&moves) {
                             self.keys_into(parents, (&above, discs - 1), r, (keys, spare))?;
                         }
-                        let streams: Vec<(&[u32], u32)> = read
+                        let streams: Vec<(&[K], u32)> = read
                             .iter()
                             .zip(&moves)
                             .map(|(keys, &(_, at))| (keys.as_slice(), at))
                             .collect();
                         let mut keys = merge(&streams, bit);
                         for key in &mut keys {
-                            *key = *key << 1 | u32::from(self.over::<P>(&stack, discs, *key));
+                            let k = key.bits();
+                            *key = K::of(k << 1 | u64::from(self.over::<P>(&stack, discs, k)));
                         }
                         Ok(keys)
                     })
@@ -511,14 +594,14 @@ impl<'a> Streams<'a> {
 
     /// Writes the codes of tier `discs` (its keys `tier`) to `path`, from
     /// the next tier's keys and codes (`None` for the full board).
-    fn backward(
+    fn backward<K: Key>(
         &self,
         tier: &Stored,
         discs: u32,
         next: Option<(&Stored, &Stored)>,
         path: &Path,
     ) -> Result<(), DbError> {
-        let bit = discs % 2;
+        let bit = u64::from(discs % 2);
         let stacks = self.stacks(discs) as usize;
         let fold = self.fold(discs);
         let below = next.map(|_| self.fold(discs + 1));
@@ -541,7 +624,7 @@ impl<'a> Streams<'a> {
         for batch in batches(stacks, reads) {
             let made: Vec<Result<Vec<Code>, DbError>> = batch
                 .into_par_iter()
-                .map_init(Reads::default, |read, rank| {
+                .map_init(Reads::<K>::default, |read, rank| {
                     if !fold.kept(rank) {
                         return Ok(Vec::new());
                     }
@@ -550,7 +633,7 @@ impl<'a> Streams<'a> {
                         return Ok(read
                             .keys
                             .iter()
-                            .map(|&k| if k & 1 == 1 { LOST } else { TIED })
+                            .map(|&k| if k.bits() & 1 == 1 { LOST } else { TIED })
                             .collect());
                     };
                     let stack = self.stack(discs, rank);
@@ -568,7 +651,7 @@ impl<'a> Streams<'a> {
                     }
                     // Each move: the child stack's keys and codes, where
                     // the disc goes in a key, and the cursor.
-                    let mut walks: Vec<(&[u32], &[Code], u32, usize)> = read
+                    let mut walks: Vec<(&[K], &[Code], u32, usize)> = read
                         .children
                         .iter()
                         .zip(&moves)
@@ -578,6 +661,7 @@ impl<'a> Streams<'a> {
                         .keys
                         .iter()
                         .map(|&k| {
+                            let k = k.bits();
                             if k & 1 == 1 {
                                 return LOST;
                             }
@@ -587,10 +671,10 @@ impl<'a> Streams<'a> {
                             let mut best = LOST;
                             for (keys, codes, at, cursor) in &mut walks {
                                 let target = insert(k >> 1, *at, bit);
-                                while keys[*cursor] >> 1 < target {
+                                while keys[*cursor].bits() >> 1 < target {
                                     *cursor += 1;
                                 }
-                                debug_assert_eq!(keys[*cursor] >> 1, target);
+                                debug_assert_eq!(keys[*cursor].bits() >> 1, target);
                                 best = best.max(THROUGH[usize::from(codes[*cursor])]);
                             }
                             best
@@ -609,10 +693,10 @@ impl<'a> Streams<'a> {
     /// from 0) from its keys and codes; the other cells stay unknown. A
     /// stack that keeps no keys of its own is read from its mirror image,
     /// mirrored and sorted once for the blocks that share it (`mirrored`).
-    fn fill(
+    fn fill<K: Key>(
         &self,
         (keys, codes): (&Stored, &Stored),
-        (fold, mirrored): (&Fold, &Mirrored),
+        (fold, mirrored): (&Fold, &Mirrored<K>),
         discs: u32,
         indices: Range<u64>,
         cells: &mut [Cell],
@@ -624,9 +708,9 @@ impl<'a> Streams<'a> {
             let first = index % colours;
             let last = colours.min(first + (indices.end - index));
             let base = rank as u64 * colours;
-            let mut put = |run: &[u32], run_codes: &[Code]| {
+            let mut put = |run: &[K], run_codes: &[Code]| {
                 for (&k, &c) in run.iter().zip(run_codes) {
-                    let at = colex32(k >> 1);
+                    let at = k.place();
                     if at >= last {
                         break;
                     }
@@ -634,10 +718,10 @@ impl<'a> Streams<'a> {
                 }
             };
             if fold.kept(rank) {
-                let from = keys.partition_point(rank, |k: u32| colex32(k >> 1) < first)?;
+                let from = keys.partition_point(rank, |k: K| k.place() < first)?;
                 let to = keys.stack_len(rank).min(from + (last - first));
                 put(
-                    &keys.read::<u32>(rank, from..to)?,
+                    &keys.read::<K>(rank, from..to)?,
                     &codes.read::<u8>(rank, from..to)?,
                 );
             } else {
@@ -653,7 +737,7 @@ impl<'a> Streams<'a> {
                     Ok(pair)
                 })?;
                 let (run, run_codes) = (&stack.0, &stack.1);
-                let from = run.partition_point(|&k| colex32(k >> 1) < first);
+                let from = run.partition_point(|&k| k.place() < first);
                 put(&run[from..], &run_codes[from..]);
             }
             index = base + last;
@@ -665,7 +749,7 @@ impl<'a> Streams<'a> {
     /// out the remoteness of `side` where the build leaves one out (the
     /// side a sample picks where `None`): the side left out, if any, and
     /// the census of the tier's positions, counted on the way.
-    fn write(
+    fn write<K: Key>(
         &self,
         (plan, step, shards): (&Plan<u8>, &Step<u8>, &Shards),
         (keys, codes): (&Stored, &Stored),
@@ -689,11 +773,11 @@ impl<'a> Streams<'a> {
         let mut census = Census::new();
         for c in (0..256).filter(|&c| count[c] > 0) {
             let (rank, j) = first[c].expect("a code counted was seen");
-            let key = keys.read::<u32>(rank, j..j + 1)?[0];
-            let example = step.keys.start + rank as u64 * colours + colex32(key >> 1);
+            let key = keys.read::<K>(rank, j..j + 1)?[0];
+            let example = step.keys.start + rank as u64 * colours + key.place();
             census.add_many(outcome(c as Code), count[c], || example);
         }
-        let mirrored = Mirrored::default();
+        let mirrored = Mirrored::<K>::default();
         let fill = |indices, cells: &mut [Cell]| {
             self.fill((keys, codes), (&fold, &mirrored), discs, indices, cells)
         };
@@ -713,7 +797,7 @@ impl<'a> Streams<'a> {
 
     /// Writes the codes of tier `discs` (its keys `keys`) to `path`, read
     /// back from its finished shard.
-    fn codes_of(
+    fn codes_of<K: Key>(
         &self,
         (shards, step): (&Shards, &Step<u8>),
         keys: &Stored,
@@ -726,10 +810,10 @@ impl<'a> Streams<'a> {
         let mut out = Writing::create(path, discs, 1)?;
         for rank in 0..self.stacks(discs) as usize {
             let codes = keys
-                .stack::<u32>(rank)?
+                .stack::<K>(rank)?
                 .iter()
                 .map(|&k| {
-                    let index = rank as u64 * colours + colex32(k >> 1);
+                    let index = rank as u64 * colours + k.place();
                     cells.outcome(index as usize).and_then(code).ok_or_else(|| {
                         TierError::Db(DbError::corrupt(
                             &shard,
@@ -747,26 +831,33 @@ impl<'a> Streams<'a> {
 /// The stacks that keep no keys of their own, mirrored from their mirror
 /// images' and sorted, kept for the blocks of a shard that read them: the
 /// [`MIRRORED_KEPT`] last made.
-#[derive(Default)]
-struct Mirrored {
-    kept: Mutex<VecDeque<(usize, Arc<Pairs>)>>,
+struct Mirrored<K> {
+    kept: Mutex<VecDeque<(usize, Arc<Pairs<K>>)>>,
+}
+
+impl<K> Default for Mirrored<K> {
+    fn default() -> Self {
+        Self {
+            kept: Mutex::default(),
+        }
+    }
 }
 
 /// A stack's marked keys in order and their codes.
-type Pairs = (Vec<u32>, Vec<Code>);
+type Pairs<K> = (Vec<K>, Vec<Code>);
 
 /// How many mirrored stacks [`Mirrored`] keeps: blocks written side by
 /// side read a few neighbouring stacks.
 const MIRRORED_KEPT: usize = 8;
 
-impl Mirrored {
+impl<K> Mirrored<K> {
     /// Stack `rank`'s keys and codes, made by `make` unless kept. Two
     /// threads that miss at once both make it; either copy serves.
     fn get(
         &self,
         rank: usize,
-        make: impl FnOnce() -> Result<Pairs, DbError>,
-    ) -> Result<Arc<Pairs>, DbError> {
+        make: impl FnOnce() -> Result<Pairs<K>, DbError>,
+    ) -> Result<Arc<Pairs<K>>, DbError> {
         let lock = || {
             self.kept
                 .lock()
@@ -785,8 +876,8 @@ impl Mirrored {
     }
 }
 
-/// The most streams [`merge`] takes: a board of at most [`MOST_CELLS`]
-/// cells and rows of at least 4 has at most 7 columns.
+/// The most streams [`merge`] takes, and the most columns of a board
+/// built by streams.
 const MOST_STREAMS: usize = 8;
 
 /// Merges `streams` (parent keys, shifted and marked, and where the
@@ -796,27 +887,28 @@ const MOST_STREAMS: usize = 8;
 /// the lanes holding it are found without a branch a lane (the compiler
 /// makes both vector instructions), and a child reached from several
 /// parents advances them all at once.
-fn merge(streams: &[(&[u32], u32)], bit: u32) -> Vec<u32> {
+fn merge<K: Key>(streams: &[(&[K], u32)], bit: u64) -> Vec<K> {
     assert!(streams.len() <= MOST_STREAMS, "at most eight parent stacks");
     let mut at = [0usize; MOST_STREAMS];
     let next = |i: usize, at: &mut usize| {
         let (keys, place) = streams[i];
         while let Some(&k) = keys.get(*at) {
             *at += 1;
+            let k = k.bits();
             if k & 1 == 0 {
-                return insert(k >> 1, place, bit);
+                return K::of(insert(k >> 1, place, bit));
             }
         }
-        u32::MAX
+        K::END
     };
-    let mut heads = [u32::MAX; MOST_STREAMS];
+    let mut heads = [K::END; MOST_STREAMS];
     for (i, head) in heads.iter_mut().enumerate().take(streams.len()) {
         *head = next(i, &mut at[i]);
     }
     let mut keys = Vec::with_capacity(streams.iter().map(|s| s.0.len()).max().unwrap_or(0));
     loop {
-        let least = heads.iter().fold(u32::MAX, |a, &h| a.min(h));
-        if least == u32::MAX {
+        let least = heads.iter().fold(K::END, |a, &h| a.min(h));
+        if least == K::END {
             return keys;
         }
         keys.push(least);
@@ -851,7 +943,62 @@ pub struct Streamed {
     pub counted: BTreeMap<usize, Census<u64>>,
 }
 
+/// The indices of a tier's dense index tested to estimate its positions
+/// ([`Streams::sampled`]); a tier of at most this many is counted whole.
+const SAMPLED: u64 = 1 << 14;
+
 impl Streams<'_> {
+    /// About how many positions tier `discs` holds, and how many of them
+    /// the fold keeps, from [`SAMPLED`] indices of its dense index spread
+    /// evenly over it, each tested by the index's legality search: each
+    /// an upper estimate, the fraction found plus about two standard
+    /// errors.
+    pub fn sampled(&self, discs: u32) -> (u64, u64) {
+        let index = self.index();
+        let len = index.len(discs);
+        let colours = binomial(discs, discs / 2);
+        let fold = self.fold(discs);
+        let tested = len.min(SAMPLED);
+        let (mut legal, mut kept) = (0u64, 0u64);
+        for i in 0..tested {
+            // Evenly spread, each index a stride apart and offset by a
+            // fixed odd step, so that no column pattern repeats.
+            let at = (u128::from(i) * u128::from(len) / u128::from(tested)) as u64;
+            let at = if tested < len {
+                (at + i.wrapping_mul(0x9e37_79b9) % (len / tested)) % len
+            } else {
+                at
+            };
+            let board = index.board(discs, at).expect("an index within the tier");
+            if super::legal::check(self.game, &board).is_ok() {
+                legal += 1;
+                kept += u64::from(fold.kept((at / colours) as usize));
+            }
+        }
+        if tested == len {
+            return (legal, kept);
+        }
+        let above = |found: u64| {
+            let f = found as f64;
+            let upper = (f + 2.0 * f.sqrt() + 4.0).min(tested as f64) / tested as f64;
+            (upper * len as f64).ceil() as u64
+        };
+        (above(legal), above(kept))
+    }
+
+    /// About the most bytes of disk the build takes at once: every tier's
+    /// work files (a key and a code for each position the fold keeps, all
+    /// held until the shards are written) and the shards (at most a byte
+    /// a position; 6x5's take a third of that), from [`Streams::sampled`].
+    pub fn disk_needed(&self) -> u64 {
+        (0..=self.game.cells())
+            .map(|discs| {
+                let (positions, kept) = self.sampled(discs);
+                kept * (self.key_bytes() + 1) + positions
+            })
+            .sum()
+    }
+
     /// The bytes a tier's batches may hold at once, its largest stack and
     /// its neighbour's being `largest` items: a batch reads at most
     /// [`BATCH_ITEMS`] items, or one stack and its neighbours (the stack's
@@ -860,8 +1007,14 @@ impl Streams<'_> {
     /// sort a mirrored stack; and the shard's writer keeps
     /// [`MIRRORED_KEPT`] mirrored stacks.
     fn bytes_at_once(&self, largest: u64) -> u64 {
+        let item = self.key_bytes() + 1;
         let reads = BATCH_ITEMS.max((u64::from(self.game.width()) + 1) * largest);
-        (2 * 5 + 8) * reads + MIRRORED_KEPT as u64 * 5 * largest
+        (2 * item + 8) * reads + MIRRORED_KEPT as u64 * item * largest
+    }
+
+    /// The bytes of a key.
+    fn key_bytes(&self) -> u64 {
+        if self.wide { 8 } else { 4 }
     }
 
     /// Builds every unfinished tier of `plan` (every tier of the game) as
@@ -871,6 +1024,22 @@ impl Streams<'_> {
     /// before a tier is begun, a tier whose stacks read at once would
     /// take more than `memory` bytes.
     pub fn build(
+        &self,
+        plan: &Plan<u8>,
+        shards: &Shards,
+        work: &Path,
+        memory: Option<u64>,
+        progress: &dyn Progress,
+    ) -> Result<Streamed, TierError> {
+        if self.wide {
+            self.build_with::<u64>(plan, shards, work, memory, progress)
+        } else {
+            self.build_with::<u32>(plan, shards, work, memory, progress)
+        }
+    }
+
+    /// [`Streams::build`] with keys of type `K`.
+    fn build_with<K: Key>(
         &self,
         plan: &Plan<u8>,
         shards: &Shards,
@@ -899,6 +1068,18 @@ impl Streams<'_> {
             let _ = std::fs::remove_dir_all(work);
             return Ok(report);
         }
+        // The disk, before any work: what the build takes less the work
+        // files a killed build left, on the file system that will hold
+        // them.
+        let left: u64 = std::fs::read_dir(work)
+            .into_iter()
+            .flatten()
+            .filter_map(|entry| Some(entry.ok()?.metadata().ok()?.len()))
+            .sum();
+        let what = format!("building {}", self.game.name());
+        let there = work.ancestors().find(|dir| dir.is_dir()).unwrap_or(work);
+        ply_core::limits::check_disk(&what, there, self.disk_needed().saturating_sub(left))
+            .map_err(TierError::TooLarge)?;
         std::fs::create_dir_all(work).map_err(|e| DbError::io(work, e))?;
         let mut budget = |tier: u32, largest: u64| {
             let needed = self.bytes_at_once(largest);
@@ -912,7 +1093,10 @@ impl Streams<'_> {
                 _ => Ok(()),
             }
         };
-        let keys = |discs: u32| Stored::open(&keys_path(work, discs), discs, self.stacks(discs), 4);
+        let keys = |discs: u32| {
+            let width = size_of::<K>();
+            Stored::open(&keys_path(work, discs), discs, self.stacks(discs), width)
+        };
         let codes =
             |discs: u32| Stored::open(&codes_path(work, discs), discs, self.stacks(discs), 1);
         // Forward: each tier's keys from the tier before's.
@@ -926,13 +1110,13 @@ impl Streams<'_> {
             if keys(discs).is_err() {
                 let path = keys_path(work, discs);
                 if discs == 0 {
-                    self.first(&path)?;
+                    self.first::<K>(&path)?;
                 } else {
                     let parents = keys(discs - 1)?;
                     // A child stack reads at most W parent stacks and
                     // holds at most their positions.
                     budget(discs, parents.largest())?;
-                    self.forward(&parents, discs, &path)?;
+                    self.forward::<K>(&parents, discs, &path)?;
                 }
                 report.forward += 1;
             }
@@ -958,7 +1142,7 @@ impl Streams<'_> {
             let path = codes_path(work, discs);
             let tier = keys(discs)?;
             if done[at] {
-                self.codes_of((shards, steps[at]), &tier, discs, &path)?;
+                self.codes_of::<K>((shards, steps[at]), &tier, discs, &path)?;
                 progress.advance(1);
                 continue;
             }
@@ -971,7 +1155,7 @@ impl Streams<'_> {
                 .largest()
                 .max(next.as_ref().map_or(0, |(k, _)| k.largest()));
             budget(discs, largest)?;
-            self.backward(&tier, discs, next.as_ref().map(|(k, c)| (k, c)), &path)?;
+            self.backward::<K>(&tier, discs, next.as_ref().map(|(k, c)| (k, c)), &path)?;
             progress.advance(1);
         }
         progress.end();
@@ -992,7 +1176,7 @@ impl Streams<'_> {
                 return Err(TierError::Cancelled);
             }
             let at = discs as usize;
-            let (written, census) = self.write(
+            let (written, census) = self.write::<K>(
                 (plan, steps[at], shards),
                 (&keys(discs)?, &codes(discs)?),
                 discs,
@@ -1085,28 +1269,27 @@ mod tests {
             let image = streams.stack(discs, mirror_rank as usize);
             // Distinct keys of `discs` bits, sorted, from a plain generator.
             let mut state = seed | 1;
-            let mut keys: Vec<u32> = (0..300)
+            let mut keys: Vec<u64> = (0..300)
                 .map(|_| {
                     state ^= state << 13;
                     state ^= state >> 7;
                     state ^= state << 17;
-                    (state as u32) & ((1u64 << discs) - 1) as u32
+                    state & ((1u64 << discs) - 1)
                 })
                 .collect();
             keys.sort_unstable();
             keys.dedup();
-            let mirrored: Vec<u32> = keys.iter().map(|&k| stack.mirror(k, discs, 5)).collect();
-            let back: Vec<u32> = mirrored.iter().map(|&k| image.mirror(k, discs, 5)).collect();
+            let mirrored: Vec<u64> = keys.iter().map(|&k| stack.mirror(k, discs, 5)).collect();
+            let back: Vec<u64> = mirrored.iter().map(|&k| image.mirror(k, discs, 5)).collect();
             prop_assert_eq!(&back, &keys);
             let mut plain = mirrored.clone();
             plain.sort_unstable();
-            let mut marked: Vec<u32> = mirrored.iter().map(|&k| k << 1 | (k & 1)).collect();
+            let mut marked: Vec<u32> = mirrored.iter().map(|&k| (k << 1 | (k & 1)) as u32).collect();
             stack.sort_mirrored((&mut marked, &mut Vec::new()), (5, 1), u64::from);
-            prop_assert_eq!(marked.iter().map(|&k| k >> 1).collect::<Vec<_>>(), plain.clone());
-            let mut pairs: Vec<u64> =
-                mirrored.iter().map(|&k| u64::from(k) << 9 | u64::from(k % 7)).collect();
+            prop_assert_eq!(marked.iter().map(|&k| u64::from(k >> 1)).collect::<Vec<_>>(), plain.clone());
+            let mut pairs: Vec<u64> = mirrored.iter().map(|&k| k << 9 | (k % 7)).collect();
             stack.sort_mirrored((&mut pairs, &mut Vec::new()), (5, 9), |p| p);
-            prop_assert_eq!(pairs.iter().map(|&p| (p >> 9) as u32).collect::<Vec<_>>(), plain);
+            prop_assert_eq!(pairs.iter().map(|&p| p >> 9).collect::<Vec<_>>(), plain);
             prop_assert!(pairs.iter().all(|&p| p & 511 == (p >> 9) % 7));
         }
     }

@@ -257,4 +257,19 @@ proptest! {
     fn colex_by_bytes_equals_colex_by_bits(packed in any::<u32>()) {
         prop_assert_eq!(index::colex32(packed), index::colex(u64::from(packed)));
     }
+
+    /// So does the wide one, on sets of up to 56 squares holding at most
+    /// 28 (a key of Connect Four's largest boards built by streams).
+    #[test]
+    fn wide_colex_by_bytes_equals_colex_by_bits(seed in any::<u64>(), squares in 0u32..=56) {
+        let mut state = seed | 1;
+        let mut packed = 0u64;
+        for _ in 0..squares / 2 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            packed |= 1 << (state % u64::from(squares.max(1)));
+        }
+        prop_assert_eq!(index::colex64(packed), index::colex(packed));
+    }
 }

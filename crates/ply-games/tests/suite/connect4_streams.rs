@@ -83,16 +83,18 @@ fn generic_build(game: &ConnectFour, plan: &Plan<u8>) -> tempfile::TempDir {
     dir
 }
 
-/// Both builds of `connect4:PARAMS`, compared.
-fn same(params: &str) {
+/// Both builds of `connect4:PARAMS`, compared: the streams' with keys of
+/// 64 bits where `wide`, of the width the board takes otherwise.
+fn same(params: &str, wide: bool) {
     let game = ConnectFour::from_params(params).unwrap();
     let plan = Plan::new(&game).unwrap();
     let generic = generic_build(&game, &plan);
     let streamed = tempfile::tempdir().unwrap();
     let shards = Shards::new(streamed.path(), Expect::of(&game));
     let work = streamed.path().join("work");
-    let report = Streams::new(&game)
-        .unwrap()
+    let streams = Streams::new(&game).unwrap();
+    let streams = if wide { streams.wide() } else { streams };
+    let report = streams
         .build(&plan, &shards, &work, None, &NoProgress)
         .unwrap();
     assert_eq!(report.solved, game.cells() as usize + 1, "{params}");
@@ -110,17 +112,25 @@ fn same(params: &str) {
 
 #[test]
 fn streams_equal_the_generic_build_on_4x4() {
-    same("4x4");
+    same("4x4", false);
 }
 
 #[test]
 fn streams_equal_the_generic_build_on_5x4() {
-    same("5x4");
+    same("5x4", false);
 }
 
 #[test]
 fn streams_equal_the_generic_build_on_4x5() {
-    same("4x5");
+    same("4x5", false);
+}
+
+/// The keys of 64 bits that boards of more than 31 cells take give the
+/// same cells as the generic build, on boards that 32 bits serve.
+#[test]
+fn wide_keys_equal_the_generic_build_on_4x4_and_5x4() {
+    same("4x4", true);
+    same("5x4", true);
 }
 
 /// A reporter that asks the build to stop once it has advanced `after`

@@ -165,6 +165,34 @@ fn check(params: &str, least_discs: u32, searched: usize) {
     }
 }
 
+/// The positions of each tier estimated from a sample of its dense index
+/// (what the build's disk check counts on) bound the published counts
+/// from above, and by no more than a quarter and a few; the fold keeps at
+/// least half of them.
+#[test]
+fn sampled_positions_bound_the_published_counts() {
+    for params in ["5x5", "6x5"] {
+        let game = ConnectFour::from_params(params).unwrap();
+        let streams = Streams::new(&game).unwrap();
+        for (ply, row) in published(params) {
+            let exact: u64 = row.iter().sum();
+            let (estimate, kept) = streams.sampled(ply);
+            assert!(
+                exact <= estimate,
+                "{params} ply {ply}: {estimate} below {exact}"
+            );
+            assert!(
+                estimate <= exact + exact / 4 + 64,
+                "{params} ply {ply}: {estimate} far above {exact}"
+            );
+            assert!(
+                kept <= estimate && 2 * kept + 64 >= exact,
+                "{params} ply {ply}: kept {kept} of {exact}"
+            );
+        }
+    }
+}
+
 #[test]
 fn connect4_4x4_every_position() {
     check("4x4", 0, 0);
