@@ -23,6 +23,7 @@
 //! ([`search`]).
 
 pub mod index;
+mod key;
 pub mod legal;
 pub mod search;
 mod stored;

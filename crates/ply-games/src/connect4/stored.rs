@@ -1,14 +1,19 @@
 //! The work files of the build by streams ([`super::streams`]): one
-//! tier's keys (four or eight bytes each) or outcome codes (one byte each), stack
-//! after stack, read a stack or a run of one at a time by position, so
-//! that the build holds only the stacks it works on.
+//! tier's keys or outcome codes (one byte each), stack after stack, read
+//! a stack (or a run of codes) at a time, so that the build holds only
+//! the stacks it works on. A stack's keys, which come in increasing
+//! order, are stored as the gaps between them (the first from 0), each a
+//! LEB128 varint: about a byte a key where a fixed width took four or
+//! eight.
 //!
-//! A file is the items, then each stack's length (u64), the discs, the
-//! stacks and the item width (u32 each) and `PLYC4STK`, all little-endian.
+//! A file is the items, then each stack's length in items (u64), for
+//! keys each stack's length in bytes (u64), the discs, the stacks and the
+//! item width (u32 each; 0 for keys) and `PLYC4STK`, all little-endian.
 //! It is written under a temporary name and renamed once whole, so a file
 //! under its own name is complete (unless the machine itself crashed: the
 //! files are scratch, not synced to disk).
 
+use super::key::Key;
 use ply_core::DbError;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -47,6 +52,15 @@ impl Item for u8 {
     }
 }
 
+thread_local! {
+    /// The coded bytes of the stack of keys a thread last read, kept so
+    /// that reading a stack allocates nothing once they are large enough.
+    static CODED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The width of the items of a file of keys: varints.
+const KEYS: usize = 0;
+
 /// One tier's work file, open for reading.
 pub(super) struct Stored {
     file: File,
@@ -54,23 +68,36 @@ pub(super) struct Stored {
     width: u64,
     /// Where each stack starts, in items, and the end.
     starts: Vec<u64>,
+    /// Where each stack starts, in bytes, and the end.
+    offsets: Vec<u64>,
 }
 
 impl Stored {
     /// The file at `path` of tier `discs` with `stacks` stacks of items
     /// `width` bytes wide; an error if it is not that.
     pub fn open(path: &Path, discs: u32, stacks: u64, width: usize) -> Result<Stored, DbError> {
+        Self::open_as(path, discs, stacks, width)
+    }
+
+    /// The file of keys at `path` of tier `discs` with `stacks` stacks;
+    /// an error if it is not that.
+    pub fn open_keys(path: &Path, discs: u32, stacks: u64) -> Result<Stored, DbError> {
+        Self::open_as(path, discs, stacks, KEYS)
+    }
+
+    fn open_as(path: &Path, discs: u32, stacks: u64, width: usize) -> Result<Stored, DbError> {
         let io = |e| DbError::io(path, e);
         let bad = |why: &str| DbError::corrupt(path, format!("not the work file expected: {why}"));
         let file = File::open(path).map_err(io)?;
         let size = file.metadata().map_err(io)?.len();
-        let footer = TAIL + 8 * stacks;
+        let tables = if width == KEYS { 2 } else { 1 };
+        let footer = TAIL + 8 * tables * stacks;
         if size < footer {
             return Err(bad("too short"));
         }
         let mut tail = vec![0u8; footer as usize];
         file.read_exact_at(&mut tail, size - footer).map_err(io)?;
-        let (lens, end) = tail.split_at(8 * stacks as usize);
+        let (lens, end) = tail.split_at(8 * tables as usize * stacks as usize);
         let word = |at: usize| u32::from_le_bytes(end[at..at + 4].try_into().expect("4 bytes"));
         if &end[12..] != MAGIC
             || word(0) != discs
@@ -79,14 +106,23 @@ impl Stored {
         {
             return Err(bad("another tier's, or another kind"));
         }
-        let mut starts = Vec::with_capacity(stacks as usize + 1);
-        let mut at = 0u64;
-        starts.push(0);
-        for len in lens.chunks_exact(8) {
-            at += u64::from_le_bytes(len.try_into().expect("8 bytes"));
-            starts.push(at);
-        }
-        if at * width as u64 + footer != size {
+        let sums = |lens: &[u8]| {
+            let mut at = 0u64;
+            std::iter::once(0)
+                .chain(lens.chunks_exact(8).map(|len| {
+                    at += u64::from_le_bytes(len.try_into().expect("8 bytes"));
+                    at
+                }))
+                .collect::<Vec<u64>>()
+        };
+        let (items, bytes) = lens.split_at(8 * stacks as usize);
+        let starts = sums(items);
+        let offsets = if width == KEYS {
+            sums(bytes)
+        } else {
+            starts.iter().map(|&at| at * width as u64).collect()
+        };
+        if offsets.last().expect("an end") + footer != size {
             return Err(bad("its length does not match its stacks"));
         }
         Ok(Stored {
@@ -94,6 +130,7 @@ impl Stored {
             path: path.to_path_buf(),
             width: width as u64,
             starts,
+            offsets,
         })
     }
 
@@ -123,7 +160,7 @@ impl Stored {
         range: Range<u64>,
         out: &mut Vec<T>,
     ) -> Result<(), DbError> {
-        debug_assert_eq!(size_of::<T>() as u64, self.width);
+        debug_assert_eq!(size_of::<T>() as u64, self.width, "items of a fixed width");
         out.clear();
         out.resize((range.end - range.start) as usize, T::default());
         let at = (self.starts[rank] + range.start) * self.width;
@@ -143,36 +180,50 @@ impl Stored {
         self.read_into(rank, 0..self.stack_len(rank), out)
     }
 
-    /// Items `range` of stack `rank`.
-    pub fn read<T: Item>(&self, rank: usize, range: Range<u64>) -> Result<Vec<T>, DbError> {
-        let mut out = Vec::new();
-        self.read_into(rank, range, &mut out)?;
-        Ok(out)
+    /// Every key of stack `rank` of a file of keys, read into `out`.
+    pub fn keys_into<K: Key>(&self, rank: usize, out: &mut Vec<K>) -> Result<(), DbError> {
+        CODED.with_borrow_mut(|bytes| self.decode(rank, bytes, out))
     }
 
-    /// Every item of stack `rank`.
-    pub fn stack<T: Item>(&self, rank: usize) -> Result<Vec<T>, DbError> {
-        self.read(rank, 0..self.stack_len(rank))
-    }
-
-    /// The first place in stack `rank` whose item `below` is false of,
-    /// the items being first all those it holds of (a binary search
-    /// reading an item a step).
-    pub fn partition_point<T: Item>(
+    /// [`Stored::keys_into`], the stack's bytes read into `bytes`.
+    fn decode<K: Key>(
         &self,
         rank: usize,
-        below: impl Fn(T) -> bool,
-    ) -> Result<u64, DbError> {
-        let (mut low, mut high) = (0, self.stack_len(rank));
-        while low < high {
-            let mid = low + (high - low) / 2;
-            if below(self.read::<T>(rank, mid..mid + 1)?[0]) {
-                low = mid + 1;
+        bytes: &mut Vec<u8>,
+        out: &mut Vec<K>,
+    ) -> Result<(), DbError> {
+        debug_assert_eq!(self.width, KEYS as u64, "a file of keys");
+        let (at, end) = (self.offsets[rank], self.offsets[rank + 1]);
+        bytes.clear();
+        bytes.resize((end - at) as usize, 0);
+        self.file
+            .read_exact_at(bytes, at)
+            .map_err(|e| DbError::io(&self.path, e))?;
+        out.clear();
+        out.reserve(self.stack_len(rank) as usize);
+        let bad = || DbError::corrupt(&self.path, format!("stack {rank}'s keys do not decode"));
+        let (mut key, mut shift, mut gap) = (0u64, 0, 0u64);
+        for &byte in bytes.iter() {
+            gap |= u64::from(byte & 0x7f).checked_shl(shift).ok_or_else(bad)?;
+            if byte & 0x80 == 0 {
+                key = key.checked_add(gap).ok_or_else(bad)?;
+                out.push(K::of(key));
+                (shift, gap) = (0, 0);
             } else {
-                high = mid;
+                shift += 7;
             }
         }
-        Ok(low)
+        if shift != 0 || out.len() as u64 != self.stack_len(rank) {
+            return Err(bad());
+        }
+        Ok(())
+    }
+
+    /// Every key of stack `rank` of a file of keys.
+    pub fn keys<K: Key>(&self, rank: usize) -> Result<Vec<K>, DbError> {
+        let mut out = Vec::new();
+        self.keys_into(rank, &mut out)?;
+        Ok(out)
     }
 }
 
@@ -184,7 +235,10 @@ pub(super) struct Writing {
     discs: u32,
     width: usize,
     lens: Vec<u64>,
-    /// A chunk's bytes swapped to little-endian, on a big-endian machine.
+    /// Each stack's bytes, in a file of keys.
+    sizes: Vec<u64>,
+    /// A chunk's bytes swapped to little-endian, on a big-endian machine,
+    /// or a stack's keys coded.
     swapped: Vec<u8>,
 }
 
@@ -201,8 +255,38 @@ impl Writing {
             discs,
             width,
             lens: Vec::new(),
+            sizes: Vec::new(),
             swapped: Vec::new(),
         })
+    }
+
+    /// Starts the file of keys at `path` of tier `discs`.
+    pub fn create_keys(path: &Path, discs: u32) -> Result<Writing, DbError> {
+        Self::create(path, discs, KEYS)
+    }
+
+    /// Appends the next stack of a file of keys: `keys`, increasing.
+    pub fn push_keys<K: Key>(&mut self, keys: &[K]) -> Result<(), DbError> {
+        debug_assert_eq!(self.width, KEYS, "a file of keys");
+        self.swapped.clear();
+        let mut before = 0u64;
+        for &key in keys {
+            let key = key.bits();
+            debug_assert!(key >= before, "keys in increasing order");
+            let mut gap = key - before;
+            while gap >= 0x80 {
+                self.swapped.push(gap as u8 | 0x80);
+                gap >>= 7;
+            }
+            self.swapped.push(gap as u8);
+            before = key;
+        }
+        self.out
+            .write_all(&self.swapped)
+            .map_err(|e| DbError::io(&self.temp, e))?;
+        self.lens.push(keys.len() as u64);
+        self.sizes.push(self.swapped.len() as u64);
+        Ok(())
     }
 
     /// Appends the next stack.
@@ -230,8 +314,8 @@ impl Writing {
     /// Writes the footer and gives the file its name.
     pub fn finish(mut self) -> Result<(), DbError> {
         let io = |e| DbError::io(&self.temp, e);
-        let mut tail = Vec::with_capacity(self.lens.len() * 8 + TAIL as usize);
-        for len in &self.lens {
+        let mut tail = Vec::with_capacity((self.lens.len() + self.sizes.len()) * 8 + TAIL as usize);
+        for len in self.lens.iter().chain(&self.sizes) {
             tail.extend_from_slice(&len.to_le_bytes());
         }
         tail.extend_from_slice(&self.discs.to_le_bytes());
@@ -245,5 +329,48 @@ impl Writing {
         // makes it again.
         self.out.into_inner().map_err(|e| io(e.into_error()))?;
         std::fs::rename(&self.temp, &self.path).map_err(|e| DbError::io(&self.path, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Stacks of increasing keys, of any gaps up to 56 bits, read back
+        /// as written; a stack whose last varint is cut short is refused,
+        /// not misread.
+        #[test]
+        fn keys_coded_as_gaps_read_back(
+            stacks in proptest::collection::vec(
+                proptest::collection::btree_set(0u64..1 << 56, 0..200),
+                1..6,
+            ),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("keys");
+            let mut out = Writing::create_keys(&path, 7).unwrap();
+            for stack in &stacks {
+                out.push_keys(&stack.iter().copied().collect::<Vec<u64>>()).unwrap();
+            }
+            out.finish().unwrap();
+            let stored = Stored::open_keys(&path, 7, stacks.len() as u64).unwrap();
+            prop_assert!(Stored::open(&path, 7, stacks.len() as u64, 8).is_err());
+            for (rank, stack) in stacks.iter().enumerate() {
+                let keys: Vec<u64> = stored.keys(rank).unwrap();
+                prop_assert_eq!(keys, stack.iter().copied().collect::<Vec<u64>>());
+            }
+            // The last byte of the first non-empty stack given a
+            // continuation bit: its last key now runs past its end.
+            if let Some(rank) = stacks.iter().position(|s| !s.is_empty()) {
+                let end = stored.offsets[rank + 1] - 1;
+                let mut bytes = std::fs::read(&path).unwrap();
+                bytes[end as usize] |= 0x80;
+                std::fs::write(&path, bytes).unwrap();
+                let stored = Stored::open_keys(&path, 7, stacks.len() as u64).unwrap();
+                prop_assert!(stored.keys::<u64>(rank).is_err());
+            }
+        }
     }
 }

@@ -34,8 +34,9 @@
 //! key and a byte of outcome per position kept of a batch of stacks of
 //! two tiers at once (see [`Streams::bytes_at_once`]).
 
-use super::index::{TierIndex, binomial, colex32, colex64};
-use super::stored::{Item, Stored, Writing};
+use super::index::{TierIndex, binomial};
+use super::key::Key;
+use super::stored::{Stored, Writing};
 use super::{ConnectFour, has_four};
 use crate::colex::{Packing, PackingPath, with_packing};
 use ply_core::tier::{Built, Plan, Shards, Step, TierError};
@@ -51,64 +52,9 @@ use std::time::Instant;
 /// a code beside them, fit 64 bits (where a mirrored stack is sorted).
 pub const MOST_CELLS: u32 = 55;
 
-/// The most cells of a board whose keys and marks fit 32 bits.
+/// The most cells of a board whose keys and marks fit 32 bits: larger
+/// boards take 64-bit keys ([`Key`]).
 pub const NARROW_CELLS: u32 = 31;
-
-/// A key and its mark (the lowest bit) in a word: `u32` for boards of at
-/// most [`NARROW_CELLS`] cells, `u64` for larger ones. The build works on
-/// the word's bits as a `u64`.
-trait Key: Item + Ord + std::fmt::Debug {
-    /// Past every key: where a stream ends.
-    const END: Self;
-
-    /// The word holding `bits`.
-    fn of(bits: u64) -> Self;
-
-    /// The word's bits.
-    fn bits(self) -> u64;
-
-    /// The key's place in its stack: the colex rank of the key (the word
-    /// without its mark) among the keys of as many `o` discs.
-    fn place(self) -> u64;
-}
-
-impl Key for u32 {
-    const END: Self = u32::MAX;
-
-    #[inline]
-    fn of(bits: u64) -> Self {
-        bits as u32
-    }
-
-    #[inline]
-    fn bits(self) -> u64 {
-        u64::from(self)
-    }
-
-    #[inline]
-    fn place(self) -> u64 {
-        colex32(self >> 1)
-    }
-}
-
-impl Key for u64 {
-    const END: Self = u64::MAX;
-
-    #[inline]
-    fn of(bits: u64) -> Self {
-        bits
-    }
-
-    #[inline]
-    fn bits(self) -> u64 {
-        self
-    }
-
-    #[inline]
-    fn place(self) -> u64 {
-        colex64(self >> 1)
-    }
-}
 
 /// An outcome in a byte, ordered as the player to move likes it: a loss
 /// in `r` is `r`, a tie in `r` is `127 - r`, a win in `r` is `191 - r`
@@ -457,7 +403,7 @@ impl<'a> Streams<'a> {
         (out, spare): (&mut Vec<K>, &mut Vec<K>),
     ) -> Result<(), DbError> {
         let home = fold.home(rank);
-        stored.stack_into(home, out)?;
+        stored.keys_into(home, out)?;
         if home != rank {
             let stack = self.stack(discs, home);
             let width = self.game.width() as usize;
@@ -482,7 +428,7 @@ impl<'a> Streams<'a> {
         (pairs, spare): (&mut Vec<u64>, &mut Vec<u64>),
     ) -> Result<(), DbError> {
         let home = fold.home(rank);
-        keys.stack_into(home, &mut out.0)?;
+        keys.keys_into(home, &mut out.0)?;
         codes.stack_into(home, &mut out.1)?;
         if home != rank {
             let stack = self.stack(discs, home);
@@ -534,8 +480,8 @@ impl<'a> Streams<'a> {
 
     /// Writes the keys of tier 0, the empty board, to `path`.
     fn first<K: Key>(&self, path: &Path) -> Result<(), DbError> {
-        let mut out = Writing::create(path, 0, size_of::<K>())?;
-        out.push(&[K::of(0)])?;
+        let mut out = Writing::create_keys(path, 0)?;
+        out.push_keys(&[K::of(0)])?;
         out.finish()
     }
 
@@ -556,7 +502,7 @@ impl<'a> Streams<'a> {
                 .map(|&(r, _)| parents.stack_len(above.home(r)))
                 .sum()
         };
-        let mut out = Writing::create(path, discs, size_of::<K>())?;
+        let mut out = Writing::create_keys(path, discs)?;
         with_packing!(PackingPath::in_use(), P => {
             for batch in batches(stacks, reads) {
                 let made: Vec<Result<Vec<K>, DbError>> = batch
@@ -585,7 +531,7 @@ impl<'a> Streams<'a> {
                     })
                     .collect();
                 for keys in made {
-                    out.push(&keys?)?;
+                    out.push_keys(&keys?)?;
                 }
             }
         });
@@ -628,7 +574,7 @@ impl<'a> Streams<'a> {
                     if !fold.kept(rank) {
                         return Ok(Vec::new());
                     }
-                    tier.stack_into(rank, &mut read.keys)?;
+                    tier.keys_into(rank, &mut read.keys)?;
                     let (Some((child_keys, child_codes)), Some(below)) = (next, &below) else {
                         return Ok(read
                             .keys
@@ -690,13 +636,14 @@ impl<'a> Streams<'a> {
     }
 
     /// Sets the cells of `indices` of tier `discs` (its dense indices,
-    /// from 0) from its keys and codes; the other cells stay unknown. A
-    /// stack that keeps no keys of its own is read from its mirror image,
-    /// mirrored and sorted once for the blocks that share it (`mirrored`).
+    /// from 0) from its keys and codes; the other cells stay unknown.
+    /// Each stack is read whole once for the blocks that share it
+    /// (`read`), one that keeps no keys of its own from its mirror image,
+    /// mirrored and sorted.
     fn fill<K: Key>(
         &self,
         (keys, codes): (&Stored, &Stored),
-        (fold, mirrored): (&Fold, &Mirrored<K>),
+        (fold, read): (&Fold, &Decoded<K>),
         discs: u32,
         indices: Range<u64>,
         cells: &mut [Cell],
@@ -717,29 +664,20 @@ impl<'a> Streams<'a> {
                     cells[(base + at - indices.start) as usize] = CELLS[usize::from(c)];
                 }
             };
-            if fold.kept(rank) {
-                let from = keys.partition_point(rank, |k: K| k.place() < first)?;
-                let to = keys.stack_len(rank).min(from + (last - first));
-                put(
-                    &keys.read::<K>(rank, from..to)?,
-                    &codes.read::<u8>(rank, from..to)?,
-                );
-            } else {
-                let stack = mirrored.get(rank, || {
-                    let mut pair = Default::default();
-                    self.pairs_into(
-                        (keys, codes),
-                        (fold, discs),
-                        rank,
-                        &mut pair,
-                        (&mut Vec::new(), &mut Vec::new()),
-                    )?;
-                    Ok(pair)
-                })?;
-                let (run, run_codes) = (&stack.0, &stack.1);
-                let from = run.partition_point(|&k| k.place() < first);
-                put(&run[from..], &run_codes[from..]);
-            }
+            let stack = read.get(rank, || {
+                let mut pair = Default::default();
+                self.pairs_into(
+                    (keys, codes),
+                    (fold, discs),
+                    rank,
+                    &mut pair,
+                    (&mut Vec::new(), &mut Vec::new()),
+                )?;
+                Ok(pair)
+            })?;
+            let (run, run_codes) = (&stack.0, &stack.1);
+            let from = run.partition_point(|&k| k.place() < first);
+            put(&run[from..], &run_codes[from..]);
             index = base + last;
         }
         Ok(())
@@ -773,13 +711,13 @@ impl<'a> Streams<'a> {
         let mut census = Census::new();
         for c in (0..256).filter(|&c| count[c] > 0) {
             let (rank, j) = first[c].expect("a code counted was seen");
-            let key = keys.read::<K>(rank, j..j + 1)?[0];
+            let key = keys.keys::<K>(rank)?[j as usize];
             let example = step.keys.start + rank as u64 * colours + key.place();
             census.add_many(outcome(c as Code), count[c], || example);
         }
-        let mirrored = Mirrored::<K>::default();
+        let read = Decoded::<K>::default();
         let fill = |indices, cells: &mut [Cell]| {
-            self.fill((keys, codes), (&fold, &mirrored), discs, indices, cells)
+            self.fill((keys, codes), (&fold, &read), discs, indices, cells)
         };
         if !self.leave_out {
             let mut present = vec![false; 1 << 16];
@@ -810,7 +748,7 @@ impl<'a> Streams<'a> {
         let mut out = Writing::create(path, discs, 1)?;
         for rank in 0..self.stacks(discs) as usize {
             let codes = keys
-                .stack::<K>(rank)?
+                .keys::<K>(rank)?
                 .iter()
                 .map(|&k| {
                     let index = rank as u64 * colours + k.place();
@@ -828,14 +766,14 @@ impl<'a> Streams<'a> {
     }
 }
 
-/// The stacks that keep no keys of their own, mirrored from their mirror
-/// images' and sorted, kept for the blocks of a shard that read them: the
-/// [`MIRRORED_KEPT`] last made.
-struct Mirrored<K> {
+/// The stacks read whole (their keys decoded; those that keep no keys of
+/// their own mirrored from their mirror images' and sorted), kept for the
+/// blocks of a shard that read them: the [`DECODED_KEPT`] last read.
+struct Decoded<K> {
     kept: Mutex<VecDeque<(usize, Arc<Pairs<K>>)>>,
 }
 
-impl<K> Default for Mirrored<K> {
+impl<K> Default for Decoded<K> {
     fn default() -> Self {
         Self {
             kept: Mutex::default(),
@@ -846,11 +784,11 @@ impl<K> Default for Mirrored<K> {
 /// A stack's marked keys in order and their codes.
 type Pairs<K> = (Vec<K>, Vec<Code>);
 
-/// How many mirrored stacks [`Mirrored`] keeps: blocks written side by
-/// side read a few neighbouring stacks.
-const MIRRORED_KEPT: usize = 8;
+/// How many stacks [`Decoded`] keeps: blocks written side by side read a
+/// few neighbouring stacks.
+const DECODED_KEPT: usize = 8;
 
-impl<K> Mirrored<K> {
+impl<K> Decoded<K> {
     /// Stack `rank`'s keys and codes, made by `make` unless kept. Two
     /// threads that miss at once both make it; either copy serves.
     fn get(
@@ -868,7 +806,7 @@ impl<K> Mirrored<K> {
         }
         let stack = Arc::new(make()?);
         let mut kept = lock();
-        if kept.len() == MIRRORED_KEPT {
+        if kept.len() == DECODED_KEPT {
             kept.pop_front();
         }
         kept.push_back((rank, Arc::clone(&stack)));
@@ -990,11 +928,19 @@ impl Streams<'_> {
     /// work files (a key and a code for each position the fold keeps, all
     /// held until the shards are written) and the shards (at most a byte
     /// a position; 6x5's take a third of that), from [`Streams::sampled`].
+    ///
+    /// A key is a varint of its gap `g` from the one before, at most
+    /// 1 + log2(g) / 7 bytes; the gaps of a stack add up to less than its
+    /// 2^(discs + 1) words, so by Jensen's inequality `n` keys in `s`
+    /// stacks take at most n (1 + log2(s 2^(discs + 1) / n) / 7) bytes.
     pub fn disk_needed(&self) -> u64 {
         (0..=self.game.cells())
             .map(|discs| {
                 let (positions, kept) = self.sampled(discs);
-                kept * (self.key_bytes() + 1) + positions
+                let words = self.stacks(discs) as f64 * 2f64.powi(discs as i32 + 1);
+                let spread = (words / kept.max(1) as f64).max(1.0).log2();
+                let keys = (kept as f64 * (1.0 + spread / 7.0)).ceil() as u64;
+                keys + kept + positions + 16 * self.stacks(discs)
             })
             .sum()
     }
@@ -1005,11 +951,11 @@ impl Streams<'_> {
     /// own and at most W more), and makes at most as many, five bytes an
     /// item at most (a key and a code), with eight more an item read to
     /// sort a mirrored stack; and the shard's writer keeps
-    /// [`MIRRORED_KEPT`] mirrored stacks.
+    /// [`DECODED_KEPT`] stacks read whole.
     fn bytes_at_once(&self, largest: u64) -> u64 {
         let item = self.key_bytes() + 1;
         let reads = BATCH_ITEMS.max((u64::from(self.game.width()) + 1) * largest);
-        (2 * item + 8) * reads + MIRRORED_KEPT as u64 * item * largest
+        (2 * item + 8) * reads + DECODED_KEPT as u64 * item * largest
     }
 
     /// The bytes of a key.
@@ -1093,10 +1039,8 @@ impl Streams<'_> {
                 _ => Ok(()),
             }
         };
-        let keys = |discs: u32| {
-            let width = size_of::<K>();
-            Stored::open(&keys_path(work, discs), discs, self.stacks(discs), width)
-        };
+        let keys =
+            |discs: u32| Stored::open_keys(&keys_path(work, discs), discs, self.stacks(discs));
         let codes =
             |discs: u32| Stored::open(&codes_path(work, discs), discs, self.stacks(discs), 1);
         // Forward: each tier's keys from the tier before's.
