@@ -924,25 +924,42 @@ impl Streams<'_> {
         (above(legal), above(kept))
     }
 
-    /// About the most bytes of disk the build takes at once: every tier's
-    /// work files (a key and a code for each position the fold keeps, all
-    /// held until the shards are written) and the shards (at most a byte
-    /// a position; 6x5's take a third of that), from [`Streams::sampled`].
+    /// About the most bytes of disk the build takes at once, from
+    /// [`Streams::sampled`]: every tier's keys (made first, each tier's
+    /// removed once the tier below is solved and its own shard written),
+    /// the codes (a byte each position the fold keeps) of two tiers, or,
+    /// where the shards leave a side out, of every tier from the largest
+    /// up (their shards wait for the largest to pick the side), and the
+    /// shards (at most a byte a position; 6x5's take a third of that).
     ///
     /// A key is a varint of its gap `g` from the one before, at most
     /// 1 + log2(g) / 7 bytes; the gaps of a stack add up to less than its
     /// 2^(discs + 1) words, so by Jensen's inequality `n` keys in `s`
     /// stacks take at most n (1 + log2(s 2^(discs + 1) / n) / 7) bytes.
     pub fn disk_needed(&self) -> u64 {
-        (0..=self.game.cells())
+        let tiers: Vec<(u64, u64, u64)> = (0..=self.game.cells())
             .map(|discs| {
                 let (positions, kept) = self.sampled(discs);
                 let words = self.stacks(discs) as f64 * 2f64.powi(discs as i32 + 1);
                 let spread = (words / kept.max(1) as f64).max(1.0).log2();
                 let keys = (kept as f64 * (1.0 + spread / 7.0)).ceil() as u64;
-                keys + kept + positions + 16 * self.stacks(discs)
+                (positions, kept, keys + 16 * self.stacks(discs))
             })
-            .sum()
+            .collect();
+        let kept = |d: usize| tiers.get(d).map_or(0, |t| t.1);
+        let codes = if self.leave_out {
+            let largest = (0..tiers.len()).max_by_key(|&d| kept(d)).unwrap_or(0);
+            (largest.saturating_sub(1)..tiers.len()).map(kept).sum()
+        } else {
+            (0..tiers.len())
+                .map(|d| kept(d) + kept(d + 1))
+                .max()
+                .unwrap_or(0)
+        };
+        let (shards, keys) = tiers.iter().fold((0, 0), |(s, k), &(positions, _, keys)| {
+            (s + positions, k + keys)
+        });
+        shards + keys + codes
     }
 
     /// The bytes a tier's batches may hold at once, its largest stack and
@@ -965,7 +982,7 @@ impl Streams<'_> {
 
     /// Builds every unfinished tier of `plan` (every tier of the game) as
     /// its shard in `shards`, with its work files (each tier's keys and
-    /// codes) in `work`, removed once every shard is written. A killed
+    /// codes) in `work`, each removed once no tier left to solve reads it. A killed
     /// build resumes: finished shards and work files are kept. Refuses,
     /// before a tier is begun, a tier whose stacks read at once would
     /// take more than `memory` bytes.
@@ -1043,10 +1060,14 @@ impl Streams<'_> {
             |discs: u32| Stored::open_keys(&keys_path(work, discs), discs, self.stacks(discs));
         let codes =
             |discs: u32| Stored::open(&codes_path(work, discs), discs, self.stacks(discs), 1);
+        // The highest tier to solve: the tiers above it are written, and
+        // the one just above is all the backward pass reads of them.
+        let highest = done.iter().rposition(|&d| !d).expect("a tier unfinished") as u32;
+        let top = (highest + 1).min(last);
         // Forward: each tier's keys from the tier before's.
         let started = Instant::now();
-        progress.begin("finding the positions, tier by tier", u64::from(last) + 1);
-        for discs in 0..=last {
+        progress.begin("finding the positions, tier by tier", u64::from(top) + 1);
+        for discs in 0..=top {
             if progress.cancelled() {
                 progress.end();
                 return Err(TierError::Cancelled);
@@ -1068,78 +1089,98 @@ impl Streams<'_> {
         }
         progress.end();
         let found = started.elapsed();
-        // Backward: the codes of each tier down to the lowest unfinished
-        // one, from the next tier's (read back from its shard where its
-        // work file is gone).
-        let lowest = done.iter().position(|&d| !d).expect("a tier unfinished") as u32;
-        progress.begin("solving, tier by tier", u64::from(last - lowest) + 1);
-        for discs in (lowest..=last).rev() {
-            if progress.cancelled() {
-                progress.end();
-                return Err(TierError::Cancelled);
-            }
-            if codes(discs).is_ok() {
-                progress.advance(1);
-                continue;
-            }
-            let at = discs as usize;
-            let path = codes_path(work, discs);
-            let tier = keys(discs)?;
-            if done[at] {
-                self.codes_of::<K>((shards, steps[at]), &tier, discs, &path)?;
-                progress.advance(1);
-                continue;
-            }
-            let next = if discs < last {
-                Some((keys(discs + 1)?, codes(discs + 1)?))
-            } else {
-                None
-            };
-            let largest = tier
-                .largest()
-                .max(next.as_ref().map_or(0, |(k, _)| k.largest()));
-            budget(discs, largest)?;
-            self.backward::<K>(&tier, discs, next.as_ref().map(|(k, c)| (k, c)), &path)?;
-            progress.advance(1);
-        }
-        progress.end();
-        let solved = started.elapsed() - found;
-        // The shards, each written once: the largest tier first, where a
-        // sample picks the side whose remoteness they leave out.
-        let mut order: Vec<u32> = (0..=last).filter(|&d| !done[d as usize]).collect();
-        let sizes = order
-            .iter()
-            .map(|&d| Ok((d, keys(d)?.items())))
-            .collect::<Result<std::collections::BTreeMap<u32, u64>, DbError>>()?;
-        order.sort_by_key(|d| std::cmp::Reverse(sizes[d]));
+        // Backward, from the highest tier to solve down: each tier's codes
+        // from the next tier's (read back from its shard where its work
+        // file is gone), and its shard written as soon as the side its
+        // remoteness leaves out is known: the side finished shards leave
+        // out, or the one a sample of the largest tier picks (the tiers
+        // above it keep their codes until it is written). Once a tier's
+        // codes are made, the next tier's work files are removed if its
+        // shard is written.
         let mut side = shards.side_left_out(steps.iter().copied());
-        progress.begin("writing the shards", order.len() as u64);
-        for discs in order {
+        let known = |side: Option<Value>| !self.leave_out || side.is_some();
+        let largest = if known(side) {
+            None
+        } else {
+            let mut sizes = Vec::new();
+            for d in 0..=highest {
+                sizes.push((keys(d)?.items(), d));
+            }
+            sizes.into_iter().max().map(|(_, d)| d)
+        };
+        let mut pending: Vec<u32> = Vec::new();
+        let mut written = done.clone();
+        let remove = |discs: u32| {
+            let _ = std::fs::remove_file(keys_path(work, discs));
+            let _ = std::fs::remove_file(codes_path(work, discs));
+        };
+        progress.begin(
+            "solving and writing the shards, tier by tier",
+            u64::from(highest) + 1,
+        );
+        for discs in (0..=highest).rev() {
             if progress.cancelled() {
                 progress.end();
                 return Err(TierError::Cancelled);
             }
             let at = discs as usize;
-            let (written, census) = self.write::<K>(
-                (plan, steps[at], shards),
-                (&keys(discs)?, &codes(discs)?),
-                discs,
-                side,
-            )?;
-            side = side.or(written);
-            if let Some(place) = plan.steps.iter().position(|s| std::ptr::eq(s, steps[at])) {
-                report.counted.insert(place, census);
+            let tier = keys(discs)?;
+            if codes(discs).is_err() {
+                let path = codes_path(work, discs);
+                if done[at] {
+                    self.codes_of::<K>((shards, steps[at]), &tier, discs, &path)?;
+                } else {
+                    let next = if discs < last {
+                        Some((keys(discs + 1)?, codes(discs + 1)?))
+                    } else {
+                        None
+                    };
+                    let largest = tier
+                        .largest()
+                        .max(next.as_ref().map_or(0, |(k, _)| k.largest()));
+                    budget(discs, largest)?;
+                    self.backward::<K>(&tier, discs, next.as_ref().map(|(k, c)| (k, c)), &path)?;
+                }
             }
-            report.solved += 1;
+            if !written[at] {
+                pending.push(discs);
+            }
+            if known(side) || largest == Some(discs) {
+                // The largest tier first, where it picks the side.
+                pending.sort_by_key(|&d| d != discs);
+                for d in pending.drain(..) {
+                    let (left_out, census) = self.write::<K>(
+                        (plan, steps[d as usize], shards),
+                        (&keys(d)?, &codes(d)?),
+                        d,
+                        side,
+                    )?;
+                    side = side.or(left_out);
+                    if let Some(place) = plan
+                        .steps
+                        .iter()
+                        .position(|s| std::ptr::eq(s, steps[d as usize]))
+                    {
+                        report.counted.insert(place, census);
+                    }
+                    written[d as usize] = true;
+                    report.solved += 1;
+                    if d > discs {
+                        remove(d);
+                    }
+                }
+            }
+            if discs < last && written[at + 1] {
+                remove(discs + 1);
+            }
             progress.advance(1);
         }
         progress.end();
         progress.note(&format!(
-            "{}: positions found in {:.1} s, solved in {:.1} s, shards written in {:.1} s",
+            "{}: positions found in {:.1} s, solved and written in {:.1} s",
             self.game.name(),
             found.as_secs_f64(),
-            solved.as_secs_f64(),
-            (started.elapsed() - found - solved).as_secs_f64()
+            (started.elapsed() - found).as_secs_f64()
         ));
         let _ = std::fs::remove_dir_all(work);
         Ok(report)

@@ -151,9 +151,10 @@ impl Progress for StopAfter {
     }
 }
 
-/// Stopped in the forward pass and again in the backward pass, the build
-/// resumes from its key files and shards to the cells of a build run
-/// through at once.
+/// Stopped in the forward pass and twice in the backward pass (which
+/// writes each tier's shard as it goes), the build resumes from its key
+/// files and shards to the cells of a build run through at once, making
+/// no keys again.
 #[test]
 fn a_stopped_build_resumes_to_the_same_cells() {
     let game = ConnectFour::from_params("5x4").unwrap();
@@ -173,10 +174,11 @@ fn a_stopped_build_resumes_to_the_same_cells() {
     let parts = tempfile::tempdir().unwrap();
     let shards = Shards::new(parts.path(), Expect::of(&game));
     let work = parts.path().join("work");
-    // 21 tiers: stopped after 10 of the forward pass, then after the
-    // forward pass (21) and 8 tiers of the backward one, then after both
-    // (42) and 5 shards written.
-    for after in [10, 29, 47] {
+    // 21 tiers: stopped after 10 of the forward pass; then after the
+    // forward pass (21 tiers, 10 of them there) and 8 tiers of the
+    // backward one (20 down to 13); then after the forward pass up to tier
+    // 13 (14 tiers, all there) and 5 more tiers (12 down to 8).
+    for after in [10, 29, 19] {
         let stop = StopAfter {
             after,
             done: AtomicU64::new(0),
@@ -190,10 +192,10 @@ fn a_stopped_build_resumes_to_the_same_cells() {
     let resumed = streams
         .build(&plan, &shards, &work, None, &NoProgress)
         .unwrap();
-    assert_eq!(resumed.found_done, 5, "{resumed:?}");
-    assert_eq!(resumed.solved, 16, "{resumed:?}");
+    assert_eq!(resumed.found_done, 13, "{resumed:?}");
+    assert_eq!(resumed.solved, 8, "{resumed:?}");
     assert_eq!(resumed.forward, 0, "{resumed:?}");
-    assert_eq!(resumed.counted.len(), 16, "only the tiers written now");
+    assert_eq!(resumed.counted.len(), 8, "only the tiers written now");
     counted_as_stored(&game, &plan, parts.path(), &resumed.counted);
     assert_eq!(
         cells(&game, &plan, whole.path()),
@@ -210,17 +212,26 @@ fn shards_written_leaving_out_equal_those_rewritten() {
     let plan = Plan::new(&game).unwrap();
     let streamed = tempfile::tempdir().unwrap();
     let shards = Shards::new(streamed.path(), Expect::of(&game));
-    let report = Streams::new(&game)
-        .unwrap()
-        .leaving_out()
-        .build(
-            &plan,
-            &shards,
-            &streamed.path().join("work"),
-            None,
-            &NoProgress,
-        )
+    let streams = Streams::new(&game).unwrap().leaving_out();
+    let work = streamed.path().join("work");
+    // Stopped after the forward pass (21 tiers) and 3 tiers of the
+    // backward one, above the largest tier: solved, their shards not
+    // written yet, since the largest tier picks the side.
+    let stop = StopAfter {
+        after: 24,
+        done: AtomicU64::new(0),
+    };
+    let stopped = streams.build(&plan, &shards, &work, None, &stop);
+    assert!(matches!(stopped, Err(ply_core::tier::TierError::Cancelled)));
+    assert!(
+        plan.steps
+            .iter()
+            .all(|step| !shards.path(&step.name).exists())
+    );
+    let report = streams
+        .build(&plan, &shards, &work, None, &NoProgress)
         .unwrap();
+    assert_eq!((report.forward, report.solved), (0, 21), "{report:?}");
     let sides: Vec<_> = plan
         .steps
         .iter()
