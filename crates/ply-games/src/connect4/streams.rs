@@ -320,6 +320,8 @@ pub struct Streams<'a> {
     leave_out: bool,
     /// Whether keys take 64 bits (32 otherwise).
     wide: bool,
+    /// Each tier's stacks folded by the mirror, made at first use.
+    folds: std::sync::OnceLock<Vec<Fold>>,
 }
 
 impl<'a> Streams<'a> {
@@ -330,6 +332,7 @@ impl<'a> Streams<'a> {
             game,
             leave_out: false,
             wide: game.cells() > NARROW_CELLS,
+            folds: std::sync::OnceLock::new(),
         })
     }
 
@@ -374,8 +377,16 @@ impl<'a> Streams<'a> {
         Stack::of(self.index(), discs, rank as u64, self.game.stride())
     }
 
-    /// Tier `discs`'s stacks folded by the mirror.
-    fn fold(&self, discs: u32) -> Fold {
+    /// Tier `discs`'s stacks folded by the mirror (every tier's made once).
+    fn fold(&self, discs: u32) -> &Fold {
+        let folds = self
+            .folds
+            .get_or_init(|| (0..=self.game.cells()).map(|d| self.make_fold(d)).collect());
+        &folds[discs as usize]
+    }
+
+    /// Tier `discs`'s stacks folded by the mirror, made.
+    fn make_fold(&self, discs: u32) -> Fold {
         let width = self.game.width() as usize;
         let mirror = (0..self.stacks(discs))
             .map(|rank| {
@@ -515,7 +526,7 @@ impl<'a> Streams<'a> {
                         let moves = self.parents(&stack, discs);
                         read.resize_with(read.len().max(moves.len()), Vec::new);
                         for (keys, &(r, _)) in read.iter_mut().zip(&moves) {
-                            self.keys_into(parents, (&above, discs - 1), r, (keys, spare))?;
+                            self.keys_into(parents, (above, discs - 1), r, (keys, spare))?;
                         }
                         let streams: Vec<(&[K], u32)> = read
                             .iter()
@@ -717,7 +728,7 @@ impl<'a> Streams<'a> {
         }
         let read = Decoded::<K>::default();
         let fill = |indices, cells: &mut [Cell]| {
-            self.fill((keys, codes), (&fold, &read), discs, indices, cells)
+            self.fill((keys, codes), (fold, &read), discs, indices, cells)
         };
         if !self.leave_out {
             let mut present = vec![false; 1 << 16];
