@@ -588,6 +588,7 @@ impl<G: NamedTiers + 'static> Session for TierSession<G> {
         report
             .extra
             .insert("processes".into(), json!(team.processes));
+        report.note_traffic(&built.traffic);
         Ok(Some(report))
     }
 }

@@ -192,6 +192,10 @@ fn counts(report: &Value) -> Value {
         "saved_bytes",
         "processes",
         "largest_tier_bytes",
+        "bytes_sent",
+        "messages",
+        "file_bytes",
+        "bytes_sent_by_process",
     ] {
         object.remove(key);
     }
@@ -304,6 +308,74 @@ fn two_and_three_processes_write_the_cells_of_one() {
 /// directory shared); process 0's report.
 fn team_apart(game: &str, dirs: &[&Path]) -> Value {
     run_team(game, dirs, &[])
+}
+
+/// The bytes of the shards in `dir`.
+fn shard_bytes(dir: &Path) -> u64 {
+    shard_files(dir)
+        .iter()
+        .map(|p| std::fs::metadata(p).expect("a shard").len())
+        .sum()
+}
+
+/// Process 0 of a tier team of 2 reports what the processes sent each
+/// other: with a directory each, the files fetched are the shards of
+/// process 1's directory (each written there and fetched by process 0,
+/// or fetched there from process 0), byte for byte where no tier is cut
+/// (quixo:3x3: its moves stay in their tier) and at least that where
+/// slices travel too; with one directory shared, nothing is fetched, and
+/// every frame is a notice of 9 bytes. Every tier is told to the peer.
+#[test]
+fn a_tier_team_reports_the_bytes_and_messages_it_sent() {
+    for game in ["quixo:3x3", "teeko:4x4"] {
+        let apart: Vec<Scratch> = (0..2)
+            .map(|p| Scratch::new(&format!("{game}-traffic-{p}")))
+            .collect();
+        let dirs: Vec<&Path> = apart.iter().map(|s| s.0.as_path()).collect();
+        let report = team_apart(game, &dirs);
+        let count = |key: &str| {
+            report[key]
+                .as_u64()
+                .unwrap_or_else(|| panic!("{key}: {report}"))
+        };
+        let tiers = count("tiers");
+        let by_process: Vec<u64> = report["bytes_sent_by_process"]
+            .as_array()
+            .expect("by process")
+            .iter()
+            .map(|b| b.as_u64().expect("every process told"))
+            .collect();
+        assert_eq!(by_process.len(), 2, "{game}");
+        assert!(by_process.iter().all(|&b| b > 0), "{game}: {by_process:?}");
+        assert_eq!(
+            by_process.iter().sum::<u64>(),
+            count("bytes_sent"),
+            "{game}"
+        );
+        let fetched = shard_bytes(dirs[1]);
+        assert!(fetched > 0, "{game}: process 1 holds shards");
+        if game == "quixo:3x3" {
+            assert_eq!(count("file_bytes"), fetched, "{game}");
+        } else {
+            assert!(count("file_bytes") >= fetched, "{game}: {report}");
+        }
+        assert!(
+            count("bytes_sent") >= count("file_bytes") + 9 * count("messages"),
+            "{game}: {report}"
+        );
+        assert!(count("messages") >= tiers, "{game}: {report}");
+
+        let shared = Scratch::new(&format!("{game}-traffic-shared"));
+        let report = team(game, &shared.0, 2);
+        let count = |key: &str| {
+            report[key]
+                .as_u64()
+                .unwrap_or_else(|| panic!("{key}: {report}"))
+        };
+        assert_eq!(count("file_bytes"), 0, "{game}: {report}");
+        assert!(count("messages") >= tiers, "{game}: {report}");
+        assert_eq!(count("bytes_sent"), 9 * count("messages"), "{game}");
+    }
 }
 
 /// Whether `theirs`, a cell of a shard written by a team's process other
