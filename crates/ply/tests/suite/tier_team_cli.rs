@@ -196,6 +196,7 @@ fn counts(report: &Value) -> Value {
         "messages",
         "file_bytes",
         "bytes_sent_by_process",
+        "tiers_cut",
     ] {
         object.remove(key);
     }
@@ -591,6 +592,57 @@ fn a_process_killed_mid_tier_is_named_and_a_rerun_matches() {
     let expected = alone(game, &one.0);
     assert_eq!(counts(&report), counts(&expected));
     assert_eq!(cells(&dir.0), cells(&one.0));
+}
+
+/// A tier team of 2 on morris:4, a directory each: process 1 killed
+/// (SIGKILL) as soon as process 0 starts fetching one of its shards (its
+/// temporary file appears) makes process 0 stop, non-zero, naming process
+/// 1 and the shard it was fetching; a rerun over the same directories
+/// writes one process's cells. The fetch may end before the kill lands
+/// (a shard is small, loopback fast): then process 0 names what it waited
+/// for next, and the test tries again, up to five times.
+#[test]
+fn a_writer_killed_while_its_shard_is_fetched_is_named_and_a_rerun_matches() {
+    let game = "morris:4";
+    let one = Scratch::new("fetch-killed-one");
+    alone(game, &one.0);
+    for attempt in 1..=5 {
+        let dirs: Vec<Scratch> = (0..2)
+            .map(|p| Scratch::new(&format!("fetch-killed-{attempt}-{p}")))
+            .collect();
+        let port = free_ports(2);
+        let survivor = spawn(game, &dirs[0].0, &team_args(port, 2, 0, 3));
+        let mut victim = spawn(game, &dirs[1].0, &team_args(port, 2, 1, 3));
+        let start = Instant::now();
+        let fetching = || {
+            std::fs::read_dir(&dirs[0].0).is_ok_and(|entries| {
+                entries.flatten().any(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    name.ends_with(".from-1-by-0.tmp")
+                })
+            })
+        };
+        while !fetching() {
+            assert!(start.elapsed() < LIMIT, "process 0 never fetched a shard");
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        victim.kill().expect("kill");
+        let _ = victim.wait();
+        let (out, took) = finish(survivor, Duration::from_secs(60));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "process 0 must fail: {stderr}");
+        assert!(stderr.contains("lost process 1"), "{stderr}");
+        assert!(took < Duration::from_secs(30), "named after {took:?}");
+        if !stderr.contains("the shard of tier") {
+            eprintln!("attempt {attempt}: the fetch ended before the kill: {stderr}");
+            continue;
+        }
+        let dirs: Vec<&Path> = dirs.iter().map(|s| s.0.as_path()).collect();
+        team_apart(game, &dirs);
+        assert_eq!(cells(dirs[0]), cells(&one.0), "the rerun");
+        return;
+    }
+    panic!("in five attempts, process 1 was never killed while its shard was fetched");
 }
 
 /// Euler 5x5 solved into a table by two processes: process 1 killed
