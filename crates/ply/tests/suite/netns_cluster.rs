@@ -6,7 +6,9 @@
 //! shards every host wrote equal the single-machine retrograde solver's
 //! table, cell for cell; a host killed (SIGKILL) or frozen (SIGSTOP)
 //! mid-run is named by the others within the peer timeout, which then end
-//! non-zero, and a rerun gives the same cells.
+//! non-zero, and a rerun gives the same cells. Games the whole-index
+//! solver does not take (quixo:3x3 and quixo:4x4, morris:5) run as a tier
+//! team, a directory each: process 0's shards equal one process's.
 //!
 //! Needs root and iproute2: without them these tests fail saying so,
 //! unless `PLY_SKIP_NETNS=1` is set (then they print that they did not
@@ -549,18 +551,45 @@ fn tier_cells(dir: &Path) -> std::collections::BTreeMap<String, Vec<u16>> {
 /// build, every other host's with sound shards of the game.
 #[test]
 fn a_tier_team_on_three_hosts_with_a_directory_each_equals_one_process() {
+    tier_team_on_three_hosts("quixo:3x3");
+}
+
+/// Nine Men's Morris with five stones (86,668,425 positions, 74 tiers)
+/// as a tier team on the three hosts, a directory each: process 0 ends
+/// with the cells of one process's build.
+#[test]
+fn morris_5_as_a_tier_team_on_three_hosts_equals_one_process() {
+    tier_team_on_three_hosts("morris:5");
+}
+
+/// Quixo 4x4 (86,093,442 positions, 81 tiers, every one with moves inside
+/// it, so none is cut: each goes whole to one host) as a tier team on the
+/// three hosts, a directory each: process 0 ends with the cells of one
+/// process's build.
+#[test]
+fn quixo_4x4_as_a_tier_team_on_three_hosts_equals_one_process() {
+    tier_team_on_three_hosts("quixo:4x4");
+}
+
+/// Builds `game` alone, then as a tier team on the three hosts, each
+/// saving into its own directory: process 0's directory must hold the
+/// cells of the one-process build, every other host's sound shards of the
+/// game, and process 0's report the traffic of every host, files among
+/// it (no directory is shared, so every shard a host lacks was fetched).
+fn tier_team_on_three_hosts(game: &str) {
     let _one = one_at_a_time();
     let Some(cluster) = cluster() else {
         return;
     };
-    let game = "quixo:3x3";
-    let scratch = Scratch::new("netns-tier-team");
+    let scratch = Scratch::new(&format!("netns-tier-team-{}", game.replace(':', "-")));
     let alone = scratch.0.join("alone");
+    let start = Instant::now();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ply"))
         .args(["analyze", game, "--save", "--json", "--db-dir"])
         .arg(&alone)
         .output()
         .expect("ply runs");
+    let solved = start.elapsed();
     assert!(
         out.status.success(),
         "{}",
@@ -579,21 +608,45 @@ fn a_tier_team_on_three_hosts_with_a_directory_each_equals_one_process() {
     for (host, output) in outputs.iter().enumerate() {
         assert!(
             output.status.success(),
-            "process {host} failed: {}",
+            "{game}: process {host} failed: {}",
             String::from_utf8_lossy(&output.stderr)
         );
     }
     let report: Value = serde_json::from_slice(&outputs[0].stdout).expect("one JSON report");
-    assert_eq!(report["processes"].as_u64(), Some(HOSTS as u64));
-    assert_eq!(tier_cells(&dbs[0]), expected, "process 0 holds every tier");
+    assert_eq!(report["processes"].as_u64(), Some(HOSTS as u64), "{game}");
+    assert_eq!(
+        tier_cells(&dbs[0]),
+        expected,
+        "{game}: process 0 holds every tier"
+    );
     for (host, db) in dbs.iter().enumerate().skip(1) {
         let held = tier_cells(db);
-        assert!(!held.is_empty(), "host {host} wrote shards");
+        assert!(!held.is_empty(), "{game}: host {host} wrote shards");
         assert!(
             held.keys().all(|name| expected.contains_key(name)),
-            "host {host}: {:?}",
+            "{game}: host {host}: {:?}",
             held.keys()
         );
     }
-    eprintln!("{game}: a tier team on 3 hosts {:.2} s", took.as_secs_f64());
+    let sent = report["bytes_sent_by_process"]
+        .as_array()
+        .expect("the traffic of every host");
+    assert_eq!(sent.len(), HOSTS, "{game}: {report}");
+    assert!(
+        sent.iter().all(|b| b.as_u64().is_some_and(|b| b > 0)),
+        "{game}: every host sent and told: {report}"
+    );
+    assert!(
+        report["file_bytes"].as_u64().is_some_and(|b| b > 0),
+        "{game}: shards were fetched: {report}"
+    );
+    eprintln!(
+        "{game}: a tier team on 3 hosts {:.2} s (one process, in this test: {:.2} s); \
+         {} bytes sent, {} of them files, {} messages",
+        took.as_secs_f64(),
+        solved.as_secs_f64(),
+        report["bytes_sent"],
+        report["file_bytes"],
+        report["messages"]
+    );
 }
