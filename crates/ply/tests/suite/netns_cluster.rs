@@ -8,7 +8,9 @@
 //! mid-run is named by the others within the peer timeout, which then end
 //! non-zero, and a rerun gives the same cells. Games the whole-index
 //! solver does not take (quixo:3x3 and quixo:4x4, morris:5) run as a tier
-//! team, a directory each: process 0's shards equal one process's.
+//! team, a directory each: process 0's shards equal one process's; a
+//! host killed while process 0 fetches its shard is named with the shard,
+//! and a rerun matches.
 //!
 //! Needs root and iproute2: without them these tests fail saying so,
 //! unless `PLY_SKIP_NETNS=1` is set (then they print that they did not
@@ -649,4 +651,95 @@ fn tier_team_on_three_hosts(game: &str) {
         report["file_bytes"],
         report["messages"]
     );
+}
+
+/// Morris with four stones as a tier team on the three hosts, a
+/// directory each: host 1 killed (SIGKILL) as soon as process 0 starts
+/// fetching one of its shards over the namespaces' network (the fetch's
+/// temporary file appears in host 0's directory) makes process 0 end
+/// non-zero within the peer timeout and [`SLACK`], naming process 1 at its
+/// address and the shard it was fetching; host 2 ends too, having done
+/// its part or naming process 1. A rerun over the same directories gives
+/// process 0 the cells of one process's build. The fetch may end before
+/// the kill lands: then process 0 names what it waited for next, and the
+/// test tries again, up to five times.
+#[test]
+fn a_host_killed_while_its_shard_is_fetched_is_named_and_a_rerun_matches() {
+    let _one = one_at_a_time();
+    let Some(cluster) = cluster() else {
+        return;
+    };
+    let game = "morris:4";
+    let scratch = Scratch::new("netns-fetch-killed");
+    let alone = scratch.0.join("alone");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ply"))
+        .args(["analyze", game, "--save", "--json", "--db-dir"])
+        .arg(&alone)
+        .output()
+        .expect("ply runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected = tier_cells(&alone);
+    let hosts = cluster.hosts_file(&scratch.0);
+    let address = format!("{}:{}", Netns::address(1), netns::PORT);
+    for attempt in 1..=5 {
+        let dbs = host_dirs(&scratch.0.join(format!("team-{attempt}")));
+        let mut processes = Processes::start(&cluster, game, &hosts, Some(&dbs), |_| {
+            vec!["--peer-timeout".into(), PEER_TIMEOUT.to_string()]
+        });
+        let fetching = || {
+            std::fs::read_dir(&dbs[0]).is_ok_and(|entries| {
+                entries.flatten().any(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    name.ends_with(".from-1-by-0.tmp")
+                })
+            })
+        };
+        let start = Instant::now();
+        while !fetching() {
+            assert!(start.elapsed() < LIMIT, "process 0 never fetched a shard");
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        processes.signal(1, "KILL");
+        let lost = Instant::now();
+        let (output, took) = processes.finish(0, lost, LIMIT);
+        let error = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "process 0 fails: {error}");
+        assert!(
+            took <= Duration::from_secs(PEER_TIMEOUT) + SLACK,
+            "process 0 ended within the peer timeout and {SLACK:?}: {took:?}"
+        );
+        assert!(
+            error.contains(&format!("lost process 1 ({address})")),
+            "process 0 names process 1 at {address}: {error}"
+        );
+        let (other, _) = processes.finish(2, lost, LIMIT);
+        let other_error = String::from_utf8_lossy(&other.stderr);
+        assert!(
+            other.status.success() || other_error.contains("lost process 1"),
+            "process 2 did its part or names process 1: {other_error}"
+        );
+        drop(processes);
+        if !error.contains("the shard of tier") {
+            eprintln!("attempt {attempt}: the fetch ended before the kill: {error}");
+            continue;
+        }
+        eprintln!("attempt {attempt}: {}", error.trim_end());
+        let mut rerun = Processes::start(&cluster, game, &hosts, Some(&dbs), |_| Vec::new());
+        let start = Instant::now();
+        for host in 0..HOSTS {
+            let (output, _) = rerun.finish(host, start, LIMIT);
+            assert!(
+                output.status.success(),
+                "rerun: process {host} failed: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        assert_eq!(tier_cells(&dbs[0]), expected, "the rerun: process 0");
+        return;
+    }
+    panic!("in five attempts, host 1 was never killed while its shard was fetched");
 }
