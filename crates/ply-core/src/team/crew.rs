@@ -114,7 +114,7 @@ const CHUNK: usize = 4 << 20;
 
 /// What one process sent its peers over the data connections, counted as
 /// each frame was handed to the socket ([`Link::put`]), up to the end of
-/// the team's work (its goodbyes and tallies left out).
+/// the team's work: its goodbyes counted, its tally not.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Traffic {
     /// Bytes of every frame: headers (9 bytes, 17 with a body) and bodies.
