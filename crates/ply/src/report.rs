@@ -1,6 +1,7 @@
 //! The reports `ply solve` and `ply analyze` print, as text or JSON. Their
 //! JSON shape is a contract other tools depend on (the `ply` command contract in the README).
 
+use ply_core::team::Traffic;
 use ply_core::{Census, Outcome, Remoteness, Value};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -222,6 +223,28 @@ impl AnalyzeReport {
             longest_lose: example(census.longest_lose),
             extra: BTreeMap::new(),
         }
+    }
+
+    /// Adds what a team's processes sent each other over TCP, by process
+    /// (`None` for one whose count never reached process 0), as
+    /// `bytes_sent`, `messages` (frames) and `file_bytes` (files fetched),
+    /// each summed over the processes that told theirs, and
+    /// `bytes_sent_by_process` (null for one that did not).
+    pub fn note_traffic(&mut self, traffic: &[Option<Traffic>]) {
+        let told = traffic.iter().flatten();
+        let sums = [
+            ("bytes_sent", told.clone().map(|t| t.bytes).sum::<u64>()),
+            ("messages", told.clone().map(|t| t.frames).sum()),
+            ("file_bytes", told.map(|t| t.file_bytes).sum()),
+        ];
+        for (key, sum) in sums {
+            self.extra.insert(key.into(), serde_json::json!(sum));
+        }
+        let by_process: Vec<Option<u64>> = traffic.iter().map(|t| t.map(|t| t.bytes)).collect();
+        self.extra.insert(
+            "bytes_sent_by_process".into(),
+            serde_json::json!(by_process),
+        );
     }
 
     /// The report as text for a person.

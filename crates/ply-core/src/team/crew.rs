@@ -31,12 +31,21 @@
 //! a file is checked whole by the asker). A frame of an unknown kind ends
 //! the connection, and the wait for that peer fails with
 //! [`TeamError::Garbled`] naming it.
+//!
+//! Every frame is written through one place, [`Link::put`], which counts
+//! the bytes and frames this process sends ([`Traffic`]). When a team
+//! ends ([`Crew::finish`]), once every process said it is done (so no
+//! file is being sent any more), each process other than 0 sends process
+//! 0 its count (a tally, kind 10, of 24 bytes), so that process 0 can
+//! report the whole team's traffic ([`Crew::traffic`]). The tallies
+//! themselves are not counted.
 
 use super::{Heartbeat, Team, TeamError, losses};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -96,8 +105,94 @@ const CHUNK_KIND: u8 = 6;
 /// why, in UTF-8.
 const REFUSED: u8 = 7;
 
+/// The kind of a frame carrying a process's [`Traffic`] to process 0 as
+/// the team ends: a step of 0, a length and 24 bytes.
+const TALLY: u8 = 10;
+
 /// The most bytes of a file one chunk carries.
 const CHUNK: usize = 4 << 20;
+
+/// What one process sent its peers over the data connections, counted as
+/// each frame was handed to the socket ([`Link::put`]), up to the end of
+/// the team's work: its goodbyes counted, its tally not.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Traffic {
+    /// Bytes of every frame: headers (9 bytes, 17 with a body) and bodies.
+    pub bytes: u64,
+    /// Frames: notices, messages, requests for files, chunks of files and
+    /// refusals.
+    pub frames: u64,
+    /// Bytes of files sent in chunks: the chunks' bodies alone.
+    pub file_bytes: u64,
+}
+
+impl Traffic {
+    /// The tally's body: the three counts, little-endian.
+    fn encode(self) -> [u8; 24] {
+        let mut body = [0u8; 24];
+        for (at, count) in [self.bytes, self.frames, self.file_bytes]
+            .into_iter()
+            .enumerate()
+        {
+            body[8 * at..8 * at + 8].copy_from_slice(&count.to_le_bytes());
+        }
+        body
+    }
+
+    /// The counts of a tally's body, if it has the length of one.
+    fn decode(body: &[u8]) -> Option<Traffic> {
+        let count = |at: usize| {
+            let bytes: [u8; 8] = body.get(8 * at..8 * at + 8)?.try_into().ok()?;
+            Some(u64::from_le_bytes(bytes))
+        };
+        (body.len() == 24).then_some(Traffic {
+            bytes: count(0)?,
+            frames: count(1)?,
+            file_bytes: count(2)?,
+        })
+    }
+}
+
+/// The counts behind [`Traffic`], shared by the threads writing frames.
+#[derive(Default)]
+struct Counters {
+    bytes: AtomicU64,
+    frames: AtomicU64,
+    file_bytes: AtomicU64,
+}
+
+impl Counters {
+    fn now(&self) -> Traffic {
+        Traffic {
+            bytes: self.bytes.load(Relaxed),
+            frames: self.frames.load(Relaxed),
+            file_bytes: self.file_bytes.load(Relaxed),
+        }
+    }
+}
+
+/// A data connection to one peer, counting what is written to it.
+struct Link {
+    stream: TcpStream,
+    sent: Arc<Counters>,
+}
+
+impl Link {
+    /// Writes one frame, `header` (its kind first) then `body`, counting
+    /// it first: a frame is counted once handed over, so a peer that read
+    /// it and answered never finds it uncounted (one that could not take
+    /// it is lost, and the run fails).
+    fn put(&mut self, header: &[u8], body: &[u8]) -> std::io::Result<()> {
+        let length = (header.len() + body.len()) as u64;
+        self.sent.bytes.fetch_add(length, Relaxed);
+        self.sent.frames.fetch_add(1, Relaxed);
+        if header.first() == Some(&CHUNK_KIND) {
+            self.sent.file_bytes.fetch_add(body.len() as u64, Relaxed);
+        }
+        self.stream.write_all(header)?;
+        self.stream.write_all(body)
+    }
+}
 
 /// Which file of this process a peer may fetch by a number
 /// ([`Crew::fetch`]); `None` for a number standing for none.
@@ -121,6 +216,8 @@ enum Heard {
     Message(usize, u64, Vec<u8>),
     /// A piece of the file this peer was asked for by this number.
     Piece(usize, u64, Piece),
+    /// This peer's traffic, told as the team ends.
+    Tally(usize, Traffic),
     /// The peer's connection ended, with how.
     Ended(usize, Ending),
 }
@@ -145,6 +242,8 @@ enum Frame {
     Request(u64),
     /// A piece of the file of this number.
     Piece(u64, Piece),
+    /// A peer's traffic.
+    Tally(Traffic),
 }
 
 /// Reads one frame from `reader`: a notice or a message.
@@ -162,7 +261,7 @@ fn read_frame(reader: &mut impl Read) -> Result<Frame, Ending> {
     step.copy_from_slice(&frame[1..]);
     let step = u64::from_le_bytes(step);
     match frame[0] {
-        MESSAGE | CHUNK_KIND | REFUSED => {}
+        MESSAGE | CHUNK_KIND | REFUSED | TALLY => {}
         REQUEST => return Ok(Frame::Request(step)),
         _ => {
             return match Notice::parse(frame) {
@@ -194,6 +293,15 @@ fn read_frame(reader: &mut impl Read) -> Result<Frame, Ending> {
         MESSAGE => Frame::Message(step, bytes),
         CHUNK_KIND if bytes.is_empty() => Frame::Piece(step, Piece::End),
         CHUNK_KIND => Frame::Piece(step, Piece::Chunk(bytes)),
+        TALLY => match Traffic::decode(&bytes) {
+            Some(traffic) => Frame::Tally(traffic),
+            None => {
+                return Err(Ending::Garbled(format!(
+                    "a tally of {} bytes, not 24",
+                    bytes.len()
+                )));
+            }
+        },
         _ => Frame::Piece(
             step,
             Piece::Refused(String::from_utf8_lossy(&bytes).into_owned()),
@@ -202,20 +310,19 @@ fn read_frame(reader: &mut impl Read) -> Result<Frame, Ending> {
 }
 
 /// Writes a frame of `kind` for `step` carrying `bytes` to `stream`.
-fn write_body(stream: &mut TcpStream, kind: u8, step: u64, bytes: &[u8]) -> std::io::Result<()> {
+fn write_body(stream: &mut Link, kind: u8, step: u64, bytes: &[u8]) -> std::io::Result<()> {
     let mut header = [0u8; 17];
     header[0] = kind;
     header[1..9].copy_from_slice(&step.to_le_bytes());
     header[9..].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
-    stream.write_all(&header)?;
-    stream.write_all(bytes)
+    stream.put(&header, bytes)
 }
 
 /// Sends the file `files` names by `what` to the peer at `out`, a chunk
 /// of at most [`CHUNK`] bytes at a time (the lock taken per chunk, so that
 /// notices go between them), then an empty chunk; or, if it cannot be
 /// read, a frame saying why. A peer gone ends it.
-fn serve(out: &Mutex<TcpStream>, files: &Files, what: u64) {
+fn serve(out: &Mutex<Link>, files: &Files, what: u64) {
     let send = |kind, bytes: &[u8]| {
         let mut stream = out.lock().unwrap_or_else(|e| e.into_inner());
         write_body(&mut stream, kind, what, bytes)
@@ -260,7 +367,14 @@ pub(crate) struct Crew {
     /// The data connections, by peer (`None` at this process), each
     /// locked for a frame at a time: the threads sending files write
     /// there too.
-    out: Vec<Option<Arc<Mutex<TcpStream>>>>,
+    out: Vec<Option<Arc<Mutex<Link>>>>,
+    /// What this process sent over them.
+    sent: Arc<Counters>,
+    /// What this process sent when every process had said it is done,
+    /// once it had.
+    done: Option<Traffic>,
+    /// By peer, the traffic it told as the team ended (process 0 only).
+    tallies: Vec<Option<Traffic>>,
     /// The data connections again, to shut them when this process ends
     /// (without waiting for a thread sending a file to let go).
     shut: Vec<TcpStream>,
@@ -312,10 +426,16 @@ impl Crew {
             what: "cannot listen to the team's connections".into(),
             error,
         };
-        let out: Vec<Option<Arc<Mutex<TcpStream>>>> = links
+        let sent = Arc::new(Counters::default());
+        let out: Vec<Option<Arc<Mutex<Link>>>> = links
             .data
             .into_iter()
-            .map(|stream| stream.map(|s| Arc::new(Mutex::new(s))))
+            .map(|stream| {
+                stream.map(|stream| {
+                    let sent = Arc::clone(&sent);
+                    Arc::new(Mutex::new(Link { stream, sent }))
+                })
+            })
             .collect();
         let mut shut = Vec::new();
         for (peer, stream) in out.iter().enumerate() {
@@ -323,8 +443,8 @@ impl Crew {
             let (mut reader, to_shut) = {
                 let stream = stream.lock().unwrap_or_else(|e| e.into_inner());
                 (
-                    stream.try_clone().map_err(io)?,
-                    stream.try_clone().map_err(io)?,
+                    stream.stream.try_clone().map_err(io)?,
+                    stream.stream.try_clone().map_err(io)?,
                 )
             };
             shut.push(to_shut);
@@ -339,6 +459,7 @@ impl Crew {
                             Ok(Frame::Notice(notice)) => Heard::Notice(peer, notice),
                             Ok(Frame::Message(step, bytes)) => Heard::Message(peer, step, bytes),
                             Ok(Frame::Piece(what, piece)) => Heard::Piece(peer, what, piece),
+                            Ok(Frame::Tally(traffic)) => Heard::Tally(peer, traffic),
                             Ok(Frame::Request(what)) => {
                                 // Sent from a thread of its own, so that
                                 // this one keeps reading (two peers each
@@ -378,6 +499,9 @@ impl Crew {
             team: team.clone(),
             _heartbeat: heartbeat,
             out,
+            sent,
+            done: None,
+            tallies: vec![None; team.processes],
             shut,
             heard: Mutex::new(heard),
             readers,
@@ -396,7 +520,7 @@ impl Crew {
             let _ = stream
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .write_all(&frame);
+                .put(&frame, &[]);
         }
     }
 
@@ -469,7 +593,7 @@ impl Crew {
     /// `check` find it sound; as [`Crew::fetch`], but for the rename.
     fn fetch_into(
         &mut self,
-        stream: &Mutex<TcpStream>,
+        stream: &Mutex<Link>,
         (from, what): (usize, u64),
         temporary: &Path,
         check: &dyn Fn(&Path) -> Result<(), String>,
@@ -489,7 +613,7 @@ impl Crew {
         let _ = stream
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .write_all(&request);
+            .put(&request, &[]);
         let garbled = |crew: &Crew, why: String| TeamError::Garbled {
             process: from,
             host: crew.team.host(from).map(str::to_string),
@@ -606,15 +730,43 @@ impl Crew {
     /// Tells every peer this process is done, then waits until each of
     /// them is done too or has ended (a frozen one is found silent within
     /// the peer timeout), so that nothing it sent is left unread here when
-    /// this process closes its connections.
+    /// this process closes its connections. Then no peer asks for a file
+    /// any more, and what this process sent is final: a process other
+    /// than 0 sends process 0 its [`Traffic`] (which the tally itself is
+    /// not counted in), and process 0 waits for each peer's, or its end.
     pub(crate) fn finish(&mut self) {
         self.tell(Notice::Bye);
         let me = self.team.process;
-        for peer in (0..self.team.processes).filter(|&p| p != me) {
+        let peers: Vec<usize> = (0..self.team.processes).filter(|&p| p != me).collect();
+        for &peer in &peers {
             while !self.notices[peer].contains(&Notice::Bye) && self.ended[peer].is_none() {
                 self.hear(TICK);
             }
         }
+        let done = self.sent.now();
+        self.done = Some(done);
+        if me != 0 {
+            if let Some(Some(link)) = self.out.first() {
+                let mut link = link.lock().unwrap_or_else(|e| e.into_inner());
+                let _ = write_body(&mut link, TALLY, 0, &done.encode());
+            }
+            return;
+        }
+        for &peer in &peers {
+            while self.tallies[peer].is_none() && self.ended[peer].is_none() {
+                self.hear(TICK);
+            }
+        }
+    }
+
+    /// What each process of the team sent its peers, by process, once
+    /// [`Crew::finish`] ended: this process's own, and at process 0 every
+    /// peer's as it told (`None` for one that ended without telling, and
+    /// for every peer at another process).
+    pub(crate) fn traffic(&self) -> Vec<Option<Traffic>> {
+        let mut all = self.tallies.clone();
+        all[self.team.process] = self.done;
+        all
     }
 
     /// Takes what the reader threads heard, waiting up to `wait` for the
@@ -633,6 +785,7 @@ impl Crew {
                 Heard::Piece(peer, what, piece) => {
                     self.pieces[peer].entry(what).or_default().push_back(piece);
                 }
+                Heard::Tally(peer, traffic) => self.tallies[peer] = Some(traffic),
                 Heard::Ended(peer, ending) => self.ended[peer] = Some(ending),
             }
             next = receiver.try_recv().ok();
@@ -861,6 +1014,55 @@ mod tests {
         assert!(error.to_string().contains("tier 0"), "{error}");
         assert!(!mine.exists());
         crew.finish();
+    }
+
+    /// Process 1 tells a notice, sends a message and serves a file of
+    /// three chunks; process 0 asks for the file. Each counts exactly the
+    /// frames it wrote, and process 0 learns process 1's count at the end.
+    #[test]
+    fn traffic_counts_each_frame_written_and_reaches_process_0() {
+        let hosts = hosts(2);
+        let dir = tempfile::tempdir().expect("a directory");
+        let theirs = dir.path().join("theirs");
+        let size = 2 * CHUNK + 5;
+        std::fs::write(&theirs, vec![1u8; size]).expect("written");
+        let other = member(&hosts, 1);
+        let files: Files = Arc::new(move |_| Some(theirs.clone()));
+        let peer = std::thread::spawn(move || {
+            let mut crew = Crew::join_serving(&other, 4, Some(files)).expect("joined");
+            crew.tell(Notice::Tier(1));
+            crew.send(2, &[9; 100]);
+            crew.finish();
+            crew.traffic()
+        });
+        let mut crew = Crew::join(&member(&hosts, 0), 4).expect("joined");
+        let never = || false;
+        crew.receive(1, 2, "step 2", &never).expect("the message");
+        let mine = dir.path().join("mine");
+        let fetched = crew
+            .fetch((1, 0), &mine, &|_| Ok(()), "the file", &never)
+            .expect("fetched");
+        assert_eq!(fetched, size as u64);
+        crew.finish();
+        let theirs = peer.join().expect("no panic");
+        // Process 1: a notice, a message, three chunks and the empty one
+        // that ends the file, and its goodbye.
+        let chunks = 4u64;
+        let one = Traffic {
+            bytes: 9 + (17 + 100) + chunks * 17 + size as u64 + 9,
+            frames: 1 + 1 + chunks + 1,
+            file_bytes: size as u64,
+        };
+        // Process 0: the request and its goodbye.
+        let zero = Traffic {
+            bytes: 9 + 9,
+            frames: 2,
+            file_bytes: 0,
+        };
+        assert_eq!(theirs, vec![None, Some(one)], "process 1 knows its own");
+        assert_eq!(crew.traffic(), vec![Some(zero), Some(one)]);
+        assert_eq!(Traffic::decode(&one.encode()), Some(one));
+        assert_eq!(Traffic::decode(&[0; 23]), None);
     }
 
     #[test]

@@ -26,7 +26,7 @@
 //! database, which process 0 saves once every process has every cell.
 
 use super::part::{self, Run};
-use super::{Crew, Team, TeamError, tag_of};
+use super::{Crew, Team, TeamError, Traffic, tag_of};
 use crate::game::Indexed;
 use crate::progress::Progress;
 use crate::value::Cell;
@@ -45,6 +45,10 @@ pub struct Exchanged {
     /// Bytes of every process's parts as this process saw them: its own
     /// (once) and each peer's it read.
     pub bytes_all: u64,
+    /// What each process sent the others over TCP, frames and all, by
+    /// process: this process's own, and at process 0 every process's
+    /// (`None` for one that did not tell it).
+    pub traffic: Vec<Option<Traffic>>,
 }
 
 /// Reads a part's cells in: given a key and its cell, false if there is
@@ -136,6 +140,7 @@ impl<'a> Member<'a> {
     pub(crate) fn finish(mut self, tiers: usize) -> Exchanged {
         self.exchanged.rounds = tiers;
         self.crew.finish();
+        self.exchanged.traffic = self.crew.traffic();
         self.exchanged
     }
 }

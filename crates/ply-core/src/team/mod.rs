@@ -38,6 +38,7 @@ pub use membership::Team;
 
 pub use membership::CONNECT_TIMEOUT;
 
+pub use crew::Traffic;
 pub(crate) use crew::{Crew, Files, Notice, tag};
 pub(crate) use exchange::Member;
 #[cfg(feature = "dist")]

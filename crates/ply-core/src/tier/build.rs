@@ -17,7 +17,7 @@ use crate::db::Expect;
 use crate::game::NamedTiers;
 use crate::limits;
 use crate::progress::Progress;
-use crate::team::{Crew, Files, Notice, Team};
+use crate::team::{Crew, Files, Notice, Team, Traffic};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -96,6 +96,10 @@ pub struct Built {
     /// counted as it wrote the step's shard, its examples keys of the
     /// plan; a report reads the other steps' from their shards.
     pub counted: BTreeMap<usize, Census<u64>>,
+    /// In a team, what each process sent the others over TCP, by process
+    /// (see [`Traffic`]): this process's own, and at process 0 every
+    /// process's (`None` for one that did not tell it); empty alone.
+    pub traffic: Vec<Option<Traffic>>,
 }
 
 impl Built {
@@ -307,6 +311,7 @@ pub fn build<G: NamedTiers>(
             together::solve(&job, &mine, &mut done, &limits, progress)?
         }
     };
+    let mut traffic = Vec::new();
     if let Some(mut crew) = crew {
         if process == 0 && options.stop_after.is_none() {
             for at in 0..plan.steps.len() {
@@ -316,6 +321,7 @@ pub fn build<G: NamedTiers>(
             }
         }
         crew.finish();
+        traffic = crew.traffic();
         if let Some(team) = &options.team {
             // This process's slices of cut tiers whose shard is written
             // are of no more use (in a shared directory, the writer
@@ -340,6 +346,7 @@ pub fn build<G: NamedTiers>(
         at_once: run.at_once,
         at_once_bytes: run.at_once_bytes,
         counted: BTreeMap::new(),
+        traffic,
     })
 }
 

@@ -1231,6 +1231,7 @@ pub fn own_build(
                 at_once: 1,
                 at_once_bytes: done.peak_bytes,
                 counted: done.counted,
+                traffic: Vec::new(),
             }),
     )
 }

@@ -296,6 +296,7 @@ impl<M: Method> Session for SolvedSession<M> {
         ] {
             report.extra.insert(key.into(), value);
         }
+        report.note_traffic(&exchanged.traffic);
         Ok(Some(report))
     }
 

@@ -588,6 +588,10 @@ impl<G: NamedTiers + 'static> Session for TierSession<G> {
         report
             .extra
             .insert("processes".into(), json!(team.processes));
+        // Each process solves a slice of every cut tier: process 0's
+        // slices solved are the tiers cut in this run.
+        report.extra.insert("tiers_cut".into(), json!(built.slices));
+        report.note_traffic(&built.traffic);
         Ok(Some(report))
     }
 }

@@ -6,7 +6,11 @@
 //! shards every host wrote equal the single-machine retrograde solver's
 //! table, cell for cell; a host killed (SIGKILL) or frozen (SIGSTOP)
 //! mid-run is named by the others within the peer timeout, which then end
-//! non-zero, and a rerun gives the same cells.
+//! non-zero, and a rerun gives the same cells. Games the whole-index
+//! solver does not take (quixo:3x3 and quixo:4x4, morris:5) run as a tier
+//! team, a directory each: process 0's shards equal one process's; a
+//! host killed while process 0 fetches its shard is named with the shard,
+//! and a rerun matches.
 //!
 //! Needs root and iproute2: without them these tests fail saying so,
 //! unless `PLY_SKIP_NETNS=1` is set (then they print that they did not
@@ -549,18 +553,45 @@ fn tier_cells(dir: &Path) -> std::collections::BTreeMap<String, Vec<u16>> {
 /// build, every other host's with sound shards of the game.
 #[test]
 fn a_tier_team_on_three_hosts_with_a_directory_each_equals_one_process() {
+    tier_team_on_three_hosts("quixo:3x3");
+}
+
+/// Nine Men's Morris with five stones (86,668,425 positions, 74 tiers)
+/// as a tier team on the three hosts, a directory each: process 0 ends
+/// with the cells of one process's build.
+#[test]
+fn morris_5_as_a_tier_team_on_three_hosts_equals_one_process() {
+    tier_team_on_three_hosts("morris:5");
+}
+
+/// Quixo 4x4 (86,093,442 positions, 81 tiers, every one with moves inside
+/// it, so none is cut: each goes whole to one host) as a tier team on the
+/// three hosts, a directory each: process 0 ends with the cells of one
+/// process's build.
+#[test]
+fn quixo_4x4_as_a_tier_team_on_three_hosts_equals_one_process() {
+    tier_team_on_three_hosts("quixo:4x4");
+}
+
+/// Builds `game` alone, then as a tier team on the three hosts, each
+/// saving into its own directory: process 0's directory must hold the
+/// cells of the one-process build, every other host's sound shards of the
+/// game, and process 0's report the traffic of every host, files among
+/// it (no directory is shared, so every shard a host lacks was fetched).
+fn tier_team_on_three_hosts(game: &str) {
     let _one = one_at_a_time();
     let Some(cluster) = cluster() else {
         return;
     };
-    let game = "quixo:3x3";
-    let scratch = Scratch::new("netns-tier-team");
+    let scratch = Scratch::new(&format!("netns-tier-team-{}", game.replace(':', "-")));
     let alone = scratch.0.join("alone");
+    let start = Instant::now();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ply"))
         .args(["analyze", game, "--save", "--json", "--db-dir"])
         .arg(&alone)
         .output()
         .expect("ply runs");
+    let solved = start.elapsed();
     assert!(
         out.status.success(),
         "{}",
@@ -579,21 +610,136 @@ fn a_tier_team_on_three_hosts_with_a_directory_each_equals_one_process() {
     for (host, output) in outputs.iter().enumerate() {
         assert!(
             output.status.success(),
-            "process {host} failed: {}",
+            "{game}: process {host} failed: {}",
             String::from_utf8_lossy(&output.stderr)
         );
     }
     let report: Value = serde_json::from_slice(&outputs[0].stdout).expect("one JSON report");
-    assert_eq!(report["processes"].as_u64(), Some(HOSTS as u64));
-    assert_eq!(tier_cells(&dbs[0]), expected, "process 0 holds every tier");
+    assert_eq!(report["processes"].as_u64(), Some(HOSTS as u64), "{game}");
+    assert_eq!(
+        tier_cells(&dbs[0]),
+        expected,
+        "{game}: process 0 holds every tier"
+    );
     for (host, db) in dbs.iter().enumerate().skip(1) {
         let held = tier_cells(db);
-        assert!(!held.is_empty(), "host {host} wrote shards");
+        assert!(!held.is_empty(), "{game}: host {host} wrote shards");
         assert!(
             held.keys().all(|name| expected.contains_key(name)),
-            "host {host}: {:?}",
+            "{game}: host {host}: {:?}",
             held.keys()
         );
     }
-    eprintln!("{game}: a tier team on 3 hosts {:.2} s", took.as_secs_f64());
+    let sent = report["bytes_sent_by_process"]
+        .as_array()
+        .expect("the traffic of every host");
+    assert_eq!(sent.len(), HOSTS, "{game}: {report}");
+    assert!(
+        sent.iter().all(|b| b.as_u64().is_some_and(|b| b > 0)),
+        "{game}: every host sent and told: {report}"
+    );
+    assert!(
+        report["file_bytes"].as_u64().is_some_and(|b| b > 0),
+        "{game}: shards were fetched: {report}"
+    );
+    eprintln!(
+        "{game}: a tier team on 3 hosts {:.2} s (one process, in this test: {:.2} s); \
+         {} bytes sent, {} of them files, {} messages",
+        took.as_secs_f64(),
+        solved.as_secs_f64(),
+        report["bytes_sent"],
+        report["file_bytes"],
+        report["messages"]
+    );
+}
+
+/// Morris with four stones as a tier team on the three hosts, a
+/// directory each: host 1 killed (SIGKILL) as soon as process 0 starts
+/// fetching one of its shards over the namespaces' network (the fetch's
+/// temporary file appears in host 0's directory) makes process 0 end
+/// non-zero within the peer timeout and [`SLACK`], naming process 1 at its
+/// address and the shard it was fetching; host 2 ends too, having done
+/// its part or naming process 1. A rerun over the same directories gives
+/// process 0 the cells of one process's build. The fetch may end before
+/// the kill lands: then process 0 names what it waited for next, and the
+/// test tries again, up to five times.
+#[test]
+fn a_host_killed_while_its_shard_is_fetched_is_named_and_a_rerun_matches() {
+    let _one = one_at_a_time();
+    let Some(cluster) = cluster() else {
+        return;
+    };
+    let game = "morris:4";
+    let scratch = Scratch::new("netns-fetch-killed");
+    let alone = scratch.0.join("alone");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ply"))
+        .args(["analyze", game, "--save", "--json", "--db-dir"])
+        .arg(&alone)
+        .output()
+        .expect("ply runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected = tier_cells(&alone);
+    let hosts = cluster.hosts_file(&scratch.0);
+    let address = format!("{}:{}", Netns::address(1), netns::PORT);
+    for attempt in 1..=5 {
+        let dbs = host_dirs(&scratch.0.join(format!("team-{attempt}")));
+        let mut processes = Processes::start(&cluster, game, &hosts, Some(&dbs), |_| {
+            vec!["--peer-timeout".into(), PEER_TIMEOUT.to_string()]
+        });
+        let fetching = || {
+            std::fs::read_dir(&dbs[0]).is_ok_and(|entries| {
+                entries.flatten().any(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    name.ends_with(".from-1-by-0.tmp")
+                })
+            })
+        };
+        let start = Instant::now();
+        while !fetching() {
+            assert!(start.elapsed() < LIMIT, "process 0 never fetched a shard");
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        processes.signal(1, "KILL");
+        let lost = Instant::now();
+        let (output, took) = processes.finish(0, lost, LIMIT);
+        let error = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "process 0 fails: {error}");
+        assert!(
+            took <= Duration::from_secs(PEER_TIMEOUT) + SLACK,
+            "process 0 ended within the peer timeout and {SLACK:?}: {took:?}"
+        );
+        assert!(
+            error.contains(&format!("lost process 1 ({address})")),
+            "process 0 names process 1 at {address}: {error}"
+        );
+        let (other, _) = processes.finish(2, lost, LIMIT);
+        let other_error = String::from_utf8_lossy(&other.stderr);
+        assert!(
+            other.status.success() || other_error.contains("lost process 1"),
+            "process 2 did its part or names process 1: {other_error}"
+        );
+        drop(processes);
+        if !error.contains("the shard of tier") {
+            eprintln!("attempt {attempt}: the fetch ended before the kill: {error}");
+            continue;
+        }
+        eprintln!("attempt {attempt}: {}", error.trim_end());
+        let mut rerun = Processes::start(&cluster, game, &hosts, Some(&dbs), |_| Vec::new());
+        let start = Instant::now();
+        for host in 0..HOSTS {
+            let (output, _) = rerun.finish(host, start, LIMIT);
+            assert!(
+                output.status.success(),
+                "rerun: process {host} failed: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        assert_eq!(tier_cells(&dbs[0]), expected, "the rerun: process 0");
+        return;
+    }
+    panic!("in five attempts, host 1 was never killed while its shard was fetched");
 }

@@ -192,6 +192,11 @@ fn counts(report: &Value) -> Value {
         "saved_bytes",
         "processes",
         "largest_tier_bytes",
+        "bytes_sent",
+        "messages",
+        "file_bytes",
+        "bytes_sent_by_process",
+        "tiers_cut",
     ] {
         object.remove(key);
     }
@@ -304,6 +309,74 @@ fn two_and_three_processes_write_the_cells_of_one() {
 /// directory shared); process 0's report.
 fn team_apart(game: &str, dirs: &[&Path]) -> Value {
     run_team(game, dirs, &[])
+}
+
+/// The bytes of the shards in `dir`.
+fn shard_bytes(dir: &Path) -> u64 {
+    shard_files(dir)
+        .iter()
+        .map(|p| std::fs::metadata(p).expect("a shard").len())
+        .sum()
+}
+
+/// Process 0 of a tier team of 2 reports what the processes sent each
+/// other: with a directory each, the files fetched are the shards of
+/// process 1's directory (each written there and fetched by process 0,
+/// or fetched there from process 0), byte for byte where no tier is cut
+/// (quixo:3x3: its moves stay in their tier) and at least that where
+/// slices travel too; with one directory shared, nothing is fetched, and
+/// every frame is a notice of 9 bytes. Every tier is told to the peer.
+#[test]
+fn a_tier_team_reports_the_bytes_and_messages_it_sent() {
+    for game in ["quixo:3x3", "teeko:4x4"] {
+        let apart: Vec<Scratch> = (0..2)
+            .map(|p| Scratch::new(&format!("{game}-traffic-{p}")))
+            .collect();
+        let dirs: Vec<&Path> = apart.iter().map(|s| s.0.as_path()).collect();
+        let report = team_apart(game, &dirs);
+        let count = |key: &str| {
+            report[key]
+                .as_u64()
+                .unwrap_or_else(|| panic!("{key}: {report}"))
+        };
+        let tiers = count("tiers");
+        let by_process: Vec<u64> = report["bytes_sent_by_process"]
+            .as_array()
+            .expect("by process")
+            .iter()
+            .map(|b| b.as_u64().expect("every process told"))
+            .collect();
+        assert_eq!(by_process.len(), 2, "{game}");
+        assert!(by_process.iter().all(|&b| b > 0), "{game}: {by_process:?}");
+        assert_eq!(
+            by_process.iter().sum::<u64>(),
+            count("bytes_sent"),
+            "{game}"
+        );
+        let fetched = shard_bytes(dirs[1]);
+        assert!(fetched > 0, "{game}: process 1 holds shards");
+        if game == "quixo:3x3" {
+            assert_eq!(count("file_bytes"), fetched, "{game}");
+        } else {
+            assert!(count("file_bytes") >= fetched, "{game}: {report}");
+        }
+        assert!(
+            count("bytes_sent") >= count("file_bytes") + 9 * count("messages"),
+            "{game}: {report}"
+        );
+        assert!(count("messages") >= tiers, "{game}: {report}");
+
+        let shared = Scratch::new(&format!("{game}-traffic-shared"));
+        let report = team(game, &shared.0, 2);
+        let count = |key: &str| {
+            report[key]
+                .as_u64()
+                .unwrap_or_else(|| panic!("{key}: {report}"))
+        };
+        assert_eq!(count("file_bytes"), 0, "{game}: {report}");
+        assert!(count("messages") >= tiers, "{game}: {report}");
+        assert_eq!(count("bytes_sent"), 9 * count("messages"), "{game}");
+    }
 }
 
 /// Whether `theirs`, a cell of a shard written by a team's process other
@@ -519,6 +592,57 @@ fn a_process_killed_mid_tier_is_named_and_a_rerun_matches() {
     let expected = alone(game, &one.0);
     assert_eq!(counts(&report), counts(&expected));
     assert_eq!(cells(&dir.0), cells(&one.0));
+}
+
+/// A tier team of 2 on morris:4, a directory each: process 1 killed
+/// (SIGKILL) as soon as process 0 starts fetching one of its shards (its
+/// temporary file appears) makes process 0 stop, non-zero, naming process
+/// 1 and the shard it was fetching; a rerun over the same directories
+/// writes one process's cells. The fetch may end before the kill lands
+/// (a shard is small, loopback fast): then process 0 names what it waited
+/// for next, and the test tries again, up to five times.
+#[test]
+fn a_writer_killed_while_its_shard_is_fetched_is_named_and_a_rerun_matches() {
+    let game = "morris:4";
+    let one = Scratch::new("fetch-killed-one");
+    alone(game, &one.0);
+    for attempt in 1..=5 {
+        let dirs: Vec<Scratch> = (0..2)
+            .map(|p| Scratch::new(&format!("fetch-killed-{attempt}-{p}")))
+            .collect();
+        let port = free_ports(2);
+        let survivor = spawn(game, &dirs[0].0, &team_args(port, 2, 0, 3));
+        let mut victim = spawn(game, &dirs[1].0, &team_args(port, 2, 1, 3));
+        let start = Instant::now();
+        let fetching = || {
+            std::fs::read_dir(&dirs[0].0).is_ok_and(|entries| {
+                entries.flatten().any(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    name.ends_with(".from-1-by-0.tmp")
+                })
+            })
+        };
+        while !fetching() {
+            assert!(start.elapsed() < LIMIT, "process 0 never fetched a shard");
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        victim.kill().expect("kill");
+        let _ = victim.wait();
+        let (out, took) = finish(survivor, Duration::from_secs(60));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "process 0 must fail: {stderr}");
+        assert!(stderr.contains("lost process 1"), "{stderr}");
+        assert!(took < Duration::from_secs(30), "named after {took:?}");
+        if !stderr.contains("the shard of tier") {
+            eprintln!("attempt {attempt}: the fetch ended before the kill: {stderr}");
+            continue;
+        }
+        let dirs: Vec<&Path> = dirs.iter().map(|s| s.0.as_path()).collect();
+        team_apart(game, &dirs);
+        assert_eq!(cells(dirs[0]), cells(&one.0), "the rerun");
+        return;
+    }
+    panic!("in five attempts, process 1 was never killed while its shard was fetched");
 }
 
 /// Euler 5x5 solved into a table by two processes: process 1 killed
