@@ -615,6 +615,16 @@ impl Crew {
         }
     }
 
+    /// The error for process `from` having sent what does not read
+    /// (`why`), naming it as a lost peer is named.
+    pub(crate) fn garbled(&self, from: usize, why: String) -> TeamError {
+        TeamError::Garbled {
+            process: from,
+            host: self.team.host(from).map(str::to_string),
+            why,
+        }
+    }
+
     /// Tells every peer this process is done, then waits until each of
     /// them is done too or has ended (a frozen one is found silent within
     /// the peer timeout), so that nothing it sent is left unread here when

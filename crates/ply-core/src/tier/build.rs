@@ -6,6 +6,7 @@
 //! not have ([`crate::team`]), each in its own directory or a shared one.
 
 use super::TierError;
+use super::cut::{self, Cut};
 use super::deal;
 use super::job::{Job, Run};
 use super::plan::Plan;
@@ -355,9 +356,11 @@ struct Turn<'a> {
     processes: usize,
 }
 
-/// Which steps of `plan` a team cuts between its processes: tiers every
-/// move leaves, of at least [`Options::cut_from`] indices, solved a cell
-/// per index (unless [`Options::cut_classes`]).
+/// Which steps of `plan` a team cuts between its processes: tiers of at
+/// least [`Options::cut_from`] indices, solved a cell per index (unless
+/// [`Options::cut_classes`]), that every move leaves or, where the game
+/// has un-moves ([`NamedTiers::IN_TIER_PARENTS`]), with moves inside
+/// them (solved in rounds: the `cut` module).
 fn cut_tiers<G: NamedTiers>(game: &G, plan: &Plan<G::Tier>, options: &Options) -> Vec<bool> {
     let processes = options.team.as_ref().map_or(1, |t| t.processes);
     let from = options.cut_from.unwrap_or(CUT_FROM).max(1);
@@ -367,7 +370,7 @@ fn cut_tiers<G: NamedTiers>(game: &G, plan: &Plan<G::Tier>, options: &Options) -
             let per_index = step.working >= BYTES_PER_POSITION * step.size();
             processes > 1
                 && step.size() >= from
-                && game.leaves_tier(step.tier)
+                && (game.leaves_tier(step.tier) || G::IN_TIER_PARENTS)
                 && (per_index || options.cut_classes)
         })
         .collect()
@@ -408,11 +411,16 @@ fn in_turn<G: NamedTiers>(
             return Err(TierError::Cancelled);
         }
         let slice = (turn.process, turn.processes);
+        // A cut tier with moves inside it is solved in rounds, by every
+        // process together: each takes part unless the tier's shard is
+        // written.
+        let rounds = turn.cut[i] && !job.game.leaves_tier(step.tier);
         // A slice of a tier another process writes: nothing to do once
         // this process's slice is there (checked first: the writer removes
         // the slices only after the shard is written) or the shard is.
         if turn.cut[i]
             && !owned
+            && !rounds
             && (job
                 .shards
                 .slice_sound(job.plan, step, slice.0, slice.1)
@@ -445,10 +453,23 @@ fn in_turn<G: NamedTiers>(
             }
         }
         let needed = job.bytes_needed(step, options.memory)?;
+        if rounds {
+            let size = step.size();
+            let bounds = (0..turn.processes)
+                .map(|p| Shards::slice_keys(step, p, turn.processes).start - step.keys.start)
+                .chain([size])
+                .collect();
+            let cut = Cut {
+                step: i,
+                bounds,
+                process: turn.process,
+            };
+            job.solve_cut(step, &cut, crew, progress)?;
+            run.slices += 1;
+        } else if turn.cut[i] && job.solve_slice(step, slice, progress)? {
+            run.slices += 1;
+        }
         if turn.cut[i] {
-            if job.solve_slice(step, slice, progress)? {
-                run.slices += 1;
-            }
             if !owned {
                 crew.tell(Notice::Slice(i as u64));
                 continue;
@@ -470,7 +491,10 @@ fn in_turn<G: NamedTiers>(
                     crew.fetch(file, &dest, &check, &what, &|| progress.cancelled())?;
                 }
             }
-            let cells = job.shards.load_slices(step, turn.processes)?;
+            let mut cells = job.shards.load_slices(step, turn.processes)?;
+            if rounds && G::IN_TIER_SYMMETRY {
+                cut::unfold(job.game, step.tier, &mut cells)?;
+            }
             job.shards.write(job.plan, step, &cells, progress)?;
             job.shards.remove_slices(step);
         } else {
