@@ -6,7 +6,7 @@
 //! not have ([`crate::team`]), each in its own directory or a shared one.
 
 use super::TierError;
-use super::cut::{self, Cut};
+use super::cut::Cut;
 use super::deal;
 use super::job::{Job, Run};
 use super::plan::Plan;
@@ -491,11 +491,8 @@ fn in_turn<G: NamedTiers>(
                     crew.fetch(file, &dest, &check, &what, &|| progress.cancelled())?;
                 }
             }
-            let mut cells = job.shards.load_slices(step, turn.processes)?;
-            if rounds && G::IN_TIER_SYMMETRY {
-                cut::unfold(job.game, step.tier, &mut cells)?;
-            }
-            job.shards.write(job.plan, step, &cells, progress)?;
+            job.shards
+                .write_from_slices(job.plan, step, turn.processes, progress)?;
             job.shards.remove_slices(step);
         } else {
             job.solve(step, progress)?;

@@ -24,25 +24,30 @@
 //! past the seeds' longest that decided nothing anywhere, the layer the
 //! one-process solve stops at.
 //!
+//! Under symmetry inside tiers, only representatives of symmetry classes
+//! are solved (their children and parents folded, as alone); once the
+//! sweeps are done, each position that is not its class's representative
+//! takes its representative's cell ([`unfold`]): from its own part, or
+//! asked of the representative's process, in waves of [`WAVE`] indices
+//! of each part, a request (the representatives' indices, sorted varint
+//! differences) and an answer (their cells, two bytes each, in that
+//! order) per peer per wave.
+//!
 //! Each process writes its part as its slice file; the tier's writer
-//! fetches the others' as for a tier every move leaves, and, under
-//! symmetry inside tiers, copies into each position that is not its
-//! class's representative the representative's cell ([`unfold`]) before
-//! it writes the shard. A lost peer is [`crate::team::TeamError::Lost`],
-//! a message that does not read [`crate::team::TeamError::Garbled`],
-//! both naming the peer.
+//! fetches the others' as for a tier every move leaves and writes the
+//! shard from the slices a block at a time. A lost peer is
+//! [`crate::team::TeamError::Lost`], a message that does not read
+//! [`crate::team::TeamError::Garbled`], both naming the peer.
 
 use super::TierError;
 use super::solve::{ChildCells, PartWork};
 use crate::db::codec::{get_varint, put_varint};
 use crate::game::NamedTiers;
 use crate::progress::Progress;
-use crate::solve::chunks;
 use crate::solve::rule::Sweep;
 use crate::team::{Crew, varints};
 use crate::value::{Cell, Remoteness};
 use rayon::prelude::*;
-use std::ops::Range;
 
 #[cfg(doc)]
 use super::shard::Shards;
@@ -117,20 +122,26 @@ fn message_step(step: usize, sweep: Sweep, remoteness: Remoteness) -> u64 {
     1 << 63 | (step as u64) << 24 | (sweep_at(sweep) as u64) << 23 | u64::from(remoteness)
 }
 
+/// The step of the messages of wave `wave` of [`unfold`] of the plan's
+/// step `step`: requests, or with `answer`, answers (the top two bits
+/// set, then the step, which of the two, and the wave).
+fn unfold_step(step: usize, answer: bool, wave: u64) -> u64 {
+    3 << 62 | (step as u64) << 24 | u64::from(answer) << 23 | wave
+}
+
 /// Solves this process's part of `tier` (a canonical tier) of `game`,
 /// in lockstep with the other processes of `crew` (see the module docs),
-/// reading the child tiers' cells from `children`: returns the part's
-/// cells, those [`super::solve::solve_tier`] gives the same indices (but
-/// unknown where a position is solved by its class's representative).
-/// What its rounds sent is noted for people.
-pub(super) fn solve_part<G: NamedTiers>(
-    game: &G,
+/// reading the child tiers' cells from `children`: returns the part,
+/// whose cells are those [`super::solve::solve_tier`] gives the same
+/// indices. What its rounds sent is noted for people.
+pub(super) fn solve_part<'a, G: NamedTiers>(
+    game: &'a G,
     tier: G::Tier,
-    children: &[ChildCells<G::Tier>],
+    children: &'a [ChildCells<G::Tier>],
     cut: &Cut,
     crew: &mut Crew,
     progress: &dyn Progress,
-) -> Result<Vec<Cell>, TierError> {
+) -> Result<PartWork<'a, G>, TierError> {
     let me = cut.process;
     let processes = cut.bounds.len() - 1;
     let part = PartWork::new(
@@ -231,57 +242,94 @@ pub(super) fn solve_part<G: NamedTiers>(
         updates_sent,
         bytes_sent
     ));
-    Ok(part.into_cells())
+    if G::IN_TIER_SYMMETRY {
+        unfold(&part, cut, crew, progress)?;
+    }
+    Ok(part)
 }
 
-/// Indices of a tier [`unfold`] looks at together: what it copies waits
-/// in lists of at most this many.
+/// Indices of a part [`unfold`] looks at together: the positions waiting
+/// for their representatives' cells from other processes are at most
+/// this many.
 const WAVE: u64 = 1 << 20;
 
-/// Gives each position of `tier` of `game` that is not its symmetry
-/// class's representative, and whose cell in `cells` (a cell per index of
-/// the tier) is unknown, its representative's cell: the cells the parts
-/// of a cut tier leave unknown. Fails naming a position whose
-/// representative has no cell.
-pub(super) fn unfold<G: NamedTiers>(
-    game: &G,
-    tier: G::Tier,
-    cells: &mut [Cell],
+/// Gives each position of this process's part that is not its symmetry
+/// class's representative the representative's cell, asking the other
+/// processes of `crew` for those in their parts and answering theirs, in
+/// waves of [`WAVE`] indices of each part (see the module docs).
+fn unfold<G: NamedTiers>(
+    part: &PartWork<'_, G>,
+    cut: &Cut,
+    crew: &mut Crew,
+    progress: &dyn Progress,
 ) -> Result<(), TierError> {
-    let len = cells.len() as u64;
-    for start in (0..len).step_by(WAVE as usize) {
-        let wave: Range<u64> = start..(start + WAVE).min(len);
-        let cells_now = &*cells;
-        let copies: Vec<Result<Vec<(u64, Cell)>, String>> = chunks(wave.end - wave.start)
-            .map(|chunk| {
-                let mut copies = Vec::new();
-                let mut problem = None;
-                let indices = wave.start + chunk.start..wave.start + chunk.end;
-                game.for_each_in_tier(tier, indices, |index, position| {
-                    if cells_now[index as usize] != Cell::UNKNOWN
-                        || problem.is_some()
-                        || game.is_representative(&position)
-                    {
-                        return;
-                    }
-                    let representative = game.tier_rank(tier, &game.fold_in_tier(&position));
-                    match cells_now.get(representative as usize) {
-                        Some(&cell) if cell != Cell::UNKNOWN => copies.push((index, cell)),
-                        _ => {
-                            problem = Some(format!(
-                                "tier {} index {index}: its symmetry class's representative \
-                                 (index {representative}) has no cell",
-                                game.tier_name(tier)
-                            ));
-                        }
-                    }
-                });
-                problem.map_or(Ok(copies), Err)
-            })
-            .collect();
-        for copies in copies {
-            for (index, cell) in copies.map_err(TierError::Game)? {
-                cells[index as usize] = cell;
+    let me = cut.process;
+    let processes = cut.bounds.len() - 1;
+    let longest = (0..processes)
+        .map(|p| cut.bounds[p + 1] - cut.bounds[p])
+        .max()
+        .unwrap_or(0);
+    let (start, end) = (cut.bounds[me], cut.bounds[me + 1]);
+    let mut representatives = Vec::new();
+    for wave in 0..longest.div_ceil(WAVE) {
+        let from = (start + wave * WAVE).min(end);
+        let mut asked = part.folded(from..(from + WAVE).min(end), progress)?;
+        asked.par_sort_unstable();
+        let of = |peer: usize| {
+            let at = |bound: u64| asked.partition_point(|&(rep, _)| rep < bound);
+            at(cut.bounds[peer])..at(cut.bounds[peer + 1])
+        };
+        for peer in (0..processes).filter(|&p| p != me) {
+            representatives.clear();
+            representatives.extend(asked[of(peer)].iter().map(|&(rep, _)| rep));
+            representatives.dedup();
+            let request = varints::encode(&mut representatives);
+            crew.send_to(peer, unfold_step(cut.step, false, wave), &request);
+        }
+        for peer in (0..processes).filter(|&p| p != me) {
+            let what = format!("the representatives it asks for, wave {wave}");
+            let step = unfold_step(cut.step, false, wave);
+            let request = crew.receive(peer, step, &what, &|| progress.cancelled())?;
+            let mut answer = Vec::new();
+            let mut stray = None;
+            let read = varints::decode(&request, |rep| match part.representative_cell(rep) {
+                Some(bits) => answer.extend_from_slice(&bits.to_le_bytes()),
+                None => stray = stray.or(Some(rep)),
+            });
+            let garbled =
+                |why: String| TierError::Team(crew.garbled(peer, format!("{why}, in {what}")));
+            read.map_err(&garbled)?;
+            if let Some(rep) = stray {
+                return Err(garbled(format!(
+                    "index {rep}, no representative of this process's part"
+                )));
+            }
+            crew.send_to(peer, unfold_step(cut.step, true, wave), &answer);
+        }
+        for peer in (0..processes).filter(|&p| p != me) {
+            let what = format!("the cells of the representatives asked of it, wave {wave}");
+            let step = unfold_step(cut.step, true, wave);
+            let answer = crew.receive(peer, step, &what, &|| progress.cancelled())?;
+            let asks = &asked[of(peer)];
+            let distinct = asks.chunk_by(|a, b| a.0 == b.0).count();
+            if answer.len() != 2 * distinct {
+                let why = format!(
+                    "{} bytes for the cells of {distinct} representatives, in {what}",
+                    answer.len()
+                );
+                return Err(TierError::Team(crew.garbled(peer, why)));
+            }
+            let mut cells = answer
+                .chunks_exact(2)
+                .map(|b| u16::from_le_bytes([b[0], b[1]]));
+            let mut before = None;
+            let mut bits = 0;
+            for &(rep, index) in asks {
+                if before != Some(rep) {
+                    before = Some(rep);
+                    bits = cells.next().unwrap_or(bits);
+                }
+                part.set_folded(index, bits);
             }
         }
     }

@@ -215,10 +215,11 @@ impl<G: NamedTiers> Job<'_, G> {
         let children = self.children(step)?;
         let keys = Shards::slice_keys(step, slice, slices);
         let indices = keys.start - step.keys.start..keys.end - step.keys.start;
-        let cells = solve_slice(self.game, step.tier, &children, indices, progress)?;
+        let cells = solve_slice(self.game, step.tier, &children, indices.clone(), progress)?;
         drop(children);
+        let cell = |index: u64| cells[(index - indices.start) as usize];
         self.shards
-            .write_slice(self.plan, step, (slice, slices), &cells, progress)?;
+            .write_slice(self.plan, step, (slice, slices), cell, progress)?;
         Ok(true)
     }
 
@@ -234,11 +235,10 @@ impl<G: NamedTiers> Job<'_, G> {
         progress: &dyn Progress,
     ) -> Result<(), TierError> {
         let children = self.children(step)?;
-        let cells = cut::solve_part(self.game, step.tier, &children, cut, crew, progress)?;
-        drop(children);
+        let part = cut::solve_part(self.game, step.tier, &children, cut, crew, progress)?;
         let slice = (cut.process, cut.bounds.len() - 1);
         self.shards
-            .write_slice(self.plan, step, slice, &cells, progress)?;
+            .write_slice(self.plan, step, slice, |index| part.cell(index), progress)?;
         Ok(())
     }
 

@@ -1596,15 +1596,28 @@ impl<'a, G: NamedTiers, S: Slots> Work<'a, G, S> {
     }
 }
 
+/// The cell, as bits, that a working cell of `bits` ends as once the
+/// sweeps are done (undecided is a draw); `None` for no position or one
+/// folded onto its representative.
+fn final_bits(bits: u16) -> Option<u16> {
+    if decided(bits) {
+        Some(bits)
+    } else if bits == NOT_A_POSITION || bits == FOLDED {
+        None
+    } else {
+        Some(Cell::pack(rule::LEFT).bits())
+    }
+}
+
 /// One process's part of a tier cut between the processes of a team
 /// (`super::cut` runs the rounds): working cells for the indices of its
 /// range alone, solved as [`solve_tier`] solves the whole tier, a layer a
 /// round. A layer leaves the parents outside the range to be told by
 /// their processes ([`PartWork::layer`]), and hears those the other
-/// processes found in it ([`PartWork::hear`]). Under symmetry inside
-/// tiers, a position that is not its class's representative is left
-/// unknown, for the writer of the tier's shard to copy from its
-/// representative once every part is there.
+/// processes find in it ([`PartWork::hear`]). Under symmetry inside
+/// tiers, a position that is not its class's representative then takes
+/// its representative's cell: here if that is in the part, else as its
+/// process answers ([`PartWork::folded`]).
 pub(super) struct PartWork<'a, G: NamedTiers> {
     work: Work<'a, G, Part>,
     seeds: Seeds,
@@ -1697,23 +1710,67 @@ impl<'a, G: NamedTiers> PartWork<'a, G> {
         self.work.check(progress)
     }
 
-    /// The cells of the part, a cell per index of its range (unknown
-    /// where no position is, and where a position is solved by its
-    /// class's representative).
-    pub(super) fn into_cells(self) -> Vec<Cell> {
+    /// Once the sweeps are done, under symmetry inside tiers: gives each
+    /// position of `range` (in this part) that is not its class's
+    /// representative the representative's cell where that is in the
+    /// part, and returns the others as (their representative's index,
+    /// their own), for the representative's process to tell.
+    pub(super) fn folded(
+        &self,
+        range: Range<u64>,
+        progress: &dyn Progress,
+    ) -> Result<Vec<(u64, u64)>, TierError> {
+        let work = &self.work;
+        let lists: Vec<Vec<(u64, u64)>> =
+            chunks_in(range)
+                .map(|chunk| {
+                    let mut away = Vec::new();
+                    work.game
+                        .for_each_in_tier(work.tier, chunk, |index, position| {
+                            let Some(cell) = work.cell(index).filter(|c| c.load(Relaxed) == FOLDED)
+                            else {
+                                return;
+                            };
+                            let representative = work
+                                .game
+                                .tier_rank(work.tier, &work.game.fold_in_tier(&position));
+                            match work.cell(representative).map(|c| final_bits(c.load(Relaxed))) {
+                        Some(Some(bits)) => cell.store(bits, Relaxed),
+                        Some(None) => work.fail(
+                            index,
+                            "its symmetry class's representative is not a position of the tier",
+                        ),
+                        None => away.push((representative, index)),
+                    }
+                        });
+                    away
+                })
+                .collect();
+        work.check(progress)?;
+        Ok(lists.concat())
+    }
+
+    /// The final cell, as bits, of the representative at `index`, once the
+    /// sweeps are done; `None` where it is not a representative of this
+    /// part.
+    pub(super) fn representative_cell(&self, index: u64) -> Option<u16> {
+        final_bits(self.work.cell(index)?.load(Relaxed))
+    }
+
+    /// Gives the position at `index` (in this part) the cell of bits
+    /// `bits`, its representative's.
+    pub(super) fn set_folded(&self, index: u64, bits: u16) {
+        if let Some(cell) = self.work.cell(index) {
+            cell.store(bits, Relaxed);
+        }
+    }
+
+    /// The cell of the position at `index` (in this part) once every
+    /// layer is done (unknown where no position is).
+    pub(super) fn cell(&self, index: u64) -> Cell {
         self.work
-            .cells
-            .into_par_iter()
-            .map(|cell| {
-                let bits = cell.into_inner();
-                if decided(bits) {
-                    Cell::from_bits(bits)
-                } else if bits == NOT_A_POSITION || bits == FOLDED {
-                    Cell::UNKNOWN
-                } else {
-                    Cell::pack(rule::LEFT)
-                }
-            })
-            .collect()
+            .cell(index)
+            .and_then(|cell| final_bits(cell.load(Relaxed)))
+            .map_or(Cell::UNKNOWN, Cell::from_bits)
     }
 }
