@@ -48,6 +48,8 @@ use crate::solve::rule::Sweep;
 use crate::team::{Crew, varints};
 use crate::value::{Cell, Remoteness};
 use rayon::prelude::*;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 #[cfg(doc)]
 use super::shard::Shards;
@@ -158,8 +160,27 @@ pub(super) fn solve_part<'a, G: NamedTiers>(
         ties: part.ties(),
     };
     let mut ties = own.ties;
-    let (mut away, mut heard, mut bytes) = (Vec::new(), Vec::with_capacity(HEAR_AT), Vec::new());
-    let (mut rounds, mut updates_sent, mut bytes_sent) = (0u64, 0u64, 0u64);
+    let mut heard = Vec::with_capacity(HEAR_AT);
+    let (mut rounds, mut bytes_sent) = (0u64, 0u64);
+    // By peer, the runs of its updates of the round.
+    let outgoing: Vec<Mutex<Vec<u8>>> = (0..processes).map(|_| Mutex::default()).collect();
+    let updates_sent = AtomicU64::new(0);
+    let away = |items: &mut Vec<u64>| {
+        items.sort_unstable();
+        for peer in (0..processes).filter(|&p| p != me) {
+            let at = |bound: u64| items.partition_point(|&item| item >> 1 < bound);
+            let (from, to) = (at(cut.bounds[peer]), at(cut.bounds[peer + 1]));
+            if from == to {
+                continue;
+            }
+            let run = varints::encode(&mut items[from..to]);
+            let mut out = outgoing[peer].lock().unwrap_or_else(|e| e.into_inner());
+            put_varint(run.len() as u64, &mut out);
+            out.extend_from_slice(&run);
+            updates_sent.fetch_add((to - from) as u64, Relaxed);
+        }
+        items.clear();
+    };
     for sweep in [Sweep::WinLose, Sweep::Tie] {
         if sweep == Sweep::Tie && !ties {
             break;
@@ -170,18 +191,17 @@ pub(super) fn solve_part<'a, G: NamedTiers>(
         let mut remoteness: Remoteness = 1;
         loop {
             let step = message_step(cut.step, sweep, remoteness);
-            let mut decided = part.layer(remoteness, sweep, &mut away, progress)?;
-            away.par_sort_unstable();
+            for out in &outgoing {
+                let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
+                out.clear();
+                own.put(&mut out);
+            }
+            let mut decided = part.layer(remoteness, sweep, &away, progress)?;
             for peer in (0..processes).filter(|&p| p != me) {
-                let at = |bound: u64| away.partition_point(|&item| item >> 1 < bound);
-                let (from, to) = (at(cut.bounds[peer]), at(cut.bounds[peer + 1]));
-                let updates = &mut away[from..to];
-                bytes.clear();
-                own.put(&mut bytes);
-                bytes.extend_from_slice(&varints::encode(updates));
-                crew.send_to(peer, step, &bytes);
-                updates_sent += updates.len() as u64;
-                bytes_sent += bytes.len() as u64;
+                let mut out = outgoing[peer].lock().unwrap_or_else(|e| e.into_inner());
+                let out = std::mem::take(&mut *out);
+                crew.send_to(peer, step, &out);
+                bytes_sent += out.len() as u64;
             }
             rounds += 1;
             let mut everyone = own.decided;
@@ -204,11 +224,13 @@ pub(super) fn solve_part<'a, G: NamedTiers>(
                     }
                     heard.clear();
                 };
-                let read = varints::decode(&message[start..], |item| {
-                    heard.push(item);
-                    if heard.len() >= HEAR_AT {
-                        hear(&mut heard);
-                    }
+                let read = runs(&message[start..], |run| {
+                    varints::decode(run, |item| {
+                        heard.push(item);
+                        if heard.len() >= HEAR_AT {
+                            hear(&mut heard);
+                        }
+                    })
                 });
                 hear(&mut heard);
                 read.map_err(&garbled)?;
@@ -239,7 +261,7 @@ pub(super) fn solve_part<'a, G: NamedTiers>(
         cut.bounds[me],
         cut.bounds[me + 1],
         rounds,
-        updates_sent,
+        updates_sent.into_inner(),
         bytes_sent
     ));
     if G::IN_TIER_SYMMETRY {
@@ -248,10 +270,27 @@ pub(super) fn solve_part<'a, G: NamedTiers>(
     Ok(part)
 }
 
+/// Calls `visit` with each run of `bytes`, runs of updates as a round's
+/// message carries them (each its length in bytes, a varint, then that
+/// many bytes), while it succeeds; fails where a run does not read.
+fn runs(bytes: &[u8], mut visit: impl FnMut(&[u8]) -> Result<(), String>) -> Result<(), String> {
+    let mut at = 0;
+    while at < bytes.len() {
+        let start = at;
+        let len = get_varint(bytes, &mut at)
+            .and_then(|len| usize::try_from(len).ok())
+            .filter(|&len| len <= bytes.len() - at)
+            .ok_or_else(|| format!("a run at byte {start} that does not read"))?;
+        visit(&bytes[at..at + len])?;
+        at += len;
+    }
+    Ok(())
+}
+
 /// Indices of a part [`unfold`] looks at together: the positions waiting
 /// for their representatives' cells from other processes are at most
 /// this many.
-const WAVE: u64 = 1 << 20;
+const WAVE: u64 = 1 << 18;
 
 /// Gives each position of this process's part that is not its symmetry
 /// class's representative the representative's cell, asking the other

@@ -697,6 +697,10 @@ struct Spread {
     away: Vec<u64>,
 }
 
+/// What takes a list of parents outside a part of a cut tier, as
+/// [`away`] codes them, and empties it.
+pub(super) type Away<'a> = dyn Fn(&mut Vec<u64>) + Sync + 'a;
+
 /// A parent outside this process's part of a cut tier, with the value of
 /// its child: its index doubled, plus one if the child is a win.
 #[inline]
@@ -1344,8 +1348,9 @@ impl<'a, G: NamedTiers, S: Slots> Work<'a, G, S> {
     /// One layer: decides every position whose value has remoteness
     /// `remoteness` in `sweep`. Returns how many it decided.
     /// In a part of a cut tier, the parents outside the part are left in
-    /// `away` as [`away`] codes them.
-    fn layer(&self, remoteness: Remoteness, sweep: Sweep, away: Option<&Mutex<Vec<u64>>>) -> u64 {
+    /// handed to `away` as [`away`] codes them, a chunk of the tier at a
+    /// time (`away` empties the list).
+    fn layer(&self, remoteness: Remoteness, sweep: Sweep, away: Option<&Away<'_>>) -> u64 {
         let decided_here = AtomicU64::new(0);
         let layer = Layer::new(remoteness, sweep);
         chunks_in(self.slots.range(self.len)).for_each_init(Spread::default, |spread, range| {
@@ -1382,9 +1387,7 @@ impl<'a, G: NamedTiers, S: Slots> Work<'a, G, S> {
             if let Some(away) = away
                 && !spread.away.is_empty()
             {
-                away.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .append(&mut spread.away);
+                away(&mut spread.away);
             }
             decided_here.fetch_add(count, Relaxed);
         });
@@ -1673,21 +1676,19 @@ impl<'a, G: NamedTiers> PartWork<'a, G> {
     }
 
     /// The layer of `remoteness` of `sweep` in this part: returns the
-    /// positions it decided, and leaves in `away` (emptied first) each
-    /// parent outside the part of a position decided at the layer
-    /// before, doubled, plus one if that position is a win.
+    /// positions it decided, and hands `away` each parent outside the
+    /// part of a position decided at the layer before, doubled, plus one
+    /// if that position is a win, in lists of a chunk of the part each
+    /// (from several threads at once; it empties each).
     pub(super) fn layer(
         &self,
         remoteness: Remoteness,
         sweep: Sweep,
-        away: &mut Vec<u64>,
+        away: &Away<'_>,
         progress: &dyn Progress,
     ) -> Result<u64, TierError> {
         self.work.clear_fresh(remoteness);
-        away.clear();
-        let shared = Mutex::new(std::mem::take(away));
-        let decided = self.work.layer(remoteness, sweep, Some(&shared));
-        *away = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+        let decided = self.work.layer(remoteness, sweep, Some(away));
         self.work.check(progress)?;
         Ok(decided)
     }
