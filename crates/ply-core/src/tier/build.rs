@@ -47,9 +47,11 @@ pub struct Options {
     /// more, the build is one phase advancing by each solved tier's
     /// positions. A team's process solves its tiers one at a time.
     pub at_once: Option<usize>,
-    /// In a team, the fewest indices a tier every move leaves
-    /// ([`NamedTiers::leaves_tier`]) has for its indices to be cut between the
-    /// processes, each solving a slice; `None` for the default, 2^16.
+    /// In a team, the fewest indices a tier has for its indices to be cut
+    /// between the processes, each solving a slice: a tier every move
+    /// leaves ([`NamedTiers::leaves_tier`]) from its child tiers alone, a
+    /// tier with moves inside it (where the game has un-moves) in lockstep
+    /// rounds (the `cut` module); `None` for the default, 2^16.
     pub cut_from: Option<u64>,
     /// Whether such a tier is cut even where it is solved a working cell
     /// per symmetry class (`working_bytes`). A slice
@@ -173,12 +175,15 @@ fn adopt<G: NamedTiers>(
 /// already (a directory shared, or a rerun), and a process that ends,
 /// dies or goes silent first (no heartbeat for the team's peer timeout)
 /// is named.
-/// A tier every move leaves with at least [`Options::cut_from`] indices is
-/// cut instead: each process solves and writes its slice of the tier's
-/// indices, and the process the tier is dealt to waits for the others'
-/// slices (fetching those it does not have) and writes the tier's shard
-/// from them (the shard one process alone writes); a rerun keeps the
-/// slices written. Process 0 returns only once every tier's shard is in
+/// A tier with at least [`Options::cut_from`] indices is cut instead:
+/// each process solves and writes its slice of the tier's indices (a tier
+/// every move leaves from its child tiers alone; one with moves inside it
+/// in lockstep rounds with the others, exchanging updates over TCP), and
+/// the process the tier is dealt to waits for the others' slices
+/// (fetching those it does not have) and writes the tier's shard from
+/// them, a block at a time (the shard one process alone writes); a rerun
+/// keeps the slices of a tier every move leaves, and solves a tier with
+/// moves inside it again unless its shard is written. Process 0 returns only once every tier's shard is in
 /// its `dir`.
 pub fn build<G: NamedTiers>(
     game: &G,

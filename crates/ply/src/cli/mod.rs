@@ -434,8 +434,9 @@ impl Cli {
                         None => &ply_core::NoProgress,
                     };
                     let session = registry::open(&game)?;
-                    let build =
-                        || session.analyze_shared(&team, end_tiers, &store, (memory, cut), progress);
+                    let build = || {
+                        session.analyze_shared(&team, end_tiers, &store, (memory, cut), progress)
+                    };
                     let built = match workers {
                         Some(threads) => {
                             dist::cluster(workers, None, None, None)?;

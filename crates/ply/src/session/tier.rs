@@ -574,7 +574,12 @@ impl<G: NamedTiers + 'static> Session for TierSession<G> {
         };
         save.create()?;
         let whole = end_tiers.is_none();
-        let built = self.build(&plan, &save.dir, (memory, Some((team, cut)), whole), progress)?;
+        let built = self.build(
+            &plan,
+            &save.dir,
+            (memory, Some((team, cut)), whole),
+            progress,
+        )?;
         if team.process != 0 {
             return Ok(None);
         }

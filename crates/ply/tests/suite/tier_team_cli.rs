@@ -342,7 +342,11 @@ fn quixo_4x4_cut_in_rounds_gives_the_cells_of_one_and_each_process_holds_its_sha
     let one = Scratch::new("cut-rounds-4x4-one");
     let expected_report = alone(game, &one.0);
     let expected = cells(&one.0);
-    let largest = expected.iter().map(|(_, c)| c.len() as u64).max().expect("tiers");
+    let largest = expected
+        .iter()
+        .map(|(_, c)| c.len() as u64)
+        .max()
+        .expect("tiers");
     let scratch: Vec<Scratch> = (0..2)
         .map(|p| Scratch::new(&format!("cut-rounds-4x4-{p}")))
         .collect();
