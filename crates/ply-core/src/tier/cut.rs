@@ -397,6 +397,26 @@ mod tests {
     }
 
     #[test]
+    fn runs_read_back_and_a_run_cut_short_is_refused() {
+        let mut bytes = Vec::new();
+        for run in [vec![3u64, 9, 40], vec![1, 2], vec![500]] {
+            let coded = varints::encode(&mut run.clone());
+            put_varint(coded.len() as u64, &mut bytes);
+            bytes.extend_from_slice(&coded);
+        }
+        let mut back = Vec::new();
+        runs(&bytes, |run| varints::decode(run, |n| back.push(n))).unwrap();
+        assert_eq!(back, [3, 9, 40, 1, 2, 500]);
+        for cut in 1..bytes.len() {
+            let read = runs(&bytes[..cut], |run| varints::decode(run, |_| ()));
+            // Cut at the end of a run, what is there reads.
+            if ![4, 7].contains(&cut) {
+                assert!(read.is_err(), "cut at {cut}");
+            }
+        }
+    }
+
+    #[test]
     fn message_steps_differ_by_step_sweep_and_layer() {
         let mut steps = std::collections::HashSet::new();
         for step in 0..5 {
