@@ -282,20 +282,29 @@ fn sampled_team(game: &str, dirs: &[&Path], extra: &[&str]) -> (Value, Vec<u64>)
 /// with moves inside them (every quixo tier) solved in lockstep rounds.
 const CUT_EVERY_TIER: [&str; 3] = ["--cut-from", "1", "--cut-classes"];
 
-/// Quixo 3x3 with every tier cut between 2 and 3 processes, each with a
+/// Quixo 3x3 (symmetry inside tiers), Nine Men's Morris with four stones
+/// (none) and Teeko 4x4 (symmetry, and tiers every move leaves beside the
+/// others) with every tier cut between 2 and 3 processes, each with a
 /// directory of its own: process 0's directory holds the cells of one
 /// process, every other one's only sound shards saying the same, and a
 /// rerun writes nothing.
 #[test]
 fn tiers_cut_in_rounds_with_a_directory_each_write_the_cells_of_one() {
-    let game = "quixo:3x3";
-    let one = Scratch::new("cut-rounds-one");
+    for game in ["quixo:3x3", "morris:4", "teeko:4x4"] {
+        cut_in_rounds_writes_the_cells_of_one(game);
+    }
+}
+
+/// [`tiers_cut_in_rounds_with_a_directory_each_write_the_cells_of_one`]
+/// for `game`.
+fn cut_in_rounds_writes_the_cells_of_one(game: &str) {
+    let one = Scratch::new(&format!("{game}-cut-rounds-one"));
     let expected_report = alone(game, &one.0);
     let expected: std::collections::BTreeMap<String, Vec<u16>> =
         cells(&one.0).into_iter().collect();
     for processes in [2, 3] {
         let scratch: Vec<Scratch> = (0..processes)
-            .map(|p| Scratch::new(&format!("cut-rounds-{processes}-{p}")))
+            .map(|p| Scratch::new(&format!("{game}-cut-rounds-{processes}-{p}")))
             .collect();
         let dirs: Vec<&Path> = scratch.iter().map(|s| s.0.as_path()).collect();
         let report = run_team(game, &dirs, &CUT_EVERY_TIER);
