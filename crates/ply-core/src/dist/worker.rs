@@ -18,7 +18,7 @@
 //! timely's progress tracking then guarantees that every update of the
 //! round has been applied everywhere.
 
-use super::batch::{self, Batch, Outbox};
+use super::batch::{Batch, Outbox};
 use super::partition::Layout;
 use super::{DistError, Event, Job, Summary, WorkerOutput, block_range, fingerprint};
 use crate::census::Census;
@@ -26,6 +26,7 @@ use crate::error::SolveError;
 use crate::game::Indexed;
 use crate::limits::TooLarge;
 use crate::solve::rule::{self, Ply, Sweep};
+use crate::team::varints;
 use crate::value::{Cell, Remoteness, Value};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -173,7 +174,8 @@ pub(super) fn run<G: Indexed>(
                 let mut state = shared.borrow_mut();
                 for (_, bytes) in batches {
                     let index_of = |slot| layout.index(me, slot as usize);
-                    batch::decode_pairs(bytes, index_of, |slot, parent| {
+                    // Timely delivers the batches a peer encoded whole.
+                    let _ = varints::decode_pairs(bytes, index_of, |slot, parent| {
                         state.edges.push((slot, parent));
                     });
                 }
@@ -187,7 +189,7 @@ pub(super) fn run<G: Indexed>(
                 let mut state = shared.borrow_mut();
                 let now = time == state.epoch;
                 for (_, bytes) in batches {
-                    batch::decode(bytes, |update| {
+                    let _ = varints::decode(bytes, |update| {
                         if now {
                             state.apply(update);
                         } else {
@@ -245,7 +247,7 @@ pub(super) fn run<G: Indexed>(
     {
         let mut outbox = Outbox::new(peers);
         let encode = |to: usize, pairs: &mut [(u64, u64)]| {
-            batch::encode_pairs(pairs, |slot| layout.index(to, slot as usize))
+            varints::encode_pairs(pairs, |slot| layout.index(to, slot as usize))
         };
         let mut children = Vec::new();
         let mut done = 0;
@@ -330,7 +332,7 @@ pub(super) fn run<G: Indexed>(
     // The two sweeps, one round per remoteness.
     let mut parents = Vec::new();
     let mut outbox = Outbox::new(peers);
-    let encode = |_: usize, updates: &mut [u64]| batch::encode(updates);
+    let encode = |_: usize, updates: &mut [u64]| varints::encode(updates);
     for (sweep, seeds) in [(Sweep::WinLose, losses_and_wins), (Sweep::Tie, ties)] {
         let mut frontier = seeds;
         let mut remoteness: Remoteness = 0;

@@ -535,6 +535,18 @@ impl Crew {
         }
     }
 
+    /// Sends process `peer` alone `bytes` as the message of step `step`
+    /// (it takes it with [`Crew::receive`]), as [`Crew::send`] sends
+    /// every peer; nothing where `peer` is this process or no peer. A
+    /// peer that cannot take it is lost, which shows where it is waited
+    /// for.
+    pub(crate) fn send_to(&mut self, peer: usize, step: u64, bytes: &[u8]) {
+        if let Some(Some(stream)) = self.out.get(peer) {
+            let mut stream = stream.lock().unwrap_or_else(|e| e.into_inner());
+            let _ = write_body(&mut stream, MESSAGE, step, bytes);
+        }
+    }
+
     /// Fetches from process `from` its file numbered `what` (`what_for`,
     /// for people: [`Files`] at `from` says which file it is) into `dest`:
     /// written to a temporary file beside it a chunk at a time, synced,
@@ -727,6 +739,16 @@ impl Crew {
         }
     }
 
+    /// The error for process `from` having sent what does not read
+    /// (`why`), naming it as a lost peer is named.
+    pub(crate) fn garbled(&self, from: usize, why: String) -> TeamError {
+        TeamError::Garbled {
+            process: from,
+            host: self.team.host(from).map(str::to_string),
+            why,
+        }
+    }
+
     /// Tells every peer this process is done, then waits until each of
     /// them is done too or has ended (a frozen one is found silent within
     /// the peer timeout), so that nothing it sent is left unread here when
@@ -897,6 +919,35 @@ mod tests {
             "{error}"
         );
         assert!(error.to_string().contains("part of tier 3"), "{error}");
+        crew.finish();
+        for peer in peers {
+            peer.join().expect("no panic");
+        }
+    }
+
+    #[test]
+    fn a_message_sent_to_one_peer_reaches_it_alone() {
+        let hosts = hosts(3);
+        let peers: Vec<_> = (1..3)
+            .map(|process| {
+                let team = member(&hosts, process);
+                std::thread::spawn(move || {
+                    let mut crew = Crew::join(&team, 6).expect("joined");
+                    let never = || false;
+                    let got = crew.receive(0, 7, "step 7", &never).expect("step 7");
+                    assert_eq!(got, vec![process as u8; 2]);
+                    // The step sent to the other peer never comes here.
+                    let step = 7 + 3 - process as u64;
+                    assert!(crew.receive(0, step, "another's step", &never).is_err());
+                    crew.finish();
+                })
+            })
+            .collect();
+        let mut crew = Crew::join(&member(&hosts, 0), 6).expect("joined");
+        for peer in 1..3 {
+            crew.send_to(peer, 7, &[peer as u8; 2]);
+            crew.send_to(peer, 7 + peer as u64, &[0]);
+        }
         crew.finish();
         for peer in peers {
             peer.join().expect("no panic");

@@ -30,6 +30,7 @@ mod losses;
 mod membership;
 mod network;
 mod part;
+pub(crate) mod varints;
 
 pub use error::TeamError;
 pub use exchange::Exchanged;

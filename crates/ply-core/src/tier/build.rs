@@ -6,6 +6,7 @@
 //! not have ([`crate::team`]), each in its own directory or a shared one.
 
 use super::TierError;
+use super::cut::Cut;
 use super::deal;
 use super::job::{Job, Run};
 use super::plan::Plan;
@@ -46,9 +47,11 @@ pub struct Options {
     /// more, the build is one phase advancing by each solved tier's
     /// positions. A team's process solves its tiers one at a time.
     pub at_once: Option<usize>,
-    /// In a team, the fewest indices a tier every move leaves
-    /// ([`NamedTiers::leaves_tier`]) has for its indices to be cut between the
-    /// processes, each solving a slice; `None` for the default, 2^16.
+    /// In a team, the fewest indices a tier has for its indices to be cut
+    /// between the processes, each solving a slice: a tier every move
+    /// leaves ([`NamedTiers::leaves_tier`]) from its child tiers alone, a
+    /// tier with moves inside it (where the game has un-moves) in lockstep
+    /// rounds (the `cut` module); `None` for the default, 2^16.
     pub cut_from: Option<u64>,
     /// Whether such a tier is cut even where it is solved a working cell
     /// per symmetry class (`working_bytes`). A slice
@@ -176,12 +179,15 @@ fn adopt<G: NamedTiers>(
 /// already (a directory shared, or a rerun), and a process that ends,
 /// dies or goes silent first (no heartbeat for the team's peer timeout)
 /// is named.
-/// A tier every move leaves with at least [`Options::cut_from`] indices is
-/// cut instead: each process solves and writes its slice of the tier's
-/// indices, and the process the tier is dealt to waits for the others'
-/// slices (fetching those it does not have) and writes the tier's shard
-/// from them (the shard one process alone writes); a rerun keeps the
-/// slices written. Process 0 returns only once every tier's shard is in
+/// A tier with at least [`Options::cut_from`] indices is cut instead:
+/// each process solves and writes its slice of the tier's indices (a tier
+/// every move leaves from its child tiers alone; one with moves inside it
+/// in lockstep rounds with the others, exchanging updates over TCP), and
+/// the process the tier is dealt to waits for the others' slices
+/// (fetching those it does not have) and writes the tier's shard from
+/// them, a block at a time (the shard one process alone writes); a rerun
+/// keeps the slices of a tier every move leaves, and solves a tier with
+/// moves inside it again unless its shard is written. Process 0 returns only once every tier's shard is in
 /// its `dir`.
 pub fn build<G: NamedTiers>(
     game: &G,
@@ -362,9 +368,11 @@ struct Turn<'a> {
     processes: usize,
 }
 
-/// Which steps of `plan` a team cuts between its processes: tiers every
-/// move leaves, of at least [`Options::cut_from`] indices, solved a cell
-/// per index (unless [`Options::cut_classes`]).
+/// Which steps of `plan` a team cuts between its processes: tiers of at
+/// least [`Options::cut_from`] indices, solved a cell per index (unless
+/// [`Options::cut_classes`]), that every move leaves or, where the game
+/// has un-moves ([`NamedTiers::IN_TIER_PARENTS`]), with moves inside
+/// them (solved in rounds: the `cut` module).
 fn cut_tiers<G: NamedTiers>(game: &G, plan: &Plan<G::Tier>, options: &Options) -> Vec<bool> {
     let processes = options.team.as_ref().map_or(1, |t| t.processes);
     let from = options.cut_from.unwrap_or(CUT_FROM).max(1);
@@ -374,7 +382,7 @@ fn cut_tiers<G: NamedTiers>(game: &G, plan: &Plan<G::Tier>, options: &Options) -
             let per_index = step.working >= BYTES_PER_POSITION * step.size();
             processes > 1
                 && step.size() >= from
-                && game.leaves_tier(step.tier)
+                && (game.leaves_tier(step.tier) || G::IN_TIER_PARENTS)
                 && (per_index || options.cut_classes)
         })
         .collect()
@@ -415,11 +423,16 @@ fn in_turn<G: NamedTiers>(
             return Err(TierError::Cancelled);
         }
         let slice = (turn.process, turn.processes);
+        // A cut tier with moves inside it is solved in rounds, by every
+        // process together: each takes part unless the tier's shard is
+        // written.
+        let rounds = turn.cut[i] && !job.game.leaves_tier(step.tier);
         // A slice of a tier another process writes: nothing to do once
         // this process's slice is there (checked first: the writer removes
         // the slices only after the shard is written) or the shard is.
         if turn.cut[i]
             && !owned
+            && !rounds
             && (job
                 .shards
                 .slice_sound(job.plan, step, slice.0, slice.1)
@@ -452,10 +465,23 @@ fn in_turn<G: NamedTiers>(
             }
         }
         let needed = job.bytes_needed(step, options.memory)?;
+        if rounds {
+            let size = step.size();
+            let bounds = (0..turn.processes)
+                .map(|p| Shards::slice_keys(step, p, turn.processes).start - step.keys.start)
+                .chain([size])
+                .collect();
+            let cut = Cut {
+                step: i,
+                bounds,
+                process: turn.process,
+            };
+            job.solve_cut(step, &cut, crew, progress)?;
+            run.slices += 1;
+        } else if turn.cut[i] && job.solve_slice(step, slice, progress)? {
+            run.slices += 1;
+        }
         if turn.cut[i] {
-            if job.solve_slice(step, slice, progress)? {
-                run.slices += 1;
-            }
             if !owned {
                 crew.tell(Notice::Slice(i as u64));
                 continue;
@@ -477,8 +503,8 @@ fn in_turn<G: NamedTiers>(
                     crew.fetch(file, &dest, &check, &what, &|| progress.cancelled())?;
                 }
             }
-            let cells = job.shards.load_slices(step, turn.processes)?;
-            job.shards.write(job.plan, step, &cells, progress)?;
+            job.shards
+                .write_from_slices(job.plan, step, turn.processes, progress)?;
             job.shards.remove_slices(step);
         } else {
             job.solve(step, progress)?;

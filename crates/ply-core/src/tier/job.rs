@@ -5,6 +5,7 @@
 
 use super::TierError;
 use super::cells::Cells;
+use super::cut::{self, Cut};
 use super::plan::{Plan, Step};
 use super::restore;
 use super::shard::Shards;
@@ -12,6 +13,7 @@ use super::solve::{ChildCells, solve_slice, solve_tier};
 use crate::game::NamedTiers;
 use crate::progress::Progress;
 use crate::solution::Solution;
+use crate::team::Crew;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
@@ -213,11 +215,31 @@ impl<G: NamedTiers> Job<'_, G> {
         let children = self.children(step)?;
         let keys = Shards::slice_keys(step, slice, slices);
         let indices = keys.start - step.keys.start..keys.end - step.keys.start;
-        let cells = solve_slice(self.game, step.tier, &children, indices, progress)?;
+        let cells = solve_slice(self.game, step.tier, &children, indices.clone(), progress)?;
         drop(children);
+        let cell = |index: u64| cells[(index - indices.start) as usize];
         self.shards
-            .write_slice(self.plan, step, (slice, slices), &cells, progress)?;
+            .write_slice(self.plan, step, (slice, slices), cell, progress)?;
         Ok(true)
+    }
+
+    /// Solves this process's part of `step`, a tier with moves inside it
+    /// cut between the processes of `crew` as `cut` says, in lockstep
+    /// with them ([`cut::solve_part`]), its child tiers read from their
+    /// shards, and writes the part as its slice's file (replacing any).
+    pub fn solve_cut(
+        &self,
+        step: &Step<G::Tier>,
+        cut: &Cut,
+        crew: &mut Crew,
+        progress: &dyn Progress,
+    ) -> Result<(), TierError> {
+        let children = self.children(step)?;
+        let part = cut::solve_part(self.game, step.tier, &children, cut, crew, progress)?;
+        let slice = (cut.process, cut.bounds.len() - 1);
+        self.shards
+            .write_slice(self.plan, step, slice, |index| part.cell(index), progress)?;
+        Ok(())
     }
 
     /// Solves `step`, its child tiers read from their shards (all

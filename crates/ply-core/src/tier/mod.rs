@@ -27,6 +27,7 @@
 pub(crate) mod build;
 pub(crate) mod cells;
 pub(crate) mod classes;
+mod cut;
 pub(crate) mod deal;
 mod job;
 pub(crate) mod plan;

@@ -165,38 +165,54 @@ impl Shards {
             .count()
     }
 
-    /// Writes `cells`, slice `slice` of `slices` of `step` (a cell per key
-    /// of [`Shards::slice_keys`]), as its file, atomically.
+    /// Writes slice `slice` of `slices` of `step` as its file, atomically,
+    /// the cell of each of its keys ([`Shards::slice_keys`]) given by
+    /// `cell` from the key's index in the tier.
     pub fn write_slice<T>(
         &self,
         plan: &Plan<T>,
         step: &Step<T>,
         (slice, slices): (usize, usize),
-        cells: &[Cell],
+        cell: impl Fn(u64) -> Cell + Sync,
         progress: &dyn Progress,
     ) -> Result<u64, DbError> {
-        let keys = Self::slice_keys(step, slice, slices);
+        let start = step.keys.start;
         self.write_keys(
             plan,
             &self.slice_path(&step.name, slice, slices),
-            keys.clone(),
-            |key| cells[(key - keys.start) as usize],
+            Self::slice_keys(step, slice, slices),
+            |key| cell(key - start),
             progress,
         )
     }
 
-    /// The cells of `step` read from its `slices` slices, a cell per index
-    /// of the tier.
-    pub fn load_slices<T>(&self, step: &Step<T>, slices: usize) -> Result<Vec<Cell>, DbError> {
-        let start = step.keys.start;
-        let mut cells = vec![Cell::UNKNOWN; step.size() as usize];
-        for slice in 0..slices {
-            let db = Database::open_piece(&self.slice_path(&step.name, slice, slices))?;
-            db.for_each_cell(Self::slice_keys(step, slice, slices), &mut |key, cell| {
-                cells[(key - start) as usize] = cell;
-            })?;
+    /// Writes the shard of `step` from its `slices` slices, atomically, a
+    /// block at a time: no more of the tier is held at once.
+    pub fn write_from_slices<T>(
+        &self,
+        plan: &Plan<T>,
+        step: &Step<T>,
+        slices: usize,
+        progress: &dyn Progress,
+    ) -> Result<u64, DbError> {
+        let pieces = (0..slices)
+            .map(|slice| Database::open_piece(&self.slice_path(&step.name, slice, slices)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut present = vec![false; 1 << 16];
+        for cell in pieces.iter().flat_map(listed) {
+            present[usize::from(cell.bits())] = true;
         }
-        Ok(cells)
+        let start = step.keys.start;
+        let fill = |indices: Range<u64>, cells: &mut [Cell]| {
+            let keys = start + indices.start..start + indices.end;
+            for piece in &pieces {
+                piece.for_each_cell(keys.clone(), &mut |key, cell| {
+                    cells[(key - keys.start) as usize] = cell;
+                })?;
+            }
+            Ok(())
+        };
+        self.write_filled(plan, step, &present, fill, progress)
     }
 
     /// Removes every slice file of `step`, of any number of slices; returns
@@ -360,24 +376,6 @@ impl Shards {
     /// The shard of the solved tier `step`, read alone.
     pub fn open_step<T>(&self, step: &Step<T>) -> Result<Database, DbError> {
         Database::open_piece(&self.path(&step.name))
-    }
-
-    /// Writes the cells of the solved tier `step` as its shard, atomically.
-    pub fn write<T>(
-        &self,
-        plan: &Plan<T>,
-        step: &Step<T>,
-        cells: &[Cell],
-        progress: &dyn Progress,
-    ) -> Result<u64, DbError> {
-        let start = step.keys.start;
-        self.write_keys(
-            plan,
-            &self.path(&step.name),
-            step.keys.clone(),
-            |key| cells[(key - start) as usize],
-            progress,
-        )
     }
 
     /// Writes the solved tier `step` as its shard, atomically, the cell of

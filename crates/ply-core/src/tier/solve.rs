@@ -68,6 +68,8 @@ use crate::solve::chunks;
 use crate::solve::rule::{self, Ply, Sweep};
 use crate::value::{Cell, Outcome, Remoteness, Value};
 use rayon::prelude::*;
+use std::ops::Range;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
@@ -238,8 +240,18 @@ impl Outside {
 /// a cell for every index of every layer, are compiled for one layout and
 /// ask no question of it per index.
 trait Slots: Sync {
+    /// Whether the cells are those of one process's part of a tier cut
+    /// between processes ([`Part`]): a parent outside the part is told
+    /// by a message, and a position whose children in child tiers are
+    /// all wins counts its children in the tier from the first pass (no
+    /// lose event: its recount would read other processes' cells).
+    const PART: bool = false;
     /// The place of the working cell of `index`, if it has one.
     fn slot(&self, index: u64) -> Option<usize>;
+    /// The indices of a tier of `len` whose positions are solved here.
+    fn range(&self, len: u64) -> Range<u64> {
+        0..len
+    }
     /// The representatives, where only they have working cells.
     fn representatives(&self) -> Option<&Representatives>;
     /// [`Slots::representatives`], given up.
@@ -280,6 +292,44 @@ impl Slots for Representatives {
     }
 }
 
+/// A working cell per index of one process's part of a tier cut between
+/// processes: the indices `start..end`.
+struct Part {
+    start: u64,
+    end: u64,
+}
+
+impl Slots for Part {
+    const PART: bool = true;
+
+    #[inline]
+    fn slot(&self, index: u64) -> Option<usize> {
+        (self.start..self.end)
+            .contains(&index)
+            .then(|| (index - self.start) as usize)
+    }
+
+    fn range(&self, _len: u64) -> Range<u64> {
+        self.start..self.end
+    }
+
+    fn representatives(&self) -> Option<&Representatives> {
+        None
+    }
+
+    fn into_representatives(self) -> Option<Representatives> {
+        None
+    }
+}
+
+/// The ranges of [`chunks`] of a tier that fall in `range`, cut to it.
+fn chunks_in(range: Range<u64>) -> impl ParallelIterator<Item = Range<u64>> {
+    chunks(range.end).filter_map(move |chunk| {
+        let (start, end) = (chunk.start.max(range.start), chunk.end.min(range.end));
+        (start < end).then_some(start..end)
+    })
+}
+
 /// The work on one tier.
 struct Work<'a, G: NamedTiers, S: Slots> {
     game: &'a G,
@@ -306,7 +356,7 @@ struct Work<'a, G: NamedTiers, S: Slots> {
     /// tiers, too many moves); the analysis then fails.
     broken: AtomicBool,
     /// The index and problem of the first broken promise.
-    problem: std::sync::Mutex<Option<String>>,
+    problem: Mutex<Option<String>>,
 }
 
 /// A solved tier's cells: one per index, or one per symmetry class, the
@@ -447,33 +497,7 @@ fn solve_in<G: NamedTiers, S: Slots>(
     slots: S,
     progress: &dyn Progress,
 ) -> Result<SolvedTier, TierError> {
-    let cells = slots.representatives().map_or(len, Representatives::count);
-    let work = Work {
-        game,
-        tier,
-        children,
-        len,
-        slots,
-        cells: crate::huge::vec(cells as usize, |_| AtomicU16::new(NOT_A_POSITION)),
-        marks: (0..if G::IN_TIER_PARENTS {
-            len.div_ceil(BLOCK) * MARK_WORDS as u64
-        } else {
-            0
-        })
-            .map(|_| AtomicU64::new(0))
-            .collect(),
-        fresh: [(); 2].map(|()| {
-            (0..if G::IN_TIER_PARENTS {
-                len.div_ceil(GROUP).div_ceil(64)
-            } else {
-                0
-            })
-                .map(|_| AtomicU64::new(0))
-                .collect()
-        }),
-        broken: AtomicBool::new(false),
-        problem: std::sync::Mutex::new(None),
-    };
+    let work = Work::new(game, tier, children, len, slots);
     let name = game.tier_name(tier);
     let started = Instant::now();
     progress.begin(&format!("tier {name}"), len);
@@ -494,7 +518,7 @@ fn solve_in<G: NamedTiers, S: Slots>(
                 decided += work.recount(remoteness);
                 work.check(progress)?;
             }
-            decided += work.layer(remoteness, sweep);
+            decided += work.layer(remoteness, sweep, None);
             work.check(progress)?;
             if decided == 0 && remoteness > last {
                 return Ok(remoteness);
@@ -668,6 +692,20 @@ struct Spread {
     targets: Vec<(u64, Value)>,
     /// A position's children, for games without un-moves.
     found: Vec<u64>,
+    /// In a part of a cut tier, the parents outside it, as [`away`]
+    /// codes them.
+    away: Vec<u64>,
+}
+
+/// What takes a list of parents outside a part of a cut tier, as
+/// [`away`] codes them, and empties it.
+pub(super) type Away<'a> = dyn Fn(&mut Vec<u64>) + Sync + 'a;
+
+/// A parent outside this process's part of a cut tier, with the value of
+/// its child: its index doubled, plus one if the child is a win.
+#[inline]
+fn away(parent: u64, child: Value) -> u64 {
+    parent << 1 | u64::from(child == Value::Win)
 }
 
 /// Positions whose parents a layer tells together.
@@ -679,6 +717,8 @@ struct Layer {
     sweep: Sweep,
     /// A seed firing now (a win or a tie, by sweep).
     seed: u16,
+    /// In a part of a cut tier, a loss due now ([`Work::count_down`]).
+    due: u16,
     /// Decided at the layer before: spread to parents.
     lost: u16,
     won: u16,
@@ -696,6 +736,7 @@ impl Layer {
             Sweep::WinLose => Layer {
                 sweep,
                 seed: seed(WIN_SEED, remoteness),
+                due: seed(LOSE_EVENT, remoteness),
                 lost: before(Outcome::lose),
                 won: before(Outcome::win),
                 tied: NEVER,
@@ -704,6 +745,7 @@ impl Layer {
             Sweep::Tie => Layer {
                 sweep,
                 seed: seed(TIE_SEED, remoteness),
+                due: NEVER,
                 lost: NEVER,
                 won: NEVER,
                 tied: before(Outcome::tie),
@@ -791,7 +833,51 @@ impl Seeds {
     }
 }
 
-impl<G: NamedTiers, S: Slots> Work<'_, G, S> {
+impl<'a, G: NamedTiers, S: Slots> Work<'a, G, S> {
+    /// The work on `tier` of `game`, of `len` indices, its working cells
+    /// laid out by `slots`, none decided yet.
+    fn new(
+        game: &'a G,
+        tier: G::Tier,
+        children: &'a [ChildCells<G::Tier>],
+        len: u64,
+        slots: S,
+    ) -> Work<'a, G, S> {
+        let cells = match slots.representatives() {
+            Some(representatives) => representatives.count(),
+            None => {
+                let range = slots.range(len);
+                range.end - range.start
+            }
+        };
+        Work {
+            game,
+            tier,
+            children,
+            len,
+            slots,
+            cells: crate::huge::vec(cells as usize, |_| AtomicU16::new(NOT_A_POSITION)),
+            marks: (0..if G::IN_TIER_PARENTS {
+                len.div_ceil(BLOCK) * MARK_WORDS as u64
+            } else {
+                0
+            })
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+            fresh: [(); 2].map(|()| {
+                (0..if G::IN_TIER_PARENTS {
+                    len.div_ceil(GROUP).div_ceil(64)
+                } else {
+                    0
+                })
+                    .map(|_| AtomicU64::new(0))
+                    .collect()
+            }),
+            broken: AtomicBool::new(false),
+            problem: Mutex::new(None),
+        }
+    }
+
     /// Stops on a broken promise of the game or a cancel.
     fn check(&self, progress: &dyn Progress) -> Result<(), TierError> {
         if self.broken.load(Relaxed) {
@@ -826,7 +912,8 @@ impl<G: NamedTiers, S: Slots> Work<'_, G, S> {
     /// children in child tiers are read together, so that those reads'
     /// cache misses (they land all over the child tiers) overlap.
     fn seed(&self, progress: &dyn Progress) -> Seeds {
-        chunks(self.len)
+        let base = self.slots.range(self.len).start;
+        chunks_in(self.slots.range(self.len))
             .map_init(Batch::default, |batch, range| {
                 let mut seeds = Seeds::default();
                 if progress.cancelled() || self.broken.load(Relaxed) {
@@ -841,7 +928,8 @@ impl<G: NamedTiers, S: Slots> Work<'_, G, S> {
                 };
                 match self.slots.representatives() {
                     None => {
-                        for cell in &self.cells[range.start as usize..range.end as usize] {
+                        let cells = (range.start - base) as usize..(range.end - base) as usize;
+                        for cell in &self.cells[cells] {
                             cell.store(NOT_A_POSITION, Relaxed);
                         }
                         self.game.for_each_in_tier(self.tier, range, one);
@@ -872,7 +960,9 @@ impl<G: NamedTiers, S: Slots> Work<'_, G, S> {
             && self.slots.representatives().is_none()
             && !self.game.is_representative(position)
         {
-            self.cells[index as usize].store(FOLDED, Relaxed);
+            if let Some(cell) = self.cell(index) {
+                cell.store(FOLDED, Relaxed);
+            }
             return;
         }
         if let Some(value) = self.game.primitive(position) {
@@ -1013,8 +1103,16 @@ impl<G: NamedTiers, S: Slots> Work<'_, G, S> {
         } else if outside.blocks_loss() {
             (inside as u16 + 1, None)
         } else if let Some(w) = outside.win {
-            seeds.add_event(w + 1);
-            (seed(LOSE_EVENT, w + 1), Some(w + 1))
+            if S::PART {
+                // Counts its children in the tier now; once they are all
+                // wins, its loss waits for those in child tiers
+                // ([`Work::count_down`]).
+                seeds.last_win_lose = seeds.last_win_lose.max(w + 1);
+                (inside as u16, None)
+            } else {
+                seeds.add_event(w + 1);
+                (seed(LOSE_EVENT, w + 1), Some(w + 1))
+            }
         } else {
             (inside as u16, None)
         };
@@ -1127,22 +1225,34 @@ impl<G: NamedTiers, S: Slots> Work<'_, G, S> {
     /// more child is a win); the loss of `ply` if none is left. True if
     /// this call decided it. A seed has no counter: a win or tie seed
     /// cannot lose, and a lose event counts its children when it is due.
+    /// In a part of a cut tier ([`Slots::PART`]), a counter that runs out
+    /// before the layer at which the children in child tiers (all wins)
+    /// stop holding off the loss becomes a lose event due then, which
+    /// that layer decides ([`Work::visit`]).
     #[inline]
     fn count_down(&self, index: u64, ply: &Ply) -> bool {
         let Some(cell) = self.cell(index) else {
             return false;
         };
         let mut current = cell.load(Relaxed);
+        let mut due = None;
         loop {
             if !counting(current) {
                 return false;
             }
-            let next = if current == 1 {
-                ply.lose.bits()
-            } else {
-                current - 1
+            if S::PART && current == 1 && due.is_none() {
+                due = Some(self.loss_due(index));
+            }
+            let next = match due {
+                Some(due) if current == 1 && due > ply.remoteness => seed(LOSE_EVENT, due),
+                _ if current == 1 => ply.lose.bits(),
+                _ => current - 1,
             };
             match cell.compare_exchange_weak(current, next, Relaxed, Relaxed) {
+                Ok(_) if tag(next) == LOSE_EVENT => {
+                    self.mark(index, due.unwrap_or(0));
+                    return false;
+                }
                 Ok(_) if current == 1 => {
                     self.note_fresh(index, ply.remoteness);
                     return true;
@@ -1151,6 +1261,32 @@ impl<G: NamedTiers, S: Slots> Work<'_, G, S> {
                 Err(now) => current = now,
             }
         }
+    }
+
+    /// The layer before which the children in child tiers of the position
+    /// at `index` hold off its loss: one past the most remote of them
+    /// (all wins, or it would have no counter to run out), 0 if it has
+    /// none.
+    fn loss_due(&self, index: u64) -> Remoteness {
+        let Some(position) = self.game.tier_unrank(self.tier, index) else {
+            self.fail(index, "a counter at an index naming no position");
+            return 0;
+        };
+        let mut due = 0;
+        self.game.for_each_child_outside(&position, |tier, child| {
+            if tier == self.tier {
+                return;
+            }
+            let outcome = self
+                .children
+                .iter()
+                .find(|c| c.tier == tier)
+                .and_then(|c| c.cells.outcome(child as usize));
+            if let Some(outcome) = outcome {
+                due = due.max(outcome.remoteness.unwrap_or(0) + 1);
+            }
+        });
+        due
     }
 
     /// Before layer `remoteness` of wins and losses: each lose event due
@@ -1211,39 +1347,48 @@ impl<G: NamedTiers, S: Slots> Work<'_, G, S> {
 
     /// One layer: decides every position whose value has remoteness
     /// `remoteness` in `sweep`. Returns how many it decided.
-    fn layer(&self, remoteness: Remoteness, sweep: Sweep) -> u64 {
-        let len = self.len;
+    /// In a part of a cut tier, the parents outside the part are left in
+    /// handed to `away` as [`away`] codes them, a chunk of the tier at a
+    /// time (`away` empties the list).
+    fn layer(&self, remoteness: Remoteness, sweep: Sweep, away: Option<&Away<'_>>) -> u64 {
         let decided_here = AtomicU64::new(0);
         let layer = Layer::new(remoteness, sweep);
-        chunks(len).for_each_init(Spread::default, |spread, range| {
+        chunks_in(self.slots.range(self.len)).for_each_init(Spread::default, |spread, range| {
             if self.broken.load(Relaxed) {
                 return;
             }
             let mut count = 0u64;
             let mut start = range.start;
             while start < range.end {
-                let end = (start + BLOCK).min(range.end);
+                // The block of `start` (a part may start inside one).
+                let block = start - start % BLOCK;
+                let end = (block + BLOCK).min(range.end);
                 // Every group of a block with something due, else only the
                 // groups where the layer before decided.
                 let mut groups =
-                    if self.marked(start, remoteness - 1) || self.marked(start, remoteness) {
+                    if self.marked(block, remoteness - 1) || self.marked(block, remoteness) {
                         u64::MAX
                     } else {
-                        self.fresh_groups(start, remoteness - 1)
+                        self.fresh_groups(block, remoteness - 1)
                     };
                 while groups != 0 {
-                    let first = start + u64::from(groups.trailing_zeros()) * GROUP;
+                    let first = block + u64::from(groups.trailing_zeros()) * GROUP;
                     if first >= end {
                         break;
                     }
                     groups &= groups - 1;
-                    for index in first..(first + GROUP).min(end) {
+                    for index in first.max(start)..(first + GROUP).min(end) {
                         count += self.visit(index, &layer, spread);
                     }
                 }
                 start = end;
             }
             count += self.spread(&layer, spread);
+            if let Some(away) = away
+                && !spread.away.is_empty()
+            {
+                away(&mut spread.away);
+            }
             decided_here.fetch_add(count, Relaxed);
         });
         decided_here.into_inner()
@@ -1260,6 +1405,9 @@ impl<G: NamedTiers, S: Slots> Work<'_, G, S> {
         let bits = cell.load(Relaxed);
         if bits == layer.seed {
             return u64::from(self.decide(index, layer.seeded().bits(), layer.ply.remoteness));
+        }
+        if S::PART && bits == layer.due {
+            return u64::from(self.decide(index, layer.ply.lose.bits(), layer.ply.remoteness));
         }
         if !G::IN_TIER_PARENTS {
             return if open(bits) {
@@ -1295,6 +1443,7 @@ impl<G: NamedTiers, S: Slots> Work<'_, G, S> {
             pending,
             parents,
             targets,
+            away,
             ..
         } = spread;
         targets.clear();
@@ -1314,10 +1463,14 @@ impl<G: NamedTiers, S: Slots> Work<'_, G, S> {
             }
             for &parent in parents.iter() {
                 if parent < self.len {
-                    if let Some(cell) = self.cell(parent) {
-                        crate::prefetch::prefetch(cell);
+                    match self.cell(parent) {
+                        Some(cell) => {
+                            crate::prefetch::prefetch(cell);
+                            targets.push((parent, value));
+                        }
+                        None if S::PART => away.push(self::away(parent, value)),
+                        None => targets.push((parent, value)),
                     }
-                    targets.push((parent, value));
                 } else {
                     self.fail(index, "an un-move leads outside the tier's index");
                 }
@@ -1330,6 +1483,32 @@ impl<G: NamedTiers, S: Slots> Work<'_, G, S> {
             count += u64::from(rule::hear(parent, value, &layer.ply));
         }
         count
+    }
+
+    /// Tells the parents in `items` (as [`away`] codes them, each in this
+    /// part) of their children decided at the layer before `remoteness`
+    /// of `sweep`; returns the positions decided, or the first item that
+    /// is no such parent.
+    fn hear_away(&self, items: &[u64], remoteness: Remoteness, sweep: Sweep) -> Result<u64, u64> {
+        let ply = Ply::at(remoteness);
+        items
+            .par_iter()
+            .with_min_len(1 << 10)
+            .map(|&item| {
+                let index = item >> 1;
+                let value = match (sweep, item & 1) {
+                    (Sweep::WinLose, 0) => Value::Lose,
+                    (Sweep::WinLose, _) => Value::Win,
+                    (Sweep::Tie, 0) => Value::Tie,
+                    (Sweep::Tie, _) => return Err(item),
+                };
+                if self.cell(index).is_none() {
+                    return Err(item);
+                }
+                let parent = &mut InTier { work: self, index };
+                Ok(u64::from(rule::hear(parent, value, &ply)))
+            })
+            .try_reduce(|| 0, |a, b| Ok(a + b))
     }
 
     /// The distinct children of `position` inside the tier, in `out`.
@@ -1417,5 +1596,182 @@ impl<G: NamedTiers, S: Slots> Work<'_, G, S> {
                     }
                 });
         });
+    }
+}
+
+/// The cell, as bits, that a working cell of `bits` ends as once the
+/// sweeps are done (undecided is a draw); `None` for no position or one
+/// folded onto its representative.
+fn final_bits(bits: u16) -> Option<u16> {
+    if decided(bits) {
+        Some(bits)
+    } else if bits == NOT_A_POSITION || bits == FOLDED {
+        None
+    } else {
+        Some(Cell::pack(rule::LEFT).bits())
+    }
+}
+
+/// One process's part of a tier cut between the processes of a team
+/// (`super::cut` runs the rounds): working cells for the indices of its
+/// range alone, solved as [`solve_tier`] solves the whole tier, a layer a
+/// round. A layer leaves the parents outside the range to be told by
+/// their processes ([`PartWork::layer`]), and hears those the other
+/// processes find in it ([`PartWork::hear`]). Under symmetry inside
+/// tiers, a position that is not its class's representative then takes
+/// its representative's cell: here if that is in the part, else as its
+/// process answers ([`PartWork::folded`]).
+pub(super) struct PartWork<'a, G: NamedTiers> {
+    work: Work<'a, G, Part>,
+    seeds: Seeds,
+}
+
+impl<'a, G: NamedTiers> PartWork<'a, G> {
+    /// The first pass over `range` of `tier` (a canonical tier) of
+    /// `game`, reading the cells of its child tiers from `children`.
+    pub(super) fn new(
+        game: &'a G,
+        tier: G::Tier,
+        children: &'a [ChildCells<G::Tier>],
+        range: Range<u64>,
+        progress: &dyn Progress,
+    ) -> Result<PartWork<'a, G>, TierError> {
+        let len = game.tier_size(tier);
+        let slots = Part {
+            start: range.start.min(len),
+            end: range.end.min(len),
+        };
+        let work = Work::new(game, tier, children, len, slots);
+        progress.begin(
+            &format!(
+                "tier {}, indices {}..{}",
+                game.tier_name(tier),
+                range.start,
+                range.end
+            ),
+            range.end - range.start,
+        );
+        let seeds = work.seed(progress);
+        progress.end();
+        work.check(progress)?;
+        Ok(PartWork { work, seeds })
+    }
+
+    /// The last layer a seed of `sweep` fires at in this part.
+    pub(super) fn last(&self, sweep: Sweep) -> Remoteness {
+        match sweep {
+            Sweep::WinLose => self.seeds.last_win_lose,
+            Sweep::Tie => self.seeds.last_tie,
+        }
+    }
+
+    /// Whether the first pass decided or seeded a tie in this part.
+    pub(super) fn ties(&self) -> bool {
+        self.seeds.ties
+    }
+
+    /// Readies the layers of a sweep, before its first.
+    pub(super) fn begin_sweep(&self) {
+        self.work.clear_fresh(0);
+    }
+
+    /// The layer of `remoteness` of `sweep` in this part: returns the
+    /// positions it decided, and hands `away` each parent outside the
+    /// part of a position decided at the layer before, doubled, plus one
+    /// if that position is a win, in lists of a chunk of the part each
+    /// (from several threads at once; it empties each).
+    pub(super) fn layer(
+        &self,
+        remoteness: Remoteness,
+        sweep: Sweep,
+        away: &Away<'_>,
+        progress: &dyn Progress,
+    ) -> Result<u64, TierError> {
+        self.work.clear_fresh(remoteness);
+        let decided = self.work.layer(remoteness, sweep, Some(away));
+        self.work.check(progress)?;
+        Ok(decided)
+    }
+
+    /// Hears `items`, parents in this part coded as [`PartWork::layer`]
+    /// leaves them, at the layer of `remoteness` of `sweep`: returns the
+    /// positions decided, or the first item naming no parent of this
+    /// part.
+    pub(super) fn hear(
+        &self,
+        items: &[u64],
+        remoteness: Remoteness,
+        sweep: Sweep,
+    ) -> Result<u64, u64> {
+        self.work.hear_away(items, remoteness, sweep)
+    }
+
+    /// Stops on a broken promise of the game or a cancel.
+    pub(super) fn check(&self, progress: &dyn Progress) -> Result<(), TierError> {
+        self.work.check(progress)
+    }
+
+    /// Once the sweeps are done, under symmetry inside tiers: gives each
+    /// position of `range` (in this part) that is not its class's
+    /// representative the representative's cell where that is in the
+    /// part, and returns the others as (their representative's index,
+    /// their own), for the representative's process to tell.
+    pub(super) fn folded(
+        &self,
+        range: Range<u64>,
+        progress: &dyn Progress,
+    ) -> Result<Vec<(u64, u64)>, TierError> {
+        let work = &self.work;
+        let lists: Vec<Vec<(u64, u64)>> =
+            chunks_in(range)
+                .map(|chunk| {
+                    let mut away = Vec::new();
+                    work.game
+                        .for_each_in_tier(work.tier, chunk, |index, position| {
+                            let Some(cell) = work.cell(index).filter(|c| c.load(Relaxed) == FOLDED)
+                            else {
+                                return;
+                            };
+                            let representative = work
+                                .game
+                                .tier_rank(work.tier, &work.game.fold_in_tier(&position));
+                            match work.cell(representative).map(|c| final_bits(c.load(Relaxed))) {
+                        Some(Some(bits)) => cell.store(bits, Relaxed),
+                        Some(None) => work.fail(
+                            index,
+                            "its symmetry class's representative is not a position of the tier",
+                        ),
+                        None => away.push((representative, index)),
+                    }
+                        });
+                    away
+                })
+                .collect();
+        work.check(progress)?;
+        Ok(lists.concat())
+    }
+
+    /// The final cell, as bits, of the representative at `index`, once the
+    /// sweeps are done; `None` where it is not a representative of this
+    /// part.
+    pub(super) fn representative_cell(&self, index: u64) -> Option<u16> {
+        final_bits(self.work.cell(index)?.load(Relaxed))
+    }
+
+    /// Gives the position at `index` (in this part) the cell of bits
+    /// `bits`, its representative's.
+    pub(super) fn set_folded(&self, index: u64, bits: u16) {
+        if let Some(cell) = self.work.cell(index) {
+            cell.store(bits, Relaxed);
+        }
+    }
+
+    /// The cell of the position at `index` (in this part) once every
+    /// layer is done (unknown where no position is).
+    pub(super) fn cell(&self, index: u64) -> Cell {
+        self.work
+            .cell(index)
+            .and_then(|cell| final_bits(cell.load(Relaxed)))
+            .map_or(Cell::UNKNOWN, Cell::from_bits)
     }
 }

@@ -906,6 +906,88 @@ fn cut_tiers_folded_by_symmetry_give_the_cells_of_one() {
     cut_tiers_write_the_cells_of_one::<true>();
 }
 
+/// Every tier of random graphs with moves inside their tiers (loops,
+/// ties, draws), cut between 2 and 3 processes and solved in lockstep
+/// rounds, gives the cells of one process.
+fn tiers_with_moves_inside_cut_in_rounds_give_the_cells_of_one<const FOLD: bool>(seeds: u64) {
+    for seed in 0..seeds {
+        let game = Graph::<true, FOLD>::new(seed);
+        let plan = Plan::new(&game).unwrap();
+        assert!(!plan.steps.iter().any(|s| game.leaves_tier(s.tier)));
+        let alone = Dir::new(&format!("rounds-alone-{FOLD}-{seed}"));
+        build(&game, &plan, &alone.options(), &NoProgress).unwrap();
+        let expected = shard_cells(&plan, &shards_of(&game, &alone));
+        for processes in [2, 3] {
+            let dir = Dir::new(&format!("rounds-{FOLD}-{seed}-{processes}"));
+            let runs: Vec<Options> = (0..processes)
+                .map(|p| cutting(&dir, processes, p, 10_000))
+                .collect();
+            let built = build_together(&game, &plan, &runs);
+            let (mut solved, mut slices) = (0, 0);
+            for (process, built) in built.into_iter().enumerate() {
+                let built = built.unwrap_or_else(|e| panic!("process {process}: {e}"));
+                assert!(built.complete(), "process {process}: {built:?}");
+                solved += built.solved;
+                slices += built.slices;
+            }
+            assert_eq!(solved, plan.steps.len(), "each tier written once");
+            assert_eq!(
+                slices,
+                plan.steps.len() * processes,
+                "every tier cut between the {processes} processes"
+            );
+            assert_eq!(
+                shard_cells(&plan, &shards_of(&game, &dir)),
+                expected,
+                "seed {seed}, {processes} processes"
+            );
+            let left = files_with(&dir, ".slice-");
+            assert!(left.is_empty(), "slices left: {left:?}");
+        }
+    }
+}
+
+#[test]
+fn tiers_with_moves_inside_are_cut_in_rounds_to_the_cells_of_one() {
+    tiers_with_moves_inside_cut_in_rounds_give_the_cells_of_one::<false>(12);
+}
+
+#[test]
+fn tiers_with_moves_inside_folded_by_symmetry_are_cut_in_rounds_to_the_cells_of_one() {
+    tiers_with_moves_inside_cut_in_rounds_give_the_cells_of_one::<true>(6);
+}
+
+#[test]
+fn a_peer_lost_before_the_rounds_of_a_cut_tier_is_named_and_a_rerun_gives_the_cells_of_one() {
+    let game = Graph::<true>::new(5);
+    let plan = Plan::new(&game).unwrap();
+    let alone = Dir::new("rounds-stop-alone");
+    build(&game, &plan, &alone.options(), &NoProgress).unwrap();
+    let expected = shard_cells(&plan, &shards_of(&game, &alone));
+    let dir = Dir::new("rounds-stop");
+    // Process 1 stops before its first tier, as if killed: process 0
+    // waits for its updates of the first round.
+    let stopped = Options {
+        stop_after: Some(0),
+        ..cutting(&dir, 2, 1, 3_000)
+    };
+    let built = build_together(&game, &plan, &[cutting(&dir, 2, 0, 3_000), stopped]);
+    let error = built[0].as_ref().unwrap_err();
+    assert!(
+        matches!(error, TierError::Team(TeamError::Lost { process: 1, .. })),
+        "{error}"
+    );
+    assert!(error.to_string().contains("updates of layer 1"), "{error}");
+    let runs = [cutting(&dir, 2, 0, 5_000), cutting(&dir, 2, 1, 5_000)];
+    let done: Vec<Built> = build_together(&game, &plan, &runs)
+        .into_iter()
+        .map(|b| b.unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    assert!(done.iter().all(Built::complete));
+    assert_eq!(shard_cells(&plan, &shards_of(&game, &dir)), expected);
+    assert!(files_with(&dir, ".slice-").is_empty());
+}
+
 #[test]
 fn a_move_inside_a_tier_said_to_have_none_fails_naming_it() {
     let mut game = Graph::<false>::new(3);

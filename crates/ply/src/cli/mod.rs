@@ -190,6 +190,18 @@ enum Command {
         #[arg(long, value_name = "SECS", default_value_t = ply_core::dist::PEER_TIMEOUT.as_secs(),
               value_parser = clap::value_parser!(u64).range(1..))]
         peer_timeout: u64,
+        /// A tier team cuts a tier of at least N indices between its
+        /// processes (default 65536), each solving the indices of its
+        /// slice: a tier every move leaves from its child tiers alone, a
+        /// tier with moves inside it (quixo, teeko, morris) in lockstep
+        /// rounds of remoteness, exchanging updates over TCP.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        cut_from: Option<u64>,
+        /// A tier team cuts a tier its solver would solve a working cell
+        /// per symmetry class too (each process then solves every index of
+        /// its slice, a cell each).
+        #[arg(long)]
+        cut_classes: bool,
     },
     /// Write a solved game as a table, one row per stored position: key,
     /// position, value, remoteness, best moves, and the board as numbers
@@ -359,8 +371,14 @@ impl Cli {
                 port,
                 connect_timeout,
                 peer_timeout,
+                cut_from,
+                cut_classes,
             } => {
                 let store = db.configure_saving(save)?;
+                let cut = crate::session::Cutting {
+                    from: cut_from,
+                    classes: cut_classes,
+                };
                 let teamed = processes.is_some() || process.is_some();
                 // Processes without --hosts, or of a game solved tier by
                 // tier that the distributed solver does not take whole,
@@ -416,8 +434,9 @@ impl Cli {
                         None => &ply_core::NoProgress,
                     };
                     let session = registry::open(&game)?;
-                    let build =
-                        || session.analyze_shared(&team, end_tiers, &store, memory, progress);
+                    let build = || {
+                        session.analyze_shared(&team, end_tiers, &store, (memory, cut), progress)
+                    };
                     let built = match workers {
                         Some(threads) => {
                             dist::cluster(workers, None, None, None)?;

@@ -25,6 +25,16 @@ use rows::Rows;
 use std::path::PathBuf;
 use store::Store;
 
+/// Which tiers a tier team cuts between its processes (`--cut-from`,
+/// `--cut-classes`; see `ply_core::tier::Options`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Cutting {
+    /// The fewest indices of a tier cut; `None` for the default.
+    pub from: Option<u64>,
+    /// Whether a tier solved a cell per symmetry class is cut too.
+    pub classes: bool,
+}
+
 /// A game with a solver attached.
 pub trait Session: Send + Sync {
     /// The game's full name with parameters.
@@ -211,15 +221,16 @@ pub trait Session: Send + Sync {
     /// tier's cells).
     /// Process 0 returns the report once every tier is solved; the others
     /// return `None` once theirs are. Only games solved tier by tier can.
+    /// A tier team cuts tiers between its processes as `cut` says.
     fn analyze_shared(
         &self,
         team: &Team,
         end_tiers: Option<u32>,
         save: &Store,
-        memory: Option<u64>,
+        (memory, cut): (Option<u64>, Cutting),
         progress: &dyn Progress,
     ) -> Result<Option<AnalyzeReport>, PlyError> {
-        let _ = (team, end_tiers, save, memory, progress);
+        let _ = (team, end_tiers, save, memory, cut, progress);
         Err(not_shared(&self.name()))
     }
 

@@ -11,7 +11,7 @@
 
 use super::once::{Once, lock_within};
 use super::tier::{OwnBuild, TierSession};
-use super::{Serving, Session, Solver};
+use super::{Cutting, Serving, Session, Solver};
 use crate::error::PlyError;
 use crate::report::{AnalyzeReport, SolveReport};
 use ply_core::limits::search_table_bytes;
@@ -308,11 +308,11 @@ impl<G: Searched + 'static> Session for SearchedSession<G> {
         team: &Team,
         end_tiers: Option<u32>,
         save: &Store,
-        memory: Option<u64>,
+        limits: (Option<u64>, Cutting),
         progress: &dyn Progress,
     ) -> Result<Option<AnalyzeReport>, PlyError> {
         self.tiers
-            .analyze_shared(team, end_tiers, save, memory, progress)
+            .analyze_shared(team, end_tiers, save, limits, progress)
     }
 
     fn rows(

@@ -6,7 +6,7 @@
 
 use super::once::Once;
 use super::store::{self, Store};
-use super::{Serving, Session, Solver};
+use super::{Cutting, Serving, Session, Solver};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::db::{self, Database, Expect, Meta};
@@ -268,7 +268,7 @@ impl<M: Method> Session for SolvedSession<M> {
         team: &Team,
         end_tiers: Option<u32>,
         save: &Store,
-        memory: Option<u64>,
+        (memory, _): (Option<u64>, Cutting),
         progress: &dyn Progress,
     ) -> Result<Option<AnalyzeReport>, PlyError> {
         if end_tiers.is_some() {

@@ -8,7 +8,7 @@
 use super::once::Once;
 use super::rows::{Row, Rows, Want};
 use super::store::{self, Store};
-use super::{Serving, Session, Solver};
+use super::{Cutting, Serving, Session, Solver};
 use crate::error::PlyError;
 use crate::report::AnalyzeReport;
 use ply_core::db::{Database, Expect};
@@ -122,7 +122,7 @@ impl<G: NamedTiers + 'static> TierSession<G> {
         &self,
         plan: &Plan<G::Tier>,
         dir: &Path,
-        (memory, team, drafts): (Option<u64>, Option<&Team>, bool),
+        (memory, team, drafts): (Option<u64>, Option<(&Team, Cutting)>, bool),
         progress: &dyn Progress,
     ) -> Result<tier::Built, PlyError> {
         if let (Some(own), None, true) = (self.own, team, plan.steps.len() == self.plan.steps.len())
@@ -140,10 +140,10 @@ impl<G: NamedTiers + 'static> TierSession<G> {
             dir: dir.to_path_buf(),
             memory,
             stop_after: None,
-            team: team.cloned(),
+            team: team.map(|(team, _)| team.clone()),
             at_once: None,
-            cut_from: None,
-            cut_classes: false,
+            cut_from: team.and_then(|(_, cut)| cut.from),
+            cut_classes: team.is_some_and(|(_, cut)| cut.classes),
             drafts,
         };
         tier::build(&self.game, plan, &options, progress).map_err(|e| tier_error(&self.game, e))
@@ -565,7 +565,7 @@ impl<G: NamedTiers + 'static> Session for TierSession<G> {
         team: &Team,
         end_tiers: Option<u32>,
         save: &Store,
-        memory: Option<u64>,
+        (memory, cut): (Option<u64>, Cutting),
         progress: &dyn Progress,
     ) -> Result<Option<AnalyzeReport>, PlyError> {
         let plan = match end_tiers {
@@ -574,7 +574,12 @@ impl<G: NamedTiers + 'static> Session for TierSession<G> {
         };
         save.create()?;
         let whole = end_tiers.is_none();
-        let built = self.build(&plan, &save.dir, (memory, Some(team), whole), progress)?;
+        let built = self.build(
+            &plan,
+            &save.dir,
+            (memory, Some((team, cut)), whole),
+            progress,
+        )?;
         if team.process != 0 {
             return Ok(None);
         }
