@@ -553,7 +553,7 @@ fn tier_cells(dir: &Path) -> std::collections::BTreeMap<String, Vec<u16>> {
 /// build, every other host's with sound shards of the game.
 #[test]
 fn a_tier_team_on_three_hosts_with_a_directory_each_equals_one_process() {
-    tier_team_on_three_hosts("quixo:3x3");
+    tier_team_on_three_hosts("quixo:3x3", &[]);
 }
 
 /// Nine Men's Morris with five stones (86,668,425 positions, 74 tiers)
@@ -561,16 +561,17 @@ fn a_tier_team_on_three_hosts_with_a_directory_each_equals_one_process() {
 /// with the cells of one process's build.
 #[test]
 fn morris_5_as_a_tier_team_on_three_hosts_equals_one_process() {
-    tier_team_on_three_hosts("morris:5");
+    tier_team_on_three_hosts("morris:5", &[]);
 }
 
 /// Quixo 4x4 (86,093,442 positions, 81 tiers, every one with moves inside
-/// it, so none is cut: each goes whole to one host) as a tier team on the
-/// three hosts, a directory each: process 0 ends with the cells of one
-/// process's build.
+/// it) as a tier team on the three hosts with every tier cut between them
+/// (`--cut-from 1 --cut-classes`: each tier solved in lockstep rounds, its
+/// updates sent between the hosts), a directory each: process 0 ends with
+/// the cells of one process's build.
 #[test]
-fn quixo_4x4_as_a_tier_team_on_three_hosts_equals_one_process() {
-    tier_team_on_three_hosts("quixo:4x4");
+fn quixo_4x4_with_every_tier_cut_on_three_hosts_equals_one_process() {
+    tier_team_on_three_hosts("quixo:4x4", &["--cut-from", "1", "--cut-classes"]);
 }
 
 /// Builds `game` alone, then as a tier team on the three hosts, each
@@ -578,7 +579,7 @@ fn quixo_4x4_as_a_tier_team_on_three_hosts_equals_one_process() {
 /// cells of the one-process build, every other host's sound shards of the
 /// game, and process 0's report the traffic of every host, files among
 /// it (no directory is shared, so every shard a host lacks was fetched).
-fn tier_team_on_three_hosts(game: &str) {
+fn tier_team_on_three_hosts(game: &str, options: &[&str]) {
     let _one = one_at_a_time();
     let Some(cluster) = cluster() else {
         return;
@@ -602,7 +603,9 @@ fn tier_team_on_three_hosts(game: &str) {
     let hosts = cluster.hosts_file(&scratch.0);
     let dbs = host_dirs(&scratch.0.join("team"));
     let start = Instant::now();
-    let mut processes = Processes::start(&cluster, game, &hosts, Some(&dbs), |_| Vec::new());
+    let mut processes = Processes::start(&cluster, game, &hosts, Some(&dbs), |_| {
+        options.iter().map(|o| o.to_string()).collect()
+    });
     let outputs: Vec<Output> = (0..HOSTS)
         .map(|host| processes.finish(host, start, LIMIT).0)
         .collect();
@@ -616,6 +619,13 @@ fn tier_team_on_three_hosts(game: &str) {
     }
     let report: Value = serde_json::from_slice(&outputs[0].stdout).expect("one JSON report");
     assert_eq!(report["processes"].as_u64(), Some(HOSTS as u64), "{game}");
+    if options.contains(&"--cut-from") {
+        assert_eq!(
+            report["tiers_cut"].as_u64(),
+            report["tiers"].as_u64(),
+            "{game}: every tier cut: {report}"
+        );
+    }
     assert_eq!(
         tier_cells(&dbs[0]),
         expected,
