@@ -814,6 +814,44 @@ fn files_with(dir: &Dir, part: &str) -> Vec<String> {
         .collect()
 }
 
+/// Builds `game` with every tier cut between 2 and 3 processes (in
+/// directories named from `name`): each tier is written once, cut between
+/// all of them, into the cells `expected`, and no slice is left.
+fn every_tier_cut_gives<G: NamedTiers + Sync>(
+    game: &G,
+    plan: &Plan<G::Tier>,
+    expected: &[Vec<Cell>],
+    name: &str,
+) {
+    for processes in [2, 3] {
+        let dir = Dir::new(&format!("{name}-{processes}"));
+        let runs: Vec<Options> = (0..processes)
+            .map(|p| cutting(&dir, processes, p, 10_000))
+            .collect();
+        let built = build_together(game, plan, &runs);
+        let (mut solved, mut slices) = (0, 0);
+        for (process, built) in built.into_iter().enumerate() {
+            let built = built.unwrap_or_else(|e| panic!("process {process}: {e}"));
+            assert!(built.complete(), "process {process}: {built:?}");
+            solved += built.solved;
+            slices += built.slices;
+        }
+        assert_eq!(solved, plan.steps.len(), "each tier written once");
+        assert_eq!(
+            slices,
+            plan.steps.len() * processes,
+            "every tier cut between the {processes} processes"
+        );
+        assert_eq!(
+            shard_cells(plan, &shards_of(game, &dir)),
+            expected,
+            "{name}, {processes} processes"
+        );
+        let left = files_with(&dir, ".slice-");
+        assert!(left.is_empty(), "slices left: {left:?}");
+    }
+}
+
 fn cut_tiers_write_the_cells_of_one<const FOLD: bool>() {
     for seed in [1, 4, 9] {
         let game = Graph::<false, FOLD>::acyclic(seed);
@@ -833,33 +871,7 @@ fn cut_tiers_write_the_cells_of_one<const FOLD: bool>() {
                 );
             }
         }
-        for processes in [2, 3] {
-            let dir = Dir::new(&format!("cut-{seed}-{processes}"));
-            let runs: Vec<Options> = (0..processes)
-                .map(|p| cutting(&dir, processes, p, 10_000))
-                .collect();
-            let built = build_together(&game, &plan, &runs);
-            let (mut solved, mut slices) = (0, 0);
-            for (process, built) in built.into_iter().enumerate() {
-                let built = built.unwrap_or_else(|e| panic!("process {process}: {e}"));
-                assert!(built.complete(), "process {process}: {built:?}");
-                solved += built.solved;
-                slices += built.slices;
-            }
-            assert_eq!(solved, plan.steps.len(), "each tier written once");
-            assert_eq!(
-                slices,
-                plan.steps.len() * processes,
-                "every tier cut between the {processes} processes"
-            );
-            assert_eq!(
-                shard_cells(&plan, &shards_of(&game, &dir)),
-                expected,
-                "seed {seed}, {processes} processes"
-            );
-            let left = files_with(&dir, ".slice-");
-            assert!(left.is_empty(), "slices left: {left:?}");
-        }
+        every_tier_cut_gives(&game, &plan, &expected, &format!("cut-{seed}"));
         // By default a tier solved a cell per class goes whole to one
         // process: only the others are cut.
         let per_index = plan
@@ -917,33 +929,7 @@ fn tiers_with_moves_inside_cut_in_rounds_give_the_cells_of_one<const FOLD: bool>
         let alone = Dir::new(&format!("rounds-alone-{FOLD}-{seed}"));
         build(&game, &plan, &alone.options(), &NoProgress).unwrap();
         let expected = shard_cells(&plan, &shards_of(&game, &alone));
-        for processes in [2, 3] {
-            let dir = Dir::new(&format!("rounds-{FOLD}-{seed}-{processes}"));
-            let runs: Vec<Options> = (0..processes)
-                .map(|p| cutting(&dir, processes, p, 10_000))
-                .collect();
-            let built = build_together(&game, &plan, &runs);
-            let (mut solved, mut slices) = (0, 0);
-            for (process, built) in built.into_iter().enumerate() {
-                let built = built.unwrap_or_else(|e| panic!("process {process}: {e}"));
-                assert!(built.complete(), "process {process}: {built:?}");
-                solved += built.solved;
-                slices += built.slices;
-            }
-            assert_eq!(solved, plan.steps.len(), "each tier written once");
-            assert_eq!(
-                slices,
-                plan.steps.len() * processes,
-                "every tier cut between the {processes} processes"
-            );
-            assert_eq!(
-                shard_cells(&plan, &shards_of(&game, &dir)),
-                expected,
-                "seed {seed}, {processes} processes"
-            );
-            let left = files_with(&dir, ".slice-");
-            assert!(left.is_empty(), "slices left: {left:?}");
-        }
+        every_tier_cut_gives(&game, &plan, &expected, &format!("rounds-{FOLD}-{seed}"));
     }
 }
 

@@ -723,7 +723,7 @@ fn a_writer_killed_while_its_shard_is_fetched_is_named_and_a_rerun_matches() {
             .collect();
         let port = free_ports(2);
         let survivor = spawn(game, &dirs[0].0, &team_args(port, 2, 0, 3));
-        let mut victim = spawn(game, &dirs[1].0, &team_args(port, 2, 1, 3));
+        let victim = spawn(game, &dirs[1].0, &team_args(port, 2, 1, 3));
         let start = Instant::now();
         let fetching = || {
             std::fs::read_dir(&dirs[0].0).is_ok_and(|entries| {
@@ -737,13 +737,7 @@ fn a_writer_killed_while_its_shard_is_fetched_is_named_and_a_rerun_matches() {
             assert!(start.elapsed() < LIMIT, "process 0 never fetched a shard");
             std::thread::sleep(Duration::from_micros(200));
         }
-        victim.kill().expect("kill");
-        let _ = victim.wait();
-        let (out, took) = finish(survivor, Duration::from_secs(60));
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "process 0 must fail: {stderr}");
-        assert!(stderr.contains("lost process 1"), "{stderr}");
-        assert!(took < Duration::from_secs(30), "named after {took:?}");
+        let stderr = kill_and_hear(victim, survivor);
         if !stderr.contains("the shard of tier") {
             eprintln!("attempt {attempt}: the fetch ended before the kill: {stderr}");
             continue;
@@ -859,20 +853,28 @@ fn wait_until_connected(process: &Child) {
 fn kill_process_1_once(game: &str, dir: &Path, written: &str) {
     let port = free_ports(2);
     let survivor = spawn(game, dir, &team_args(port, 2, 0, 3));
-    let mut victim = spawn(game, dir, &team_args(port, 2, 1, 3));
+    let victim = spawn(game, dir, &team_args(port, 2, 1, 3));
     let file = dir.join(written);
     let start = Instant::now();
     while !file.exists() {
         assert!(start.elapsed() < LIMIT, "{written} was never written");
         std::thread::sleep(Duration::from_millis(1));
     }
+    kill_and_hear(victim, survivor);
+}
+
+/// Kills `victim`, process 1 (SIGKILL), and checks that `survivor`,
+/// process 0, then stops non-zero naming process 1 within 30 s; returns
+/// what it printed on stderr.
+fn kill_and_hear(mut victim: Child, survivor: Child) -> String {
     victim.kill().expect("kill");
     let _ = victim.wait();
     let (out, took) = finish(survivor, Duration::from_secs(60));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(!out.status.success(), "process 0 must fail: {stderr}");
     assert!(stderr.contains("lost process 1"), "{stderr}");
     assert!(took < Duration::from_secs(30), "named after {took:?}");
+    stderr
 }
 
 /// Each shard in `dir` with when its cells were built (its header's
