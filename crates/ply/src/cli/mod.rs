@@ -162,9 +162,10 @@ enum Command {
         /// lgame, yehr, teeko) run it when --hosts is given (--workers
         /// threads each). Games solved tier by tier run a team with --save:
         /// quixo and morris (and teeko without --hosts) deal the tiers out,
-        /// the processes telling each other over TCP which tier they wrote,
-        /// into one --db-dir that every process shares (a rerun of the same
-        /// commands resumes); euler and tictactoe without --hosts deal out
+        /// the processes telling each other over TCP which tier they wrote
+        /// and fetching the shards they lack from each other, each into its
+        /// own --db-dir or one they share (process 0's ends with the whole
+        /// database; a rerun of the same commands resumes); euler and tictactoe without --hosts deal out
         /// each tier's positions and send each other what they solved over
         /// TCP, sharing no directory (process 0 saves the database; a rerun
         /// solves every tier again).
