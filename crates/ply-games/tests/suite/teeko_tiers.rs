@@ -65,10 +65,12 @@ fn check(params: &str) {
     cut_between_two(&game, &plan, &db, params);
 }
 
-/// Two processes (threads here) building the tiers together, every drop
-/// tier cut between them (each said to be left by every move, and cut
-/// although it is solved a cell per class alone): the same cells as one
-/// build, and both processes solved a slice of each.
+/// Two processes (threads here) building the tiers together, every tier
+/// cut between them (the drop tiers, each said to be left by every move,
+/// from their child tiers; the move phase, with moves inside it, in
+/// lockstep rounds; each cut although it is solved a cell per class
+/// alone): the same cells as one build, and both processes solved a
+/// slice of each.
 fn cut_between_two(game: &Teeko, plan: &Plan<u8>, one: &ply_core::db::Database, params: &str) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let drops = game
@@ -108,7 +110,11 @@ fn cut_between_two(game: &Teeko, plan: &Plan<u8>, one: &ply_core::db::Database, 
     for built in built {
         let built = built.unwrap_or_else(|e| panic!("{params}: {e}"));
         assert!(built.complete());
-        assert_eq!(built.slices, drops, "{params}");
+        assert_eq!(
+            built.slices,
+            drops + 1,
+            "{params}: the drop tiers and the move phase"
+        );
     }
     let db = Shards::new(dir.path(), Expect::of(game))
         .open(plan)
