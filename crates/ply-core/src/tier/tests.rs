@@ -759,9 +759,7 @@ fn two_and_three_processes_write_the_cells_of_one() {
     for seed in [1, 4, 9] {
         let game = Graph::<true>::new(seed);
         let plan = Plan::new(&game).unwrap();
-        let alone = Dir::new(&format!("team-alone-{seed}"));
-        build(&game, &plan, &alone.options(), &NoProgress).unwrap();
-        let expected = shard_cells(&plan, &shards_of(&game, &alone));
+        let expected = cells_alone(&game, &plan, &format!("team-alone-{seed}"));
         for processes in [2, 3] {
             let dir = Dir::new(&format!("team-{seed}-{processes}"));
             let runs: Vec<Options> = (0..processes)
@@ -802,6 +800,14 @@ fn cutting(dir: &Dir, processes: usize, process: usize, timeout_ms: u64) -> Opti
         drafts: false,
         ..teamed(dir, processes, process, timeout_ms)
     }
+}
+
+/// The cells of `game`'s shards built by one process alone, in a
+/// directory named `name`.
+fn cells_alone<G: NamedTiers>(game: &G, plan: &Plan<G::Tier>, name: &str) -> Vec<Vec<Cell>> {
+    let alone = Dir::new(name);
+    build(game, plan, &alone.options(), &NoProgress).unwrap();
+    shard_cells(plan, &shards_of(game, &alone))
 }
 
 /// The files in `dir` whose names contain `part`.
@@ -926,9 +932,7 @@ fn tiers_with_moves_inside_cut_in_rounds_give_the_cells_of_one<const FOLD: bool>
         let game = Graph::<true, FOLD>::new(seed);
         let plan = Plan::new(&game).unwrap();
         assert!(!plan.steps.iter().any(|s| game.leaves_tier(s.tier)));
-        let alone = Dir::new(&format!("rounds-alone-{FOLD}-{seed}"));
-        build(&game, &plan, &alone.options(), &NoProgress).unwrap();
-        let expected = shard_cells(&plan, &shards_of(&game, &alone));
+        let expected = cells_alone(&game, &plan, &format!("rounds-alone-{FOLD}-{seed}"));
         every_tier_cut_gives(&game, &plan, &expected, &format!("rounds-{FOLD}-{seed}"));
     }
 }
@@ -947,9 +951,7 @@ fn tiers_with_moves_inside_folded_by_symmetry_are_cut_in_rounds_to_the_cells_of_
 fn a_peer_lost_before_the_rounds_of_a_cut_tier_is_named_and_a_rerun_gives_the_cells_of_one() {
     let game = Graph::<true>::new(5);
     let plan = Plan::new(&game).unwrap();
-    let alone = Dir::new("rounds-stop-alone");
-    build(&game, &plan, &alone.options(), &NoProgress).unwrap();
-    let expected = shard_cells(&plan, &shards_of(&game, &alone));
+    let expected = cells_alone(&game, &plan, "rounds-stop-alone");
     let dir = Dir::new("rounds-stop");
     // Process 1 stops before its first tier, as if killed: process 0
     // waits for its updates of the first round.
@@ -1001,9 +1003,7 @@ fn a_move_inside_a_tier_said_to_have_none_fails_naming_it() {
 fn a_peer_lost_mid_cut_tier_is_named_and_a_rerun_keeps_the_slices_written() {
     let game = Graph::<false>::acyclic(5);
     let plan = Plan::new(&game).unwrap();
-    let alone = Dir::new("cut-stop-alone");
-    build(&game, &plan, &alone.options(), &NoProgress).unwrap();
-    let expected = shard_cells(&plan, &shards_of(&game, &alone));
+    let expected = cells_alone(&game, &plan, "cut-stop-alone");
     let dir = Dir::new("cut-stop");
     // Process 1 stops before its first slice, as if killed: process 0
     // writes its slice of the first tier, then needs process 1's.
@@ -1055,9 +1055,7 @@ fn a_peer_stopping_mid_build_is_named_and_a_rerun_resumes_to_the_same_cells() {
     let game = Graph::<true>::new(8);
     let plan = Plan::new(&game).unwrap();
     let owners = deal::deal(&plan, 2);
-    let alone = Dir::new("team-stop-alone");
-    build(&game, &plan, &alone.options(), &NoProgress).unwrap();
-    let expected = shard_cells(&plan, &shards_of(&game, &alone));
+    let expected = cells_alone(&game, &plan, "team-stop-alone");
     let dir = Dir::new("team-stop");
     // Process 1 stops after its first tier, as if killed: process 0 needs
     // its second.
@@ -1497,9 +1495,7 @@ fn a_team_with_a_directory_each_fetches_the_shards_it_needs_to_the_cells_of_one(
     for (seed, cut) in [(1, false), (4, false), (1, true), (9, true)] {
         let game = Graph::<false>::acyclic(seed);
         let plan = Plan::new(&game).unwrap();
-        let alone = Dir::new(&format!("apart-alone-{seed}"));
-        build(&game, &plan, &alone.options(), &NoProgress).unwrap();
-        let expected = shard_cells(&plan, &shards_of(&game, &alone));
+        let expected = cells_alone(&game, &plan, &format!("apart-alone-{seed}"));
         for processes in [2, 3] {
             let dirs: Vec<Dir> = (0..processes)
                 .map(|p| Dir::new(&format!("apart-{seed}-{cut}-{processes}-{p}")))
