@@ -87,6 +87,30 @@ impl<P: Clone> Census<P> {
         }
     }
 
+    /// The census of `weight` copies of each position counted (none for 0),
+    /// with the same examples.
+    pub fn times(&self, weight: u64) -> Self {
+        if weight == 0 {
+            return Self::new();
+        }
+        let mut census = self.clone();
+        for n in [
+            &mut census.positions,
+            &mut census.win,
+            &mut census.lose,
+            &mut census.tie,
+            &mut census.draw,
+        ] {
+            *n *= weight;
+        }
+        for row in &mut census.by_remoteness {
+            for n in row {
+                *n *= weight;
+            }
+        }
+        census
+    }
+
     /// The census of both sets together.
     pub fn merge(mut self, other: Self) -> Self {
         self.positions += other.positions;

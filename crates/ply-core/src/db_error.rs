@@ -71,6 +71,9 @@ pub enum Problem {
     Corrupt(String),
     /// The build was cancelled before it finished.
     Cancelled,
+    /// The file holds only the indices its game names ([`crate::Keys::Present`])
+    /// and was read without the game's test of them.
+    NoPresence,
 }
 
 impl DbError {
@@ -128,6 +131,9 @@ impl fmt::Display for Problem {
             ),
             Self::Corrupt(what) => write!(f, "corrupt: {what}"),
             Self::Cancelled => f.write_str("build cancelled"),
+            Self::NoPresence => f.write_str(
+                "it holds only the positions its game names, and was read without the game",
+            ),
         }
     }
 }

@@ -36,6 +36,20 @@ pub enum Keys {
     /// The canonical index of each symmetry class reachable from the start,
     /// increasing: each block lists its keys beside its cells.
     Canonical,
+    /// The indices of a dense index that the game names (its
+    /// [`crate::db::Presence`]), in order, with no keys stored: each block
+    /// covers a fixed run of indices and counts the cells of each piece of
+    /// it, and a probe counts the named indices before its own. For a game
+    /// whose index is mostly waste (Connect Four's boards of many discs).
+    Present,
+}
+
+/// Which indices of a file of present keys ([`Keys::Present`]) hold a
+/// cell, as its game says ([`crate::NamedTiers::tier_presence`]).
+pub trait Presence: Send + Sync {
+    /// How many positions the cell of index `index` (counted from the
+    /// start of the file's range) stands for: 0 where the file holds none.
+    fn stands_for(&self, index: u64) -> u64;
 }
 
 /// The strong solution of a game: a [`Cell`] per key, where a key is a

@@ -19,7 +19,12 @@ pub const END_MAGIC: [u8; 8] = *b"PLYDBEND";
 /// The newest format version this build writes and reads: 2 for a file
 /// whose header says which side's remoteness it leaves out (`LeftOut`);
 /// a file leaving out none is written as version 1, as before.
-pub const FORMAT_VERSION: u32 = 2;
+/// 3 for a file of present keys ([`Keys::Present`]), whose header also
+/// holds its census.
+pub const FORMAT_VERSION: u32 = 3;
+/// Indices per piece of a block of present keys, whose cells the block
+/// counts (as a `u16`): a probe tests at most this many indices less one.
+pub const PRESENT_RUN: u32 = 1 << 10;
 /// Bytes of one block index entry.
 pub const INDEX_ENTRY: usize = 32;
 /// Bytes of the footer: the index offset and `END_MAGIC`.
@@ -52,6 +57,11 @@ pub struct Header {
     pub built_by: String,
     /// The side whose remoteness the cells leave out, and its counts.
     pub left_out: Option<LeftOut>,
+    /// For a file of present keys ([`Keys::Present`]), the census of the
+    /// positions its cells stand for (those of a side left out are
+    /// counted in `left_out` instead), examples keys: counting them again
+    /// would test every index of the range.
+    pub counted: Option<Census<u64>>,
 }
 
 /// What a file leaving out the remoteness of one side holds in place of
@@ -122,9 +132,25 @@ pub struct BlockEntry {
 }
 
 impl Header {
-    /// Blocks the file holds.
+    /// Blocks the file holds: one a run of `block_entries` indices for a
+    /// file of present keys, one a run of as many cells otherwise.
     pub fn block_count(&self) -> u64 {
-        self.entries.div_ceil(u64::from(self.block_entries))
+        let covered = match self.keys {
+            Keys::Present => self.range.end - self.range.start,
+            Keys::Index | Keys::Canonical => self.entries,
+        };
+        covered.div_ceil(u64::from(self.block_entries))
+    }
+
+    /// The pieces of [`PRESENT_RUN`] indices of a block of present keys.
+    pub fn runs(&self) -> usize {
+        self.block_entries.div_ceil(PRESENT_RUN) as usize
+    }
+
+    /// The indices block `block` of a file of present keys covers.
+    pub fn indices_of(&self, block: u64) -> std::ops::Range<u64> {
+        let start = self.first_key(block);
+        start..self.range.end.min(start + u64::from(self.block_entries))
     }
 
     /// The first key of block `block` of a file over every index of its
@@ -143,13 +169,18 @@ impl Header {
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(128 + 2 * self.dictionary.cells().len());
         out.extend_from_slice(&MAGIC);
-        let version: u32 = if self.left_out.is_some() { 2 } else { 1 };
+        let version: u32 = match (self.keys, &self.left_out) {
+            (Keys::Present, _) => 3,
+            (_, Some(_)) => 2,
+            (_, None) => 1,
+        };
         out.extend_from_slice(&version.to_le_bytes());
         out.extend_from_slice(&0u32.to_le_bytes()); // length, filled below
         out.extend_from_slice(&self.rules_version.to_le_bytes());
         out.push(match self.keys {
             Keys::Index => 0,
             Keys::Canonical => 1,
+            Keys::Present => 2,
         });
         out.push(ZSTD);
         out.push(self.dictionary.bits());
@@ -173,6 +204,9 @@ impl Header {
             out.extend_from_slice(&(text.len() as u16).to_le_bytes());
             out.extend_from_slice(text.as_bytes());
         }
+        if version == 3 {
+            out.push(u8::from(self.left_out.is_some()));
+        }
         if let Some(left_out) = &self.left_out {
             out.push(match left_out.value {
                 Value::Win => 1,
@@ -183,6 +217,9 @@ impl Header {
                 out.extend_from_slice(&n.to_le_bytes());
             }
             out.extend_from_slice(&left_out.longest_key.to_le_bytes());
+        }
+        if version == 3 {
+            put_census(self.counted.as_ref(), &mut out);
         }
         let len = (out.len() + 8) as u32;
         out[12..16].copy_from_slice(&len.to_le_bytes());
@@ -230,6 +267,7 @@ impl Header {
         let keys = match r.u8().ok_or_else(bad)? {
             0 => Keys::Index,
             1 => Keys::Canonical,
+            2 if version >= 3 => Keys::Present,
             k => return Err(DbError::corrupt(path, format!("unknown key kind {k}"))),
         };
         let compression = r.u8().ok_or_else(bad)?;
@@ -254,7 +292,12 @@ impl Header {
         }
         let game = r.text().ok_or_else(bad)?;
         let built_by = r.text().ok_or_else(bad)?;
-        let left_out = if version >= 2 {
+        let has_left_out = match version {
+            1 => false,
+            2 => true,
+            _ => r.u8().ok_or_else(bad)? == 1,
+        };
+        let left_out = if has_left_out {
             let value = match r.u8().ok_or_else(bad)? {
                 1 => Value::Win,
                 2 => Value::Lose,
@@ -274,6 +317,11 @@ impl Header {
         } else {
             None
         };
+        let counted = if version >= 3 {
+            get_census(&mut r).ok_or_else(bad)?
+        } else {
+            None
+        };
         let dictionary = Dictionary::from_cells(cells)
             .ok_or_else(|| DbError::corrupt(path, "malformed cell dictionary"))?
             .with_bits(bits)
@@ -290,6 +338,7 @@ impl Header {
             built_unix,
             built_by,
             left_out,
+            counted,
         };
         let marker = header
             .left_out
@@ -310,7 +359,9 @@ impl Header {
             && block_entries <= MAX_BLOCK_ENTRIES
             && header.range.start <= header.range.end
             && header.range.end <= index_len
-            && (keys == Keys::Canonical || entries == header.range.end - header.range.start)
+            && (keys != Keys::Index || entries == header.range.end - header.range.start)
+            && (keys == Keys::Present) == (version == 3)
+            && (keys != Keys::Present || header.counted.is_some())
             && entries <= header.range.end - header.range.start
             && block_count == header.block_count();
         if !consistent {
@@ -382,4 +433,60 @@ impl Reader<'_> {
         self.at += len;
         String::from_utf8(bytes.to_vec()).ok()
     }
+}
+
+/// Appends `census` (a flag byte, then the draws, the counts by
+/// remoteness and the longest win and loss with their keys).
+fn put_census(census: Option<&Census<u64>>, out: &mut Vec<u8>) {
+    let Some(census) = census else {
+        out.push(0);
+        return;
+    };
+    out.push(1);
+    out.extend_from_slice(&census.draw.to_le_bytes());
+    out.extend_from_slice(&(census.by_remoteness.len() as u32).to_le_bytes());
+    for row in &census.by_remoteness {
+        for n in row {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+    for longest in [&census.longest_win, &census.longest_lose] {
+        match longest {
+            Some((r, key)) => {
+                out.push(1);
+                out.extend_from_slice(&r.to_le_bytes());
+                out.extend_from_slice(&key.to_le_bytes());
+            }
+            None => out.push(0),
+        }
+    }
+}
+
+/// Reads what [`put_census`] wrote: `None` if malformed, `Some(None)` for
+/// no census.
+fn get_census(r: &mut Reader) -> Option<Option<Census<u64>>> {
+    if r.u8()? == 0 {
+        return Some(None);
+    }
+    let mut census = Census::new();
+    census.add_many(Outcome::DRAW, r.u64()?, || 0);
+    let rows = r.u32()? as usize;
+    if rows > usize::from(u16::MAX) {
+        return None;
+    }
+    for remoteness in 0..rows as u32 {
+        for make in [Outcome::win, Outcome::lose, Outcome::tie] {
+            census.add_many(make(remoteness), r.u64()?, || 0);
+        }
+    }
+    census.by_remoteness.resize(rows, [0; 3]);
+    let mut longest = || -> Option<Option<(u32, u64)>> {
+        Some(match r.u8()? {
+            0 => None,
+            _ => Some((r.u32()?, r.u64()?)),
+        })
+    };
+    census.longest_win = longest()?;
+    census.longest_lose = longest()?;
+    Some(Some(census))
 }

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 pub const SAMPLE_EVERY: u64 = 16;
 
 /// The cell that stands for `cell` once `value`'s remoteness is left out.
-fn kept(cell: Cell, value: Value) -> Cell {
+pub(super) fn kept(cell: Cell, value: Value) -> Cell {
     match cell.unpack() {
         Some(o) if o.value == value => Cell::left_out(value).unwrap_or(cell),
         _ => cell,
@@ -31,7 +31,7 @@ fn kept(cell: Cell, value: Value) -> Cell {
 
 /// The dictionary of a file whose cells were `dictionary`'s, `value`'s
 /// remoteness left out.
-fn kept_dictionary(dictionary: &Dictionary, value: Value) -> Dictionary {
+pub(super) fn kept_dictionary(dictionary: &Dictionary, value: Value) -> Dictionary {
     let mut present = vec![false; 1 << 16];
     for &cell in dictionary.cells() {
         present[usize::from(kept(cell, value).bits())] = true;
@@ -168,6 +168,13 @@ fn left_out_of(db: &Database, header: &Header, value: Value) -> Result<LeftOut, 
 /// or draw asked for, is an error.
 pub fn leave_out(path: &Path, value: Value, progress: &dyn Progress) -> Result<u64, DbError> {
     let db = Database::open_piece(path)?;
+    // A file written leaving out `value` (of any key kind) is as asked.
+    if db
+        .headers()
+        .all(|h| h.left_out.as_ref().is_some_and(|l| l.value == value))
+    {
+        return Ok(db.bytes());
+    }
     let header = sole_header(&db, path)?;
     match &header.left_out {
         Some(l) if l.value == value => return Ok(db.bytes()),
@@ -323,7 +330,7 @@ pub fn write_indexed_leaving_out_side(
 /// of every `every`-th of a file's first `blocks` blocks, block `block`
 /// packed with side `side` (0 win, 1 lose) left out by `raw(block, side)`
 /// and compressed at zstd level `level`.
-fn sampled_sizes(
+pub(super) fn sampled_sizes(
     path: &Path,
     blocks: u64,
     every: u64,

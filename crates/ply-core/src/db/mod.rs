@@ -7,18 +7,21 @@
 pub(crate) mod codec;
 pub(crate) mod format;
 pub(crate) mod leave_out;
+pub(crate) mod present;
 pub(crate) mod reader;
 pub(crate) mod temporary;
 pub(crate) mod writer;
 
 pub use crate::db_error::{DbError, Problem};
 pub use crate::solution::Keys;
+pub use crate::solution::Presence;
 pub use codec::{ZSTD_LEVEL, checksum};
-pub use format::{FOOTER, FORMAT_VERSION, Header, INDEX_ENTRY};
+pub use format::{FOOTER, FORMAT_VERSION, Header, INDEX_ENTRY, PRESENT_RUN};
 pub use leave_out::{
     SAMPLE_EVERY, leave_out, smaller_side, write_indexed_leaving_out,
     write_indexed_leaving_out_side,
 };
+pub use present::{LeaveOut, PRESENT_BLOCK, write_present};
 pub use reader::{Database, Expect};
 pub use reader::{block_cache_bytes, set_block_cache_bytes};
 pub use temporary::Temporary;
@@ -130,7 +133,8 @@ pub fn save(
                 None => size,
             }
         }
-        Keys::Canonical => {
+        // Cells of present keys are written again with their keys.
+        Keys::Canonical | Keys::Present => {
             let mut entries = Vec::new();
             solution.for_each_cell(meta.range.clone(), &mut |key, cell| {
                 entries.push((key, cell))

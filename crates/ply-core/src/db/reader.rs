@@ -18,12 +18,12 @@
 //! when it is next opened; [`Database::is_current`] says when that is due.
 
 use super::codec::{self, BlockError};
-use super::format::{BlockEntry, END_MAGIC, FOOTER, Header, INDEX_ENTRY};
+use super::format::{BlockEntry, END_MAGIC, FOOTER, Header, INDEX_ENTRY, PRESENT_RUN};
 use crate::census::Census;
 use crate::db_error::{DbError, Problem};
 use crate::game::Game;
 use crate::solution::Keys;
-use crate::solution::{Solution, Source};
+use crate::solution::{Presence, Solution, Source};
 use crate::value::Cell;
 use rayon::prelude::*;
 use std::fs::{File, Metadata};
@@ -55,7 +55,7 @@ struct ByBytes;
 impl quick_cache::Weighter<(u64, u64), Arc<Decoded>> for ByBytes {
     fn weight(&self, _: &(u64, u64), block: &Arc<Decoded>) -> u64 {
         // Never 0: a weightless entry would never be evicted.
-        (block.packed.len() + block.keys.len() * 8).max(1) as u64
+        (block.packed.len() + block.keys.len() * 8 + block.before.len() * 4).max(1) as u64
     }
 }
 
@@ -119,6 +119,8 @@ struct Shard {
     blocks: OnceLock<Vec<BlockEntry>>,
     /// This opening of the file, for its blocks' keys in the cache.
     id: u64,
+    /// Which indices a file of present keys holds, as its game says.
+    presence: Option<Arc<dyn Presence>>,
 }
 
 /// What tells one state of a file from another: which file it is (device
@@ -222,6 +224,9 @@ struct Decoded {
     packed: Vec<u8>,
     /// The keys, for canonical-key databases (empty otherwise).
     keys: Vec<u64>,
+    /// For a file of present keys, the cells before each piece of
+    /// [`PRESENT_RUN`] indices, and after the last (empty otherwise).
+    before: Vec<u32>,
 }
 
 /// What the game asking for a database expects to find in it.
@@ -359,8 +364,11 @@ impl Database {
                     ));
                 }
             }
-            if (&h.game, h.rules_version, h.keys, h.index_len)
-                != (&game, rules_version, keys, index_len)
+            // Files over a dense index, each holding every index or the
+            // present ones, read together.
+            let dense = |k| if k == Keys::Canonical { k } else { Keys::Index };
+            if (&h.game, h.rules_version, dense(h.keys), h.index_len)
+                != (&game, rules_version, dense(keys), index_len)
             {
                 return Err(DbError::corrupt(
                     &shard.path,
@@ -388,6 +396,11 @@ impl Database {
                 format!("shards leave keys {next}..{index_len} uncovered"),
             ));
         }
+        let keys = if shards.iter().any(|s| s.header.keys == Keys::Present) {
+            Keys::Present
+        } else {
+            keys
+        };
         Ok(Database {
             shards,
             game,
@@ -395,6 +408,35 @@ impl Database {
             keys,
             index_len,
         })
+    }
+
+    /// The database with the test of which indices its files of present
+    /// keys hold ([`Keys::Present`]): `of(header)` gives each such file's,
+    /// from its header (its range says which part of the game it holds).
+    /// Without one, such a file answers every probe with
+    /// [`Problem::NoPresence`].
+    pub fn with_presence(mut self, of: impl Fn(&Header) -> Option<Arc<dyn Presence>>) -> Self {
+        for shard in &mut self.shards {
+            if shard.header.keys == Keys::Present {
+                shard.presence = of(&shard.header);
+            }
+        }
+        self
+    }
+
+    /// Calls `visit` with every cell stored, file by file in key order,
+    /// without its key: for a caller that knows which keys a file of
+    /// present keys holds.
+    pub fn for_each_stored(&self, visit: &mut dyn FnMut(Cell)) -> Result<(), DbError> {
+        for shard in &self.shards {
+            for i in 0..shard.blocks()?.len() as u64 {
+                let block = shard.decode(i)?;
+                for at in 0..shard.cells_of(i, &block) {
+                    visit(shard.header.dictionary.unpack(&block.packed, at));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The game's full name.
@@ -492,6 +534,7 @@ impl Shard {
             blocks: OnceLock::new(),
             header,
             id: IDS.fetch_add(1, Relaxed),
+            presence: None,
         };
         if check {
             check_blocks(&shard.file, path, shard.blocks()?)?;
@@ -538,7 +581,10 @@ impl Shard {
             let sound = block.offset == next
                 && (header.keys == Keys::Canonical || block.first_key == dense_first)
                 && header.range.contains(&block.first_key)
-                && (block.raw_len as usize) >= header.dictionary.packed_len(cells);
+                && match header.keys {
+                    Keys::Present => block.raw_len as usize >= 2 * header.runs(),
+                    _ => (block.raw_len as usize) >= header.dictionary.packed_len(cells),
+                };
             if !sound {
                 return Err(DbError::corrupt(
                     path,
@@ -599,12 +645,23 @@ impl Shard {
         let block = &blocks[i as usize];
         let cells = self.header.cells_in(i);
         let packed_len = self.header.dictionary.packed_len(cells);
+        let runs = self.header.runs();
         // The most a block can hold: its packed cells, plus at most ten bytes
-        // of key per cell. A larger claimed size is corruption, refused
-        // before anything that large is allocated.
+        // of key per cell, or the counts of a block of present keys. A
+        // larger claimed size is corruption, refused before anything that
+        // large is allocated.
         let most = match self.header.keys {
             Keys::Index => packed_len as u64,
             Keys::Canonical => packed_len as u64 + cells as u64 * 10,
+            Keys::Present => {
+                let indices = self.header.indices_of(i);
+                2 * runs as u64
+                    + self
+                        .header
+                        .dictionary
+                        .packed_len((indices.end - indices.start) as usize)
+                        as u64
+            }
         };
         if u64::from(block.raw_len) > most {
             return Err(DbError::corrupt(
@@ -617,6 +674,9 @@ impl Shard {
         }
         let raw = codec::decode(&self.bytes(block)?, block.checksum, block.raw_len as usize)
             .map_err(|e| self.changed().unwrap_or_else(|| self.block_error(i, e)))?;
+        if self.header.keys == Keys::Present {
+            return self.decode_present(i, raw);
+        }
         let keys = match self.header.keys {
             Keys::Index if raw.len() == packed_len => Vec::new(),
             Keys::Canonical => codec::get_keys(block.first_key, cells, &raw[packed_len..])
@@ -629,7 +689,7 @@ impl Shard {
                 .ok_or_else(|| {
                     DbError::corrupt(&self.path, format!("block {i} has malformed keys"))
                 })?,
-            Keys::Index => {
+            Keys::Index | Keys::Present => {
                 return Err(DbError::corrupt(
                     &self.path,
                     format!("block {i} has the wrong length"),
@@ -638,7 +698,61 @@ impl Shard {
         };
         let mut packed = raw;
         packed.truncate(packed_len);
-        Ok(Decoded { packed, keys })
+        Ok(Decoded {
+            packed,
+            keys,
+            before: Vec::new(),
+        })
+    }
+
+    /// Block `i` of a file of present keys, decompressed as `raw`: its
+    /// counts a piece, each at most the piece's indices, then exactly as
+    /// many packed cells as they add up to.
+    fn decode_present(&self, i: u64, raw: Vec<u8>) -> Result<Decoded, DbError> {
+        let h = &self.header;
+        let (runs, indices) = (h.runs(), h.indices_of(i));
+        let bad = |what: &str| DbError::corrupt(&self.path, format!("block {i} {what}"));
+        let counts = raw.get(..2 * runs).ok_or_else(|| bad("is too short"))?;
+        let mut before = Vec::with_capacity(runs + 1);
+        let mut total = 0u32;
+        for (piece, n) in counts.chunks_exact(2).enumerate() {
+            let n = u32::from(u16::from_le_bytes([n[0], n[1]]));
+            let start = indices.start + piece as u64 * u64::from(PRESENT_RUN);
+            let len = indices
+                .end
+                .saturating_sub(start)
+                .min(u64::from(PRESENT_RUN));
+            if u64::from(n) > len {
+                return Err(bad("counts more cells than a piece holds"));
+            }
+            before.push(total);
+            total += n;
+        }
+        before.push(total);
+        let packed = raw[2 * runs..].to_vec();
+        if packed.len() != h.dictionary.packed_len(total as usize) {
+            return Err(bad("has the wrong length"));
+        }
+        Ok(Decoded {
+            packed,
+            keys: Vec::new(),
+            before,
+        })
+    }
+
+    /// The cells block `i` (decoded as `block`) holds.
+    fn cells_of(&self, i: u64, block: &Decoded) -> usize {
+        match block.before.last() {
+            Some(&total) => total as usize,
+            None => self.header.cells_in(i),
+        }
+    }
+
+    /// The test of which indices this file of present keys holds.
+    fn presence(&self) -> Result<&dyn Presence, DbError> {
+        self.presence
+            .as_deref()
+            .ok_or_else(|| DbError::new(&self.path, Problem::NoPresence))
     }
 
     /// Block `i`, decoded now or earlier.
@@ -667,7 +781,91 @@ impl Shard {
                     Err(_) => Cell::UNKNOWN,
                 })
             }
+            Keys::Present => {
+                let presence = self.presence()?;
+                let offset = key - h.range.start;
+                if presence.stands_for(offset) == 0 {
+                    return Ok(Cell::UNKNOWN);
+                }
+                let i = offset / u64::from(h.block_entries);
+                let start = h.first_key(i) - h.range.start;
+                let piece = (offset - start) / u64::from(PRESENT_RUN);
+                let from = start + piece * u64::from(PRESENT_RUN);
+                let block = self.block(i)?;
+                let at = block.before[piece as usize] as usize
+                    + (from..offset)
+                        .filter(|&x| presence.stands_for(x) > 0)
+                        .count();
+                if at >= block.before[piece as usize + 1] as usize {
+                    return Err(DbError::corrupt(
+                        &self.path,
+                        format!("block {i} holds fewer cells than its game names"),
+                    ));
+                }
+                Ok(h.dictionary.unpack(&block.packed, at))
+            }
         }
+    }
+
+    /// Calls `visit(key, at, stands_for)` with each key of block `i`
+    /// (decoded as `block`) in `range` that holds a cell, in order, its
+    /// place in the block and the positions it stands for.
+    fn for_each_key(
+        &self,
+        (i, block): (u64, &Decoded),
+        range: &Range<u64>,
+        visit: &mut dyn FnMut(u64, usize, u64),
+    ) -> Result<(), DbError> {
+        let h = &self.header;
+        match h.keys {
+            Keys::Index | Keys::Canonical => {
+                for at in 0..h.cells_in(i) {
+                    let key = match h.keys {
+                        Keys::Canonical => block.keys[at],
+                        _ => h.first_key(i) + at as u64,
+                    };
+                    if range.contains(&key) {
+                        visit(key, at, 1);
+                    }
+                }
+            }
+            Keys::Present => {
+                let presence = self.presence()?;
+                let indices = h.indices_of(i);
+                for piece in 0..h.runs() {
+                    let (first, end) = (block.before[piece], block.before[piece + 1]);
+                    let start = indices.start + piece as u64 * u64::from(PRESENT_RUN);
+                    let stop = indices.end.min(start + u64::from(PRESENT_RUN));
+                    if first == end || stop <= range.start || start >= range.end {
+                        continue;
+                    }
+                    let mut at = first as usize;
+                    for key in start..stop {
+                        let n = presence.stands_for(key - h.range.start);
+                        if n == 0 {
+                            continue;
+                        }
+                        if at == end as usize {
+                            return Err(DbError::corrupt(
+                                &self.path,
+                                format!("block {i} holds fewer cells than its game names"),
+                            ));
+                        }
+                        if range.contains(&key) {
+                            visit(key, at, n);
+                        }
+                        at += 1;
+                    }
+                    if at != end as usize {
+                        return Err(DbError::corrupt(
+                            &self.path,
+                            format!("block {i} holds more cells than its game names"),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Calls `visit` with every known cell with a key in `range`, in key order.
@@ -683,7 +881,9 @@ impl Shard {
         }
         let entries = self.blocks()?;
         let first = match h.keys {
-            Keys::Index => ((range.start - h.range.start) / u64::from(h.block_entries)) as usize,
+            Keys::Index | Keys::Present => {
+                ((range.start - h.range.start) / u64::from(h.block_entries)) as usize
+            }
             Keys::Canonical => entries
                 .partition_point(|b| b.first_key <= range.start)
                 .saturating_sub(1),
@@ -699,25 +899,22 @@ impl Shard {
                 Some(block) => block,
                 None => Arc::new(self.decode(i as u64)?),
             };
-            for at in 0..h.cells_in(i as u64) {
-                let key = match h.keys {
-                    Keys::Index => entry.first_key + at as u64,
-                    Keys::Canonical => block.keys[at],
-                };
-                if range.contains(&key) {
-                    let cell = h.dictionary.unpack(&block.packed, at);
-                    if cell != Cell::UNKNOWN {
-                        visit(key, cell);
-                    }
+            self.for_each_key((i as u64, &block), &range, &mut |key, at, _| {
+                let cell = h.dictionary.unpack(&block.packed, at);
+                if cell != Cell::UNKNOWN {
+                    visit(key, cell);
                 }
-            }
+            })?;
         }
         Ok(())
     }
 
     /// The census of the cells with keys in `range`, each standing for
-    /// `weight(key)` positions: each block's cells tallied by symbol (with
-    /// the first key of each), in parallel, and the tallies counted.
+    /// `weight(key)` positions (times those a cell of present keys stands
+    /// for): each block's cells tallied by symbol (with the first key of
+    /// each), in parallel, and the tallies counted. A file of present keys
+    /// counted whole answers from its header, each of its keys weighing
+    /// what its first does.
     fn census_by(
         &self,
         range: Range<u64>,
@@ -727,6 +924,9 @@ impl Shard {
         let range = range.start.max(h.range.start)..range.end.min(h.range.end);
         if range.is_empty() {
             return Ok(Census::new());
+        }
+        if let (Some(counted), true) = (&h.counted, range == h.range) {
+            return Ok(counted.times(weight(h.range.start)));
         }
         let entries = self.blocks()?;
         let first = entries
@@ -742,25 +942,18 @@ impl Shard {
                     None => Arc::new(self.decode(i as u64)?),
                 };
                 let mut tally = vec![(0u64, u64::MAX); symbols.len()];
-                for at in 0..h.cells_in(i as u64) {
-                    let key = match h.keys {
-                        Keys::Index => entries[i].first_key + at as u64,
-                        Keys::Canonical => block.keys[at],
-                    };
-                    if !range.contains(&key) {
-                        continue;
-                    }
+                self.for_each_key((i as u64, &block), &range, &mut |key, at, n| {
                     let Some((count, example)) =
                         tally.get_mut(h.dictionary.symbol_at(&block.packed, at))
                     else {
-                        continue;
+                        return;
                     };
-                    let w = weight(key);
+                    let w = weight(key) * n;
                     if w > 0 {
                         *count += w;
                         *example = (*example).min(key);
                     }
-                }
+                })?;
                 let mut census = Census::new();
                 for (cell, &(count, example)) in symbols.iter().zip(&tally) {
                     if let Some(outcome) = cell.unpack() {

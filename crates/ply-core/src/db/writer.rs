@@ -195,6 +195,7 @@ pub(super) fn header(
             .map_or(0, |d| d.as_secs()),
         built_by: concat!("ply-core ", env!("CARGO_PKG_VERSION")).to_string(),
         left_out: None,
+        counted: None,
     }
 }
 

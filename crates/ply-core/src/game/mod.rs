@@ -787,6 +787,18 @@ pub trait NamedTiers: Game {
         position.clone()
     }
 
+    /// Which indices of `tier` its shard holds where the shard holds only
+    /// those the game names ([`crate::Keys::Present`], written by a build
+    /// of the game's own): the game's test of them, which every reader of
+    /// such a shard needs. By default none: the game writes no such shard.
+    fn tier_presence(
+        &self,
+        tier: Self::Tier,
+    ) -> Option<std::sync::Arc<dyn crate::solution::Presence>> {
+        let _ = tier;
+        None
+    }
+
     /// Another game whose shard of `tier` holds the cells this game's
     /// would, over the same keys of the same index: its name and rules
     /// version. The tier solver takes that shard, written again under this

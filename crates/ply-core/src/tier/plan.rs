@@ -233,4 +233,17 @@ impl<T: Copy + Ord> Plan<T> {
         let step = self.step(canonical)?;
         (rank < step.size()).then_some(step.keys.start + rank)
     }
+    /// `db`, shards of `game` over this plan's keys, with the game's test
+    /// of which indices each of its shards of present keys holds
+    /// ([`NamedTiers::tier_presence`]), found by the shard's range.
+    pub fn with_presence<G: NamedTiers<Tier = T>>(
+        &self,
+        game: &G,
+        db: crate::db::Database,
+    ) -> crate::db::Database {
+        db.with_presence(|header| {
+            let step = self.steps.iter().find(|s| s.keys == header.range)?;
+            game.tier_presence(step.tier)
+        })
+    }
 }

@@ -301,10 +301,16 @@ impl Shards {
     ) -> Result<Database, String> {
         let db = Database::open_piece(path).map_err(|e| e.to_string())?;
         let header = db.headers().next().ok_or("no header")?;
+        // A shard holds every index of its tier, or the ones its game
+        // names (`Keys::Present`).
+        let kind = match header.keys {
+            Keys::Present => Keys::Present,
+            _ => Keys::Index,
+        };
         let expected = (
             self.expect.game.as_str(),
             self.expect.rules_version,
-            Keys::Index,
+            kind,
             index_len.unwrap_or(header.index_len),
             keys,
         );
@@ -444,6 +450,43 @@ impl Shards {
             census,
             |keys, cells| fill(keys.start - start..keys.end - start, cells),
             (side, db::SAMPLE_EVERY),
+            progress,
+        )
+    }
+
+    /// Writes the solved tier `step` as its final shard of present keys
+    /// ([`Keys::Present`]), atomically, at the full zstd level:
+    /// `fill(indices, cells)` pushes the (index, cell) of each index of a
+    /// run of the tier's indices (from 0) that its game names, in order;
+    /// `entries` cells in all, whose positions `census` counts (examples
+    /// keys). Returns the side left out, if any, and the shard's size.
+    pub fn write_present<T>(
+        &self,
+        (plan, step): (&Plan<T>, &Step<T>),
+        (census, entries): (&crate::Census<u64>, u64),
+        leave: db::LeaveOut,
+        fill: impl Fn(Range<u64>, &mut Vec<(u64, Cell)>) -> Result<(), DbError> + Sync,
+        progress: &dyn Progress,
+    ) -> Result<(Option<Value>, u64), DbError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| DbError::io(&self.dir, e))?;
+        let meta = Meta {
+            level: db::codec::ZSTD_LEVEL,
+            ..self.meta(plan, step.keys.clone())
+        };
+        let start = step.keys.start;
+        db::write_present(
+            &self.path(&step.name),
+            &meta,
+            (census, entries),
+            leave,
+            |keys, cells| {
+                let at = cells.len();
+                fill(keys.start - start..keys.end - start, cells)?;
+                for (index, _) in &mut cells[at..] {
+                    *index += start;
+                }
+                Ok(())
+            },
             progress,
         )
     }

@@ -369,14 +369,29 @@ impl NamedTiers for ConnectFour {
         }
     }
 
-    /// The lesser of the position and its mirror image.
+    /// Of the position and its mirror image, the one of lesser index: the
+    /// one the shards of present keys hold ([`super::present`]).
     #[inline]
     fn fold_in_tier(&self, position: &C4Position) -> C4Position {
-        (*position).min(self.mirror(position))
+        let mirror = self.mirror(position);
+        if self.index.rank(self, &mirror) < self.index.rank(self, position) {
+            mirror
+        } else {
+            *position
+        }
     }
 
     #[inline]
     fn is_representative(&self, position: &C4Position) -> bool {
-        *position <= self.mirror(position)
+        self.index.rank(self, position) <= self.index.rank(self, &self.mirror(position))
+    }
+
+    /// The streams' shards hold the boards legal play reaches, one of
+    /// each mirror pair.
+    fn tier_presence(&self, tier: u8) -> Option<std::sync::Arc<dyn ply_core::db::Presence>> {
+        Some(std::sync::Arc::new(super::present::Present::new(
+            self,
+            u32::from(tier),
+        )))
     }
 }

@@ -25,6 +25,7 @@
 pub mod index;
 mod key;
 pub mod legal;
+mod present;
 pub mod search;
 mod stored;
 pub mod streams;

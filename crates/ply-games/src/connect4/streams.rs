@@ -39,6 +39,7 @@ use super::key::Key;
 use super::stored::{Stored, Writing};
 use super::{ConnectFour, has_four};
 use crate::colex::{Packing, PackingPath, with_packing};
+use ply_core::db::LeaveOut;
 use ply_core::tier::{Built, Plan, Shards, Step, TierError};
 use ply_core::{Cell, Census, DbError, Game, Outcome, Progress, Value};
 use rayon::prelude::*;
@@ -646,35 +647,32 @@ impl<'a> Streams<'a> {
         out.finish()
     }
 
-    /// Sets the cells of `indices` of tier `discs` (its dense indices,
-    /// from 0) from its keys and codes; the other cells stay unknown.
-    /// Each stack is read whole once for the blocks that share it
-    /// (`read`), one that keeps no keys of its own from its mirror image,
-    /// mirrored and sorted.
+    /// Pushes the (index, cell) of each index of `indices` of tier
+    /// `discs` (its dense indices, from 0) that its shard holds
+    /// ([`super::present`]), in order, from its keys and codes: the keys
+    /// of the stacks the fold keeps, in a palindromic stack only those no
+    /// greater than their mirror images. Each stack is read whole once
+    /// for the blocks that share it (`read`).
     fn fill<K: Key>(
         &self,
         (keys, codes): (&Stored, &Stored),
         (fold, read): (&Fold, &Decoded<K>),
         discs: u32,
         indices: Range<u64>,
-        cells: &mut [Cell],
+        cells: &mut Vec<(u64, Cell)>,
     ) -> Result<(), DbError> {
         let colours = binomial(discs, discs / 2);
+        let width = self.game.width() as usize;
         let mut index = indices.start;
         while index < indices.end {
             let rank = (index / colours) as usize;
-            let first = index % colours;
-            let last = colours.min(first + (indices.end - index));
             let base = rank as u64 * colours;
-            let mut put = |run: &[K], run_codes: &[Code]| {
-                for (&k, &c) in run.iter().zip(run_codes) {
-                    let at = k.place();
-                    if at >= last {
-                        break;
-                    }
-                    cells[(base + at - indices.start) as usize] = CELLS[usize::from(c)];
-                }
-            };
+            let first = index - base;
+            let last = colours.min(first + (indices.end - index));
+            index = base + last;
+            if !fold.kept(rank) {
+                continue;
+            }
             let stack = read.get(rank, || {
                 let mut pair = Default::default();
                 self.pairs_into(
@@ -686,18 +684,32 @@ impl<'a> Streams<'a> {
                 )?;
                 Ok(pair)
             })?;
+            let palindromic = (fold.weight(rank) == 1).then(|| self.stack(discs, rank));
             let (run, run_codes) = (&stack.0, &stack.1);
             let from = run.partition_point(|&k| k.place() < first);
-            put(&run[from..], &run_codes[from..]);
-            index = base + last;
+            for (&k, &c) in run[from..].iter().zip(&run_codes[from..]) {
+                let at = k.place();
+                if at >= last {
+                    break;
+                }
+                let key = k.bits() >> 1;
+                if palindromic
+                    .as_ref()
+                    .is_some_and(|s| s.mirror(key, discs, width) < key)
+                {
+                    continue;
+                }
+                cells.push((base + at, CELLS[usize::from(c)]));
+            }
         }
         Ok(())
     }
 
-    /// Writes tier `discs` as its shard, from its keys and codes, leaving
-    /// out the remoteness of `side` where the build leaves one out (the
-    /// side a sample picks where `None`): the side left out, if any, and
-    /// the census of the tier's positions, counted on the way.
+    /// Writes tier `discs` as its shard of present keys, from its keys
+    /// and codes, leaving out the remoteness of `side` where the build
+    /// leaves one out (the side a sample picks where `None`): the side
+    /// left out, if any, and the census of the tier's positions, counted
+    /// on the way.
     fn write<K: Key>(
         &self,
         (plan, step, shards): (&Plan<u8>, &Step<u8>, &Shards),
@@ -705,11 +717,14 @@ impl<'a> Streams<'a> {
         discs: u32,
         side: Option<Value>,
     ) -> Result<(Option<Value>, Census<u64>), DbError> {
-        // How many positions hold each code, and the first of each.
+        // How many positions hold each code, and the first of each; and
+        // the cells the shard holds.
         let mut count = [0u64; 256];
         let mut first = [None; 256];
         let mut read = Vec::new();
+        let mut entries = 0u64;
         let fold = self.fold(discs);
+        let width = self.game.width() as usize;
         for rank in (0..self.stacks(discs) as usize).filter(|&r| fold.kept(r)) {
             codes.stack_into::<u8>(rank, &mut read)?;
             let weight = fold.weight(rank);
@@ -717,6 +732,15 @@ impl<'a> Streams<'a> {
                 count[usize::from(c)] += weight;
                 first[usize::from(c)].get_or_insert((rank, j as u64));
             }
+            entries += if weight == 1 {
+                let stack = self.stack(discs, rank);
+                keys.keys::<K>(rank)?
+                    .iter()
+                    .filter(|k| stack.mirror(k.bits() >> 1, discs, width) >= k.bits() >> 1)
+                    .count() as u64
+            } else {
+                read.len() as u64
+            };
         }
         let colours = binomial(discs, discs / 2);
         let mut census = Census::new();
@@ -727,25 +751,28 @@ impl<'a> Streams<'a> {
             census.add_many(outcome(c as Code), count[c], || example);
         }
         let read = Decoded::<K>::default();
-        let fill = |indices, cells: &mut [Cell]| {
+        let fill = |indices, cells: &mut Vec<(u64, Cell)>| {
             self.fill((keys, codes), (fold, &read), discs, indices, cells)
         };
-        if !self.leave_out {
-            let mut present = vec![false; 1 << 16];
-            present[usize::from(Cell::UNKNOWN.bits())] = true;
-            for c in (0..256).filter(|&c| count[c] > 0) {
-                present[usize::from(Cell::pack(outcome(c as Code)).bits())] = true;
-            }
-            shards.write_filled(plan, step, &present, fill, &ply_core::NoProgress)?;
-            return Ok((None, census));
-        }
-        let (side, _) =
-            shards.write_leaving_out((plan, step), &census, fill, side, &ply_core::NoProgress)?;
-        Ok((Some(side), census))
+        let leave = match (self.leave_out, side) {
+            (false, _) => LeaveOut::Nothing,
+            (true, Some(side)) => LeaveOut::Side(side),
+            (true, None) => LeaveOut::Smaller,
+        };
+        let (side, _) = shards.write_present(
+            (plan, step),
+            (&census, entries),
+            leave,
+            fill,
+            &ply_core::NoProgress,
+        )?;
+        Ok((side, census))
     }
 
     /// Writes the codes of tier `discs` (its keys `keys`) to `path`, read
-    /// back from its finished shard.
+    /// back from its finished shard: the cells of the keys it holds come
+    /// in their order, and a palindromic stack's other keys take the code
+    /// of their mirror images, met before them.
     fn codes_of<K: Key>(
         &self,
         (shards, step): (&Shards, &Step<u8>),
@@ -753,25 +780,83 @@ impl<'a> Streams<'a> {
         discs: u32,
         path: &Path,
     ) -> Result<(), TierError> {
-        let cells = shards.load(step)?;
-        let colours = binomial(discs, discs / 2);
+        let db = shards.open_step(step)?;
         let shard = shards.path(&step.name);
+        let fold = self.fold(discs);
+        let width = self.game.width() as usize;
         let mut out = Writing::create(path, discs, 1)?;
-        for rank in 0..self.stacks(discs) as usize {
-            let codes = keys
-                .keys::<K>(rank)?
-                .iter()
-                .map(|&k| {
-                    let index = rank as u64 * colours + k.place();
-                    cells.outcome(index as usize).and_then(code).ok_or_else(|| {
-                        TierError::Db(DbError::corrupt(
-                            &shard,
-                            format!("index {index} holds no outcome of connect4's"),
-                        ))
-                    })
-                })
-                .collect::<Result<Vec<Code>, TierError>>()?;
-            out.push(&codes)?;
+        // The stack being read: its keys, the codes found so far, and its
+        // shape if it is palindromic.
+        type Reading<K> = (Vec<K>, Vec<Code>, Option<Stack>);
+        let load = |rank: usize, stack: &mut Reading<K>| -> Result<(), TierError> {
+            stack.0.clear();
+            stack.1.clear();
+            stack.2 = None;
+            if fold.kept(rank) {
+                stack.0.extend(keys.keys::<K>(rank)?);
+                stack.2 = (fold.weight(rank) == 1).then(|| self.stack(discs, rank));
+            }
+            Ok(())
+        };
+        let stacks = self.stacks(discs) as usize;
+        // Moves to the next key the shard holds a cell for, giving the
+        // keys on the way their mirror images' codes and writing each
+        // stack finished; false past the last stack.
+        let next = |stack: &mut Reading<K>, rank: &mut usize, out: &mut Writing| {
+            loop {
+                while let (Some(shape), Some(k)) = (&stack.2, stack.0.get(stack.1.len())) {
+                    let key = k.bits() >> 1;
+                    let image = shape.mirror(key, discs, width);
+                    if image >= key {
+                        break;
+                    }
+                    let at = stack
+                        .0
+                        .binary_search_by_key(&image, |k| k.bits() >> 1)
+                        .map_err(|_| {
+                            DbError::corrupt(&shard, "a key's mirror image is not in its stack")
+                        })?;
+                    stack.1.push(stack.1[at]);
+                }
+                if stack.1.len() < stack.0.len() {
+                    return Ok::<_, TierError>(true);
+                }
+                out.push(&stack.1)?;
+                *rank += 1;
+                if *rank >= stacks {
+                    return Ok(false);
+                }
+                load(*rank, stack)?;
+            }
+        };
+        let (mut stack, mut rank) = (Reading::<K>::default(), 0);
+        load(0, &mut stack)?;
+        let mut failed: Option<TierError> = None;
+        db.for_each_stored(&mut |cell| {
+            if failed.is_some() {
+                return;
+            }
+            let mut take = || -> Result<(), TierError> {
+                if !next(&mut stack, &mut rank, &mut out)? {
+                    return Err(
+                        DbError::corrupt(&shard, "it holds more cells than its keys").into(),
+                    );
+                }
+                let code = cell.unpack().and_then(code).ok_or_else(|| {
+                    DbError::corrupt(&shard, "a cell holds no outcome of connect4's")
+                })?;
+                stack.1.push(code);
+                Ok(())
+            };
+            if let Err(e) = take() {
+                failed = Some(e);
+            }
+        })?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        if next(&mut stack, &mut rank, &mut out)? {
+            return Err(DbError::corrupt(&shard, "it holds fewer cells than its keys").into());
         }
         Ok(out.finish()?)
     }
@@ -941,7 +1026,8 @@ impl Streams<'_> {
     /// the codes (a byte each position the fold keeps) of two tiers, or,
     /// where the shards leave a side out, of every tier from the largest
     /// up (their shards wait for the largest to pick the side), and the
-    /// shards (at most a byte a position; 6x5's take a third of that).
+    /// shards (at most a byte a position the fold keeps, and each block of
+    /// indices' counts and index entry).
     ///
     /// A key is a varint of its gap `g` from the one before, at most
     /// 1 + log2(g) / 7 bytes; the gaps of a stack add up to less than its
@@ -967,9 +1053,21 @@ impl Streams<'_> {
                 .max()
                 .unwrap_or(0)
         };
-        let (shards, keys) = tiers.iter().fold((0, 0), |(s, k), &(positions, _, keys)| {
-            (s + positions, k + keys)
-        });
+        // A shard holds a cell (at most a byte) a position the fold keeps,
+        // and each block of indices its counts and its index entry.
+        let blocks: u64 = (0..=self.game.cells())
+            .map(|d| {
+                self.index()
+                    .len(d)
+                    .div_ceil(u64::from(ply_core::db::PRESENT_BLOCK))
+            })
+            .sum();
+        let per_block = 2 * u64::from(ply_core::db::PRESENT_BLOCK / ply_core::db::PRESENT_RUN) + 64;
+        let (shards, keys) = tiers
+            .iter()
+            .fold((blocks * per_block, 0), |(s, k), &(_, kept, keys)| {
+                (s + kept, k + keys)
+            });
         shards + keys + codes
     }
 
@@ -1119,6 +1217,12 @@ impl Streams<'_> {
             }
             sizes.into_iter().max().map(|(_, d)| d)
         };
+        // The written tier the highest to solve reads, its codes read
+        // back from its shard if its work file is gone.
+        if top > highest && codes(top).is_err() {
+            let path = codes_path(work, top);
+            self.codes_of::<K>((shards, steps[top as usize]), &keys(top)?, top, &path)?;
+        }
         let mut pending: Vec<u32> = Vec::new();
         let mut written = done.clone();
         let remove = |discs: u32| {

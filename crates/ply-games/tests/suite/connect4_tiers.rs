@@ -93,29 +93,34 @@ fn check(params: &str, least_discs: u32, searched: usize) {
         .build(&plan, &shards, &dir.path().join("work"), None, &NoProgress)
         .unwrap();
     assert_eq!(built.solved, game.cells() as usize + 1);
-    let db = shards.open(&plan).unwrap();
+    let db = plan.with_presence(&game, shards.open(&plan).unwrap());
+    // The shards hold one of each mirror pair: a position is read
+    // through its representative.
     let outcome = |p: &C4Position| {
-        db.cell(plan.key(&game, p).unwrap())
+        db.cell(plan.key(&game, &game.fold_in_tier(p)).unwrap())
             .unwrap()
             .unpack()
             .unwrap()
     };
     // Per ply, won/drawn/lost for the player to move (the view Böck's
     // solver prints: at the last ply of 5x5 the first player may just
-    // have won, and those count as lost), over every index.
+    // have won, and those count as lost), over every cell stored, each
+    // for itself and its mirror image where that is another position.
     let mut counted = BTreeMap::new();
-    for tier in game.tiers() {
+    for step in &plan.steps {
         let mut row = [0u64; 3];
-        game.for_each_in_tier(tier, 0..game.tier_size(tier), |_, p| {
-            let o = outcome(&p);
+        db.for_each_cell(step.keys.clone(), &mut |key, cell| {
+            let p = game.tier_board(step.tier, key - step.keys.start).unwrap();
+            let o = cell.unpack().unwrap();
             let column = match o.value {
                 Value::Win => 0,
                 Value::Tie => 1,
                 _ => 2,
             };
-            row[column] += 1;
-        });
-        counted.insert(u32::from(tier), row);
+            row[column] += if game.mirror(&p) == p { 1 } else { 2 };
+        })
+        .unwrap();
+        counted.insert(u32::from(step.tier), row);
     }
     assert_eq!(counted, published(params), "{params}");
     // Random play against negamax, from positions with at least

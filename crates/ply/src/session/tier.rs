@@ -186,12 +186,18 @@ impl<G: NamedTiers + 'static> TierSession<G> {
                 ));
                 let private = Private(dir);
                 self.build(&self.plan, &private.0, (None, None, false), progress)?;
-                let db = self.shards(&private.0).open(&self.plan)?;
+                let db = self.named(self.shards(&private.0).open(&self.plan)?);
                 Ok(Held {
                     db: Shelf::Whole(db),
                     private: Some(private),
                 })
             })
+    }
+
+    /// `db` (shards of this game) with the game's test of which indices
+    /// each of its shards of present keys holds.
+    fn named(&self, db: Database) -> Database {
+        self.plan.with_presence(&self.game, db)
     }
 
     /// Whether the game is small enough to build for one query, with no
@@ -221,7 +227,7 @@ impl<G: NamedTiers + 'static> TierSession<G> {
     /// sound and over their keys.
     fn store_held(&self) -> Option<Held> {
         let store = store::current().filter(|s| s.read)?;
-        let db = self.shards(&store.dir).open(&self.plan).ok()?;
+        let db = self.named(self.shards(&store.dir).open(&self.plan).ok()?);
         Some(Held {
             db: Shelf::Whole(db),
             private: None,
@@ -244,7 +250,7 @@ impl<G: NamedTiers + 'static> TierSession<G> {
                     return Piece::Missing(path);
                 }
                 let db = match Database::open_piece(&path) {
-                    Ok(db) => db,
+                    Ok(db) => self.named(db),
                     Err(e) => return Piece::Damaged(e.to_string()),
                 };
                 let sound = db.game() == expect.game
@@ -363,6 +369,15 @@ impl<G: NamedTiers + 'static> TierSession<G> {
     /// other tiers are still answered.
     fn stored(&self, position: &G::Position, progress: &dyn Progress) -> Result<Cell, PlyError> {
         let missing = || self.missing(position);
+        // The class's representative: a shard of present keys holds no
+        // other (the others' cells, where stored, are the same).
+        let folded;
+        let position = if G::IN_TIER_SYMMETRY {
+            folded = self.game.fold_in_tier(position);
+            &folded
+        } else {
+            position
+        };
         let key = self.plan.key(&self.game, position).ok_or_else(missing)?;
         let held = self.held(progress)?;
         let dir = match (&held.private, store::current()) {
@@ -690,7 +705,7 @@ impl<G: NamedTiers + 'static> TierSession<G> {
         let dbs = plan
             .steps
             .iter()
-            .map(|step| Database::open_piece(&shards.path(&step.name)))
+            .map(|step| Database::open_piece(&shards.path(&step.name)).map(|db| self.named(db)))
             .collect::<Result<Vec<_>, _>>()?;
         let mut report =
             AnalyzeReport::from_census(self.game.name(), self.census(plan, &dbs, &built.counted)?);

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::Command;
 
 /// One exported row.
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 struct Row {
     key: u64,
     position: String,
@@ -260,10 +260,19 @@ fn euler_parquet_and_csv_agree_with_ply_solve() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// Connect Four, solved tier by tier: a row for each of 4x4's 161,029
-/// positions (Tromp's count, every position legal play reaches, the start
-/// included), each agreeing with `ply solve`, and each board the codes of
-/// its text: 0 empty, 1 an `x` disc, 2 an `o` disc, row-major from the top.
+/// The mirror image of a Connect Four board's text: each row reversed.
+fn mirrored(text: &str) -> String {
+    text.split('/')
+        .map(|row| row.chars().rev().collect::<String>())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Connect Four, solved tier by tier: a row for one of each mirror pair of
+/// 4x4's 161,029 positions (Tromp's count, every position legal play
+/// reaches, the start included), as its database holds them, each
+/// agreeing with `ply solve`, and each board the codes of its text: 0
+/// empty, 1 an `x` disc, 2 an `o` disc, row-major from the top.
 #[test]
 fn connect4_parquet_has_a_row_and_a_board_per_position() {
     let game = "connect4:4x4";
@@ -271,15 +280,35 @@ fn connect4_parquet_has_a_row_and_a_board_per_position() {
     let path = dir.join("c4.parquet");
     let said = export(game, "parquet", &path);
     let rows = read_parquet(&path);
-    assert_eq!(rows.len(), 161_029);
     assert!(
-        said.starts_with("exported 161029 positions of connect4:4x4"),
+        said.starts_with(&format!(
+            "exported {} positions of connect4:4x4",
+            rows.len()
+        )),
         "{said}"
     );
-    // Every position once: no two rows share a key or a position.
+    // Every position once: no two rows share a key or a position, no row
+    // is another's mirror image, and the rows and their images are every
+    // position.
     let positions: std::collections::HashSet<&str> =
         rows.iter().map(|r| r.position.as_str()).collect();
     assert_eq!(positions.len(), rows.len());
+    let images: Vec<String> = rows.iter().map(|r| mirrored(&r.position)).collect();
+    let both: std::collections::HashSet<&str> = positions
+        .iter()
+        .copied()
+        .chain(images.iter().map(String::as_str))
+        .collect();
+    assert_eq!(both.len(), 161_029);
+    assert_eq!(
+        both.len(),
+        2 * rows.len()
+            - images
+                .iter()
+                .zip(&rows)
+                .filter(|(m, r)| **m == r.position)
+                .count()
+    );
     check_rows(game, &rows);
     check_boards(
         &path,
@@ -289,7 +318,26 @@ fn connect4_parquet_has_a_row_and_a_board_per_position() {
         16,
     );
     // A few rows by hand: discs at the bottom of the board are its last row.
-    let row = |text: &str| rows.iter().find(|r| r.position == text).unwrap();
+    // A position's row is its own or its mirror image's.
+    let row = |text: &str| {
+        let image = mirrored(text);
+        let found = rows.iter().find(|r| r.position == text);
+        found.map_or_else(
+            || {
+                let r = rows.iter().find(|r| r.position == image).unwrap();
+                Row {
+                    position: text.to_string(),
+                    board: r
+                        .board
+                        .chunks(4)
+                        .flat_map(|row| row.iter().rev().copied())
+                        .collect(),
+                    ..r.clone()
+                }
+            },
+            Row::clone,
+        )
+    };
     let start = row("..../..../..../....");
     assert_eq!((start.value.as_str(), start.remoteness), ("tie", Some(16)));
     assert_eq!(start.board, [0; 16]);
