@@ -87,6 +87,37 @@ pub fn shard_files(dir: &std::path::Path) -> Vec<PathBuf> {
     files
 }
 
+/// Each shard in `dir`, by file name, with when its cells were built (its
+/// header's build time, in seconds, which rewriting it smaller once the
+/// game is solved keeps): a shard solved again has a later one.
+pub fn built_times(dir: &std::path::Path) -> std::collections::BTreeMap<String, u64> {
+    shard_files(dir)
+        .iter()
+        .map(|path| {
+            let db = ply_core::db::Database::open_piece(path).expect("a shard");
+            let built = db.headers().next().expect("a header").built_unix;
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, built)
+        })
+        .collect()
+}
+
+/// Whether `theirs`, a cell of a shard written by a team's process other
+/// than 0 (never rewritten leaving a side's remoteness out), says what
+/// `ours`, the same key's cell of one process's build, says: the same
+/// cell, or where `ours` leaves out the remoteness of a side, a cell of
+/// that side.
+pub fn same_cell(ours: u16, theirs: u16) -> bool {
+    let (ours, theirs) = (
+        ply_core::Cell::from_bits(ours),
+        ply_core::Cell::from_bits(theirs),
+    );
+    match ours.left_out_value() {
+        Some(side) => theirs.unpack().is_some_and(|o| o.value == side),
+        None => ours == theirs,
+    }
+}
+
 /// Freezes `victim` with SIGSTOP, waits for `survivor` at most `limit`
 /// (see [`finish`]), then kills the frozen one (SIGKILL ends a stopped
 /// process too): the survivor's output and how long it took.

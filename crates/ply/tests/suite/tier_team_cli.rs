@@ -18,8 +18,7 @@
 
 use crate::common;
 
-use common::cli::{Scratch, finish, shard_files, stop_then_finish};
-use ply_core::Cell;
+use common::cli::{Scratch, built_times, finish, same_cell, shard_files, stop_then_finish};
 use ply_core::Solution;
 use ply_core::db::Database;
 use serde_json::Value;
@@ -490,19 +489,6 @@ fn a_tier_team_reports_the_bytes_and_messages_it_sent() {
     }
 }
 
-/// Whether `theirs`, a cell of a shard written by a team's process other
-/// than 0 (never rewritten leaving a side's remoteness out), says what
-/// `ours`, the same key's cell of one process's build, says: the same
-/// cell, or where `ours` leaves out the remoteness of a side, a cell of
-/// that side.
-fn same_cell(ours: u16, theirs: u16) -> bool {
-    let (ours, theirs) = (Cell::from_bits(ours), Cell::from_bits(theirs));
-    match ours.left_out_value() {
-        Some(side) => theirs.unpack().is_some_and(|o| o.value == side),
-        None => ours == theirs,
-    }
-}
-
 /// Every file in `dir`, by name, with when it was last written.
 fn mtimes(dir: &Path) -> std::collections::BTreeMap<String, std::time::SystemTime> {
     std::fs::read_dir(dir)
@@ -670,7 +656,7 @@ fn a_stopped_process_is_named_and_a_rerun_resumes_to_the_same_cells() {
     assert!(!out.status.success(), "process 0 must fail: {stderr}");
     assert!(stderr.contains("lost process 1"), "{stderr}");
     assert!(took < Duration::from_secs(30), "named after {took:?}");
-    let kept = modified(&dir.0);
+    let kept = built_times(&dir.0);
     let report = team(game, &dir.0, 2);
     let tiers = report["tiers"].as_u64().expect("a count") as usize;
     assert!(
@@ -678,7 +664,7 @@ fn a_stopped_process_is_named_and_a_rerun_resumes_to_the_same_cells() {
         "stopped mid-build: {} of {tiers}",
         kept.len()
     );
-    let after = modified(&dir.0);
+    let after = built_times(&dir.0);
     for (name, time) in &kept {
         assert_eq!(
             after.get(name),
@@ -878,20 +864,6 @@ fn kill_and_hear(mut victim: Child, survivor: Child) -> String {
     assert!(stderr.contains("lost process 1"), "{stderr}");
     assert!(took < Duration::from_secs(30), "named after {took:?}");
     stderr
-}
-
-/// Each shard in `dir` with when its cells were built (its header's
-/// build time, which rewriting it smaller once the game is solved keeps).
-fn modified(dir: &Path) -> std::collections::BTreeMap<String, u64> {
-    shard_files(dir)
-        .iter()
-        .map(|path| {
-            let db = Database::open_piece(path).expect("a shard");
-            let built = db.headers().next().expect("a header").built_unix;
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            (name, built)
-        })
-        .collect()
 }
 
 /// How many shards are in `dir`.
