@@ -118,6 +118,37 @@ pub fn same_cell(ours: u16, theirs: u16) -> bool {
     }
 }
 
+/// Checks that `got` holds the shards `expected` holds, by name, and that
+/// each cell says what the same key's cell in `expected` says, where the
+/// two builds may leave out the remoteness of different sides (each picks
+/// the side by a sample of its own): the same cell, or one of the two
+/// leaves out a side's remoteness and the other is a cell of that side.
+/// Returns how many cells differ in their bits that way.
+pub fn assert_cells_say_the_same(
+    expected: &std::collections::BTreeMap<String, Vec<u16>>,
+    got: &std::collections::BTreeMap<String, Vec<u16>>,
+    what: &str,
+) -> usize {
+    assert_eq!(
+        expected.keys().collect::<Vec<_>>(),
+        got.keys().collect::<Vec<_>>(),
+        "{what}: the shards"
+    );
+    let mut differ = 0;
+    for (name, ours) in expected {
+        let theirs = &got[name];
+        assert_eq!(ours.len(), theirs.len(), "{what}: the cells of {name}");
+        for (key, (&a, &b)) in ours.iter().zip(theirs).enumerate() {
+            assert!(
+                a == b || same_cell(a, b) || same_cell(b, a),
+                "{what}: {name}, cell {key}: {a:#06x} against {b:#06x}"
+            );
+            differ += usize::from(a != b);
+        }
+    }
+    differ
+}
+
 /// Freezes `victim` with SIGSTOP, waits for `survivor` at most `limit`
 /// (see [`finish`]), then kills the frozen one (SIGKILL ends a stopped
 /// process too): the survivor's output and how long it took.
