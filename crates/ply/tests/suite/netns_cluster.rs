@@ -10,7 +10,9 @@
 //! solver does not take (quixo:3x3 and quixo:4x4, morris:5, connect4:5x5)
 //! run as a tier team, a directory each: process 0's shards equal one
 //! process's; a host killed while process 0 fetches its shard is named
-//! with the shard, and a rerun matches.
+//! with the shard, and a rerun matches; a host frozen mid-tier is named
+//! within the peer timeout, and a rerun resumes from the finished shards
+//! and matches.
 //!
 //! Needs root and iproute2: without them these tests fail saying so,
 //! unless `PLY_SKIP_NETNS=1` is set (then they print that they did not
@@ -20,14 +22,14 @@
 
 use crate::common;
 
-use common::cli::{Scratch, assert_cells_say_the_same};
+use common::cli::{Scratch, assert_cells_say_the_same, built_times};
 use common::dist::{Expected, shards_in};
 use common::netns::{self, Netns};
 use ply_core::solve::retro;
 use ply_core::{Indexed, NoProgress, Solution};
 use ply_games::{Euler, LGame, Teeko, TicTacToe, Yehr};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
 use std::sync::Mutex;
@@ -844,4 +846,87 @@ fn a_host_killed_while_its_shard_is_fetched_is_named_and_a_rerun_matches() {
         return;
     }
     panic!("in five attempts, host 1 was never killed while its shard was fetched");
+}
+
+/// The tier shards in `dir` (not the slices of a cut tier, which a rerun
+/// may solve again), each with when its cells were built.
+fn tier_shards_built(dir: &Path) -> BTreeMap<String, u64> {
+    let mut built = built_times(dir);
+    built.retain(|name, _| !name.contains(".slice-"));
+    built
+}
+
+/// Quixo 4x4 as a tier team on the three hosts with every tier cut between
+/// them (`--cut-from 1 --cut-classes`: each of its 81 tiers solved in
+/// lockstep rounds, each round waiting for every host's updates), a
+/// directory each, `--peer-timeout 3`. Host 1 is frozen (SIGSTOP) as soon
+/// as a tier's shard is in its directory: the team is then inside the
+/// rounds of a later tier, with most tiers, and host 1's part of each,
+/// still to solve (the team takes 11-17 s here, and the freeze came 0.2 s
+/// after the start, 2 of the 81 tiers written; the test takes 35 s while
+/// other builds load the machine, the rerun 17 s of it). The other two
+/// hosts end non-zero within the peer timeout and [`SLACK`], naming process
+/// 1 at its address and its missing heartbeats; fewer tiers than the game
+/// has are written. Then, the frozen process killed, all three rerun over
+/// the same directories: every tier's shard written before the freeze, in
+/// every host's directory, is kept as it was (the same build time: not
+/// solved again), and process 0 ends with the cells of one process's build.
+#[test]
+fn a_tier_team_host_frozen_mid_tier_is_named_and_a_rerun_resumes_to_one_process() {
+    let _one = one_at_a_time();
+    let Some(cluster) = cluster() else {
+        return;
+    };
+    let (game, victim) = ("quixo:4x4", 1);
+    let options = ["--cut-from", "1", "--cut-classes"];
+    let scratch = Scratch::new("netns-tier-team-frozen");
+    let (expected, _, _) = cells_alone(game, &scratch.0.join("alone"));
+    let hosts = cluster.hosts_file(&scratch.0);
+    let dbs = host_dirs(&scratch.0.join("team"));
+    let start = Instant::now();
+    let mut processes = Processes::start(&cluster, game, &hosts, Some(&dbs), |_| {
+        let timeout = ["--peer-timeout".to_string(), PEER_TIMEOUT.to_string()];
+        options
+            .iter()
+            .map(|o| o.to_string())
+            .chain(timeout)
+            .collect()
+    });
+    while !dbs[victim].exists() || tier_shards_built(&dbs[victim]).is_empty() {
+        processes.none_ended(start, "a tier's shard was in host 1's directory");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let frozen = start.elapsed();
+    lose_and_hear(&mut processes, Fault::Frozen, victim, [PEER_TIMEOUT; HOSTS]);
+    drop(processes);
+    let kept: Vec<BTreeMap<String, u64>> = dbs.iter().map(|db| tier_shards_built(db)).collect();
+    let written: BTreeSet<&String> = kept.iter().flat_map(|k| k.keys()).collect();
+    assert!(
+        written.len() < expected.len(),
+        "frozen mid-build: {} of {} tiers written",
+        written.len(),
+        expected.len()
+    );
+    let (report, took) = run_tier_team(&cluster, game, &hosts, &dbs, &options);
+    for (host, before) in kept.iter().enumerate() {
+        let after = tier_shards_built(&dbs[host]);
+        for (name, built) in before {
+            assert_eq!(
+                after.get(name),
+                Some(built),
+                "host {host}: {name}, written before the freeze, is kept, not solved again"
+            );
+        }
+    }
+    assert_eq!(tier_cells(&dbs[0]), expected, "the rerun: process 0");
+    eprintln!(
+        "{game}: host {victim} frozen {:.2} s after the start, {} of {} tiers written; \
+         the rerun {:.2} s (process 0 found {} of its tiers done, solved {})",
+        frozen.as_secs_f64(),
+        written.len(),
+        expected.len(),
+        took.as_secs_f64(),
+        report["tiers_found_done"],
+        report["tiers_solved"]
+    );
 }
