@@ -666,10 +666,10 @@ fn quixo_4x4_with_every_tier_cut_on_three_hosts_equals_one_process() {
 /// tier per number of discs, each the child of the next), so without
 /// `--cut-classes`, which cuts the tiers solved a cell per symmetry class
 /// alone, the hosts would take whole tiers in turn, one working at a
-/// time (34 s on loopback here, against 25 s cut). The test takes 50 s
-/// here while other builds load the machine (the team 39 s, one process
-/// 5 s): connect4:5x5 is what issue 61 asks the cluster to run, and
-/// morris:5's test takes as long.
+/// time (34 s on loopback here, against 25 s cut). The test takes 33 s
+/// here, 50 s while other builds load the machine (the team 24-39 s, one
+/// process 3-5 s): connect4:5x5 is what issue 61 asks the cluster to run,
+/// and morris:5's test takes as long.
 #[test]
 fn connect4_5x5_as_a_tier_team_on_three_hosts_equals_one_process() {
     tier_team_on_three_hosts("connect4:5x5", &["--cut-classes"], Alone::OwnBuild);
@@ -862,15 +862,16 @@ fn tier_shards_built(dir: &Path) -> BTreeMap<String, u64> {
 /// directory each, `--peer-timeout 3`. Host 1 is frozen (SIGSTOP) as soon
 /// as a tier's shard is in its directory: the team is then inside the
 /// rounds of a later tier, with most tiers, and host 1's part of each,
-/// still to solve (the team takes 11-17 s here, and the freeze came 0.2 s
-/// after the start, 2 of the 81 tiers written; the test takes 35 s while
-/// other builds load the machine, the rerun 17 s of it). The other two
-/// hosts end non-zero within the peer timeout and [`SLACK`], naming process
-/// 1 at its address and its missing heartbeats; fewer tiers than the game
-/// has are written. Then, the frozen process killed, all three rerun over
-/// the same directories: every tier's shard written before the freeze, in
-/// every host's directory, is kept as it was (the same build time: not
-/// solved again), and process 0 ends with the cells of one process's build.
+/// still to solve (the team takes 10-17 s here, and the freeze came 0.2 s
+/// after the start, 2 of the 81 tiers written; the test takes 22 s, 35 s
+/// while other builds load the machine, the rerun 12-17 s of it). The other
+/// two hosts end non-zero within the peer timeout and [`SLACK`], naming
+/// process 1 at its address and its missing heartbeats; fewer tiers than
+/// the game has are written. Then, the frozen process killed, all three
+/// rerun over the same directories: every tier's shard written before the
+/// freeze, in every host's directory, is kept as it was (the same build
+/// time: not solved again), and process 0 ends with the cells of one
+/// process's build.
 #[test]
 fn a_tier_team_host_frozen_mid_tier_is_named_and_a_rerun_resumes_to_one_process() {
     let _one = one_at_a_time();
