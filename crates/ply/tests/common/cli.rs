@@ -87,6 +87,68 @@ pub fn shard_files(dir: &std::path::Path) -> Vec<PathBuf> {
     files
 }
 
+/// Each shard in `dir`, by file name, with when its cells were built (its
+/// header's build time, in seconds, which rewriting it smaller once the
+/// game is solved keeps): a shard solved again has a later one.
+pub fn built_times(dir: &std::path::Path) -> std::collections::BTreeMap<String, u64> {
+    shard_files(dir)
+        .iter()
+        .map(|path| {
+            let db = ply_core::db::Database::open_piece(path).expect("a shard");
+            let built = db.headers().next().expect("a header").built_unix;
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, built)
+        })
+        .collect()
+}
+
+/// Whether `theirs`, a cell of a shard written by a team's process other
+/// than 0 (never rewritten leaving a side's remoteness out), says what
+/// `ours`, the same key's cell of one process's build, says: the same
+/// cell, or where `ours` leaves out the remoteness of a side, a cell of
+/// that side.
+pub fn same_cell(ours: u16, theirs: u16) -> bool {
+    let (ours, theirs) = (
+        ply_core::Cell::from_bits(ours),
+        ply_core::Cell::from_bits(theirs),
+    );
+    match ours.left_out_value() {
+        Some(side) => theirs.unpack().is_some_and(|o| o.value == side),
+        None => ours == theirs,
+    }
+}
+
+/// Checks that `got` holds the shards `expected` holds, by name, and that
+/// each cell says what the same key's cell in `expected` says, where the
+/// two builds may leave out the remoteness of different sides (each picks
+/// the side by a sample of its own): the same cell, or one of the two
+/// leaves out a side's remoteness and the other is a cell of that side.
+/// Returns how many cells differ in their bits that way.
+pub fn assert_cells_say_the_same(
+    expected: &std::collections::BTreeMap<String, Vec<u16>>,
+    got: &std::collections::BTreeMap<String, Vec<u16>>,
+    what: &str,
+) -> usize {
+    assert_eq!(
+        expected.keys().collect::<Vec<_>>(),
+        got.keys().collect::<Vec<_>>(),
+        "{what}: the shards"
+    );
+    let mut differ = 0;
+    for (name, ours) in expected {
+        let theirs = &got[name];
+        assert_eq!(ours.len(), theirs.len(), "{what}: the cells of {name}");
+        for (key, (&a, &b)) in ours.iter().zip(theirs).enumerate() {
+            assert!(
+                a == b || same_cell(a, b) || same_cell(b, a),
+                "{what}: {name}, cell {key}: {a:#06x} against {b:#06x}"
+            );
+            differ += usize::from(a != b);
+        }
+    }
+    differ
+}
+
 /// Freezes `victim` with SIGSTOP, waits for `survivor` at most `limit`
 /// (see [`finish`]), then kills the frozen one (SIGKILL ends a stopped
 /// process too): the survivor's output and how long it took.

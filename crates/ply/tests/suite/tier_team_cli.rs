@@ -12,14 +12,18 @@
 //! solves every tier again, and matches too). Quixo 3x3, Teeko 4x4 (seconds) and Nine Men's
 //! Morris with four stones (31 tiers, some 10 s) stand in for larger games.
 //! A process killed (SIGKILL) mid-tier is named and a rerun matches.
+//! Connect Four, which one process builds by its own streams of keys,
+//! runs the generic tier solver as a team, and says what the streams say.
 //! `--workers N` alone runs the tier solver on N threads, and euler and
 //! tictactoe their table built tier by tier: the same cells. A team's
 //! process on quixo:4x4 peaks under half the index at a byte a position.
 
 use crate::common;
 
-use common::cli::{Scratch, finish, shard_files, stop_then_finish};
-use ply_core::Cell;
+use common::cli::{
+    Scratch, assert_cells_say_the_same, built_times, finish, same_cell, shard_files,
+    stop_then_finish,
+};
 use ply_core::Solution;
 use ply_core::db::Database;
 use serde_json::Value;
@@ -490,19 +494,6 @@ fn a_tier_team_reports_the_bytes_and_messages_it_sent() {
     }
 }
 
-/// Whether `theirs`, a cell of a shard written by a team's process other
-/// than 0 (never rewritten leaving a side's remoteness out), says what
-/// `ours`, the same key's cell of one process's build, says: the same
-/// cell, or where `ours` leaves out the remoteness of a side, a cell of
-/// that side.
-fn same_cell(ours: u16, theirs: u16) -> bool {
-    let (ours, theirs) = (Cell::from_bits(ours), Cell::from_bits(theirs));
-    match ours.left_out_value() {
-        Some(side) => theirs.unpack().is_some_and(|o| o.value == side),
-        None => ours == theirs,
-    }
-}
-
 /// Every file in `dir`, by name, with when it was last written.
 fn mtimes(dir: &Path) -> std::collections::BTreeMap<String, std::time::SystemTime> {
     std::fs::read_dir(dir)
@@ -614,6 +605,56 @@ fn a_tier_team_at_the_hosts_of_a_hosts_file_writes_the_cells_of_one() {
     }
 }
 
+/// Connect Four 5x4 (3,945,711 positions, 21 tiers), which one process
+/// builds by its own streams of keys, as a tier team of 3 at the
+/// addresses of `--hosts`, a directory each: the team runs the generic
+/// tier solver, not the streams (with them each process would build every
+/// tier alone and send nothing), so process 0 solves fewer than the 21
+/// tiers and every process sends. Process 0's shards equal, bit for bit,
+/// those of the generic tier solver on one process (a team of one: the
+/// only way to run it alone on connect4 from the command line); its
+/// report counts what the streams' does (by value and remoteness), and
+/// its shards say what the streams' say, cell for cell: the same value,
+/// and the same remoteness wherever both keep it. The two builds pick the
+/// side whose remoteness they leave out each by a sample of its own (the
+/// streams from the largest tier, the generic solver from every shard),
+/// and on 5x4 they pick different sides.
+#[test]
+fn connect4_as_a_tier_team_runs_the_tier_solver_and_says_what_its_own_build_says() {
+    let game = "connect4:5x4";
+    let one = Scratch::new("connect4-team-one");
+    let expected_report = alone(game, &one.0);
+    let expected: std::collections::BTreeMap<String, Vec<u16>> =
+        cells(&one.0).into_iter().collect();
+    let generic = Scratch::new("connect4-team-generic");
+    run_team(game, &[generic.0.as_path()], &[]);
+    let scratch: Vec<Scratch> = (0..3)
+        .map(|p| Scratch::new(&format!("connect4-team-{p}")))
+        .collect();
+    let hosts = hosts_file(&scratch[0].0, 3);
+    let dirs: Vec<&Path> = scratch.iter().map(|s| s.0.as_path()).collect();
+    let report = run_team(game, &dirs, &["--hosts", hosts.to_str().expect("a path")]);
+    std::fs::remove_file(&hosts).expect("the hosts file");
+    assert_eq!(report["processes"], 3);
+    let tiers = report["tiers"].as_u64().expect("a count of tiers");
+    assert!(
+        report["tiers_solved"].as_u64().is_some_and(|s| s < tiers),
+        "process 0 solved its share of the tiers, not all: {report}"
+    );
+    let sent = report["bytes_sent_by_process"]
+        .as_array()
+        .expect("the traffic of every process");
+    assert!(
+        sent.len() == 3 && sent.iter().all(|b| b.as_u64().is_some_and(|b| b > 0)),
+        "every process sent: {report}"
+    );
+    assert_eq!(cells(dirs[0]), cells(&generic.0), "the tier solver alone");
+    assert_eq!(counts(&report), counts(&expected_report));
+    let zero: std::collections::BTreeMap<String, Vec<u16>> = cells(dirs[0]).into_iter().collect();
+    let differ = assert_cells_say_the_same(&expected, &zero, "process 0");
+    eprintln!("{game}: {differ} cells differ by the side whose remoteness is left out");
+}
+
 #[test]
 fn workers_solve_each_tier_together_to_the_cells_of_one() {
     for game in ["quixo:3x3", "teeko:4x4", "euler:4x5", "tictactoe:3x3x3"] {
@@ -670,7 +711,7 @@ fn a_stopped_process_is_named_and_a_rerun_resumes_to_the_same_cells() {
     assert!(!out.status.success(), "process 0 must fail: {stderr}");
     assert!(stderr.contains("lost process 1"), "{stderr}");
     assert!(took < Duration::from_secs(30), "named after {took:?}");
-    let kept = modified(&dir.0);
+    let kept = built_times(&dir.0);
     let report = team(game, &dir.0, 2);
     let tiers = report["tiers"].as_u64().expect("a count") as usize;
     assert!(
@@ -678,7 +719,7 @@ fn a_stopped_process_is_named_and_a_rerun_resumes_to_the_same_cells() {
         "stopped mid-build: {} of {tiers}",
         kept.len()
     );
-    let after = modified(&dir.0);
+    let after = built_times(&dir.0);
     for (name, time) in &kept {
         assert_eq!(
             after.get(name),
@@ -878,20 +919,6 @@ fn kill_and_hear(mut victim: Child, survivor: Child) -> String {
     assert!(stderr.contains("lost process 1"), "{stderr}");
     assert!(took < Duration::from_secs(30), "named after {took:?}");
     stderr
-}
-
-/// Each shard in `dir` with when its cells were built (its header's
-/// build time, which rewriting it smaller once the game is solved keeps).
-fn modified(dir: &Path) -> std::collections::BTreeMap<String, u64> {
-    shard_files(dir)
-        .iter()
-        .map(|path| {
-            let db = Database::open_piece(path).expect("a shard");
-            let built = db.headers().next().expect("a header").built_unix;
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            (name, built)
-        })
-        .collect()
 }
 
 /// How many shards are in `dir`.
