@@ -186,3 +186,49 @@ pub fn finish(mut child: Child, limit: Duration) -> (Output, Duration) {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Connect Four's test of which indices its shard with `header` holds, if
+/// the shard is Connect Four's: the one of each mirror pair with the
+/// lesser index, which its own build's shards hold alone.
+fn connect4_presence(
+    header: &ply_core::db::Header,
+) -> Option<std::sync::Arc<dyn ply_core::db::Presence>> {
+    use ply_core::NamedTiers;
+    let rest = header.game.strip_prefix("connect4")?;
+    let game = match rest.strip_prefix(':') {
+        Some(params) => ply_games::ConnectFour::from_params(params).ok()?,
+        None if rest.is_empty() => ply_games::ConnectFour::default(),
+        None => return None,
+    };
+    let plan = ply_core::tier::Plan::new(&game).ok()?;
+    let step = plan.steps.iter().find(|s| s.keys == header.range)?;
+    game.tier_presence(step.tier)
+}
+
+/// The cells of the shard at `path`, in key order, its blocks' checksums
+/// checked: for Connect Four, whose own build's shards hold one of each
+/// mirror pair while a team's hold every position, those of the positions
+/// its own build holds, read with its test.
+pub fn shard_cells(path: &std::path::Path) -> Vec<u16> {
+    use ply_core::Solution as _;
+    let db = ply_core::db::Database::open_piece(path).expect("a shard");
+    db.verify().expect("sound");
+    let header = db.headers().next().expect("a header").clone();
+    let presence = connect4_presence(&header);
+    let db = match &presence {
+        Some(p) => db.with_presence(|_| Some(std::sync::Arc::clone(p))),
+        None => db,
+    };
+    let mut cells = Vec::new();
+    let start = header.range.start;
+    db.for_each_cell(header.range.clone(), &mut |key, cell| {
+        if presence
+            .as_ref()
+            .is_none_or(|p| p.stands_for(key - start) > 0)
+        {
+            cells.push(cell.bits());
+        }
+    })
+    .expect("cells");
+    cells
+}

@@ -22,11 +22,11 @@
 
 use crate::common;
 
-use common::cli::{Scratch, assert_cells_say_the_same, built_times};
+use common::cli::{Scratch, assert_cells_say_the_same, built_times, shard_cells};
 use common::dist::{Expected, shards_in};
 use common::netns::{self, Netns};
 use ply_core::solve::retro;
-use ply_core::{Indexed, NoProgress, Solution};
+use ply_core::{Indexed, NoProgress};
 use ply_games::{Euler, LGame, Teeko, TicTacToe, Yehr};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -552,14 +552,8 @@ fn tier_cells(dir: &Path) -> BTreeMap<String, Vec<u16>> {
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "plydb"))
         .map(|path| {
-            let db = ply_core::db::Database::open_piece(&path).expect("a shard");
-            db.verify().expect("sound");
-            let range = db.headers().next().expect("a header").range.clone();
-            let mut cells = Vec::new();
-            db.for_each_cell(range, &mut |_, cell| cells.push(cell.bits()))
-                .expect("cells");
             let name = path.file_name().expect("a name").to_string_lossy();
-            (name.into_owned(), cells)
+            (name.into_owned(), shard_cells(&path))
         })
         .collect()
 }

@@ -21,10 +21,9 @@
 use crate::common;
 
 use common::cli::{
-    Scratch, assert_cells_say_the_same, built_times, finish, same_cell, shard_files,
+    Scratch, assert_cells_say_the_same, built_times, finish, same_cell, shard_cells, shard_files,
     stop_then_finish,
 };
-use ply_core::Solution;
 use ply_core::db::Database;
 use serde_json::Value;
 use std::net::TcpListener;
@@ -171,13 +170,8 @@ fn cells(dir: &Path) -> Vec<(String, Vec<u16>)> {
     shard_files(dir)
         .iter()
         .map(|path| {
-            let db = Database::open_piece(path).expect("a shard");
-            let range = db.headers().next().expect("a header").range.clone();
-            let mut cells = Vec::with_capacity((range.end - range.start) as usize);
-            db.for_each_cell(range, &mut |_, cell| cells.push(cell.bits()))
-                .expect("cells");
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            (name, cells)
+            (name, shard_cells(path))
         })
         .collect()
 }
