@@ -142,6 +142,22 @@ impl Header {
         covered.div_ceil(u64::from(self.block_entries))
     }
 
+    /// The positions the file's cells stand for: for a file of present
+    /// keys, those its census counts (with a side left out); for another,
+    /// its cells (a file over every index counts each index).
+    pub fn positions(&self) -> u64 {
+        match &self.counted {
+            Some(census) => {
+                census.positions
+                    + self
+                        .left_out
+                        .as_ref()
+                        .map_or(0, |l| l.by_remoteness.iter().sum())
+            }
+            None => self.entries,
+        }
+    }
+
     /// The pieces of [`PRESENT_RUN`] indices of a block of present keys.
     pub fn runs(&self) -> usize {
         self.block_entries.div_ceil(PRESENT_RUN) as usize

@@ -321,6 +321,7 @@ mod tests {
             let whole = db.census_by(range.clone(), &|_| 1).unwrap();
             let left_out = db.headers().next().unwrap().left_out.as_ref().map_or(Census::new(), |l| l.census(1));
             prop_assert_eq!(whole.merge(left_out).by_remoteness, census.by_remoteness.clone());
+            prop_assert_eq!(db.headers().next().unwrap().positions(), census.positions);
             let part = range.start + len / 3..range.end - len / 4;
             let mut by_cell = Census::new();
             for key in part.clone() {

@@ -80,7 +80,11 @@ pub fn run(command: DbCommand, out: &mut impl Write) -> Result<(), PlyError> {
                             .ok_or_else(|| {
                                 PlyError::Database(format!("{}: no header", files[0].display()))
                             })?;
-                        let entries: u64 = pieces.iter().map(Database::entries).sum();
+                        let entries: u64 = pieces
+                            .iter()
+                            .flat_map(Database::headers)
+                            .map(|h| h.positions())
+                            .sum();
                         let bytes: u64 = pieces.iter().map(Database::bytes).sum();
                         writeln!(
                             out,
