@@ -981,6 +981,33 @@ pub struct Streamed {
 /// ([`Streams::sampled`]); a tier of at most this many is counted whole.
 const SAMPLED: u64 = 1 << 14;
 
+/// The most indices a sample looks back for the key before its own in
+/// its stack ([`Streams::gap_before`]): past them it takes the whole key.
+const LOOK_BACK: u64 = 1 << 12;
+
+/// The bytes of disk a shard's cell is taken to need: twice what 6x5's
+/// shards of present keys spend (0.158 a cell, one of each mirror pair,
+/// a side's remoteness left out), for a larger board whose cells carry
+/// more remoteness. An estimate, not a bound: zstd's gain is measured,
+/// not known before.
+const SHARD_CELL_BYTES: f64 = 0.32;
+
+/// What a sample of a tier's dense index says ([`Streams::sample`]).
+struct Sample {
+    /// About how many positions the tier holds (an upper estimate).
+    positions: u64,
+    /// About how many of them the fold keeps (an upper estimate).
+    kept: u64,
+    /// About the bytes a kept key takes in the work file (an upper
+    /// estimate of the mean).
+    key_bytes: f64,
+}
+
+/// The bytes of `gap` as a LEB128 varint.
+fn varint_len(gap: u64) -> u64 {
+    u64::from((64 - gap.leading_zeros()).max(1).div_ceil(7))
+}
+
 impl Streams<'_> {
     /// About how many positions tier `discs` holds, and how many of them
     /// the fold keeps, from [`SAMPLED`] indices of its dense index spread
@@ -988,12 +1015,35 @@ impl Streams<'_> {
     /// an upper estimate, the fraction found plus about two standard
     /// errors.
     pub fn sampled(&self, discs: u32) -> (u64, u64) {
+        let sample = self.sample(discs);
+        (sample.positions, sample.kept)
+    }
+
+    /// About the bytes of the work file of tier `discs`'s keys, from
+    /// [`Streams::sample`]: each kept key's gap from the key before it,
+    /// found by looking back from each sampled key, as a varint, 16 bytes
+    /// a stack and the file's footer.
+    pub fn keys_estimate(&self, discs: u32) -> u64 {
+        self.key_file_bytes(discs, &self.sample(discs))
+    }
+
+    /// The bytes of tier `discs`'s key file as `sample` says: its keys,
+    /// 16 bytes a stack and the file's footer.
+    fn key_file_bytes(&self, discs: u32, sample: &Sample) -> u64 {
+        (sample.kept as f64 * sample.key_bytes).ceil() as u64 + 16 * self.stacks(discs) + 64
+    }
+
+    /// The sample of tier `discs` ([`Streams::sampled`]), with the bytes
+    /// its kept keys take in the work file: the mean over the kept keys
+    /// sampled plus about two standard errors.
+    fn sample(&self, discs: u32) -> Sample {
         let index = self.index();
         let len = index.len(discs);
         let colours = binomial(discs, discs / 2);
         let fold = self.fold(discs);
         let tested = len.min(SAMPLED);
         let (mut legal, mut kept) = (0u64, 0u64);
+        let (mut bytes, mut squares) = (0f64, 0f64);
         for i in 0..tested {
             // Evenly spread, each index a stride apart and offset by a
             // fixed odd step, so that no column pattern repeats.
@@ -1006,69 +1056,145 @@ impl Streams<'_> {
             let board = index.board(discs, at).expect("an index within the tier");
             if super::legal::check(self.game, &board).is_ok() {
                 legal += 1;
-                kept += u64::from(fold.kept((at / colours) as usize));
+                if fold.kept((at / colours) as usize) {
+                    kept += 1;
+                    let b = varint_len(self.gap_before(discs, at, colours)) as f64;
+                    bytes += b;
+                    squares += b * b;
+                }
             }
         }
+        let key_bytes = if kept == 0 {
+            0.0
+        } else {
+            let n = kept as f64;
+            let mean = bytes / n;
+            let spread = (squares / n - mean * mean).max(0.0);
+            mean + 2.0 * (spread / n).sqrt()
+        };
         if tested == len {
-            return (legal, kept);
+            return Sample {
+                positions: legal,
+                kept,
+                key_bytes,
+            };
         }
         let above = |found: u64| {
             let f = found as f64;
             let upper = (f + 2.0 * f.sqrt() + 4.0).min(tested as f64) / tested as f64;
             (upper * len as f64).ceil() as u64
         };
-        (above(legal), above(kept))
+        Sample {
+            positions: above(legal),
+            kept: above(kept),
+            key_bytes,
+        }
+    }
+
+    /// The gap, as the work file stores it (between words holding a key
+    /// and its mark), between the key of index `at` of tier `discs`, a
+    /// position legal play reaches, and the key before it in its stack:
+    /// that of the nearest lesser index legal play reaches (places and
+    /// keys are in the same order), or 0 where there is none, as at the
+    /// stack's first key. Past [`LOOK_BACK`] indices it takes the whole
+    /// key, more than any gap.
+    fn gap_before(&self, discs: u32, at: u64, colours: u64) -> u64 {
+        let index = self.index();
+        let first = at / colours * colours;
+        let key = |i: u64| {
+            let board = index.board(discs, i).expect("an index within the tier");
+            let (_, o) = board.x_o();
+            let (mut key, mut place) = (0u64, 0u32);
+            for c in 0..self.game.width() {
+                let mut column = board.mask & self.game.column_mask(c);
+                while column != 0 {
+                    let low = column & column.wrapping_neg();
+                    key |= u64::from(o & low != 0) << place;
+                    place += 1;
+                    column ^= low;
+                }
+            }
+            (key, board)
+        };
+        let (own, _) = key(at);
+        let mut i = at;
+        while i > first && at - i < LOOK_BACK {
+            i -= 1;
+            let (before, board) = key(i);
+            if super::legal::check(self.game, &board).is_ok() {
+                return 2 * (own - before) + 1;
+            }
+        }
+        2 * own + 1
     }
 
     /// About the most bytes of disk the build takes at once, from
-    /// [`Streams::sampled`]: every tier's keys (made first, each tier's
-    /// removed once the tier below is solved and its own shard written),
-    /// the codes (a byte each position the fold keeps) of two tiers, or,
-    /// where the shards leave a side out, of every tier from the largest
-    /// up (their shards wait for the largest to pick the side), and the
-    /// shards (at most a byte a position the fold keeps, and each block of
-    /// indices' counts and index entry).
-    ///
-    /// A key is a varint of its gap `g` from the one before, at most
-    /// 1 + log2(g) / 7 bytes; the gaps of a stack add up to less than its
-    /// 2^(discs + 1) words, so by Jensen's inequality `n` keys in `s`
-    /// stacks take at most n (1 + log2(s 2^(discs + 1) / n) / 7) bytes.
+    /// [`Streams::sample`], as the build's steps hold them:
+    /// - after the forward pass, every tier's keys ([`Streams::keys_estimate`]);
+    /// - in the backward pass, at each tier, the keys of the tiers not yet
+    ///   removed (a tier's keys and codes go once the tier below is solved
+    ///   and its own shard written), the codes (a byte a kept position)
+    ///   held (two tiers', or where the shards leave a side out, every
+    ///   tier's from the largest up until the largest picks the side), and
+    ///   the shards written ([`SHARD_CELL_BYTES`] a kept position, and
+    ///   each block of indices' counts and index entry).
     pub fn disk_needed(&self) -> u64 {
-        let tiers: Vec<(u64, u64, u64)> = (0..=self.game.cells())
-            .map(|discs| {
-                let (positions, kept) = self.sampled(discs);
-                let words = self.stacks(discs) as f64 * 2f64.powi(discs as i32 + 1);
-                let spread = (words / kept.max(1) as f64).max(1.0).log2();
-                let keys = (kept as f64 * (1.0 + spread / 7.0)).ceil() as u64;
-                (positions, kept, keys + 16 * self.stacks(discs))
+        let last = self.game.cells() as usize;
+        let samples: Vec<Sample> = (0..=last as u32).map(|d| self.sample(d)).collect();
+        let keys: Vec<u64> = samples
+            .iter()
+            .enumerate()
+            .map(|(d, s)| self.key_file_bytes(d as u32, s))
+            .collect();
+        let codes: Vec<u64> = samples.iter().map(|s| s.kept).collect();
+        let per_block = 2 * u64::from(ply_core::db::PRESENT_BLOCK / ply_core::db::PRESENT_RUN) + 64;
+        let shards: Vec<u64> = samples
+            .iter()
+            .enumerate()
+            .map(|(d, s)| {
+                let blocks = self
+                    .index()
+                    .len(d as u32)
+                    .div_ceil(u64::from(ply_core::db::PRESENT_BLOCK));
+                (s.kept as f64 * SHARD_CELL_BYTES).ceil() as u64 + blocks * per_block
             })
             .collect();
-        let kept = |d: usize| tiers.get(d).map_or(0, |t| t.1);
-        let codes = if self.leave_out {
-            let largest = (0..tiers.len()).max_by_key(|&d| kept(d)).unwrap_or(0);
-            (largest.saturating_sub(1)..tiers.len()).map(kept).sum()
-        } else {
-            (0..tiers.len())
-                .map(|d| kept(d) + kept(d + 1))
-                .max()
-                .unwrap_or(0)
+        let largest = (0..=last).max_by_key(|&d| codes[d]).unwrap_or(0);
+        let mut keys_on = vec![true; last + 1];
+        let mut codes_on = vec![false; last + 1];
+        let mut written = vec![false; last + 1];
+        let held = |keys_on: &[bool], codes_on: &[bool], written: &[bool]| -> u64 {
+            (0..=last)
+                .map(|t| {
+                    u64::from(keys_on[t]) * keys[t]
+                        + u64::from(codes_on[t]) * codes[t]
+                        + u64::from(written[t]) * shards[t]
+                })
+                .sum()
         };
-        // A shard holds a cell (at most a byte) a position the fold keeps,
-        // and each block of indices its counts and its index entry.
-        let blocks: u64 = (0..=self.game.cells())
-            .map(|d| {
-                self.index()
-                    .len(d)
-                    .div_ceil(u64::from(ply_core::db::PRESENT_BLOCK))
-            })
-            .sum();
-        let per_block = 2 * u64::from(ply_core::db::PRESENT_BLOCK / ply_core::db::PRESENT_RUN) + 64;
-        let (shards, keys) = tiers
-            .iter()
-            .fold((blocks * per_block, 0), |(s, k), &(_, kept, keys)| {
-                (s + kept, k + keys)
-            });
-        shards + keys + codes
+        let mut peak = keys.iter().sum::<u64>();
+        let mut pending = Vec::new();
+        for d in (0..=last).rev() {
+            codes_on[d] = true;
+            pending.push(d);
+            peak = peak.max(held(&keys_on, &codes_on, &written));
+            if !self.leave_out || d <= largest {
+                pending.sort_by_key(|&t| t != d);
+                for t in pending.drain(..) {
+                    written[t] = true;
+                    peak = peak.max(held(&keys_on, &codes_on, &written));
+                    if t > d {
+                        keys_on[t] = false;
+                        codes_on[t] = false;
+                    }
+                }
+            }
+            if d < last && written[d + 1] {
+                keys_on[d + 1] = false;
+                codes_on[d + 1] = false;
+            }
+        }
+        peak
     }
 
     /// The bytes a tier's batches may hold at once, its largest stack and

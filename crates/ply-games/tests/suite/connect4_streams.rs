@@ -339,3 +339,41 @@ fn a_budget_too_small_is_refused_before_the_tier() {
     assert_eq!(resumed.forward, 16, "{resumed:?}");
     assert_eq!(resumed.solved, 17, "{resumed:?}");
 }
+
+/// The estimate of each tier's key file that the disk check adds up
+/// (from a sample of each tier's keys, looking back from each for the
+/// key before it) is at least the file the forward pass writes, and not
+/// far above it, on 5x5.
+#[test]
+fn key_files_are_within_their_estimates() {
+    let game = ConnectFour::from_params("5x5").unwrap();
+    let plan = Plan::new(&game).unwrap();
+    let streams = Streams::new(&game).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let shards = Shards::new(dir.path(), Expect::of(&game));
+    let work = dir.path().join("work");
+    // Stopped once the forward pass has made every tier's keys.
+    let stop = StopAfter {
+        after: u64::from(game.cells()) + 1,
+        done: AtomicU64::new(0),
+    };
+    let stopped = streams.build(&plan, &shards, &work, None, &stop);
+    assert!(matches!(stopped, Err(ply_core::tier::TierError::Cancelled)));
+    let (mut made, mut estimated) = (0, 0);
+    for discs in 0..=game.cells() {
+        let file = std::fs::metadata(work.join(format!("discs-{discs:02}.keys")))
+            .unwrap()
+            .len();
+        let estimate = streams.keys_estimate(discs);
+        assert!(
+            file <= estimate,
+            "tier {discs}: {file} bytes of keys, estimated {estimate}"
+        );
+        made += file;
+        estimated += estimate;
+    }
+    assert!(
+        estimated <= made + made / 4,
+        "{estimated} bytes estimated for {made} made"
+    );
+}

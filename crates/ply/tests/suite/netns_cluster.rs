@@ -228,22 +228,7 @@ fn run_and_check(
 ) -> Duration {
     let start = Instant::now();
     let mut processes = Processes::start(cluster, game, hosts, dbs, |_| Vec::new());
-    let outputs: Vec<Output> = (0..HOSTS)
-        .map(|host| processes.finish(host, start, LIMIT).0)
-        .collect();
-    let took = start.elapsed();
-    for (host, output) in outputs.iter().enumerate() {
-        assert!(
-            output.status.success(),
-            "{game}: process {host} failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        if host > 0 {
-            assert!(output.stdout.is_empty(), "{game}: process {host} printed");
-        }
-    }
-    let report: Value = serde_json::from_slice(&outputs[0].stdout).expect("one JSON report");
-    assert_eq!(report["processes"].as_u64(), Some(HOSTS as u64), "{game}");
+    let (report, took) = all_finished(&mut processes, game, start);
     expected.check_report(&report, game);
     let Some(dbs) = dbs else {
         return took;
@@ -595,6 +580,13 @@ fn run_tier_team(
     let mut processes = Processes::start(cluster, game, hosts, Some(dbs), |_| {
         options.iter().map(|o| o.to_string()).collect()
     });
+    all_finished(&mut processes, game, start)
+}
+
+/// Waits for every host's process of `game`, started at `start`: each
+/// must succeed and only process 0 print, its report naming every host's
+/// process. The report, and how long they took.
+fn all_finished(processes: &mut Processes, game: &str, start: Instant) -> (Value, Duration) {
     let outputs: Vec<Output> = (0..HOSTS)
         .map(|host| processes.finish(host, start, LIMIT).0)
         .collect();
