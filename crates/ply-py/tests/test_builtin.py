@@ -105,16 +105,16 @@ def test_whole_index_arrays_agree_with_ply_analyze(game, cli_json):
     assert np.count_nonzero(values) == len(keys)
     # The command counts the positions its game names (see "counted"): the
     # arrays count them the same way, key by key.
-    counted = counted_keys(solver, report)
+    counted, weight = counted_keys(solver, report)
     v, r = values[counted], remoteness[counted]
-    assert len(counted) == report["positions"]
+    assert weight.sum() == report["positions"]
     for name, code in [("win", ply.WIN), ("lose", ply.LOSE), ("tie", ply.TIE), ("draw", ply.DRAW)]:
-        assert np.count_nonzero(v == code) == report[name], name
+        assert weight[v == code].sum() == report[name], name
     assert r.max() == report["max_remoteness"]
     for row in report["by_remoteness"]:
         at = r == row["remoteness"]
-        assert np.count_nonzero(at & (v == ply.WIN)) == row["win"]
-        assert np.count_nonzero(at & (v == ply.LOSE)) == row["lose"]
+        assert weight[at & (v == ply.WIN)].sum() == row["win"]
+        assert weight[at & (v == ply.LOSE)].sum() == row["lose"]
     assert np.all((r == -1) == ((v == ply.DRAW) | (v == ply.UNKNOWN)))
     # Values and names line up with single solves.
     rng = np.random.default_rng(7)
@@ -131,14 +131,21 @@ def test_whole_index_arrays_agree_with_ply_analyze(game, cli_json):
 
 
 def counted_keys(solver, report):
-    """The keys `ply analyze` counts: every stored key, or for the L game
-    those with # to move (the first half of its index: the other half
-    mirrors it), as the report's "counted" says."""
+    """The keys `ply analyze` counts, and the positions each stands for:
+    every stored key, or for the L game those with # to move (the first
+    half of its index: the other half mirrors it), as the report's
+    "counted" says. Connect Four stores one of each mirror pair (each row
+    reversed), which stands for both where they differ."""
     keys = solver.keys()
-    if report["counted"] == "every position":
-        return keys
-    assert report["counted"].startswith("positions with # to move")
-    return keys[keys < solver.index_len() // 2]
+    if report["counted"] != "every position":
+        assert report["counted"].startswith("positions with # to move")
+        keys = keys[keys < solver.index_len() // 2]
+    weight = np.ones(len(keys), dtype=np.int64)
+    if solver.name.startswith("connect4"):
+        for i, text in enumerate(solver.positions(keys)):
+            mirror = "/".join(row[::-1] for row in text.split("/"))
+            weight[i] = 1 if mirror == text else 2
+    return keys, weight
 
 
 def test_analyze_is_the_commands(cli_json):
