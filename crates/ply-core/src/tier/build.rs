@@ -81,6 +81,10 @@ pub struct Built {
     /// Of those, tiers whose shard was taken from the game's counterpart
     /// ([`NamedTiers::counterpart`]) in this run.
     pub taken: usize,
+    /// Tiers whose positions a forward pass found in this run, for a
+    /// game's own build that finds them first (0 for the tier solver,
+    /// which needs none).
+    pub forward: usize,
     /// Of those, tiers solved in this run.
     pub solved: usize,
     /// Slices of tiers cut between a team's processes ([`Options::cut_from`])
@@ -345,6 +349,7 @@ pub fn build<G: NamedTiers>(
         owned: mine.len(),
         found_done,
         taken: taken + job.taken.load(Relaxed),
+        forward: 0,
         solved: run.solved - job.taken.load(Relaxed),
         slices: run.slices,
         discarded,

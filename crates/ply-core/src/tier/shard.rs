@@ -438,11 +438,7 @@ impl Shards {
         side: Option<Value>,
         progress: &dyn Progress,
     ) -> Result<(Value, u64), DbError> {
-        std::fs::create_dir_all(&self.dir).map_err(|e| DbError::io(&self.dir, e))?;
-        let meta = Meta {
-            level: db::codec::ZSTD_LEVEL,
-            ..self.meta(plan, step.keys.clone())
-        };
+        let meta = self.final_meta(plan, step)?;
         let start = step.keys.start;
         db::write_indexed_leaving_out_side(
             &self.path(&step.name),
@@ -468,11 +464,7 @@ impl Shards {
         fill: impl Fn(Range<u64>, &mut Vec<(u64, Cell)>) -> Result<(), DbError> + Sync,
         progress: &dyn Progress,
     ) -> Result<(Option<Value>, u64), DbError> {
-        std::fs::create_dir_all(&self.dir).map_err(|e| DbError::io(&self.dir, e))?;
-        let meta = Meta {
-            level: db::codec::ZSTD_LEVEL,
-            ..self.meta(plan, step.keys.clone())
-        };
+        let meta = self.final_meta(plan, step)?;
         let start = step.keys.start;
         db::write_present(
             &self.path(&step.name),
@@ -511,6 +503,16 @@ impl Shards {
             range: keys,
             level: self.level,
         }
+    }
+
+    /// The header of `step`'s final shard, written at the full zstd level
+    /// even for drafts, once the directory it goes in is made.
+    fn final_meta<T>(&self, plan: &Plan<T>, step: &Step<T>) -> Result<Meta, DbError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| DbError::io(&self.dir, e))?;
+        Ok(Meta {
+            level: db::codec::ZSTD_LEVEL,
+            ..self.meta(plan, step.keys.clone())
+        })
     }
 
     /// Writes the cell of each of `keys` as the file at `path`, atomically.

@@ -958,25 +958,6 @@ fn merge<K: Key>(streams: &[(&[K], u32)], bit: u64) -> Vec<K> {
     }
 }
 
-/// What a build by streams did.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Streamed {
-    /// Tiers whose keys the forward pass found.
-    pub forward: usize,
-    /// Tiers solved and written as shards.
-    pub solved: usize,
-    /// Tiers whose shards were there already.
-    pub found_done: usize,
-    /// The most bytes the stacks of a batch and the largest stacks read
-    /// at once may take.
-    pub peak_bytes: u64,
-    /// Shards found unsound and discarded, with the reason.
-    pub discarded: Vec<String>,
-    /// The census of each tier written in this run, by its step's place
-    /// in the plan, counted as it was written.
-    pub counted: BTreeMap<usize, Census<u64>>,
-}
-
 /// The indices of a tier's dense index tested to estimate its positions
 /// ([`Streams::sampled`]); a tier of at most this many is counted whole.
 const SAMPLED: u64 = 1 << 14;
@@ -1228,7 +1209,7 @@ impl Streams<'_> {
         work: &Path,
         memory: Option<u64>,
         progress: &dyn Progress,
-    ) -> Result<Streamed, TierError> {
+    ) -> Result<Built, TierError> {
         if self.wide {
             self.build_with::<u64>(plan, shards, work, memory, progress)
         } else {
@@ -1244,7 +1225,7 @@ impl Streams<'_> {
         work: &Path,
         memory: Option<u64>,
         progress: &dyn Progress,
-    ) -> Result<Streamed, TierError> {
+    ) -> Result<Built, TierError> {
         let last = self.game.cells();
         let steps: Vec<&Step<u8>> = (0..=last as u8)
             .map(|t| {
@@ -1252,7 +1233,21 @@ impl Streams<'_> {
                     .ok_or_else(|| TierError::Game(format!("tier {t} is not planned")))
             })
             .collect::<Result<_, _>>()?;
-        let mut report = Streamed::default();
+        let mut report = Built {
+            tiers: plan.steps.len(),
+            owned: plan.steps.len(),
+            found_done: 0,
+            taken: 0,
+            forward: 0,
+            solved: 0,
+            slices: 0,
+            discarded: Vec::new(),
+            peak_bytes: 0,
+            at_once: 1,
+            at_once_bytes: 0,
+            counted: BTreeMap::new(),
+            traffic: Vec::new(),
+        };
         let mut done = Vec::with_capacity(steps.len());
         for step in &steps {
             done.push(shards.finished(plan, step).unwrap_or_else(|why| {
@@ -1424,6 +1419,7 @@ impl Streams<'_> {
             (started.elapsed() - found).as_secs_f64()
         ));
         let _ = std::fs::remove_dir_all(work);
+        report.at_once_bytes = report.peak_bytes;
         Ok(report)
     }
 }
@@ -1446,24 +1442,7 @@ pub fn own_build(
     } else {
         streams
     };
-    Some(
-        streams
-            .build(plan, shards, work, memory, progress)
-            .map(|done| Built {
-                discarded: done.discarded,
-                tiers: plan.steps.len(),
-                owned: plan.steps.len(),
-                found_done: done.found_done,
-                taken: 0,
-                solved: done.solved,
-                slices: 0,
-                peak_bytes: done.peak_bytes,
-                at_once: 1,
-                at_once_bytes: done.peak_bytes,
-                counted: done.counted,
-                traffic: Vec::new(),
-            }),
-    )
+    Some(streams.build(plan, shards, work, memory, progress))
 }
 
 #[cfg(test)]

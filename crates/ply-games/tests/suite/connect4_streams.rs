@@ -10,6 +10,7 @@ use ply_core::{Census, NamedTiers, NoProgress, Progress, Solution, Value};
 use ply_games::ConnectFour;
 use ply_games::connect4::streams::Streams;
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// The position at `key` of `plan`'s key space.
@@ -187,6 +188,21 @@ struct StopAfter {
     done: AtomicU64,
 }
 
+/// Runs `streams`' build of `plan` into `shards` (work files in `work`)
+/// until it has advanced `after` steps, and checks that it stopped there,
+/// cancelled.
+fn build_until(streams: &Streams, (plan, shards, work): (&Plan<u8>, &Shards, &Path), after: u64) {
+    let stop = StopAfter {
+        after,
+        done: AtomicU64::new(0),
+    };
+    let stopped = streams.build(plan, shards, work, None, &stop);
+    assert!(
+        matches!(stopped, Err(ply_core::tier::TierError::Cancelled)),
+        "stopped after {after}: {stopped:?}"
+    );
+}
+
 impl Progress for StopAfter {
     fn begin(&self, _phase: &str, _total: u64) {}
     fn advance(&self, done: u64) {
@@ -226,15 +242,7 @@ fn a_stopped_build_resumes_to_the_same_cells() {
     // backward one (20 down to 13); then after the forward pass up to tier
     // 13 (14 tiers, all there) and 5 more tiers (12 down to 8).
     for after in [10, 29, 19] {
-        let stop = StopAfter {
-            after,
-            done: AtomicU64::new(0),
-        };
-        let stopped = streams.build(&plan, &shards, &work, None, &stop);
-        assert!(
-            matches!(stopped, Err(ply_core::tier::TierError::Cancelled)),
-            "stopped after {after}"
-        );
+        build_until(&streams, (&plan, &shards, &work), after);
     }
     // Tier 8's codes, which tier 7 reads, lost: they are read back from
     // its shard, which holds only one of each mirror pair.
@@ -272,12 +280,7 @@ fn shards_written_leaving_out_equal_those_rewritten() {
     // Stopped after the forward pass (21 tiers) and 3 tiers of the
     // backward one, above the largest tier: solved, their shards not
     // written yet, since the largest tier picks the side.
-    let stop = StopAfter {
-        after: 24,
-        done: AtomicU64::new(0),
-    };
-    let stopped = streams.build(&plan, &shards, &work, None, &stop);
-    assert!(matches!(stopped, Err(ply_core::tier::TierError::Cancelled)));
+    build_until(&streams, (&plan, &shards, &work), 24);
     assert!(
         plan.steps
             .iter()
@@ -353,12 +356,11 @@ fn key_files_are_within_their_estimates() {
     let shards = Shards::new(dir.path(), Expect::of(&game));
     let work = dir.path().join("work");
     // Stopped once the forward pass has made every tier's keys.
-    let stop = StopAfter {
-        after: u64::from(game.cells()) + 1,
-        done: AtomicU64::new(0),
-    };
-    let stopped = streams.build(&plan, &shards, &work, None, &stop);
-    assert!(matches!(stopped, Err(ply_core::tier::TierError::Cancelled)));
+    build_until(
+        &streams,
+        (&plan, &shards, &work),
+        u64::from(game.cells()) + 1,
+    );
     let (mut made, mut estimated) = (0, 0);
     for discs in 0..=game.cells() {
         let file = std::fs::metadata(work.join(format!("discs-{discs:02}.keys")))
