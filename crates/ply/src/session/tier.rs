@@ -293,26 +293,32 @@ impl<G: NamedTiers + 'static> TierSession<G> {
     /// The census of every position, mirror tiers counted through their
     /// canonical tier; examples are positions as text. A step the build
     /// counted as it wrote it (`counted`, with no mirror tier) is taken
-    /// from there, not read again.
+    /// from there, not read again. Beside it, each step's own census (its
+    /// mirror tiers counted in), in the plan's order.
     fn census(
         &self,
         plan: &Plan<G::Tier>,
         dbs: &[Database],
         counted: &BTreeMap<usize, Census<u64>>,
-    ) -> Result<Census<String>, PlyError> {
+    ) -> Result<(Census<String>, Vec<Census<u64>>), PlyError> {
         let mut census = Census::new();
+        let mut by_step = Vec::with_capacity(plan.steps.len());
         for (at, (db, step)) in dbs.iter().zip(&plan.steps).enumerate() {
             let mirrors = step.mirrors;
-            if let (Some(counted), 1) = (counted.get(&at), mirrors) {
-                census = census.merge(counted.clone());
-                continue;
-            }
-            census = census.merge(db.census_by(step.keys.clone(), &|_| mirrors)?);
-            for left_out in db.headers().filter_map(|h| h.left_out.as_ref()) {
-                census = census.merge(left_out.census(mirrors));
-            }
+            let own = match (counted.get(&at), mirrors) {
+                (Some(counted), 1) => counted.clone(),
+                _ => {
+                    let mut own = db.census_by(step.keys.clone(), &|_| mirrors)?;
+                    for left_out in db.headers().filter_map(|h| h.left_out.as_ref()) {
+                        own = own.merge(left_out.census(mirrors));
+                    }
+                    own
+                }
+            };
+            census = census.merge(own.clone());
+            by_step.push(own);
         }
-        Ok(census.map_examples(|key| {
+        let census = census.map_examples(|key| {
             self.plan
                 .steps
                 .iter()
@@ -320,7 +326,8 @@ impl<G: NamedTiers + 'static> TierSession<G> {
                 .and_then(|s| self.game.tier_unrank(s.tier, key - s.keys.start))
                 .map(|p| self.game.format_position(&p))
                 .unwrap_or_default()
-        }))
+        });
+        Ok((census, by_step))
     }
 }
 
@@ -707,8 +714,18 @@ impl<G: NamedTiers + 'static> TierSession<G> {
             .iter()
             .map(|step| Database::open_piece(&shards.path(&step.name)).map(|db| self.named(db)))
             .collect::<Result<Vec<_>, _>>()?;
-        let mut report =
-            AnalyzeReport::from_census(self.game.name(), self.census(plan, &dbs, &built.counted)?);
+        let (census, by_step) = self.census(plan, &dbs, &built.counted)?;
+        let mut report = AnalyzeReport::from_census(self.game.name(), census);
+        let by_tier: Vec<_> = plan
+            .steps
+            .iter()
+            .zip(&by_step)
+            .map(|(step, c)| {
+                json!({"tier": step.name, "positions": c.positions, "win": c.win,
+                       "lose": c.lose, "draw": c.draw, "tie": c.tie})
+            })
+            .collect();
+        report.extra.insert("by_tier".into(), json!(by_tier));
         report
             .extra
             .insert("counted".into(), json!("every position"));

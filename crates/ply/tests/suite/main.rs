@@ -15,6 +15,7 @@ mod common;
 mod api_vs_cli;
 mod benchmarks_doc;
 mod cancel_kinds;
+mod connect4_cli;
 mod db;
 mod dist_cli;
 mod dobutsu_cli;
