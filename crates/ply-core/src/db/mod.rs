@@ -21,7 +21,7 @@ pub use leave_out::{
     SAMPLE_EVERY, leave_out, smaller_side, write_indexed_leaving_out,
     write_indexed_leaving_out_side,
 };
-pub use present::{LeaveOut, PRESENT_BLOCK, write_present};
+pub use present::{LeaveOut, PRESENT_BLOCK, leave_out_present, write_present};
 pub use reader::{Database, Expect};
 pub use reader::{block_cache_bytes, set_block_cache_bytes};
 pub use temporary::Temporary;

@@ -7,14 +7,15 @@
 //! costs a bit, and no key is stored: Connect Four's boards of 36 discs
 //! spend 8.7 indices of their dense index a position.
 
-use super::codec::Dictionary;
+use super::codec::{self, Dictionary};
 use super::format::{Header, LeftOut, PRESENT_RUN};
 use super::leave_out::{kept, kept_dictionary, sampled_sizes};
+use super::reader::Database;
 use super::writer::{Meta, header, write_blocks};
 use crate::census::Census;
 use crate::db_error::DbError;
 use crate::progress::Progress;
-use crate::solution::Keys;
+use crate::solution::{Keys, Solution};
 use crate::value::{Cell, Outcome, Value};
 use std::ops::Range;
 use std::path::Path;
@@ -179,6 +180,49 @@ pub fn write_present(
     Ok((side, size))
 }
 
+/// Rewrites `db`, the one file of present keys at `path` read with its
+/// game's test ([`Database::with_presence`]), atomically at the full zstd
+/// level, leaving out `side`'s remoteness: for a file written keeping
+/// every remoteness before the side was known. A file that already leaves
+/// out a side is kept as it is. Returns the side the file leaves out.
+pub fn leave_out_present(
+    path: &Path,
+    db: &Database,
+    side: Value,
+    progress: &dyn Progress,
+) -> Result<Value, DbError> {
+    let header = match db.headers().collect::<Vec<_>>().as_slice() {
+        [header] => (*header).clone(),
+        _ => return Err(DbError::corrupt(path, "not one file")),
+    };
+    if header.keys != Keys::Present {
+        return Err(DbError::corrupt(path, "not a file of present keys"));
+    }
+    if let Some(left_out) = &header.left_out {
+        return Ok(left_out.value);
+    }
+    let census = header
+        .counted
+        .as_ref()
+        .ok_or_else(|| DbError::corrupt(path, "no census in its header"))?;
+    let meta = Meta {
+        game: header.game.clone(),
+        rules_version: header.rules_version,
+        index_len: header.index_len,
+        range: header.range.clone(),
+        level: codec::ZSTD_LEVEL,
+    };
+    let (left_out, _) = write_present(
+        path,
+        &meta,
+        (census, header.entries),
+        LeaveOut::Side(side),
+        |keys, cells| db.for_each_cell(keys, &mut |key, cell| cells.push((key, cell))),
+        progress,
+    )?;
+    Ok(left_out.unwrap_or(side))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,6 +381,47 @@ mod tests {
             let mut stored = Vec::new();
             db.for_each_stored(&mut |cell| stored.push(cell)).unwrap();
             prop_assert_eq!(stored.len() as u64, db.entries());
+        }
+
+        /// A file written keeping every remoteness, then rewritten leaving
+        /// out a side, reads as one written leaving that side out at once:
+        /// the same cells, census and left-out counts; rewriting it again
+        /// keeps it as it is.
+        #[test]
+        fn a_side_left_out_later_reads_as_at_once(
+            seed in any::<u64>(),
+            every in 1u64..40,
+            len in 1u64..700_000,
+            side in prop_oneof![Just(Value::Win), Just(Value::Lose)],
+        ) {
+            let named = Arc::new(Named { seed, every });
+            let range = 7..7 + len;
+            let index = (len + 10, range.clone());
+            let (_whole_dir, whole, _, kept_all) = written(&named, index.clone(), LeaveOut::Nothing);
+            prop_assert_eq!(kept_all, None);
+            let (_dir, at_once, _, _) = written(&named, index, LeaveOut::Side(side));
+            let shared: Arc<dyn Presence> = named.clone();
+            let open = |path: &Path| {
+                Database::open_piece(path).unwrap().with_presence(|_| Some(Arc::clone(&shared)))
+            };
+            let before = open(&whole);
+            prop_assert_eq!(leave_out_present(&whole, &before, side, &NoProgress).unwrap(), side);
+            drop(before);
+            let built = std::fs::metadata(&whole).unwrap().modified().unwrap();
+            let other = if side == Value::Win { Value::Lose } else { Value::Win };
+            prop_assert_eq!(leave_out_present(&whole, &open(&whole), other, &NoProgress).unwrap(), side);
+            prop_assert_eq!(std::fs::metadata(&whole).unwrap().modified().unwrap(), built);
+            let (later, once) = (open(&whole), open(&at_once));
+            let header = |db: &Database| db.headers().next().unwrap().clone();
+            prop_assert_eq!(&header(&later).left_out, &header(&once).left_out);
+            prop_assert_eq!(&header(&later).counted, &header(&once).counted);
+            prop_assert!(header(&later).left_out.is_some());
+            let cells = |db: &Database| {
+                let mut seen = Vec::new();
+                db.for_each_cell(range.clone(), &mut |key, cell| seen.push((key, cell))).unwrap();
+                seen
+            };
+            prop_assert_eq!(cells(&later), cells(&once));
         }
     }
 

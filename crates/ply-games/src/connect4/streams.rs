@@ -706,16 +706,15 @@ impl<'a> Streams<'a> {
     }
 
     /// Writes tier `discs` as its shard of present keys, from its keys
-    /// and codes, leaving out the remoteness of `side` where the build
-    /// leaves one out (the side a sample picks where `None`): the side
-    /// left out, if any, and the census of the tier's positions, counted
-    /// on the way.
+    /// and codes, doing with remoteness as `leave` says: the side left
+    /// out, if any, and the census of the tier's positions, counted on
+    /// the way.
     fn write<K: Key>(
         &self,
         (plan, step, shards): (&Plan<u8>, &Step<u8>, &Shards),
         (keys, codes): (&Stored, &Stored),
         discs: u32,
-        side: Option<Value>,
+        leave: LeaveOut,
     ) -> Result<(Option<Value>, Census<u64>), DbError> {
         // How many positions hold each code, and the first of each; and
         // the cells the shard holds.
@@ -754,11 +753,6 @@ impl<'a> Streams<'a> {
         let fill = |indices, cells: &mut Vec<(u64, Cell)>| {
             self.fill((keys, codes), (fold, &read), discs, indices, cells)
         };
-        let leave = match (self.leave_out, side) {
-            (false, _) => LeaveOut::Nothing,
-            (true, Some(side)) => LeaveOut::Side(side),
-            (true, None) => LeaveOut::Smaller,
-        };
         let (side, _) = shards.write_present(
             (plan, step),
             (&census, entries),
@@ -767,6 +761,32 @@ impl<'a> Streams<'a> {
             &ply_core::NoProgress,
         )?;
         Ok((side, census))
+    }
+
+    /// Where the build leaves out a side and `side` is known, rewrites
+    /// each finished shard of `steps` that keeps every remoteness (the
+    /// tiers above the largest, written before it picked the side) to
+    /// leave out `side`'s; a shard already rewritten is kept, so a killed
+    /// build resumes here.
+    fn leave_out_later(
+        &self,
+        plan: &Plan<u8>,
+        shards: &Shards,
+        steps: &[&Step<u8>],
+        side: Option<Value>,
+    ) -> Result<(), TierError> {
+        let Some(side) = side.filter(|_| self.leave_out) else {
+            return Ok(());
+        };
+        for step in steps {
+            let path = shards.path(&step.name);
+            if !path.exists() || shards.left_out(step)?.is_some() {
+                continue;
+            }
+            let db = plan.with_presence(self.game, shards.open_step(step)?);
+            ply_core::db::leave_out_present(&path, &db, side, &ply_core::NoProgress)?;
+        }
+        Ok(())
     }
 
     /// Writes the codes of tier `discs` (its keys `keys`) to `path`, read
@@ -973,6 +993,12 @@ const LOOK_BACK: u64 = 1 << 12;
 /// not known before.
 const SHARD_CELL_BYTES: f64 = 0.32;
 
+/// How many times its final size a shard written keeping every
+/// remoteness is taken to be, before it is rewritten leaving out a side
+/// (an estimate: leaving out a side saves less than half on the boards
+/// measured).
+const WHOLE_SHARD_TIMES: u64 = 2;
+
 /// What a sample of a tier's dense index says ([`Streams::sample`]).
 struct Sample {
     /// About how many positions the tier holds (an upper estimate).
@@ -1115,10 +1141,11 @@ impl Streams<'_> {
     /// - in the backward pass, at each tier, the keys of the tiers not yet
     ///   removed (a tier's keys and codes go once the tier below is solved
     ///   and its own shard written), the codes (a byte a kept position)
-    ///   held (two tiers', or where the shards leave a side out, every
-    ///   tier's from the largest up until the largest picks the side), and
-    ///   the shards written ([`SHARD_CELL_BYTES`] a kept position, and
-    ///   each block of indices' counts and index entry).
+    ///   held (two tiers'), and the shards written ([`SHARD_CELL_BYTES`] a
+    ///   kept position, and each block of indices' counts and index
+    ///   entry; where the shards leave a side out, the tiers above the
+    ///   largest at [`WHOLE_SHARD_TIMES`] that until the largest picks the
+    ///   side and they are rewritten, one at a time).
     pub fn disk_needed(&self) -> u64 {
         let last = self.game.cells() as usize;
         let samples: Vec<Sample> = (0..=last as u32).map(|d| self.sample(d)).collect();
@@ -1143,34 +1170,30 @@ impl Streams<'_> {
         let largest = (0..=last).max_by_key(|&d| codes[d]).unwrap_or(0);
         let mut keys_on = vec![true; last + 1];
         let mut codes_on = vec![false; last + 1];
-        let mut written = vec![false; last + 1];
-        let held = |keys_on: &[bool], codes_on: &[bool], written: &[bool]| -> u64 {
+        let mut written = vec![0u64; last + 1];
+        let held = |keys_on: &[bool], codes_on: &[bool], written: &[u64]| -> u64 {
             (0..=last)
                 .map(|t| {
-                    u64::from(keys_on[t]) * keys[t]
-                        + u64::from(codes_on[t]) * codes[t]
-                        + u64::from(written[t]) * shards[t]
+                    u64::from(keys_on[t]) * keys[t] + u64::from(codes_on[t]) * codes[t] + written[t]
                 })
                 .sum()
         };
         let mut peak = keys.iter().sum::<u64>();
-        let mut pending = Vec::new();
         for d in (0..=last).rev() {
             codes_on[d] = true;
-            pending.push(d);
             peak = peak.max(held(&keys_on, &codes_on, &written));
-            if !self.leave_out || d <= largest {
-                pending.sort_by_key(|&t| t != d);
-                for t in pending.drain(..) {
-                    written[t] = true;
-                    peak = peak.max(held(&keys_on, &codes_on, &written));
-                    if t > d {
-                        keys_on[t] = false;
-                        codes_on[t] = false;
-                    }
+            let whole = self.leave_out && d > largest;
+            written[d] = shards[d] * if whole { WHOLE_SHARD_TIMES } else { 1 };
+            peak = peak.max(held(&keys_on, &codes_on, &written));
+            if self.leave_out && d == largest {
+                // The tiers above rewritten one at a time, each new file
+                // beside the old until it takes its place.
+                for t in d + 1..=last {
+                    peak = peak.max(held(&keys_on, &codes_on, &written) + shards[t]);
+                    written[t] = shards[t];
                 }
             }
-            if d < last && written[d + 1] {
+            if d < last {
                 keys_on[d + 1] = false;
                 codes_on[d + 1] = false;
             }
@@ -1258,6 +1281,10 @@ impl Streams<'_> {
         }
         report.found_done = done.iter().filter(|&&d| d).count();
         if done.iter().all(|&d| d) {
+            // A build killed while it rewrote the tiers above the largest
+            // finishes that first.
+            let side = shards.side_left_out(steps.iter().copied());
+            self.leave_out_later(plan, shards, &steps, side)?;
             let _ = std::fs::remove_dir_all(work);
             return Ok(report);
         }
@@ -1321,15 +1348,15 @@ impl Streams<'_> {
         let found = started.elapsed();
         // Backward, from the highest tier to solve down: each tier's codes
         // from the next tier's (read back from its shard where its work
-        // file is gone), and its shard written as soon as the side its
-        // remoteness leaves out is known: the side finished shards leave
-        // out, or the one a sample of the largest tier picks (the tiers
-        // above it keep their codes until it is written). Once a tier's
-        // codes are made, the next tier's work files are removed if its
-        // shard is written.
+        // file is gone), and its shard written at once. Leaving out a
+        // side, the side is the one finished shards leave out, or the one
+        // a sample of the largest tier picks; the tiers above the largest,
+        // solved before it, are written keeping every remoteness and
+        // rewritten once the side is known (`leave_out_later`), so that
+        // no tier's codes wait on disk for the side. Once a tier's codes
+        // are made, the next tier's work files are removed.
         let mut side = shards.side_left_out(steps.iter().copied());
-        let known = |side: Option<Value>| !self.leave_out || side.is_some();
-        let largest = if known(side) {
+        let largest = if !self.leave_out || side.is_some() {
             None
         } else {
             let mut sizes = Vec::new();
@@ -1344,8 +1371,6 @@ impl Streams<'_> {
             let path = codes_path(work, top);
             self.codes_of::<K>((shards, steps[top as usize]), &keys(top)?, top, &path)?;
         }
-        let mut pending: Vec<u32> = Vec::new();
-        let mut written = done.clone();
         let remove = |discs: u32| {
             let _ = std::fs::remove_file(keys_path(work, discs));
             let _ = std::fs::remove_file(codes_path(work, discs));
@@ -1378,40 +1403,32 @@ impl Streams<'_> {
                     self.backward::<K>(&tier, discs, next.as_ref().map(|(k, c)| (k, c)), &path)?;
                 }
             }
-            if !written[at] {
-                pending.push(discs);
-            }
-            if known(side) || largest == Some(discs) {
-                // The largest tier first, where it picks the side.
-                pending.sort_by_key(|&d| d != discs);
-                for d in pending.drain(..) {
-                    let (left_out, census) = self.write::<K>(
-                        (plan, steps[d as usize], shards),
-                        (&keys(d)?, &codes(d)?),
-                        d,
-                        side,
-                    )?;
-                    side = side.or(left_out);
-                    if let Some(place) = plan
-                        .steps
-                        .iter()
-                        .position(|s| std::ptr::eq(s, steps[d as usize]))
-                    {
-                        report.counted.insert(place, census);
-                    }
-                    written[d as usize] = true;
-                    report.solved += 1;
-                    if d > discs {
-                        remove(d);
-                    }
+            if !done[at] {
+                let leave = match (self.leave_out, side) {
+                    (false, _) => LeaveOut::Nothing,
+                    (true, Some(side)) => LeaveOut::Side(side),
+                    (true, None) if largest == Some(discs) => LeaveOut::Smaller,
+                    (true, None) => LeaveOut::Nothing,
+                };
+                let step = steps[at];
+                let (left_out, census) =
+                    self.write::<K>((plan, step, shards), (&tier, &codes(discs)?), discs, leave)?;
+                side = side.or(left_out);
+                if let Some(place) = plan.steps.iter().position(|s| std::ptr::eq(s, step)) {
+                    report.counted.insert(place, census);
+                }
+                report.solved += 1;
+                if largest == Some(discs) {
+                    self.leave_out_later(plan, shards, &steps, side)?;
                 }
             }
-            if discs < last && written[at + 1] {
+            if discs < last {
                 remove(discs + 1);
             }
             progress.advance(1);
         }
         progress.end();
+        self.leave_out_later(plan, shards, &steps, side)?;
         progress.note(&format!(
             "{}: positions found in {:.1} s, solved and written in {:.1} s",
             self.game.name(),

@@ -278,18 +278,27 @@ fn shards_written_leaving_out_equal_those_rewritten() {
     let streams = Streams::new(&game).unwrap().leaving_out();
     let work = streamed.path().join("work");
     // Stopped after the forward pass (21 tiers) and 3 tiers of the
-    // backward one, above the largest tier: solved, their shards not
-    // written yet, since the largest tier picks the side.
+    // backward one (20 down to 18), above the largest tier: their shards
+    // are written keeping every remoteness, since the largest tier picks
+    // the side, and only the codes the next tier reads (18's) are kept.
     build_until(&streams, (&plan, &shards, &work), 24);
-    assert!(
-        plan.steps
-            .iter()
-            .all(|step| !shards.path(&step.name).exists())
-    );
+    for step in &plan.steps {
+        let written = shards.path(&step.name).exists();
+        assert_eq!(written, step.tier >= 18, "{}", step.name);
+        if written {
+            assert_eq!(shards.left_out(step).unwrap(), None, "{}", step.name);
+        }
+    }
+    let codes: Vec<String> = std::fs::read_dir(&work)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".codes"))
+        .collect();
+    assert_eq!(codes, ["discs-18.codes"]);
     let report = streams
         .build(&plan, &shards, &work, None, &NoProgress)
         .unwrap();
-    assert_eq!((report.forward, report.solved), (0, 21), "{report:?}");
+    assert_eq!((report.forward, report.solved), (0, 18), "{report:?}");
     let sides: Vec<_> = plan
         .steps
         .iter()
@@ -309,6 +318,34 @@ fn shards_written_leaving_out_equal_those_rewritten() {
     );
     assert_eq!(a.len(), b.len());
     assert!(a == b, "the cells differ");
+    // A build killed while it rewrote those tiers finishes the rewrite
+    // when run again: tier 20's shard put back keeping every remoteness
+    // (as a build that leaves out nothing writes it) is rewritten.
+    let whole = tempfile::tempdir().unwrap();
+    let kept_all = Shards::new(whole.path(), Expect::of(&game));
+    Streams::new(&game)
+        .unwrap()
+        .build(
+            &plan,
+            &kept_all,
+            &whole.path().join("work"),
+            None,
+            &NoProgress,
+        )
+        .unwrap();
+    let top = plan.step(20).unwrap();
+    assert_eq!(kept_all.left_out(top).unwrap(), None);
+    std::fs::copy(kept_all.path(&top.name), shards.path(&top.name)).unwrap();
+    assert_eq!(shards.left_out(top).unwrap(), None);
+    let again = streams
+        .build(&plan, &shards, &work, None, &NoProgress)
+        .unwrap();
+    assert_eq!((again.found_done, again.solved), (21, 0), "{again:?}");
+    assert_eq!(shards.left_out(top).unwrap(), Some(side));
+    assert!(
+        cells(&game, &plan, streamed.path()) == a,
+        "the cells differ once rewritten"
+    );
 }
 
 /// A memory budget too small for a tier's batch is refused, naming the
