@@ -791,18 +791,29 @@ impl Shard {
                 let start = h.first_key(i) - h.range.start;
                 let piece = (offset - start) / u64::from(PRESENT_RUN);
                 let from = start + piece * u64::from(PRESENT_RUN);
+                let to = (from + u64::from(PRESENT_RUN)).min(h.range.end - h.range.start);
                 let block = self.block(i)?;
-                let at = block.before[piece as usize] as usize
-                    + (from..offset)
-                        .filter(|&x| presence.stands_for(x) > 0)
-                        .count();
-                if at >= block.before[piece as usize + 1] as usize {
-                    return Err(DbError::corrupt(
+                let (first, end) = (
+                    block.before[piece as usize] as usize,
+                    block.before[piece as usize + 1] as usize,
+                );
+                // The game's test runs over the indices between the key and
+                // the nearer end of its piece, whose cells are counted.
+                let named = |keys: Range<u64>| keys.filter(|&x| presence.stands_for(x) > 0).count();
+                let at = if offset - from <= to - offset {
+                    Some(first + named(from..offset))
+                } else {
+                    end.checked_sub(1 + named(offset + 1..to))
+                };
+                match at {
+                    Some(at) if (first..end).contains(&at) => {
+                        Ok(h.dictionary.unpack(&block.packed, at))
+                    }
+                    _ => Err(DbError::corrupt(
                         &self.path,
-                        format!("block {i} holds fewer cells than its game names"),
-                    ));
+                        format!("block {i} holds another count of cells than its game names"),
+                    )),
                 }
-                Ok(h.dictionary.unpack(&block.packed, at))
             }
         }
     }

@@ -206,7 +206,7 @@ pub fn build<G: NamedTiers>(
     let mine = deal::order(plan, &owners, process);
     let mut peak_bytes = 0;
     for step in mine.iter().map(|&i| &plan.steps[i]) {
-        let needed = plan.bytes_needed(step);
+        let needed = plan.bytes_needed(game, step);
         peak_bytes = peak_bytes.max(needed);
         if let Some(budget) = options.memory
             && needed > budget
@@ -384,7 +384,7 @@ fn cut_tiers<G: NamedTiers>(game: &G, plan: &Plan<G::Tier>, options: &Options) -
     plan.steps
         .iter()
         .map(|step| {
-            let per_index = step.working >= BYTES_PER_POSITION * step.size();
+            let per_index = step.working(game) >= BYTES_PER_POSITION * step.size();
             processes > 1
                 && step.size() >= from
                 && (game.leaves_tier(step.tier) || G::IN_TIER_PARENTS)

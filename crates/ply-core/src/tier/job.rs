@@ -71,7 +71,7 @@ impl<G: NamedTiers> Job<'_, G> {
         }
         let needed = self
             .plan
-            .bytes_needed_with(step, |child| widths[&child.tier]);
+            .bytes_needed_with(self.game, step, |child| widths[&child.tier]);
         match memory {
             Some(budget) if needed > budget => Err(TierError::Budget {
                 tier: step.name.clone(),

@@ -7,6 +7,7 @@ use super::solve::working_bytes;
 use crate::game::NamedTiers;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
+use std::sync::OnceLock;
 
 /// One canonical tier in the plan.
 #[derive(Clone, Debug)]
@@ -24,16 +25,28 @@ pub struct Step<T> {
     /// Its height: 0 for a tier without child tiers, else one more than
     /// its highest child tier (for Quixo, the blank cubes).
     pub height: u32,
-    /// The bytes of its working cells while it is solved: 2 an index, or
-    /// where a cell per symmetry class pays, an estimate of those
-    /// (`working_bytes`).
-    pub working: u64,
+    /// The bytes of its working cells while it is solved, once asked
+    /// ([`Step::working`]).
+    working: OnceLock<u64>,
 }
 
 impl<T> Step<T> {
     /// Positions (indices) in the tier.
     pub fn size(&self) -> u64 {
         self.keys.end - self.keys.start
+    }
+
+    /// The bytes of its working cells while `game` solves it: 2 an index,
+    /// or where a cell per symmetry class pays, an estimate of those
+    /// (`working_bytes`), from a sample of the tier taken the first time
+    /// it is asked, so that a plan only read from (a query) takes none.
+    pub fn working<G: NamedTiers<Tier = T>>(&self, game: &G) -> u64
+    where
+        T: Copy,
+    {
+        *self
+            .working
+            .get_or_init(|| working_bytes(game, self.tier, self.size()))
     }
 }
 
@@ -141,7 +154,7 @@ impl<T: Copy + Ord> Plan<T> {
                     children: kids,
                     mirrors: mirrors[&tier],
                     height,
-                    working: working_bytes(game, tier, keys[&tier].end - keys[&tier].start),
+                    working: OnceLock::new(),
                 });
             }
         }
@@ -185,31 +198,36 @@ impl<T: Copy + Ord> Plan<T> {
         self.at.get(&tier).copied()
     }
 
-    /// The memory solving `step` needs at the least: its working cells, and
+    /// The memory `game` needs to solve `step` at the least: its working cells, and
     /// its child tiers' cells at a byte each (what they take when each
     /// holds at most 256 distinct cells, as they nearly always do; see
     /// [`Plan::bytes_needed_with`]).
-    pub fn bytes_needed(&self, step: &Step<T>) -> u64 {
-        self.bytes_needed_with(step, |_| 1)
+    pub fn bytes_needed<G: NamedTiers<Tier = T>>(&self, game: &G, step: &Step<T>) -> u64 {
+        self.bytes_needed_with(game, step, |_| 1)
     }
 
     /// The memory solving `step` needs when each child tier's cells take
     /// `width(child)` bytes each.
-    pub fn bytes_needed_with(&self, step: &Step<T>, mut width: impl FnMut(&Step<T>) -> u64) -> u64 {
+    pub fn bytes_needed_with<G: NamedTiers<Tier = T>>(
+        &self,
+        game: &G,
+        step: &Step<T>,
+        mut width: impl FnMut(&Step<T>) -> u64,
+    ) -> u64 {
         let children: u64 = step
             .children
             .iter()
             .filter_map(|&c| self.step(c))
             .map(|c| width(c) * c.size())
             .sum();
-        step.working + children
+        step.working(game) + children
     }
 
     /// The step needing the most memory, and that memory.
-    pub fn largest(&self) -> Option<(&Step<T>, u64)> {
+    pub fn largest<G: NamedTiers<Tier = T>>(&self, game: &G) -> Option<(&Step<T>, u64)> {
         self.steps
             .iter()
-            .map(|s| (s, self.bytes_needed(s)))
+            .map(|s| (s, self.bytes_needed(game, s)))
             .max_by_key(|&(_, bytes)| bytes)
     }
 

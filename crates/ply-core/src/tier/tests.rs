@@ -562,7 +562,7 @@ fn a_counterparts_shards_are_taken_unless_unsound_their_left_out_cells_found_aga
 fn a_budget_too_small_is_refused_before_any_work_naming_the_tier() {
     let game = Graph::<true>::new(3);
     let plan = Plan::new(&game).unwrap();
-    let (largest, needed) = plan.largest().unwrap();
+    let (largest, needed) = plan.largest(&game).unwrap();
     let dir = Dir::new("budget");
     let options = Options {
         memory: Some(needed - 1),
@@ -581,7 +581,7 @@ fn a_budget_too_small_is_refused_before_any_work_naming_the_tier() {
         .find(|s| &s.name == tier)
         .expect("a tier of the game");
     assert_eq!(
-        (plan.bytes_needed(named), *n),
+        (plan.bytes_needed(&game, named), *n),
         (needed, needed),
         "{largest:?}"
     );
@@ -883,7 +883,7 @@ fn cut_tiers_write_the_cells_of_one<const FOLD: bool>() {
         let per_index = plan
             .steps
             .iter()
-            .filter(|s| s.working >= super::solve::BYTES_PER_POSITION * s.size())
+            .filter(|s| s.working(&game) >= super::solve::BYTES_PER_POSITION * s.size())
             .count();
         assert!(
             !FOLD || per_index < plan.steps.len(),
@@ -1318,13 +1318,13 @@ fn tiers_solved_at_once_give_the_cells_of_tiers_solved_in_turn_and_of_the_whole_
 fn tiers_solved_at_once_stay_within_the_budget() {
     let game = Forest::new(4);
     let plan = Plan::new(&game).unwrap();
-    let (_, largest) = plan.largest().unwrap();
+    let (_, largest) = plan.largest(&game).unwrap();
     // The branches' first tiers, ready together at the start.
     let leaves: Vec<u64> = plan
         .steps
         .iter()
         .filter(|s| s.children.is_empty())
-        .map(|s| plan.bytes_needed(s))
+        .map(|s| plan.bytes_needed(&game, s))
         .collect();
     assert_eq!(leaves.len(), BRANCHES as usize);
     let two = leaves[0] + leaves[1];

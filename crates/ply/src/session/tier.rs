@@ -169,7 +169,7 @@ impl<G: NamedTiers + 'static> TierSession<G> {
                 }
                 let positions = self.plan.positions();
                 if positions > PRIVATE_BUILD_POSITIONS {
-                    let largest = self.plan.largest().map_or(0, |(_, bytes)| bytes);
+                    let largest = self.plan.largest(&self.game).map_or(0, |(_, bytes)| bytes);
                     return Err(PlyError::argument(format!(
                         "{name} has {positions} positions: too many to solve for one query, and \
                          no complete database of it is in the database directory; \
@@ -452,7 +452,7 @@ impl<G: NamedTiers + 'static> Session for TierSession<G> {
     /// database answering queries keeps decoded (every block, at a byte a
     /// cell or less, when they fit its cache).
     fn memory_bound(&self) -> u64 {
-        let build = self.plan.largest().map_or(0, |(_, bytes)| bytes);
+        let build = self.plan.largest(&self.game).map_or(0, |(_, bytes)| bytes);
         let decoded = self.plan.positions().min(ply_core::db::block_cache_bytes());
         build.max(decoded)
     }
