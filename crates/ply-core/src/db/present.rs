@@ -226,6 +226,7 @@ pub fn leave_out_present(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::db::format::{FOOTER, INDEX_ENTRY};
     use crate::db::{Database, Problem};
     use crate::progress::NoProgress;
     use crate::solution::{Presence, Solution};
@@ -423,6 +424,112 @@ mod tests {
             };
             prop_assert_eq!(cells(&later), cells(&once));
         }
+    }
+
+    /// A game that names index 5 of each block and index 700 of every
+    /// third.
+    struct Sparse;
+
+    impl Sparse {
+        const BLOCK: u64 = PRESENT_BLOCK as u64;
+        fn named(block: u64) -> impl Iterator<Item = u64> {
+            let first = block * Self::BLOCK;
+            [first + 5]
+                .into_iter()
+                .chain(block.is_multiple_of(3).then_some(first + 700))
+        }
+        fn cell(index: u64) -> Cell {
+            Cell::pack(Outcome::win((index % 7) as u32 * 2 + 1))
+        }
+    }
+
+    impl Presence for Sparse {
+        fn stands_for(&self, index: u64) -> u64 {
+            let at = index % Self::BLOCK;
+            u64::from(at == 5 || (at == 700 && (index / Self::BLOCK).is_multiple_of(3)))
+        }
+    }
+
+    /// A file whose block index is too large to read whole for one probe
+    /// is read an entry at a time: every probe and scan reads what was
+    /// written, and an entry damaged in the file fails its own block's
+    /// probe, naming it, while the others still read.
+    #[test]
+    fn a_large_block_index_is_read_an_entry_at_a_time() {
+        let blocks = (super::super::reader::INDEX_READ_WHOLE / INDEX_ENTRY as u64) + 9;
+        let len = blocks * Sparse::BLOCK;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sparse.plydb");
+        let meta = Meta {
+            game: "test".into(),
+            rules_version: 1,
+            index_len: len,
+            range: 0..len,
+            level: 3,
+        };
+        let mut census = Census::new();
+        let mut entries = 0;
+        for block in 0..blocks {
+            for index in Sparse::named(block) {
+                census.add(Sparse::cell(index).unpack().unwrap(), || index);
+                entries += 1;
+            }
+        }
+        let fill = |keys: Range<u64>, cells: &mut Vec<(u64, Cell)>| {
+            let block = keys.start / Sparse::BLOCK;
+            cells.extend(Sparse::named(block).map(|i| (i, Sparse::cell(i))));
+            Ok(())
+        };
+        write_present(
+            &path,
+            &meta,
+            (&census, entries),
+            LeaveOut::Nothing,
+            fill,
+            &NoProgress,
+        )
+        .unwrap();
+        let open = |path: &Path| {
+            let shared: Arc<dyn Presence> = Arc::new(Sparse);
+            Database::open_piece(path)
+                .unwrap()
+                .with_presence(|_| Some(Arc::clone(&shared)))
+        };
+        let db = open(&path);
+        for block in (0..blocks).step_by(97).chain([blocks - 1]) {
+            for index in Sparse::named(block) {
+                assert_eq!(
+                    db.cell(index).unwrap(),
+                    Sparse::cell(index),
+                    "index {index}"
+                );
+            }
+            assert_eq!(db.cell(block * Sparse::BLOCK + 6).unwrap(), Cell::UNKNOWN);
+        }
+        let mut seen = 0;
+        db.for_each_cell(0..len, &mut |key, cell| {
+            assert_eq!(cell, Sparse::cell(key));
+            seen += 1;
+        })
+        .unwrap();
+        assert_eq!(seen, entries);
+        // Block 40's entry, its first key made another's.
+        let bytes = std::fs::read(&path).unwrap();
+        let index_at = bytes.len() - FOOTER - 8 - blocks as usize * INDEX_ENTRY;
+        let mut damaged = bytes.clone();
+        let entry = index_at + 40 * INDEX_ENTRY;
+        let first_key = (entry..entry + INDEX_ENTRY)
+            .find(|&at| damaged[at..at + 8] == (40 * Sparse::BLOCK).to_le_bytes())
+            .expect("the entry holds its first key");
+        damaged[first_key] ^= 1;
+        std::fs::write(&path, &damaged).unwrap();
+        let db = open(&path);
+        let err = db.cell(40 * Sparse::BLOCK + 5).unwrap_err();
+        assert!(err.to_string().contains("block 40 is misplaced"), "{err}");
+        assert_eq!(
+            db.cell(41 * Sparse::BLOCK + 5).unwrap(),
+            Sparse::cell(41 * Sparse::BLOCK + 5)
+        );
     }
 
     /// A fill that gives fewer cells than said, or one out of its run,
