@@ -43,6 +43,8 @@ pub struct Netns {
     links: Vec<String>,
     /// Whether each host's link delays its packets by [`DELAY`] (`netem`).
     pub delayed: bool,
+    /// Each host's end of its link, inside its namespace.
+    inside: Vec<String>,
 }
 
 /// Where `ip` is, if anywhere.
@@ -122,6 +124,7 @@ impl Netns {
             made: Vec::new(),
             links: Vec::new(),
             delayed: false,
+            inside: Vec::new(),
         };
         // Interface names have at most 15 bytes: "p" + tag + "b" + host.
         let bridge = format!("p{tag}br");
@@ -141,6 +144,7 @@ impl Netns {
             netns.hosts.push(name.clone());
             let (inside, port) = (format!("p{tag}a{host}"), format!("p{tag}b{host}"));
             netns.links.extend([inside.clone(), port.clone()]);
+            netns.inside.push(inside.clone());
             netns.ip(&[
                 "link", "add", &inside, "netns", &name, "type", "veth", "peer", "name", &port,
                 "netns", &switch,
@@ -206,6 +210,31 @@ impl Netns {
             .args(["netns", "exec", &self.hosts[host]])
             .arg(program);
         command
+    }
+
+    /// Slows what host `host` sends to `rate` (`tc`'s token bucket,
+    /// `tbf`, its queue at most 400 ms long, so that a heartbeat is never
+    /// held back near a peer timeout), or with `None` lets it send at full
+    /// speed again (with [`DELAY`] where the link had it). Whether the
+    /// kernel did it: it may lack `tbf`.
+    pub fn throttle(&self, host: usize, rate: Option<&str>) -> bool {
+        let dev = self.inside[host].as_str();
+        let tc = |args: &[&str]| {
+            self.exec(host, "tc")
+                .args(args)
+                .output()
+                .is_ok_and(|out| out.status.success())
+        };
+        match rate {
+            Some(rate) => tc(&[
+                "qdisc", "replace", "dev", dev, "root", "tbf", "rate", rate, "burst", "2kb",
+                "latency", "400ms",
+            ]),
+            None if self.delayed => tc(&[
+                "qdisc", "replace", "dev", dev, "root", "netem", "delay", DELAY,
+            ]),
+            None => tc(&["qdisc", "del", "dev", dev, "root"]),
+        }
     }
 
     /// Every namespace this cluster made.

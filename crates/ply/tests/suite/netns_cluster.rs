@@ -772,7 +772,10 @@ fn tier_team_on_three_hosts(game: &str, options: &[&str], alone_runs: Alone) {
 /// its part or naming process 1. A rerun over the same directories gives
 /// process 0 the cells of one process's build. The fetch may end before
 /// the kill lands: then process 0 names what it waited for next, and the
-/// test tries again, up to five times.
+/// test tries again, up to five times. Host 1 sends at 512 kbit/s
+/// (`tbf`, where the kernel has it): a shard of morris:4 (up to 61 KB)
+/// then takes milliseconds to a second to fetch, longer than the kill
+/// takes to land, where at full speed it took less.
 #[test]
 fn a_host_killed_while_its_shard_is_fetched_is_named_and_a_rerun_matches() {
     let _one = one_at_a_time();
@@ -783,6 +786,9 @@ fn a_host_killed_while_its_shard_is_fetched_is_named_and_a_rerun_matches() {
     let scratch = Scratch::new("netns-fetch-killed");
     let (expected, _, _) = cells_alone(game, &scratch.0.join("alone"));
     let hosts = cluster.hosts_file(&scratch.0);
+    if !cluster.throttle(1, Some("512kbit")) {
+        eprintln!("tbf: this kernel has no tbf qdisc; host 1 sends at full speed");
+    }
     let address = format!("{}:{}", Netns::address(1), netns::PORT);
     for attempt in 1..=5 {
         let dbs = host_dirs(&scratch.0.join(format!("team-{attempt}")));
@@ -827,6 +833,7 @@ fn a_host_killed_while_its_shard_is_fetched_is_named_and_a_rerun_matches() {
             continue;
         }
         eprintln!("attempt {attempt}: {}", error.trim_end());
+        cluster.throttle(1, None);
         run_tier_team(&cluster, game, &hosts, &dbs, &[]);
         assert_eq!(tier_cells(&dbs[0]), expected, "the rerun: process 0");
         return;
