@@ -186,6 +186,18 @@ fn read_into(file: &File, path: &Path, offset: u64, bytes: &mut [u8]) -> Result<
 /// that fit are read together into one buffer, used again for the next.
 const CHECK_CHUNK: u64 = 256 << 10;
 
+/// Whether `block`, entry `i` of a file with `header`, starts where the
+/// header says its keys start (any key of the range for canonical keys)
+/// and claims at least the bytes its cells take.
+fn fits(header: &Header, i: u64, block: &BlockEntry) -> bool {
+    (header.keys == Keys::Canonical || block.first_key == header.first_key(i))
+        && header.range.contains(&block.first_key)
+        && match header.keys {
+            Keys::Present => block.raw_len as usize >= 2 * header.runs(),
+            _ => (block.raw_len as usize) >= header.dictionary.packed_len(header.cells_in(i)),
+        }
+}
+
 /// The most bytes of block index a probe reads whole on first use; a
 /// larger index is read an entry at a time ([`Shard::entry`]).
 pub(super) const INDEX_READ_WHOLE: u64 = 256 << 10;
@@ -587,11 +599,7 @@ impl Shard {
                 .offset
                 .checked_add(u64::from(block.len))
                 .is_some_and(|end| end <= self.index.start)
-            && block.first_key == header.first_key(i)
-            && match header.keys {
-                Keys::Present => block.raw_len as usize >= 2 * header.runs(),
-                _ => (block.raw_len as usize) >= header.dictionary.packed_len(header.cells_in(i)),
-            };
+            && fits(header, i, &block);
         if sound { Ok(block) } else { Err(misplaced()) }
     }
 
@@ -619,15 +627,7 @@ impl Shard {
             .collect();
         let mut next = self.header_len;
         for (i, block) in blocks.iter().enumerate() {
-            let cells = header.cells_in(i as u64);
-            let dense_first = header.first_key(i as u64);
-            let sound = block.offset == next
-                && (header.keys == Keys::Canonical || block.first_key == dense_first)
-                && header.range.contains(&block.first_key)
-                && match header.keys {
-                    Keys::Present => block.raw_len as usize >= 2 * header.runs(),
-                    _ => (block.raw_len as usize) >= header.dictionary.packed_len(cells),
-                };
+            let sound = block.offset == next && fits(header, i as u64, block);
             if !sound {
                 return Err(DbError::corrupt(
                     path,

@@ -780,9 +780,10 @@ impl<'a> Streams<'a> {
         };
         for step in steps {
             let path = shards.path(&step.name);
-            if !path.exists() || shards.left_out(step)?.is_some() {
+            if !path.exists() {
                 continue;
             }
+            // A file already leaving out a side is kept as it is.
             let db = plan.with_presence(self.game, shards.open_step(step)?);
             ply_core::db::leave_out_present(&path, &db, side, &ply_core::NoProgress)?;
         }
